@@ -1,0 +1,256 @@
+"""Request/response models of the application API (one per route).
+
+These are the contract between Python and every surface; TypeScript types for the frontend
+are generated from them (`python build.py gen-types`), and a test fails when they drift.
+Route names are `<area>.<verb>`; see `app/api/routes.py` for the table.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.events import ErrorInfo
+
+MASK = "********"
+
+ProviderKindName = Literal["chat_completions", "responses", "ollama"]
+Theme = Literal["light", "dark", "system"]
+Language = Literal["en", "zh-CN"]
+ApprovalMode = Literal["autonomous", "ask_writes", "read_only"]
+ToolPolicy = Literal["always", "ask", "never"]
+Decision = Literal["deny", "once", "always"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Empty(_Model):
+    pass
+
+
+class Ok(_Model):
+    ok: Literal[True] = True
+
+
+# ---- envelope ------------------------------------------------------------------------------
+
+
+class ApiError(_Model):
+    """Every route failure: code in {invalid, not_found, conflict, busy, provider_error,
+    keyring_unavailable, unsupported, internal}."""
+
+    code: str
+    message: str
+    details: dict[str, str] = Field(default_factory=dict)
+
+
+# ---- app -----------------------------------------------------------------------------------
+
+
+class KeyringStatus(_Model):
+    available: bool
+    backend: str
+    message: str  # plain words for Settings → Security
+
+
+class AppInfo(_Model):
+    version: str
+    platform: str
+    first_run: bool  # no provider configured yet
+    keyring: KeyringStatus
+    data_dir: str
+    workspace: str
+
+
+class OllamaProbe(_Model):
+    found: bool
+    base_url: str
+    models: list[str] = Field(default_factory=list)
+    message: str = ""
+
+
+# ---- chats ---------------------------------------------------------------------------------
+
+
+class ChatSummary(_Model):
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    running: bool = False
+
+
+class ChatList(_Model):
+    chats: list[ChatSummary]
+
+
+class ChatCreate(_Model):
+    title: str | None = None
+
+
+class ChatRef(_Model):
+    chat_id: str
+
+
+class ChatRename(_Model):
+    chat_id: str
+    title: str = Field(min_length=1, max_length=200)
+
+
+class ChatGet(_Model):
+    chat_id: str
+    before_cursor: int | None = None  # page backwards from here
+    limit: int = Field(default=200, ge=1, le=1000)
+
+
+class ToolCallView(_Model):
+    id: str
+    name: str
+    arguments: str
+
+
+class MessageView(_Model):
+    cursor: int
+    turn_id: str
+    role: Literal["user", "assistant", "tool"]
+    content: str
+    tool_calls: list[ToolCallView] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    created_at: str
+
+
+class ChatDetail(_Model):
+    chat: ChatSummary
+    messages: list[MessageView]
+    has_more: bool  # older messages exist before the first one returned
+
+
+class ModelRef(_Model):
+    provider_id: str
+    model: str
+
+
+class ChatSend(_Model):
+    chat_id: str
+    text: str = Field(min_length=1, max_length=200_000)
+    model: ModelRef | None = None  # None: the remembered last choice
+
+
+class TurnRef(_Model):
+    chat_id: str
+    turn_id: str
+
+
+class ApprovalAnswer(_Model):
+    approval_id: str
+    decision: Decision
+
+
+# ---- providers & models ---------------------------------------------------------------------
+
+
+class ProviderView(_Model):
+    id: str
+    name: str
+    kind: ProviderKindName
+    base_url: str
+    api_key: str  # MASK when a key is stored, "" when none — never the secret
+    has_key: bool
+
+
+class ProviderList(_Model):
+    providers: list[ProviderView]
+
+
+class ProviderInput(_Model):
+    id: str | None = None  # None: create
+    name: str = Field(min_length=1, max_length=80)
+    kind: ProviderKindName
+    base_url: str = Field(min_length=1, max_length=2000)
+    api_key: str = ""  # MASK keeps the stored key; "" clears it
+
+
+class ProviderRef(_Model):
+    provider_id: str
+
+
+class ConnectionTest(_Model):
+    ok: bool
+    message: str
+    model_count: int = 0
+
+
+class ModelEntry(_Model):
+    provider_id: str
+    provider_name: str
+    model: str
+    supports_tools: bool | None = None
+    supports_vision: bool | None = None
+
+
+class ModelsQuery(_Model):
+    provider_id: str | None = None
+
+
+class ModelList(_Model):
+    models: list[ModelEntry]
+    errors: list[ErrorInfo] = Field(default_factory=list)  # per-provider discovery failures
+
+
+# ---- settings ------------------------------------------------------------------------------
+
+
+class SettingsView(_Model):
+    theme: Theme
+    language: Language
+    workspace: str
+    last_model: ModelRef | None
+    approval_mode: ApprovalMode
+    tool_policies: dict[str, ToolPolicy]
+    max_iterations: int
+    allow_private_network: bool
+
+
+class SettingsPatch(_Model):
+    theme: Theme | None = None
+    language: Language | None = None
+    workspace: str | None = None
+    approval_mode: ApprovalMode | None = None
+    tool_policies: dict[str, ToolPolicy] | None = None
+    max_iterations: int | None = Field(default=None, ge=1, le=200)
+    allow_private_network: bool | None = None
+
+
+# ---- approvals ledger ----------------------------------------------------------------------
+
+
+class GrantView(_Model):
+    id: str
+    kind: Literal["exec", "mcp", "skill_script"]
+    key: list[str]
+    workspace: str
+    created_at: str
+    chat_id: str | None = None
+
+
+class GrantList(_Model):
+    grants: list[GrantView]
+
+
+class GrantRef(_Model):
+    grant_id: str
+
+
+class ToolInfo(_Model):
+    name: str
+    description: str
+    read_only: bool
+    policy: ToolPolicy
+
+
+class ToolList(_Model):
+    tools: list[ToolInfo]

@@ -1,0 +1,133 @@
+"""Typed events pushed to every surface (desktop bridge, HTTP server, CLI). SPEC S3.6.
+
+Each event is a frozen pydantic model with a `type` literal; `AppEvent` is the union.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class _TurnEvent(_Event):
+    chat_id: str
+    turn_id: str
+
+
+class ErrorInfo(BaseModel):
+    """An actionable error: `code` is stable, `message` is for people."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    message: str
+    retry_after_s: float | None = None
+
+
+class TurnStarted(_TurnEvent):
+    type: Literal["turn_started"] = "turn_started"
+    provider_id: str
+    model: str
+    user_text: str
+
+
+class Delta(_TurnEvent):
+    type: Literal["delta"] = "delta"
+    text: str
+    channel: Literal["text", "reasoning"] = "text"
+
+
+class ToolCallEvent(_TurnEvent):
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: str  # raw JSON text as the model sent it
+
+
+class ApprovalRequired(_TurnEvent):
+    type: Literal["approval_required"] = "approval_required"
+    approval_id: str
+    call_id: str
+    tool: str
+    title: str
+    detail: str  # exactly what will run
+    argv: list[str] | None = None
+    can_always: bool = False
+
+
+class ApprovalResolved(_TurnEvent):
+    type: Literal["approval_resolved"] = "approval_resolved"
+    approval_id: str
+    decision: Literal["deny", "once", "always", "cancelled"]
+
+
+class ToolResultEvent(_TurnEvent):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    ok: bool
+    output: str  # for display (may be longer than what the model saw)
+    truncated: bool = False
+    duration_ms: float = 0.0
+
+
+class UsageEvent(_TurnEvent):
+    type: Literal["usage"] = "usage"
+    model: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class TurnDone(_TurnEvent):
+    type: Literal["turn_done"] = "turn_done"
+    duration_ms: float
+    text: str  # the final answer
+
+
+class TurnFailed(_TurnEvent):
+    type: Literal["turn_failed"] = "turn_failed"
+    error: ErrorInfo
+
+
+class TurnCancelled(_TurnEvent):
+    type: Literal["turn_cancelled"] = "turn_cancelled"
+
+
+class SessionUpdated(_Event):
+    type: Literal["session_updated"] = "session_updated"
+    chat_id: str
+    title: str
+    updated_at: str
+
+
+class SessionDeleted(_Event):
+    type: Literal["session_deleted"] = "session_deleted"
+    chat_id: str
+
+
+class SkillsChanged(_Event):
+    type: Literal["skills_changed"] = "skills_changed"
+    revision: int
+
+
+AppEvent = Annotated[
+    TurnStarted
+    | Delta
+    | ToolCallEvent
+    | ApprovalRequired
+    | ApprovalResolved
+    | ToolResultEvent
+    | UsageEvent
+    | TurnDone
+    | TurnFailed
+    | TurnCancelled
+    | SessionUpdated
+    | SessionDeleted
+    | SkillsChanged,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,148 @@
+"""The provider interface: every provider kind streams the same typed events.
+
+Core code knows providers only through `Provider`; one module per kind implements it
+(`chat_completions`, `responses`, `ollama`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal, Protocol
+
+from app.core.messages import Message, ToolCall, ToolSpec
+
+
+class ProviderKind(StrEnum):
+    CHAT_COMPLETIONS = "chat_completions"
+    RESPONSES = "responses"
+    OLLAMA = "ollama"
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """Everything needed to talk to one provider. `api_key` is resolved from the keyring by
+    the caller and must never be logged or returned by an API."""
+
+    id: str
+    kind: ProviderKind
+    base_url: str
+    api_key: str | None = None
+    name: str = ""
+    timeout_s: float = 60.0
+    max_retries: int = 3
+    # Ollama only: use native /api/chat instead of its OpenAI-compatible /v1.
+    ollama_native: bool = False
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    supports_tools: bool | None = None  # None = unknown
+    supports_vision: bool | None = None
+    context_length: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    stream: bool = True
+    temperature: float | None = None
+
+
+# ---- normalised stream events -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    index: int
+    call_id: str
+    name: str
+    kind: Literal["tool_call_started"] = "tool_call_started"
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    """A complete tool call (arguments fully accumulated)."""
+
+    call: ToolCall
+    kind: Literal["tool_call_ready"] = "tool_call_ready"
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    input_tokens: int | None
+    output_tokens: int | None
+    kind: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True)
+class StreamDone:
+    finish_reason: str | None = None
+    kind: Literal["done"] = "done"
+
+
+StreamEvent = TextDelta | ReasoningDelta | ToolCallStarted | ToolCallReady | UsageReport | StreamDone
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+ProviderErrorCode = Literal[
+    "no_api_key",
+    "auth",
+    "not_found",
+    "model_not_found",
+    "rate_limit",
+    "server",
+    "unreachable",
+    "ollama_not_running",
+    "context_length",
+    "bad_request",
+    "disconnected",
+    "timeout",
+]
+
+
+@dataclass
+class ProviderError(Exception):
+    """A provider failure with a message a user can act on (SPEC S2.6)."""
+
+    code: ProviderErrorCode
+    message: str
+    status: int | None = None
+    retry_after_s: float | None = None
+    provider_id: str = ""
+    details: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Provider(Protocol):
+    """One configured provider profile."""
+
+    config: ProviderConfig
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield normalised events. Raises ProviderError. Cancelling the consuming task must
+        close the underlying HTTP stream promptly."""
+        ...
+
+    async def list_models(self) -> list[ModelInfo]: ...
+
+    async def aclose(self) -> None: ...

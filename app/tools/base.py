@@ -1,0 +1,109 @@
+"""The tool interface. Core knows tools only through these types.
+
+A call goes through two phases so approvals show exactly what will run:
+`prepare` validates arguments and resolves everything (real paths, the absolute argv),
+then — after the approval policy allowed it — `execute` runs exactly that prepared call.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Protocol
+
+from app.core.messages import ToolSpec
+
+GrantKind = Literal["exec", "mcp", "skill_script"]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Per-call environment. `workspace` is already a resolved real path."""
+
+    workspace: Path
+    chat_id: str = ""
+    turn_id: str = ""
+    protected_roots: tuple[Path, ...] = ()  # Skill roots: generic write/exec refuse them
+    allow_private_network: bool = False  # SSRF guard override from settings
+
+
+@dataclass(frozen=True)
+class GrantKey:
+    """What an "Always allow" stores. For exec: the exact resolved argv (no prefixes)."""
+
+    kind: GrantKind
+    key: tuple[str, ...]
+    workspace: str = ""
+
+
+@dataclass(frozen=True)
+class Grant:
+    id: str
+    kind: GrantKind
+    key: tuple[str, ...]
+    workspace: str
+    created_at: str  # ISO-8601 UTC
+    chat_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalInfo:
+    """Shown to the user before a call runs."""
+
+    title: str  # short, e.g. "Run a command"
+    detail: str  # exactly what will run / be written
+    argv: tuple[str, ...] | None = None
+    grant_key: GrantKey | None = None  # None: "Always allow" is not offered
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    tool: str
+    args: Mapping[str, Any]
+    approval: ApprovalInfo | None  # None: nothing to ask (read-only or safe command)
+    state: Any = None  # tool-private, e.g. the resolved argv and cwd
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    ok: bool
+    content: str  # what the model sees (capped, with a truncation marker)
+    display: str | None = None  # fuller text for the UI; None = same as content
+    truncated: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ToolError(Exception):
+    """A failure reported back to the model as an error result (the turn goes on)."""
+
+
+class Tool(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    parameters: ClassVar[dict[str, Any]]
+    read_only: ClassVar[bool] = False
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(name=self.name, description=self.description, parameters=self.parameters)
+
+    @abstractmethod
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        """Validate and resolve. Raise ToolError for bad arguments or refused paths."""
+
+    @abstractmethod
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        """Run the prepared call. Must stop promptly (and kill children) when cancelled."""
+
+
+class ApprovalLedger(Protocol):
+    """Standing "Always allow" grants (SPEC S4.3–4.4); persisted by app/store."""
+
+    def has(self, key: GrantKey) -> bool: ...
+
+    def add(self, key: GrantKey, *, chat_id: str | None = None) -> Grant: ...
+
+    def list(self) -> list[Grant]: ...
+
+    def revoke(self, grant_id: str) -> bool: ...

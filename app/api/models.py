@@ -254,3 +254,7 @@ class ToolInfo(_Model):
 
 class ToolList(_Model):
     tools: list[ToolInfo]
+
+
+class FolderPick(_Model):
+    path: str | None

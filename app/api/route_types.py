@@ -1,0 +1,39 @@
+"""The route table's types: route name -> (request model, response model).
+
+Handlers are bound in `app/api/routes.py`; TypeScript types are generated from this table, so
+adding a route here is what makes it visible to the frontend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from app.api import models as m
+
+ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
+    "app.info": (m.Empty, m.AppInfo),
+    "app.detect_ollama": (m.Empty, m.OllamaProbe),
+    "chats.list": (m.Empty, m.ChatList),
+    "chats.create": (m.ChatCreate, m.ChatSummary),
+    "chats.get": (m.ChatGet, m.ChatDetail),
+    "chats.rename": (m.ChatRename, m.ChatSummary),
+    "chats.delete": (m.ChatRef, m.Ok),
+    "chat.send": (m.ChatSend, m.TurnRef),
+    "chat.cancel": (m.ChatRef, m.Ok),
+    "chat.retry": (m.ChatRef, m.TurnRef),
+    "chat.approve": (m.ApprovalAnswer, m.Ok),
+    "providers.list": (m.Empty, m.ProviderList),
+    "providers.save": (m.ProviderInput, m.ProviderView),
+    "providers.delete": (m.ProviderRef, m.Ok),
+    "providers.test": (m.ProviderRef, m.ConnectionTest),
+    "models.list": (m.ModelsQuery, m.ModelList),
+    "settings.get": (m.Empty, m.SettingsView),
+    "settings.update": (m.SettingsPatch, m.SettingsView),
+    "approvals.list": (m.Empty, m.GrantList),
+    "approvals.revoke": (m.GrantRef, m.Ok),
+    "tools.list": (m.Empty, m.ToolList),
+    # Served by the desktop adapter only (native dialog); other adapters answer `unsupported`.
+    "desktop.pick_folder": (m.Empty, m.FolderPick),
+}

@@ -1,0 +1,111 @@
+"""The approval gate: a turn waits here while a person decides (SPEC S4.3).
+
+Pending requests are futures keyed by approval_id. An answer resolves the future; cancelling
+the waiting task (Stop) resolves the request as "cancelled" so every surface can close its
+prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.events import AppEvent, ApprovalRequired, ApprovalResolved
+from app.tools.base import ApprovalInfo
+
+Answer = Literal["deny", "once", "always"]
+Outcome = Literal["deny", "once", "always", "cancelled"]
+
+
+# ---- what the approval policy decided for one prepared call --------------------------------
+
+
+@dataclass(frozen=True)
+class Allow:
+    """Run without asking (read-only tool, safe command, standing grant, autonomous mode)."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    info: ApprovalInfo
+
+
+@dataclass(frozen=True)
+class Deny:
+    """Refused by policy (read-only mode, tool policy "never"); the model is told why."""
+
+    message: str
+
+
+PolicyDecision = Allow | Ask | Deny
+
+
+@dataclass
+class _Pending:
+    chat_id: str
+    turn_id: str
+    future: asyncio.Future[Answer]
+
+
+class ApprovalGate:
+    """Holds the pending approvals of all running turns."""
+
+    def __init__(self, emit: Callable[[AppEvent], None]) -> None:
+        self._emit = emit
+        self._pending: dict[str, _Pending] = {}
+
+    async def request(
+        self, *, chat_id: str, turn_id: str, call_id: str, tool: str, info: ApprovalInfo
+    ) -> Answer:
+        """Announce the request and wait for the answer. Cancellation propagates (Stop)."""
+        approval_id = str(uuid.uuid4())
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._pending[approval_id] = _Pending(chat_id, turn_id, future)
+        self._emit(
+            ApprovalRequired(
+                chat_id=chat_id,
+                turn_id=turn_id,
+                approval_id=approval_id,
+                call_id=call_id,
+                tool=tool,
+                title=info.title,
+                detail=info.detail,
+                argv=list(info.argv) if info.argv is not None else None,
+                can_always=info.grant_key is not None,
+            )
+        )
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._resolved(approval_id, "cancelled")
+            raise
+        finally:
+            self._pending.pop(approval_id, None)
+
+    def answer(self, approval_id: str, decision: Answer) -> bool:
+        """Resolve a pending request. False when it is unknown or already resolved."""
+        pending = self._pending.get(approval_id)
+        if pending is None or pending.future.done():
+            return False
+        pending.future.set_result(decision)
+        self._resolved(approval_id, decision)
+        return True
+
+    def pending_ids(self, chat_id: str | None = None) -> list[str]:
+        return [k for k, p in self._pending.items() if chat_id is None or p.chat_id == chat_id]
+
+    def _resolved(self, approval_id: str, decision: Outcome) -> None:
+        pending = self._pending.get(approval_id)
+        if pending is None:
+            return
+        self._emit(
+            ApprovalResolved(
+                chat_id=pending.chat_id,
+                turn_id=pending.turn_id,
+                approval_id=approval_id,
+                decision=decision,
+            )
+        )

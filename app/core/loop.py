@@ -1,0 +1,123 @@
+"""The ReAct loop (SPEC S3.1): model call → tool calls → tool results → model call … until a
+final answer or the iteration limit.
+
+The loop only accumulates messages in memory; storing them is the caller's job once the whole
+turn succeeded (so failed or cancelled turns leave nothing behind).
+
+Iteration limit: when the model still asks for tools after `max_iterations` model calls, the
+turn ends *successfully* with a short assistant note instead of failing — the tool work done so
+far is kept in history and the user can say "continue".
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from app.core.context import LoopDeps
+from app.core.events import Delta, UsageEvent
+from app.core.messages import Message, ToolCall
+from app.core.tool_calls import ToolCallRunner
+from app.llm.base import (
+    ModelRequest,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallReady,
+    UsageReport,
+)
+
+
+def iteration_limit_note(limit: int) -> str:
+    return (
+        f"[Stopped after {limit} model steps without a final answer. "
+        'Say "continue" to let me keep going, or raise the step limit in Settings.]'
+    )
+
+
+@dataclass
+class ModelReply:
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: UsageReport | None = None
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    messages: list[Message]  # the new messages of this turn, user message first
+    final_text: str
+    hit_limit: bool = False
+
+
+class AgentLoop:
+    def __init__(self, deps: LoopDeps, *, chat_id: str, turn_id: str, model: str) -> None:
+        self._deps = deps
+        self._chat_id = chat_id
+        self._turn_id = turn_id
+        self._model = model
+        self._tools = ToolCallRunner(deps, chat_id, turn_id)
+
+    async def run(self, context: Sequence[Message], user: Message) -> LoopResult:
+        """`context` is the system prompt plus stored history; `user` the new message."""
+        new: list[Message] = [user]
+        for _ in range(self._deps.max_iterations):
+            reply = await self._model_call([*context, *new])
+            if not reply.tool_calls:
+                new.append(Message(role="assistant", content=reply.text))
+                return LoopResult(new, reply.text)
+            new.append(Message(role="assistant", content=reply.text, tool_calls=tuple(reply.tool_calls)))
+            new.extend(await self._tools.run_all(reply.tool_calls))
+        note = iteration_limit_note(self._deps.max_iterations)
+        new.append(Message(role="assistant", content=note))
+        return LoopResult(new, note, hit_limit=True)
+
+    async def _model_call(self, messages: list[Message]) -> ModelReply:
+        request = ModelRequest(
+            model=self._model, messages=tuple(messages), tools=tuple(self._deps.tools.specs())
+        )
+        reply = ModelReply()
+        stream = self._deps.provider.stream(request)
+        # aclosing: on Stop the provider's generator is closed at once, which closes the HTTP stream.
+        async with _closing(stream) as events:
+            async for event in events:
+                self._on_event(event, reply)
+        if reply.usage is not None:
+            self._report_usage(reply.usage)
+        return reply
+
+    def _on_event(self, event: StreamEvent, reply: ModelReply) -> None:
+        if isinstance(event, TextDelta):
+            reply.text += event.text
+            self._deps.emit(Delta(chat_id=self._chat_id, turn_id=self._turn_id, text=event.text))
+        elif isinstance(event, ReasoningDelta):
+            self._deps.emit(
+                Delta(chat_id=self._chat_id, turn_id=self._turn_id, text=event.text, channel="reasoning")
+            )
+        elif isinstance(event, ToolCallReady):
+            reply.tool_calls.append(event.call)
+        elif isinstance(event, UsageReport):
+            reply.usage = event
+
+    def _report_usage(self, usage: UsageReport) -> None:
+        self._deps.on_usage(usage)
+        self._deps.emit(
+            UsageEvent(
+                chat_id=self._chat_id,
+                turn_id=self._turn_id,
+                model=self._model,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+            )
+        )
+
+
+@asynccontextmanager
+async def _closing(stream: AsyncIterator[StreamEvent]) -> AsyncIterator[AsyncIterator[StreamEvent]]:
+    """Like contextlib.aclosing, for any async iterator (generators have `aclose`)."""
+    try:
+        yield stream
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()

@@ -1,0 +1,123 @@
+"""Runs the tool calls of one model response: prepare → approve → execute, in parallel.
+
+Results come back in call order as `tool` messages. Every failure of a single call becomes an
+error result for the model (the turn goes on); only cancellation escapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.core.approvals import Allow, Ask, Deny
+from app.core.context import LoopDeps
+from app.core.events import ToolCallEvent, ToolResultEvent
+from app.core.messages import Message, ToolCall
+from app.tools.base import PreparedCall, Tool, ToolError, ToolResult
+
+DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
+
+
+def truncate_for_model(text: str, limit: int) -> tuple[str, bool]:
+    """Cap what the model sees, with a marker saying how much was cut."""
+    if len(text) <= limit:
+        return text, False
+    marker = f"\n[… output truncated: showing the first {limit} of {len(text)} characters]"
+    return text[:limit] + marker, True
+
+
+def _error(message: str) -> ToolResult:
+    return ToolResult(ok=False, content=f"Error: {message}")
+
+
+def _parse_arguments(raw: str) -> Mapping[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError as exc:
+        raise ToolError(f"the arguments are not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise ToolError("the arguments must be a JSON object")
+    return value
+
+
+class ToolCallRunner:
+    def __init__(self, deps: LoopDeps, chat_id: str, turn_id: str) -> None:
+        self._deps = deps
+        self._chat_id = chat_id
+        self._turn_id = turn_id
+
+    async def run_all(self, calls: Sequence[ToolCall]) -> list[Message]:
+        for call in calls:
+            self._deps.emit(
+                ToolCallEvent(
+                    chat_id=self._chat_id,
+                    turn_id=self._turn_id,
+                    call_id=call.id,
+                    name=call.name,
+                    arguments=call.arguments,
+                )
+            )
+        # A TaskGroup cancels the siblings when the turn is cancelled (Stop).
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._run_one(call)) for call in calls]
+        return [task.result() for task in tasks]
+
+    async def _run_one(self, call: ToolCall) -> Message:
+        started = time.perf_counter()
+        result = await self._result_for(call)
+        content, cut = truncate_for_model(result.content, self._deps.max_tool_output_chars)
+        self._deps.emit(
+            ToolResultEvent(
+                chat_id=self._chat_id,
+                turn_id=self._turn_id,
+                call_id=call.id,
+                name=call.name,
+                ok=result.ok,
+                output=result.display if result.display is not None else result.content,
+                truncated=cut or result.truncated,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        )
+        return Message(role="tool", content=content, tool_call_id=call.id, name=call.name)
+
+    async def _result_for(self, call: ToolCall) -> ToolResult:
+        tool = self._deps.tools.get(call.name)
+        if tool is None:
+            return _error(f"unknown tool {call.name!r}")
+        ctx = self._deps.tool_ctx
+        try:
+            prepared = await tool.prepare(_parse_arguments(call.arguments), ctx)
+            refusal = await self._approve(tool, prepared, call)
+            if refusal is not None:
+                return refusal
+            return await tool.execute(prepared, ctx)
+        except ToolError as exc:
+            return _error(str(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # tool executor boundary: a tool bug must not end the turn
+            return _error(f"the tool failed unexpectedly ({type(exc).__name__}: {exc})")
+
+    async def _approve(self, tool: Tool, prepared: PreparedCall, call: ToolCall) -> ToolResult | None:
+        """None when the call may run; otherwise the result telling the model why not."""
+        decision = self._deps.policy(tool, prepared)
+        if isinstance(decision, Allow):
+            return None
+        if isinstance(decision, Deny):
+            return _error(f"this call is not allowed: {decision.message}")
+        assert isinstance(decision, Ask)
+        answer = await self._deps.gate.request(
+            chat_id=self._chat_id,
+            turn_id=self._turn_id,
+            call_id=call.id,
+            tool=call.name,
+            info=decision.info,
+        )
+        if answer == "deny":
+            return ToolResult(ok=False, content=DENIED_BY_USER)
+        if answer == "always" and decision.info.grant_key is not None:
+            self._deps.ledger.add(decision.info.grant_key, chat_id=self._chat_id or None)
+        return None

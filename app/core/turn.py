@@ -1,0 +1,75 @@
+"""One turn from start to end: events, the loop, and all-or-nothing persistence (SPEC S3.2)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.context import TurnDeps, TurnSpec
+from app.core.events import (
+    ErrorInfo,
+    TurnCancelled,
+    TurnDone,
+    TurnFailed,
+    TurnStarted,
+)
+from app.core.loop import AgentLoop
+from app.core.messages import Message
+from app.llm.base import ProviderError
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    status: Literal["done", "failed"]
+    text: str = ""
+    error: ErrorInfo | None = None
+
+
+def provider_error_info(exc: ProviderError) -> ErrorInfo:
+    return ErrorInfo(code=exc.code, message=exc.message, retry_after_s=exc.retry_after_s)
+
+
+async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
+    """Run the turn and store it when (and only when) it completes.
+
+    Provider errors end the turn with `turn_failed`; cancellation emits `turn_cancelled` and
+    propagates. Messages exist only in memory until the single `append_turn` call.
+    """
+    emit = deps.loop.emit
+    chat_id, turn_id = spec.chat_id, spec.turn_id
+    started = time.perf_counter()
+    emit(
+        TurnStarted(
+            chat_id=chat_id,
+            turn_id=turn_id,
+            provider_id=spec.provider_id,
+            model=spec.model,
+            user_text=spec.user_text,
+        )
+    )
+    try:
+        context = [Message(role="system", content=deps.system_prompt), *deps.store.history(spec.chat_id)]
+        loop = AgentLoop(deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model)
+        result = await loop.run(context, Message(role="user", content=spec.user_text))
+    except ProviderError as exc:
+        info = provider_error_info(exc)
+        emit(TurnFailed(chat_id=chat_id, turn_id=turn_id, error=info))
+        return TurnOutcome("failed", error=info)
+    except asyncio.CancelledError:
+        emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
+        raise
+    # No await between here and the event: Stop cannot split storing from announcing.
+    deps.store.append_turn(spec.chat_id, spec.turn_id, result.messages)
+    if deps.on_stored is not None:
+        deps.on_stored(spec, result.messages)
+    emit(
+        TurnDone(
+            chat_id=chat_id,
+            turn_id=turn_id,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            text=result.final_text,
+        )
+    )
+    return TurnOutcome("done", text=result.final_text)

@@ -1,0 +1,117 @@
+"""TurnManager: concurrent turns across chats, one at a time per chat, Stop and Retry.
+
+Each turn runs in its own task on the core loop. Stop cancels that task: the model stream is
+closed, pending approvals resolve as cancelled and tool tasks are cancelled (the exec tool kills
+its process group), and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from app.core.context import Emit, TurnSpec
+from app.core.events import ErrorInfo, TurnCancelled, TurnFailed
+from app.core.turn import TurnOutcome
+
+STOP_TIMEOUT_S = 1.0
+
+TurnJob = Callable[[TurnSpec], Awaitable[TurnOutcome]]
+
+
+class ChatBusy(Exception):
+    """The chat already runs a turn."""
+
+
+class NothingToRetry(LookupError):
+    """The chat has no failed or cancelled turn to re-run."""
+
+
+@dataclass
+class _Running:
+    spec: TurnSpec
+    task: asyncio.Task[TurnOutcome]
+
+
+class TurnManager:
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._running: dict[str, _Running] = {}
+        self._retryable: dict[str, TurnSpec] = {}
+
+    def is_running(self, chat_id: str) -> bool:
+        return chat_id in self._running
+
+    def running_chats(self) -> list[str]:
+        return list(self._running)
+
+    def start(self, spec: TurnSpec, job: TurnJob) -> None:
+        """Start `job(spec)` in the background. Raises ChatBusy."""
+        if spec.chat_id in self._running:
+            raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
+        task = asyncio.get_running_loop().create_task(self._guard(spec, job), name=f"turn:{spec.turn_id}")
+        self._running[spec.chat_id] = _Running(spec, task)
+        task.add_done_callback(lambda t: self._finished(spec, t))
+
+    def retry_spec(self, chat_id: str) -> TurnSpec:
+        """The last failed or cancelled turn of the chat. Raises NothingToRetry."""
+        spec = self._retryable.get(chat_id)
+        if spec is None:
+            raise NothingToRetry(f"chat {chat_id} has no failed or cancelled turn to retry")
+        return spec
+
+    async def cancel(self, chat_id: str, timeout_s: float = STOP_TIMEOUT_S) -> bool:
+        """Stop the chat's turn; returns once it ended (or after `timeout_s`). False if idle."""
+        running = self._running.get(chat_id)
+        if running is None:
+            return False
+        running.task.cancel()
+        await asyncio.wait({running.task}, timeout=timeout_s)
+        return True
+
+    async def wait(self, chat_id: str) -> None:
+        """Wait until the chat's current turn (if any) has ended."""
+        running = self._running.get(chat_id)
+        if running is not None:
+            await asyncio.wait({running.task})
+
+    async def aclose(self) -> None:
+        tasks = [r.task for r in self._running.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S * 2)
+
+    async def _guard(self, spec: TurnSpec, job: TurnJob) -> TurnOutcome:
+        status = "failed"
+        try:
+            outcome = await job(spec)
+            status = outcome.status
+            return outcome
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # task boundary: a bug becomes turn_failed, not a lost task
+            info = ErrorInfo(code="internal", message=f"Internal error: {type(exc).__name__}: {exc}")
+            self._emit(TurnFailed(chat_id=spec.chat_id, turn_id=spec.turn_id, error=info))
+            return TurnOutcome("failed", error=info)
+        finally:
+            # Settled inside the task (not in a done callback) so the chat is free again the
+            # moment turn_done/turn_failed/turn_cancelled has been emitted.
+            self._settle(spec, ok=status == "done")
+
+    def _finished(self, spec: TurnSpec, task: asyncio.Task[TurnOutcome]) -> None:
+        """Fallback for a task cancelled before its first step (the guard never ran)."""
+        current = self._running.get(spec.chat_id)
+        if current is not None and current.task is task:
+            self._settle(spec, ok=False)
+            self._emit(TurnCancelled(chat_id=spec.chat_id, turn_id=spec.turn_id))
+
+    def _settle(self, spec: TurnSpec, *, ok: bool) -> None:
+        current = self._running.get(spec.chat_id)
+        if current is not None and current.spec.turn_id == spec.turn_id:
+            del self._running[spec.chat_id]
+        if ok:
+            self._retryable.pop(spec.chat_id, None)
+        else:
+            self._retryable[spec.chat_id] = spec

@@ -1,0 +1,231 @@
+"""Chats and their messages (SPEC S5.1, S8).
+
+Messages carry a per-chat cursor that only grows. A turn's messages are written by one
+`append_turn` call in one transaction, so a failed, cancelled or killed turn leaves nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.core.messages import Message, ToolCall
+from app.store.db import Database
+from app.store.errors import Conflict, InvalidId, NotFound
+from app.store.ids import new_id, validate_chat_id
+from app.store.timeutil import utc_now_iso
+
+MAX_TITLE = 200
+_TURN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class ChatRecord:
+    id: str
+    title: str
+    title_auto: bool  # True while the title is machine-made; a user rename sets it False
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    cursor: int
+    turn_id: str
+    message: Message
+    created_at: str
+
+
+def validate_turn_id(value: object) -> str:
+    if not isinstance(value, str) or _TURN_ID.fullmatch(value) is None:
+        raise InvalidId(f"invalid turn id: {repr(value)[:60]}")
+    return value
+
+
+def _clean_title(title: str) -> str:
+    cleaned = " ".join(title.split())
+    if len(cleaned) > MAX_TITLE:
+        cleaned = cleaned[: MAX_TITLE - 1] + "…"
+    return cleaned
+
+
+class ChatRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # ---- chats ------------------------------------------------------------------------------
+
+    def create(self, title: str | None = None, *, chat_id: str | None = None) -> ChatRecord:
+        """A new empty chat. `chat_id` is for imports; normally a fresh id is made."""
+        cid = new_id() if chat_id is None else validate_chat_id(chat_id)
+        now = utc_now_iso()
+        record = ChatRecord(cid, _clean_title(title or ""), title is None, now, now)
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?,?,?,?,?)",
+                    (record.id, record.title, int(record.title_auto), now, now),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"chat {cid} already exists") from exc
+        return record
+
+    def get(self, chat_id: str) -> ChatRecord:
+        cid = validate_chat_id(chat_id)
+        rows = self._db.query("SELECT * FROM chats WHERE id = ?", (cid,))
+        if not rows:
+            raise NotFound(f"chat {cid} not found")
+        return _chat(rows[0])
+
+    def exists(self, chat_id: str) -> bool:
+        cid = validate_chat_id(chat_id)
+        return bool(self._db.query("SELECT 1 FROM chats WHERE id = ?", (cid,)))
+
+    def list(self, limit: int = 100, offset: int = 0) -> builtins.list[ChatRecord]:
+        """Most recently updated first."""
+        if limit < 0 or offset < 0:
+            raise ValueError("limit and offset must not be negative")
+        rows = self._db.query(
+            "SELECT * FROM chats ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?", (limit, offset)
+        )
+        return [_chat(r) for r in rows]
+
+    def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:
+        """Set the title. An automatic title (`auto=True`) never replaces one the user chose;
+        the chat is then returned unchanged."""
+        cid = validate_chat_id(chat_id)
+        cleaned = _clean_title(title)
+        if not cleaned:
+            raise ValueError("a chat title must not be empty")
+        with self._db.transaction() as conn:
+            row = conn.execute("SELECT * FROM chats WHERE id = ?", (cid,)).fetchone()
+            if row is None:
+                raise NotFound(f"chat {cid} not found")
+            if auto and not row["title_auto"]:
+                return _chat(row)
+            conn.execute(
+                "UPDATE chats SET title = ?, title_auto = ? WHERE id = ?", (cleaned, int(auto), cid)
+            )
+            row = conn.execute("SELECT * FROM chats WHERE id = ?", (cid,)).fetchone()
+        return _chat(row)
+
+    def delete(self, chat_id: str) -> None:
+        """Delete a chat and (by cascade) its messages. Usage records are kept for totals."""
+        cid = validate_chat_id(chat_id)
+        with self._db.transaction() as conn:
+            if conn.execute("DELETE FROM chats WHERE id = ?", (cid,)).rowcount == 0:
+                raise NotFound(f"chat {cid} not found")
+
+    # ---- messages ---------------------------------------------------------------------------
+
+    def append_turn(
+        self, chat_id: str, turn_id: str, messages: Sequence[Message]
+    ) -> builtins.list[StoredMessage]:
+        """Write all messages of one completed turn atomically; cursors continue from max+1."""
+        cid = validate_chat_id(chat_id)
+        tid = validate_turn_id(turn_id)
+        batch = tuple(messages)
+        for m in batch:
+            if not isinstance(m, Message):
+                raise TypeError(f"append_turn expects Message objects, got {type(m).__name__}")
+        if not batch:
+            return []
+        now = utc_now_iso()
+        with self._db.transaction() as conn:
+            if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+                raise NotFound(f"chat {cid} not found")
+            if conn.execute(
+                "SELECT 1 FROM messages WHERE chat_id = ? AND turn_id = ? LIMIT 1", (cid, tid)
+            ).fetchone():
+                raise Conflict(f"turn {tid} of chat {cid} is already stored")
+            last = conn.execute(
+                "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
+            ).fetchone()[0]
+            stored = [StoredMessage(last + i, tid, m, now) for i, m in enumerate(batch, start=1)]
+            conn.executemany(
+                "INSERT INTO messages (chat_id, cursor, turn_id, role, content, tool_calls,"
+                " tool_call_id, name, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                [_message_row(cid, s) for s in stored],
+            )
+            conn.execute("UPDATE chats SET updated_at = ? WHERE id = ?", (now, cid))
+        return stored
+
+    def page(
+        self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
+    ) -> tuple[builtins.list[StoredMessage], bool]:
+        """Up to `limit` messages just before `before_cursor` (newest page when None), in
+        cursor order, and whether older messages exist."""
+        cid = validate_chat_id(chat_id)
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        bound = before_cursor if before_cursor is not None else 2**62
+        with self._db.reading() as conn:
+            if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+                raise NotFound(f"chat {cid} not found")
+            rows = conn.execute(
+                "SELECT * FROM messages WHERE chat_id = ? AND cursor < ? ORDER BY cursor DESC LIMIT ?",
+                (cid, bound, limit + 1),
+            ).fetchall()
+        has_more = len(rows) > limit
+        return [_stored(r) for r in reversed(rows[:limit])], has_more
+
+    def stored_messages(self, chat_id: str, *, from_cursor: int = 0) -> builtins.list[StoredMessage]:
+        """All messages with cursor >= `from_cursor`, in cursor order."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+                raise NotFound(f"chat {cid} not found")
+            rows = conn.execute(
+                "SELECT * FROM messages WHERE chat_id = ? AND cursor >= ? ORDER BY cursor",
+                (cid, from_cursor),
+            ).fetchall()
+        return [_stored(r) for r in rows]
+
+    def history(self, chat_id: str, *, from_cursor: int = 0) -> builtins.list[Message]:
+        """The conversation as `Message`s in cursor order (optionally from a cursor on)."""
+        return [s.message for s in self.stored_messages(chat_id, from_cursor=from_cursor)]
+
+    def last_cursor(self, chat_id: str) -> int:
+        """The highest cursor in the chat, 0 when it has no messages."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+                raise NotFound(f"chat {cid} not found")
+            row = conn.execute(
+                "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
+            ).fetchone()
+        return int(row[0])
+
+
+def _chat(row: sqlite3.Row) -> ChatRecord:
+    return ChatRecord(
+        id=row["id"],
+        title=row["title"],
+        title_auto=bool(row["title_auto"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _message_row(chat_id: str, s: StoredMessage) -> tuple[object, ...]:
+    m = s.message
+    calls = json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls])
+    return (chat_id, s.cursor, s.turn_id, m.role, m.content, calls, m.tool_call_id, m.name, s.created_at)
+
+
+def _stored(row: sqlite3.Row) -> StoredMessage:
+    calls = tuple(ToolCall(**c) for c in json.loads(row["tool_calls"]))
+    message = Message(
+        role=row["role"],
+        content=row["content"],
+        tool_calls=calls,
+        tool_call_id=row["tool_call_id"],
+        name=row["name"],
+    )
+    return StoredMessage(
+        cursor=row["cursor"], turn_id=row["turn_id"], message=message, created_at=row["created_at"]
+    )

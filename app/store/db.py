@@ -1,0 +1,165 @@
+"""The SQLite database: one connection, WAL, foreign keys, forward migrations (SPEC S10.2).
+
+One `Database` per process. The connection is shared across threads
+(`check_same_thread=False`) and every use is serialised by an RLock, so a transaction is never
+interleaved with another thread's statements.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.store.errors import SchemaTooNew, StoreError
+from app.store.migrations import MIGRATIONS
+
+Params = Sequence[object]
+
+
+class Database:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        busy_timeout_ms: int = 10_000,
+        migrations: Sequence[str] = MIGRATIONS,
+    ) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._depth = 0  # nesting of transaction() on the owning thread
+        self._migrations = tuple(migrations)
+        try:
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves (no implicit transactions).
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database at {self.path}: {exc}") from exc
+        self._conn.row_factory = sqlite3.Row
+        try:
+            self._open(busy_timeout_ms)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # ---- opening & migrations ---------------------------------------------------------------
+
+    def _open(self, busy_timeout_ms: int) -> None:
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            # Read the header before changing anything: a garbage or newer file stays untouched.
+            version = self._user_version()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"the database file {self.path} is damaged or not a CashCode database ({exc}); "
+                "it was left unchanged — move it aside to start fresh"
+            ) from exc
+        self._refuse_newer(version)
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot prepare the database at {self.path}: {exc}") from exc
+        if str(mode).lower() != "wal":
+            raise StoreError(f"the database at {self.path} cannot use WAL journaling (got {mode!r})")
+
+    def _user_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def _refuse_newer(self, version: int) -> None:
+        if version > len(self._migrations):
+            raise SchemaTooNew(
+                f"the database at {self.path} has schema version {version}, newer than this "
+                f"CashCode supports ({len(self._migrations)}); it was left unchanged — "
+                "please update CashCode"
+            )
+
+    def _migrate(self) -> None:
+        with self.transaction() as conn:
+            # Re-read inside the write lock: another process may have migrated meanwhile.
+            version = self._user_version()
+            self._refuse_newer(version)
+            for target in range(version + 1, len(self._migrations) + 1):
+                for statement in _split_statements(self._migrations[target - 1]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {target}")
+
+    # ---- use --------------------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return self._user_version()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any exception.
+
+        Nested use on the same thread joins the outer transaction (all-or-nothing together).
+        """
+        with self._lock:
+            if self._depth > 0:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._depth = 0
+                # SQLite may already have rolled back by itself (e.g. disk full).
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection for reads, held exclusively by this thread meanwhile."""
+        with self._lock:
+            yield self._conn
+
+    def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        with self.reading() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def set_trace(self, callback: Callable[[str], None] | None) -> None:
+        """Call `callback` with each SQL statement run (diagnostics; crash-safety tests)."""
+        with self._lock:
+            self._conn.set_trace_callback(callback)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a migration script into single statements (executescript would COMMIT first)."""
+    statements: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {buf.strip()[:80]!r}")
+    return statements

@@ -1,0 +1,110 @@
+"""Low-level file helpers shared by the file tools: strict UTF-8 reading and atomic writes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+from app.tools.base import ToolError
+
+BINARY_SNIFF_BYTES = 8192
+
+
+def looks_binary(head: bytes) -> bool:
+    """A NUL byte in the first block is the classic (and git's) binary heuristic."""
+    return b"\x00" in head
+
+
+def read_utf8(path: Path, shown: str, *, max_bytes: int) -> str:
+    """Read a whole UTF-8 text file up to `max_bytes`; refuse binary or non-UTF-8 content."""
+    data = read_bytes_nofollow(path, shown, max_bytes=max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ToolError(f"'{shown}' is larger than {max_bytes} bytes; refusing to load it whole.")
+    if looks_binary(data[:BINARY_SNIFF_BYTES]):
+        raise ToolError(f"'{shown}' looks like a binary file; only UTF-8 text files are supported.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"'{shown}' is not valid UTF-8 text (byte {exc.start}).") from exc
+
+
+def read_bytes_nofollow(path: Path, shown: str, *, max_bytes: int) -> bytes:
+    """Read at most `max_bytes` from a regular file, refusing a symlink swapped in after checks."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError as exc:
+        raise ToolError(f"File '{shown}' does not exist.") from exc
+    except IsADirectoryError as exc:
+        raise ToolError(f"'{shown}' is a directory, not a file.") from exc
+    except OSError as exc:
+        raise ToolError(f"Cannot open '{shown}': {exc.strerror}.") from exc
+    with os.fdopen(fd, "rb") as fh:
+        if not _is_regular(fh.fileno()):
+            raise ToolError(f"'{shown}' is not a regular file.")
+        return fh.read(max_bytes)
+
+
+def _is_regular(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def atomic_write(path: Path, data: bytes, *, overwrite: bool) -> None:
+    """Write `data` to `path` so readers see the old or the new file, never a half-written one.
+
+    The temp file lives in the same directory (same filesystem, so `os.replace` is atomic).
+    Without `overwrite`, the final step is `os.link`, which fails if the target appeared in the
+    meantime — no clobbering even under a race.
+    """
+    parent = path.parent
+    mode = None
+    if overwrite:
+        with contextlib.suppress(FileNotFoundError):
+            mode = os.stat(path).st_mode & 0o7777
+    tmp = parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    # 0o666 lets the process umask decide new-file permissions, like a normal open().
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _link_no_clobber(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    _fsync_dir(parent)
+
+
+def _link_no_clobber(tmp: Path, path: Path) -> None:
+    try:
+        os.link(tmp, path)
+    except FileExistsError as exc:
+        raise ToolError(f"'{path.name}' already exists; pass overwrite: true to replace it.") from exc
+    except PermissionError:
+        # Some filesystems (e.g. FAT, some network mounts) have no hard links: fall back to a
+        # check-then-replace, which is atomic for readers but only best-effort against races.
+        if path.exists():
+            raise ToolError(f"'{path.name}' already exists; pass overwrite: true to replace it.") from None
+        os.replace(tmp, path)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # not supported on every platform; the data itself is already fsynced
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

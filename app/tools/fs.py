@@ -1,0 +1,325 @@
+"""File tools: read_file, write_file, edit_file, list_dir. All paths go through the workspace boundary."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import io
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.tools.args import opt_bool, opt_int, opt_str, req_str
+from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, read_utf8
+from app.tools.workspace import display_path, resolve_in_workspace
+
+READ_CAP_BYTES = 256 * 1024  # what the model gets from one read_file call
+EDIT_MAX_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
+WRITE_MAX_BYTES = 8 * 1024 * 1024
+LIST_CAP = 500
+DIFF_PREVIEW_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class PathState:
+    path: Path
+    shown: str
+
+
+def _path_state(args: Mapping[str, Any], ctx: ToolContext, *, for_write: bool, key: str = "path") -> PathState:
+    path = resolve_in_workspace(req_str(args, key), ctx, for_write=for_write)
+    return PathState(path=path, shown=display_path(path, ctx))
+
+
+# --------------------------------------------------------------------------- read_file
+
+
+@dataclass(frozen=True)
+class ReadState:
+    path: Path
+    shown: str
+    offset: int
+    limit: int | None
+
+
+class ReadFileTool(Tool):
+    name = "read_file"
+    description = (
+        "Read a UTF-8 text file inside the workspace. Output is capped at 256 KiB; when cut, a "
+        "[truncated …] marker says which `offset` to continue from. Binary files are refused."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
+            "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines."},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    read_only = True
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        ps = _path_state(args, ctx, for_write=False)
+        offset = opt_int(args, "offset", default=1, lo=1, hi=10**9) or 1
+        limit = opt_int(args, "limit", default=None, lo=1, hi=10**9)
+        state = ReadState(ps.path, ps.shown, offset, limit)
+        return PreparedCall(tool=self.name, args=args, approval=None, state=state)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        st: ReadState = call.state
+        text, marker = await asyncio.to_thread(_read_lines, st)
+        content = text + (f"\n{marker}" if marker else "")
+        return ToolResult(ok=True, content=content, truncated=marker is not None, metadata={"path": st.shown})
+
+
+def _read_lines(st: ReadState) -> tuple[str, str | None]:
+    try:
+        fd = os.open(st.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError as exc:
+        raise ToolError(f"File '{st.shown}' does not exist.") from exc
+    except OSError as exc:
+        raise ToolError(f"Cannot open '{st.shown}': {exc.strerror}.") from exc
+    with os.fdopen(fd, "rb") as raw:
+        if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+            raise ToolError(f"'{st.shown}' is not a regular file.")
+        if looks_binary(raw.read(BINARY_SNIFF_BYTES)):
+            raise ToolError(f"'{st.shown}' looks like a binary file; only UTF-8 text files are supported.")
+        raw.seek(0)
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="")
+        try:
+            return _collect(text, st)
+        except UnicodeDecodeError as exc:
+            raise ToolError(f"'{st.shown}' is not valid UTF-8 text.") from exc
+
+
+def _collect(text: io.TextIOWrapper, st: ReadState) -> tuple[str, str | None]:
+    out: list[str] = []
+    size = 0
+    line_no = 0
+    while True:
+        # readline(limit) keeps one enormous line from being loaded whole.
+        line = text.readline(READ_CAP_BYTES + 1)
+        if not line:
+            return "".join(out), None
+        line_no += 1
+        if line_no < st.offset:
+            continue
+        if st.limit is not None and len(out) >= st.limit:
+            return "".join(out), f"[truncated: limit of {st.limit} lines reached; continue with offset={line_no}]"
+        n = len(line.encode("utf-8"))
+        if size + n > READ_CAP_BYTES:
+            if not out:  # a single over-long line: show its beginning
+                out.append(line[: READ_CAP_BYTES // 4])
+            return "".join(out), (
+                f"[truncated at {READ_CAP_BYTES // 1024} KiB; continue with offset={line_no}]"
+            )
+        out.append(line)
+        size += n
+
+
+# --------------------------------------------------------------------------- write_file
+
+
+@dataclass(frozen=True)
+class WriteState:
+    path: Path
+    shown: str
+    data: bytes
+    overwrite: bool
+
+
+class WriteFileTool(Tool):
+    name = "write_file"
+    description = (
+        "Create a UTF-8 text file inside the workspace (the parent folder must already exist). "
+        "Replacing an existing file requires overwrite: true."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "content": {"type": "string", "description": "Full file content."},
+            "overwrite": {"type": "boolean", "description": "Replace the file if it exists.", "default": False},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        ps = _path_state(args, ctx, for_write=True)
+        data = req_str(args, "content", allow_empty=True).encode("utf-8")
+        overwrite = opt_bool(args, "overwrite")
+        if len(data) > WRITE_MAX_BYTES:
+            raise ToolError(f"Content is larger than {WRITE_MAX_BYTES} bytes.")
+        exists = _check_write_target(ps)
+        if exists and not overwrite:
+            raise ToolError(f"'{ps.shown}' already exists; pass overwrite: true to replace it.")
+        what = "overwrite existing file" if exists else "new file"
+        approval = ApprovalInfo(title="Write a file", detail=f"Write {len(data)} bytes to {ps.path} ({what})")
+        state = WriteState(ps.path, ps.shown, data, overwrite)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        st: WriteState = call.state
+        _recheck(st.path, st.shown, ctx)
+        _check_write_target(PathState(st.path, st.shown))
+        try:
+            await asyncio.to_thread(atomic_write, st.path, st.data, overwrite=st.overwrite)
+        except OSError as exc:
+            raise ToolError(f"Could not write '{st.shown}': {exc.strerror or exc}.") from exc
+        return ToolResult(ok=True, content=f"Wrote {len(st.data)} bytes to {st.shown}.", metadata={"path": st.shown})
+
+
+def _check_write_target(ps: PathState) -> bool:
+    """Validate the parent and target kind; return whether the target exists."""
+    if not ps.path.parent.is_dir():
+        raise ToolError(
+            f"Parent folder of '{ps.shown}' does not exist; parent folders are not created implicitly."
+        )
+    if ps.path.is_dir():
+        raise ToolError(f"'{ps.shown}' is a directory.")
+    if ps.path.exists() and not ps.path.is_file():
+        raise ToolError(f"'{ps.shown}' is not a regular file.")
+    return ps.path.exists()
+
+
+def _recheck(path: Path, shown: str, ctx: ToolContext) -> None:
+    """The world may have changed between prepare and execute (approval can take minutes)."""
+    again = resolve_in_workspace(str(path), ctx, for_write=True)
+    if again != path:
+        raise ToolError(f"'{shown}' changed location since the call was prepared; please retry.")
+
+
+# --------------------------------------------------------------------------- edit_file
+
+
+@dataclass(frozen=True)
+class EditState:
+    path: Path
+    shown: str
+    before_sha: str
+    new_text: str
+
+
+class EditFileTool(Tool):
+    name = "edit_file"
+    description = (
+        "Replace one unique occurrence of old_string with new_string in a UTF-8 file inside the "
+        "workspace. Fails if old_string occurs zero or several times (add surrounding context)."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "old_string": {"type": "string", "description": "Exact text to replace; must occur once."},
+            "new_string": {"type": "string", "description": "Replacement text."},
+        },
+        "required": ["path", "old_string", "new_string"],
+        "additionalProperties": False,
+    }
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        ps = _path_state(args, ctx, for_write=True)
+        old = req_str(args, "old_string")
+        new = req_str(args, "new_string", allow_empty=True)
+        text = await asyncio.to_thread(read_utf8, ps.path, ps.shown, max_bytes=EDIT_MAX_BYTES)
+        count = text.count(old)
+        if count == 0:
+            raise ToolError(f"old_string was not found in '{ps.shown}'; nothing was changed.")
+        if count > 1:
+            raise ToolError(
+                f"old_string occurs {count} times in '{ps.shown}'; include more surrounding text so "
+                "it matches exactly once. Nothing was changed."
+            )
+        new_text = text.replace(old, new, 1)
+        diff = "".join(
+            difflib.unified_diff(
+                text.splitlines(keepends=True), new_text.splitlines(keepends=True), ps.shown, ps.shown, n=2
+            )
+        )
+        if len(diff) > DIFF_PREVIEW_CHARS:
+            diff = diff[:DIFF_PREVIEW_CHARS] + "\n[diff truncated]"
+        approval = ApprovalInfo(title="Edit a file", detail=f"Edit {ps.path}\n{diff}")
+        state = EditState(ps.path, ps.shown, _sha(text), new_text)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        st: EditState = call.state
+        _recheck(st.path, st.shown, ctx)
+        current = await asyncio.to_thread(read_utf8, st.path, st.shown, max_bytes=EDIT_MAX_BYTES)
+        if _sha(current) != st.before_sha:
+            raise ToolError(f"'{st.shown}' changed since the edit was prepared; read it again and retry.")
+        try:
+            await asyncio.to_thread(atomic_write, st.path, st.new_text.encode("utf-8"), overwrite=True)
+        except OSError as exc:
+            raise ToolError(f"Could not write '{st.shown}': {exc.strerror or exc}.") from exc
+        return ToolResult(ok=True, content=f"Edited {st.shown} (1 replacement).", metadata={"path": st.shown})
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- list_dir
+
+
+class ListDirTool(Tool):
+    name = "list_dir"
+    description = (
+        "List a folder inside the workspace, sorted by name. Markers: 'name/' folder, "
+        "'name@' symlink, otherwise a file with its size in bytes."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Folder path, relative to the workspace.", "default": "."},
+        },
+        "additionalProperties": False,
+    }
+    read_only = True
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        path = resolve_in_workspace(opt_str(args, "path") or ".", ctx)
+        state = PathState(path, display_path(path, ctx))
+        return PreparedCall(tool=self.name, args=args, approval=None, state=state)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        st: PathState = call.state
+        lines, more = await asyncio.to_thread(_list, st)
+        body = "\n".join(lines) if lines else "(empty)"
+        if more:
+            body += f"\n[truncated: {more} more entries]"
+        return ToolResult(ok=True, content=body, truncated=more > 0, metadata={"path": st.shown})
+
+
+def _list(st: PathState) -> tuple[list[str], int]:
+    try:
+        with os.scandir(st.path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except FileNotFoundError as exc:
+        raise ToolError(f"Folder '{st.shown}' does not exist.") from exc
+    except NotADirectoryError as exc:
+        raise ToolError(f"'{st.shown}' is not a folder.") from exc
+    except OSError as exc:
+        raise ToolError(f"Cannot list '{st.shown}': {exc.strerror}.") from exc
+    lines = [_entry_line(e) for e in entries[:LIST_CAP]]
+    return lines, max(0, len(entries) - LIST_CAP)
+
+
+def _entry_line(entry: os.DirEntry[str]) -> str:
+    if entry.is_symlink():
+        return f"{entry.name}@"
+    if entry.is_dir(follow_symlinks=False):
+        return f"{entry.name}/"
+    try:
+        size = entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        return entry.name
+    return f"{entry.name}  ({size} bytes)"

@@ -83,3 +83,13 @@ def parse_steps(data: object) -> list[Step]:
     if not isinstance(data, list):
         raise ValueError("a script is a list of steps or {'steps': [...]}")
     return [Step.model_validate(item) for item in data]
+
+
+class WireChunk(BaseModel):
+    """One piece of a streamed answer. `content` marks chunks that carry answer data (text,
+    reasoning or tool-call fragments); `disconnect_after` counts only those."""
+
+    model_config = ConfigDict(frozen=True)
+
+    data: bytes
+    content: bool = False

@@ -6,7 +6,10 @@ import json
 import time
 from typing import Any
 
-from app.testing.fake_llm.script import Step, split_arguments
+from app.testing.fake_llm.script import Step, WireChunk, split_arguments
+
+
+_ROLE: dict[str, Any] = {"role": "assistant", "content": ""}
 
 
 def _sse(data: dict[str, Any]) -> bytes:
@@ -29,21 +32,22 @@ def _tool_call_chunks(step: Step, step_no: int) -> list[dict[str, Any]]:
     return deltas
 
 
-def chat_stream_chunks(step: Step, step_no: int, model: str, include_usage: bool) -> list[bytes]:
+def chat_stream_chunks(step: Step, step_no: int, model: str, include_usage: bool) -> list[WireChunk]:
     base = {"id": f"chatcmpl-{step_no}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": model}
 
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> WireChunk:
+        data = _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        return WireChunk(data=data, content=finish is None and delta != _ROLE)
 
-    out = [chunk({"role": "assistant", "content": ""})]
+    out = [chunk(_ROLE)]
     out += [chunk({"reasoning_content": part}) for part in _split(step.reasoning, step.chunk_size)]
     out += [chunk({"content": part}) for part in step.text_chunks()]
     out += [chunk(delta) for delta in _tool_call_chunks(step, step_no)]
     out.append(chunk({}, "tool_calls" if step.tool_calls else "stop"))
     if include_usage:
-        out.append(_sse({**base, "choices": [], "usage": _usage(step)}))
-    out.append(b"data: [DONE]\n\n")
+        out.append(WireChunk(data=_sse({**base, "choices": [], "usage": _usage(step)})))
+    out.append(WireChunk(data=b"data: [DONE]\n\n"))
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.testing.fake_llm.script import Step
+from app.testing.fake_llm.script import Step, WireChunk
 
 _CREATED = "2026-01-01T00:00:00Z"
 
@@ -27,15 +27,15 @@ def _final(step: Step, model: str, message: dict[str, Any]) -> dict[str, Any]:
             "eval_count": u.output}
 
 
-def chat_stream_lines(step: Step, model: str) -> list[bytes]:
-    def msg(**fields: Any) -> bytes:
-        return _line({"model": model, "created_at": _CREATED,
-                      "message": {"role": "assistant", "content": "", **fields}, "done": False})
+def chat_stream_lines(step: Step, model: str) -> list[WireChunk]:
+    def msg(**fields: Any) -> WireChunk:
+        return WireChunk(content=True, data=_line({"model": model, "created_at": _CREATED,
+                      "message": {"role": "assistant", "content": "", **fields}, "done": False}))
 
     out = [msg(thinking=part) for part in _split(step.reasoning, step.chunk_size)]
     out += [msg(content=part) for part in step.text_chunks()]
     out += [msg(tool_calls=[_tool_call(step, i)]) for i in range(len(step.tool_calls))]
-    out.append(_line(_final(step, model, {"role": "assistant", "content": ""})))
+    out.append(WireChunk(data=_line(_final(step, model, {"role": "assistant", "content": ""}))))
     return out
 
 

@@ -6,12 +6,13 @@ import json
 import time
 from typing import Any
 
-from app.testing.fake_llm.script import Step, split_arguments
+from app.testing.fake_llm.script import Step, WireChunk, split_arguments
 
 
-def _event(kind: str, seq: int, **fields: Any) -> bytes:
+def _event(kind: str, seq: int, **fields: Any) -> WireChunk:
     payload = {"type": kind, "sequence_number": seq, **fields}
-    return f"event: {kind}\ndata: {json.dumps(payload)}\n\n".encode()
+    data = f"event: {kind}\ndata: {json.dumps(payload)}\n\n".encode()
+    return WireChunk(data=data, content=kind.endswith(".delta"))
 
 
 def _usage(step: Step) -> dict[str, Any]:
@@ -46,7 +47,7 @@ def _response(step: Step, step_no: int, model: str, status: str) -> dict[str, An
             "usage": _usage(step) if status == "completed" else None}
 
 
-def responses_stream_events(step: Step, step_no: int, model: str) -> list[bytes]:
+def responses_stream_events(step: Step, step_no: int, model: str) -> list[WireChunk]:
     seq = iter(range(10_000))
     out = [_event("response.created", next(seq), response=_response(step, step_no, model, "in_progress")),
            _event("response.in_progress", next(seq),

@@ -1,0 +1,201 @@
+"""The user settings file `<config>/settings.json` (SPEC S10): model, load and atomic save.
+
+A damaged or invalid file is never overwritten silently: `load()` raises `SettingsError`, and
+the app may call `quarantine()` to move it aside and start fresh. Secrets never live here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+ProviderKind = Literal["chat_completions", "responses", "ollama"]
+Theme = Literal["system", "light", "dark"]
+Language = Literal["en", "zh-CN"]
+ApprovalMode = Literal["autonomous", "ask_writes", "read_only"]
+ToolPolicy = Literal["always", "ask", "never"]
+
+# Lowercase slug or UUID: safe inside keyring names (`provider:<id>:api_key`) and URLs.
+_PROVIDER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_URL = re.compile(r"^https?://[^\s/?#]+(?:[/?#]\S*)?$", re.IGNORECASE)
+
+
+class SettingsError(Exception):
+    """The settings file cannot be read or is invalid; it was left unchanged."""
+
+
+class _Frozen(BaseModel):
+    # extra="ignore": a file written by a newer CashCode still loads (unknown keys dropped).
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+def validate_provider_id(value: str) -> str:
+    if not _PROVIDER_ID.fullmatch(value):
+        raise ValueError(f"invalid provider id {value[:70]!r}: use lowercase letters, digits, '-' or '_'")
+    return value
+
+
+def validate_base_url(value: str) -> str:
+    url = value.strip()
+    if not _URL.fullmatch(url):
+        raise ValueError(f"invalid base URL {value[:200]!r}: it must start with http:// or https://")
+    return url.rstrip("/")
+
+
+class ProviderProfile(_Frozen):
+    id: str
+    name: str = Field(min_length=1, max_length=80)
+    kind: ProviderKind
+    base_url: str
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        return validate_provider_id(value)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        return validate_base_url(value)
+
+
+class ModelChoice(_Frozen):
+    provider_id: str
+    model: str = Field(min_length=1, max_length=200)
+
+    @field_validator("provider_id")
+    @classmethod
+    def _check_provider_id(cls, value: str) -> str:
+        return validate_provider_id(value)
+
+
+class UserSettings(_Frozen):
+    version: int = 1
+    providers: list[ProviderProfile] = Field(default_factory=list)
+    theme: Theme = "system"
+    language: Language = "en"
+    workspace: str = ""  # "" = the default workspace
+    last_model: ModelChoice | None = None
+    approval_mode: ApprovalMode = "ask_writes"
+    tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)
+    max_iterations: int = Field(default=20, ge=1, le=200)
+    allow_private_network: bool = False
+    legacy_migrated: bool = False
+
+    @field_validator("providers")
+    @classmethod
+    def _unique_ids(cls, providers: list[ProviderProfile]) -> list[ProviderProfile]:
+        ids = [p.id for p in providers]
+        if len(ids) != len(set(ids)):
+            raise ValueError("provider ids must be unique")
+        return providers
+
+    def provider(self, provider_id: str) -> ProviderProfile | None:
+        return next((p for p in self.providers if p.id == provider_id), None)
+
+    def default_provider(self) -> ProviderProfile | None:
+        """The provider of the last model choice, else the first one."""
+        if self.last_model is not None:
+            chosen = self.provider(self.last_model.provider_id)
+            if chosen is not None:
+                return chosen
+        return self.providers[0] if self.providers else None
+
+
+class SettingsStore:
+    """Reads and atomically writes one settings file. `update` is serialised per instance."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def load(self) -> UserSettings:
+        """The saved settings, or defaults when no file exists yet."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return UserSettings()
+        except OSError as exc:
+            raise SettingsError(f"cannot read the settings file {self.path}: {exc}") from exc
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SettingsError(
+                f"the settings file {self.path} is not valid JSON ({exc}); it was left unchanged"
+            ) from exc
+        try:
+            return UserSettings.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()
+            )
+            raise SettingsError(
+                f"the settings file {self.path} has invalid values ({problems}); it was left unchanged"
+            ) from exc
+
+    def save(self, settings: UserSettings) -> None:
+        # Re-validate: model_copy(update=...) skips validation.
+        checked = UserSettings.model_validate(settings.model_dump())
+        payload = json.dumps(checked.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+        with self._lock:
+            atomic_write_text(self.path, payload)
+
+    def update(self, fn: Callable[[UserSettings], UserSettings]) -> UserSettings:
+        """Load, apply `fn`, save; returns the saved settings."""
+        with self._lock:
+            new = fn(self.load())
+            self.save(new)
+            return self.load()
+
+    def quarantine(self) -> Path | None:
+        """Move the current file aside to `settings.json.corrupt-<UTC time>`; returns where."""
+        with self._lock:
+            if not self.path.exists():
+                return None
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+            target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+            os.replace(self.path, target)
+            return target
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a 0600 temp file in the same directory, fsync, then rename over `path`."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable (POSIX only; Windows cannot open directories)."""
+    if os.name != "posix":
+        return
+    dfd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)

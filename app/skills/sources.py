@@ -1,0 +1,103 @@
+"""Where Skills live. Every root is passed in; `default_roots` is the only place that knows
+the conventional locations, and it takes the home, data and workspace folders as arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.skills.model import SourceKind
+
+STAGING_DIR_NAME = ".staging"
+
+
+@dataclass(frozen=True)
+class SkillRoot:
+    source: SourceKind
+    path: Path
+
+
+@dataclass(frozen=True)
+class SkillRoots:
+    """Roots by source. Within `external`, a later root shadows an earlier one."""
+
+    builtin: tuple[Path, ...]
+    external: tuple[Path, ...]
+    user: Path
+    agent: Path
+
+    def ordered(self) -> tuple[SkillRoot, ...]:
+        """Lowest precedence first."""
+        return (
+            *(SkillRoot("builtin", p) for p in self.builtin),
+            *(SkillRoot("external", p) for p in self.external),
+            SkillRoot("user", self.user),
+            SkillRoot("agent", self.agent),
+        )
+
+    def writable(self, source: SourceKind) -> Path | None:
+        if source == "user":
+            return self.user
+        if source == "agent":
+            return self.agent
+        return None
+
+    def watched(self) -> tuple[Path, ...]:
+        """Roots that can change while the app runs (builtin ships with the app)."""
+        return (*self.external, self.user, self.agent)
+
+
+@dataclass(frozen=True)
+class SkillDataPaths:
+    """Store-owned folders. `staging` is a sibling of the user/agent roots: the same filesystem
+    (so publishing is one rename) but outside every watched root (so the watcher never sees a
+    half-extracted tree)."""
+
+    staging: Path
+    snapshots: Path
+    state_file: Path
+
+    @classmethod
+    def from_data_dir(cls, data_dir: Path) -> SkillDataPaths:
+        return cls(
+            staging=data_dir / "skills" / STAGING_DIR_NAME,
+            snapshots=data_dir / "skill-snapshots",
+            state_file=data_dir / "skills" / "state.json",
+        )
+
+
+def default_builtin_dir() -> Path:
+    """`resources/skills` in a source checkout. Packaged builds pass their own path instead."""
+    return Path(__file__).resolve().parents[2] / "resources" / "skills"
+
+
+def default_roots(
+    data_dir: Path, home: Path, workspace: Path | None, builtin_dir: Path | None = None
+) -> SkillRoots:
+    external = [home / ".agents" / "skills", home / ".claude" / "skills"]
+    if workspace is not None:
+        external.append(workspace / ".agents" / "skills")
+    return SkillRoots(
+        builtin=(builtin_dir or default_builtin_dir(),),
+        external=tuple(external),
+        user=data_dir / "skills" / "user",
+        agent=data_dir / "skills" / "agent",
+    )
+
+
+def package_dirs(root: Path) -> Iterator[Path]:
+    """Candidate package folders: direct children that are folders (or links to folders).
+    Dot-named entries are skipped: they are our temp siblings, or hidden on purpose."""
+    try:
+        children = sorted(root.iterdir())
+    except OSError:  # a missing or unreadable root simply has no Skills
+        return
+    for child in children:
+        if child.name.startswith("."):
+            continue
+        try:
+            if child.is_dir():
+                yield child
+        except OSError:
+            continue

@@ -1,0 +1,82 @@
+"""What a handler answers, and how an answer is written to an ASGI connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.testing.fake_llm.script import WireChunk
+from app.testing.fake_llm.state import FakeState
+
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class JsonReply:
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StreamReply:
+    media_type: str
+    chunks: list[WireChunk]
+    delay_s: float = 0.0
+    disconnect_after: int | None = None  # counted in content chunks
+
+
+Reply = JsonReply | StreamReply
+
+
+def _headers(content_type: str, extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    pairs = [(b"content-type", content_type.encode())]
+    pairs += [(k.lower().encode(), v.encode()) for k, v in extra.items()]
+    return pairs
+
+
+async def send_json(reply: JsonReply, send: Send) -> None:
+    data = json.dumps(reply.body).encode()
+    headers = _headers("application/json", reply.headers)
+    headers.append((b"content-length", str(len(data)).encode()))
+    await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def send_stream(reply: StreamReply, send: Send, receive: Receive, state: FakeState, rec: int) -> None:
+    """Write chunks with an optional per-chunk delay. Returning early without the final empty
+    body makes uvicorn close the socket mid-body: the client sees a truncated stream."""
+    await send({"type": "http.response.start", "status": 200,
+                "headers": _headers(reply.media_type, {"cache-control": "no-cache"})})
+    gone = asyncio.ensure_future(_wait_for_disconnect(receive))
+    sent_content = 0
+    try:
+        for chunk in reply.chunks:
+            if chunk.content and reply.disconnect_after is not None and sent_content >= reply.disconnect_after:
+                state.update(rec, aborted=True)
+                return
+            if reply.delay_s:
+                # Sleep, but wake at once if the client hangs up (cancel tests watch for that).
+                await asyncio.wait({gone}, timeout=reply.delay_s)
+            if gone.done():
+                state.update(rec, client_disconnected=True)
+                return
+            await send({"type": "http.response.body", "body": chunk.data, "more_body": True})
+            sent_content += chunk.content
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        state.update(rec, completed=True)
+    finally:
+        gone.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await gone

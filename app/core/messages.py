@@ -19,6 +19,10 @@ class ToolCall(BaseModel):
     arguments: str = "{}"
 
 
+def _empty_schema() -> dict[str, object]:
+    return {"type": "object", "properties": {}}
+
+
 class ToolSpec(BaseModel):
     """A tool as offered to the model (OpenAI function-tool shape)."""
 
@@ -26,7 +30,7 @@ class ToolSpec(BaseModel):
 
     name: str
     description: str
-    parameters: dict[str, object] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: dict[str, object] = Field(default_factory=_empty_schema)
 
 
 class Message(BaseModel):

@@ -102,6 +102,20 @@ class UserSettings(_Frozen):
     def provider(self, provider_id: str) -> ProviderProfile | None:
         return next((p for p in self.providers if p.id == provider_id), None)
 
+    def with_provider(self, profile: ProviderProfile) -> UserSettings:
+        """A copy with `profile` added, or replacing the one with the same id (same position)."""
+        if self.provider(profile.id) is None:
+            providers = [*self.providers, profile]
+        else:
+            providers = [profile if p.id == profile.id else p for p in self.providers]
+        return self.model_copy(update={"providers": providers})
+
+    def without_provider(self, provider_id: str) -> UserSettings:
+        """A copy without that provider; a remembered model of it is forgotten too."""
+        last = self.last_model if self.last_model and self.last_model.provider_id != provider_id else None
+        providers = [p for p in self.providers if p.id != provider_id]
+        return self.model_copy(update={"providers": providers, "last_model": last})
+
     def default_provider(self) -> ProviderProfile | None:
         """The provider of the last model choice, else the first one."""
         if self.last_model is not None:

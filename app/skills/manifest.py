@@ -17,8 +17,18 @@ from app.skills.model import (
 _NAME_CHARS = re.compile(r"[a-z0-9-]+")
 KNOWN_KEYS = frozenset(
     {
-        "name", "description", "license", "compatibility", "metadata", "allowed-tools",
-        "display_name", "version", "tags", "triggers", "requires", "optional",
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+        "display_name",
+        "version",
+        "tags",
+        "triggers",
+        "requires",
+        "optional",
     }
 )
 _REQUIREMENT_KEYS = ("tools", "mcp_servers", "bins", "env")

@@ -45,7 +45,9 @@ def parse_skill_md(raw: bytes, folder_name: str | None) -> SkillDocument | list[
             )
         )
     if not parsed.body.strip():
-        problems.append(SkillProblem("body.empty", "SKILL.md needs Markdown instructions after the frontmatter."))
+        problems.append(
+            SkillProblem("body.empty", "SKILL.md needs Markdown instructions after the frontmatter.")
+        )
     if problems or isinstance(built, list):
         return problems
     return SkillDocument(manifest=built, body=parsed.body, sha256=hashlib.sha256(raw).hexdigest())
@@ -68,10 +70,14 @@ def path_problems(root: Path) -> list[SkillProblem]:
             link = os.readlink(full)
             if os.path.isabs(link):
                 problems.append(
-                    SkillProblem("path.absolute", f"'{rel}' is a link to an absolute path; use relative links.")
+                    SkillProblem(
+                        "path.absolute", f"'{rel}' is a link to an absolute path; use relative links."
+                    )
                 )
             elif not _inside(root_real, os.path.realpath(full)):
-                problems.append(SkillProblem("path.outside", f"'{rel}' is a link that points outside the Skill."))
+                problems.append(
+                    SkillProblem("path.outside", f"'{rel}' is a link that points outside the Skill.")
+                )
     return problems
 
 
@@ -84,17 +90,23 @@ def read_skill_md(root: Path) -> bytes | SkillProblem:
         return handle.read(MAX_SKILL_MD_BYTES + 1)
 
 
-def validate_package(root: Path, *, folder_name: str | None = None, check_folder: bool = True) -> ValidationResult:
+def validate_package(
+    root: Path, *, folder_name: str | None = None, check_folder: bool = True
+) -> ValidationResult:
     """Validate the package at `root`. `folder_name` overrides `root.name` (snapshots, staging)."""
     if not root.is_dir():
-        return InvalidSkill("invalid", root, (SkillProblem("package.missing", "The Skill folder does not exist."),))
+        return InvalidSkill(
+            "invalid", root, (SkillProblem("package.missing", "The Skill folder does not exist."),)
+        )
     expected = (folder_name or root.name) if check_folder else None
     try:
         problems = path_problems(root)
         raw = read_skill_md(root)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return InvalidSkill("invalid", root, (SkillProblem("package.unreadable", f"Cannot read the Skill: {reason}."),))
+        return InvalidSkill(
+            "invalid", root, (SkillProblem("package.unreadable", f"Cannot read the Skill: {reason}."),)
+        )
     if isinstance(raw, SkillProblem):
         return InvalidSkill("invalid", root, (raw, *problems))
     parsed = parse_skill_md(raw, expected)

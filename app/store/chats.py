@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import builtins
 import json
-import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.messages import Message, ToolCall
 from app.store.db import Database
-from app.store.errors import Conflict, InvalidId, NotFound
-from app.store.ids import new_id, validate_chat_id
+from app.store.errors import Conflict, NotFound
+from app.store.ids import new_id, validate_chat_id, validate_turn_id
+from app.store.migrations import FTS_TABLE
+from app.store.search import fts_query, like_patterns, snippet
 from app.store.timeutil import utc_now_iso
 
 MAX_TITLE = 200
-_TURN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,14 @@ class StoredMessage:
     created_at: str
 
 
-def validate_turn_id(value: object) -> str:
-    if not isinstance(value, str) or _TURN_ID.fullmatch(value) is None:
-        raise InvalidId(f"invalid turn id: {repr(value)[:60]}")
-    return value
+@dataclass(frozen=True)
+class SearchHit:
+    chat_id: str
+    chat_title: str
+    cursor: int
+    role: str  # "user" or "assistant"
+    snippet: str  # a short excerpt around the first match
+    created_at: str
 
 
 def _clean_title(title: str) -> str:
@@ -56,6 +60,7 @@ def _clean_title(title: str) -> str:
 class ChatRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._fts: bool | None = None  # whether full-text search is available (lazy)
 
     # ---- chats ------------------------------------------------------------------------------
 
@@ -107,9 +112,7 @@ class ChatRepository:
                 raise NotFound(f"chat {cid} not found")
             if auto and not row["title_auto"]:
                 return _chat(row)
-            conn.execute(
-                "UPDATE chats SET title = ?, title_auto = ? WHERE id = ?", (cleaned, int(auto), cid)
-            )
+            conn.execute("UPDATE chats SET title = ?, title_auto = ? WHERE id = ?", (cleaned, int(auto), cid))
             row = conn.execute("SELECT * FROM chats WHERE id = ?", (cid,)).fetchone()
         return _chat(row)
 
@@ -199,6 +202,32 @@ class ChatRepository:
                 "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
             ).fetchone()
         return int(row[0])
+
+    def search(self, query: str, *, limit: int = 50) -> builtins.list[SearchHit]:
+        """User and assistant messages containing every word of `query`, newest first."""
+        terms = query.split()
+        if not terms or limit < 1:
+            return []
+        base = (
+            "SELECT m.chat_id, c.title, m.cursor, m.role, m.content, m.created_at"
+            " FROM messages m JOIN chats c ON c.id = m.chat_id"
+            " WHERE m.role IN ('user', 'assistant') AND "
+        )
+        match = fts_query(terms) if self._has_fts() else None
+        if match is not None:
+            sql = base + f"m.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)"
+            params: builtins.list[object] = [match]
+        else:
+            patterns = like_patterns(terms)
+            sql = base + " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in patterns)
+            params = [*patterns]
+        rows = self._db.query(sql + " ORDER BY m.id DESC LIMIT ?", (*params, limit))
+        return [SearchHit(r[0], r[1], r[2], r[3], snippet(r[4], terms), r[5]) for r in rows]
+
+    def _has_fts(self) -> bool:
+        if self._fts is None:
+            self._fts = self._db.has_table(FTS_TABLE)
+        return self._fts
 
 
 def _chat(row: sqlite3.Row) -> ChatRecord:

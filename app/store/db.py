@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.store.errors import SchemaTooNew, StoreError
-from app.store.migrations import MIGRATIONS
+from app.store.migrations import MIGRATIONS, Migration, run_script
 
 Params = Sequence[object]
 
@@ -25,7 +25,7 @@ class Database:
         path: Path | str,
         *,
         busy_timeout_ms: int = 10_000,
-        migrations: Sequence[str] = MIGRATIONS,
+        migrations: Sequence[Migration] = MIGRATIONS,
     ) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
@@ -51,8 +51,10 @@ class Database:
         conn = self._conn
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            # Read the header before changing anything: a garbage or newer file stays untouched.
+            # Read the header and the schema before changing anything: a garbage, damaged or
+            # newer file stays untouched.
             version = self._user_version()
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"the database file {self.path} is damaged or not a CashCode database ({exc}); "
@@ -61,13 +63,13 @@ class Database:
         self._refuse_newer(version)
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"the database at {self.path} cannot use WAL journaling (got {mode!r})")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot prepare the database at {self.path}: {exc}") from exc
-        if str(mode).lower() != "wal":
-            raise StoreError(f"the database at {self.path} cannot use WAL journaling (got {mode!r})")
 
     def _user_version(self) -> int:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
@@ -86,8 +88,11 @@ class Database:
             version = self._user_version()
             self._refuse_newer(version)
             for target in range(version + 1, len(self._migrations) + 1):
-                for statement in _split_statements(self._migrations[target - 1]):
-                    conn.execute(statement)
+                step = self._migrations[target - 1]
+                if isinstance(step, str):
+                    run_script(conn, step)
+                else:
+                    step(conn)
                 conn.execute(f"PRAGMA user_version = {target}")
 
     # ---- use --------------------------------------------------------------------------------
@@ -139,6 +144,10 @@ class Database:
         with self._lock:
             self._conn.set_trace_callback(callback)
 
+    def has_table(self, name: str) -> bool:
+        rows = self.query("SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'", (name,))
+        return bool(rows)
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -148,18 +157,3 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _split_statements(script: str) -> list[str]:
-    """Split a migration script into single statements (executescript would COMMIT first)."""
-    statements: list[str] = []
-    buf = ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                statements.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        raise ValueError(f"incomplete SQL statement in migration: {buf.strip()[:80]!r}")
-    return statements

@@ -13,6 +13,8 @@ import uuid
 from app.store.errors import InvalidId
 
 _CANONICAL = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+# Turn ids come from the turn manager; any short slug is accepted (a UUID or its hex form).
+_TURN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def new_id() -> str:
@@ -33,3 +35,9 @@ def validate_id(value: object, what: str = "id") -> str:
 
 def validate_chat_id(value: object) -> str:
     return validate_id(value, "chat id")
+
+
+def validate_turn_id(value: object) -> str:
+    if not isinstance(value, str) or _TURN_ID.fullmatch(value) is None:
+        raise InvalidId(f"invalid turn id: {repr(value)[:60]}")
+    return value

@@ -1,14 +1,18 @@
 """Forward-only schema migrations, applied in order under `PRAGMA user_version`.
 
-Migration N (1-based) brings the schema from version N-1 to N. Never edit a released entry;
-append a new one.
+Migration N (1-based) brings the schema from version N-1 to N: either an SQL script or a
+function given the connection (inside the migration transaction). Never edit a released
+entry; append a new one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Callable, Sequence
 
-_V1 = """
+Migration = str | Callable[[sqlite3.Connection], None]
+
+SCHEMA_V1 = """
 CREATE TABLE chats (
     id          TEXT PRIMARY KEY,
     title       TEXT NOT NULL DEFAULT '',
@@ -59,6 +63,60 @@ CREATE INDEX usage_created_at ON usage(created_at);
 """
 
 # usage.chat_id deliberately has no foreign key: usage stays countable after a chat is deleted.
-MIGRATIONS: Sequence[str] = (_V1,)
+
+# Full-text search over message text. The trigram tokenizer matches substrings in any script
+# (Chinese has no spaces). It needs SQLite >= 3.34 with FTS5; without it the table is simply
+# absent and search falls back to a LIKE scan (see chats.py), so the database still opens.
+FTS_V1 = """
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages', content_rowid='id', tokenize='trigram'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+"""
+
+FTS_TABLE = "messages_fts"
+
+
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run each statement (`executescript` would COMMIT the migration transaction first)."""
+    for statement in split_statements(script):
+        conn.execute(statement)
+
+
+def split_statements(script: str) -> list[str]:
+    statements: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {buf.strip()[:80]!r}")
+    return statements
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    run_script(conn, SCHEMA_V1)
+    try:
+        conn.execute("SAVEPOINT fts")
+        run_script(conn, FTS_V1)
+        conn.execute("RELEASE fts")
+    except sqlite3.OperationalError:  # no fts5 module or no trigram tokenizer
+        conn.execute("ROLLBACK TO fts")
+        conn.execute("RELEASE fts")
+
+
+MIGRATIONS: Sequence[Migration] = (_v1,)
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -9,9 +9,10 @@ with `keyring.set_keyring(MemoryKeyring())` in-process, or for subprocesses with
 `PYTHON_KEYRING_BACKEND=app.testing.fake_keyring.FileKeyring` plus
 `CASHCODE_TEST_KEYRING_FILE=/tmp/.../keyring.json`.
 
-Importing this module registers the classes with keyring's backend registry; FileKeyring
-declares itself unusable (its priority raises) without the env variable so keyring's
-auto-selection never picks it by accident.
+Importing this module registers the classes with keyring's backend registry, so both set
+`viable = False`: keyring's auto-selection never picks them by accident, while explicit
+selection (`set_keyring`, `PYTHON_KEYRING_BACKEND`) still works. FileKeyring also reports
+itself unusable (its priority raises) when the env variable is missing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ ENV_FILE = "CASHCODE_TEST_KEYRING_FILE"
 class MemoryKeyring(KeyringBackend):
     """In-process keyring; all instances share one store (like a real system keychain)."""
 
+    viable = False  # never auto-selected (see module docstring)
     _store: ClassVar[dict[tuple[str, str], str]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
@@ -61,6 +63,8 @@ class MemoryKeyring(KeyringBackend):
 
 class FileKeyring(KeyringBackend):
     """Plaintext JSON keyring shared between processes through `CASHCODE_TEST_KEYRING_FILE`."""
+
+    viable = False  # never auto-selected (see module docstring)
 
     @properties.classproperty
     def priority(cls) -> float:

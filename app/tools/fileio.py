@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from app.tools.base import ToolError
@@ -32,24 +33,32 @@ def read_utf8(path: Path, shown: str, *, max_bytes: int) -> str:
 
 def read_bytes_nofollow(path: Path, shown: str, *, max_bytes: int) -> bytes:
     """Read at most `max_bytes` from a regular file, refusing a symlink swapped in after checks."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError as exc:
-        raise ToolError(f"File '{shown}' does not exist.") from exc
-    except IsADirectoryError as exc:
-        raise ToolError(f"'{shown}' is a directory, not a file.") from exc
-    except OSError as exc:
-        raise ToolError(f"Cannot open '{shown}': {exc.strerror}.") from exc
+    fd = open_regular(path, shown)
     with os.fdopen(fd, "rb") as fh:
-        if not _is_regular(fh.fileno()):
-            raise ToolError(f"'{shown}' is not a regular file.")
         return fh.read(max_bytes)
 
 
-def _is_regular(fd: int) -> bool:
-    import stat
+def open_regular(path: Path, shown: str) -> int:
+    """Open a regular file read-only without following a final symlink.
 
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+    O_NONBLOCK keeps a FIFO from blocking the open; it has no effect on regular files.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError as exc:
+        raise ToolError(f"File '{shown}' does not exist.") from exc
+    except OSError as exc:
+        raise ToolError(f"Cannot open '{shown}': {exc.strerror}.") from exc
+    ensure_regular(fd, shown)
+    return fd
+
+
+def ensure_regular(fd: int, shown: str) -> None:
+    """Check an open fd is a regular file (checked on the fd, so no swap can slip in); close it if not."""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolError(f"'{shown}' is not a regular file.")
 
 
 def atomic_write(path: Path, data: bytes, *, overwrite: bool) -> None:

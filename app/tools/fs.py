@@ -7,7 +7,6 @@ import difflib
 import hashlib
 import io
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 from app.tools.args import opt_bool, opt_int, opt_str, req_str
 from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
-from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, read_utf8
+from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, open_regular, read_utf8
 from app.tools.workspace import display_path, resolve_in_workspace
 
 READ_CAP_BYTES = 256 * 1024  # what the model gets from one read_file call
@@ -31,8 +30,8 @@ class PathState:
     shown: str
 
 
-def _path_state(args: Mapping[str, Any], ctx: ToolContext, *, for_write: bool, key: str = "path") -> PathState:
-    path = resolve_in_workspace(req_str(args, key), ctx, for_write=for_write)
+def _path_state(args: Mapping[str, Any], ctx: ToolContext, *, for_write: bool) -> PathState:
+    path = resolve_in_workspace(req_str(args, "path"), ctx, for_write=for_write)
     return PathState(path=path, shown=display_path(path, ctx))
 
 
@@ -80,15 +79,8 @@ class ReadFileTool(Tool):
 
 
 def _read_lines(st: ReadState) -> tuple[str, str | None]:
-    try:
-        fd = os.open(st.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError as exc:
-        raise ToolError(f"File '{st.shown}' does not exist.") from exc
-    except OSError as exc:
-        raise ToolError(f"Cannot open '{st.shown}': {exc.strerror}.") from exc
+    fd = open_regular(st.path, st.shown)
     with os.fdopen(fd, "rb") as raw:
-        if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
-            raise ToolError(f"'{st.shown}' is not a regular file.")
         if looks_binary(raw.read(BINARY_SNIFF_BYTES)):
             raise ToolError(f"'{st.shown}' looks like a binary file; only UTF-8 text files are supported.")
         raw.seek(0)
@@ -112,7 +104,8 @@ def _collect(text: io.TextIOWrapper, st: ReadState) -> tuple[str, str | None]:
         if line_no < st.offset:
             continue
         if st.limit is not None and len(out) >= st.limit:
-            return "".join(out), f"[truncated: limit of {st.limit} lines reached; continue with offset={line_no}]"
+            marker = f"[truncated: limit of {st.limit} lines reached; continue with offset={line_no}]"
+            return "".join(out), marker
         n = len(line.encode("utf-8"))
         if size + n > READ_CAP_BYTES:
             if not out:  # a single over-long line: show its beginning
@@ -146,7 +139,7 @@ class WriteFileTool(Tool):
         "properties": {
             "path": {"type": "string", "description": "File path, relative to the workspace."},
             "content": {"type": "string", "description": "Full file content."},
-            "overwrite": {"type": "boolean", "description": "Replace the file if it exists.", "default": False},
+            "overwrite": {"type": "boolean", "description": "Replace an existing file.", "default": False},
         },
         "required": ["path", "content"],
         "additionalProperties": False,
@@ -174,7 +167,8 @@ class WriteFileTool(Tool):
             await asyncio.to_thread(atomic_write, st.path, st.data, overwrite=st.overwrite)
         except OSError as exc:
             raise ToolError(f"Could not write '{st.shown}': {exc.strerror or exc}.") from exc
-        return ToolResult(ok=True, content=f"Wrote {len(st.data)} bytes to {st.shown}.", metadata={"path": st.shown})
+        done = f"Wrote {len(st.data)} bytes to {st.shown}."
+        return ToolResult(ok=True, content=done, metadata={"path": st.shown})
 
 
 def _check_write_target(ps: PathState) -> bool:
@@ -279,7 +273,7 @@ class ListDirTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "Folder path, relative to the workspace.", "default": "."},
+            "path": {"type": "string", "description": "Folder, relative to the workspace.", "default": "."},
         },
         "additionalProperties": False,
     }

@@ -57,13 +57,19 @@ async def _wait_for_disconnect(receive: Receive) -> None:
 async def send_stream(reply: StreamReply, send: Send, receive: Receive, state: FakeState, rec: int) -> None:
     """Write chunks with an optional per-chunk delay. Returning early without the final empty
     body makes uvicorn close the socket mid-body: the client sees a truncated stream."""
-    await send({"type": "http.response.start", "status": 200,
-                "headers": _headers(reply.media_type, {"cache-control": "no-cache"})})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": _headers(reply.media_type, {"cache-control": "no-cache"}),
+        }
+    )
     gone = asyncio.ensure_future(_wait_for_disconnect(receive))
     sent_content = 0
+    cut_at = reply.disconnect_after
     try:
         for chunk in reply.chunks:
-            if chunk.content and reply.disconnect_after is not None and sent_content >= reply.disconnect_after:
+            if chunk.content and cut_at is not None and sent_content >= cut_at:
                 state.update(rec, aborted=True)
                 return
             if reply.delay_s:

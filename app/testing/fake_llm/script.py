@@ -32,7 +32,10 @@ class Step(BaseModel):
 
     `error` makes the request fail with that HTTP status (`retry_after` adds the header,
     `error_code` sets the OpenAI error `code`, e.g. "context_length_exceeded").
-    `disconnect_after` aborts the connection after that many wire chunks without finishing.
+    `disconnect_after` aborts the connection after that many content chunks without finishing.
+    `fail_after` instead reports an in-band stream error after that many content chunks (chat:
+    an SSE `{"error": ...}` chunk; responses: `response.failed`; Ollama: an `{"error"}` line),
+    using `error_message` / `error_code`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -49,6 +52,7 @@ class Step(BaseModel):
     error_code: str | None = None
     retry_after: float | None = None
     disconnect_after: int | None = Field(default=None, ge=0)
+    fail_after: int | None = Field(default=None, ge=0)
 
     def text_chunks(self) -> list[str]:
         return chunk_text(self.text, self.chunk_size)
@@ -74,6 +78,19 @@ def split_arguments(args_json: str, split: bool) -> list[str]:
         return [args_json]
     third = max(1, len(args_json) // 3)
     return [args_json[:third], args_json[third : 2 * third], args_json[2 * third :]]
+
+
+def cut_with_error(chunks: list[WireChunk], keep_content: int, error: WireChunk) -> list[WireChunk]:
+    """Keep the preamble and the first `keep_content` content chunks, then end with `error`."""
+    out: list[WireChunk] = []
+    seen = 0
+    for chunk in chunks:
+        if chunk.content:
+            if seen >= keep_content:
+                break
+            seen += 1
+        out.append(chunk)
+    return [*out, error]
 
 
 def parse_steps(data: object) -> list[Step]:

@@ -8,7 +8,6 @@ from typing import Any
 
 from app.testing.fake_llm.script import Step, WireChunk, split_arguments
 
-
 _ROLE: dict[str, Any] = {"role": "assistant", "content": ""}
 
 
@@ -24,8 +23,12 @@ def _usage(step: Step) -> dict[str, int]:
 def _tool_call_chunks(step: Step, step_no: int) -> list[dict[str, Any]]:
     deltas: list[dict[str, Any]] = []
     for i, call in enumerate(step.tool_calls):
-        head = {"index": i, "id": step.call_id(step_no, i), "type": "function",
-                "function": {"name": call.name, "arguments": ""}}
+        head = {
+            "index": i,
+            "id": step.call_id(step_no, i),
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
         deltas.append({"tool_calls": [head]})
         for part in split_arguments(call.arguments_json(), step.split_args):
             deltas.append({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
@@ -33,8 +36,12 @@ def _tool_call_chunks(step: Step, step_no: int) -> list[dict[str, Any]]:
 
 
 def chat_stream_chunks(step: Step, step_no: int, model: str, include_usage: bool) -> list[WireChunk]:
-    base = {"id": f"chatcmpl-{step_no}", "object": "chat.completion.chunk",
-            "created": int(time.time()), "model": model}
+    base = {
+        "id": f"chatcmpl-{step_no}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> WireChunk:
         data = _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -55,18 +62,33 @@ def chat_completion_body(step: Step, step_no: int, model: str) -> dict[str, Any]
     message: dict[str, Any] = {"role": "assistant", "content": step.text or None}
     if step.tool_calls:
         message["tool_calls"] = [
-            {"id": step.call_id(step_no, i), "type": "function",
-             "function": {"name": c.name, "arguments": c.arguments_json()}}
+            {
+                "id": step.call_id(step_no, i),
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments_json()},
+            }
             for i, c in enumerate(step.tool_calls)
         ]
     return {
-        "id": f"chatcmpl-{step_no}", "object": "chat.completion", "created": int(time.time()),
+        "id": f"chatcmpl-{step_no}",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if step.tool_calls else "stop"}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if step.tool_calls else "stop"}
+        ],
         "usage": _usage(step),
     }
 
 
 def _split(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def chat_stream_error(step: Step) -> WireChunk:
+    error = {
+        "message": step.error_message or "The model failed mid-answer.",
+        "type": "server_error",
+        "code": step.error_code,
+    }
+    return WireChunk(data=_sse({"error": error}))

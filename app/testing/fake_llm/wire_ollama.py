@@ -22,15 +22,31 @@ def _tool_call(step: Step, i: int) -> dict[str, Any]:
 
 def _final(step: Step, model: str, message: dict[str, Any]) -> dict[str, Any]:
     u = step.usage_or_default()
-    return {"model": model, "created_at": _CREATED, "message": message, "done": True,
-            "done_reason": "stop", "total_duration": 1000, "prompt_eval_count": u.input,
-            "eval_count": u.output}
+    return {
+        "model": model,
+        "created_at": _CREATED,
+        "message": message,
+        "done": True,
+        "done_reason": "stop",
+        "total_duration": 1000,
+        "prompt_eval_count": u.input,
+        "eval_count": u.output,
+    }
 
 
 def chat_stream_lines(step: Step, model: str) -> list[WireChunk]:
     def msg(**fields: Any) -> WireChunk:
-        return WireChunk(content=True, data=_line({"model": model, "created_at": _CREATED,
-                      "message": {"role": "assistant", "content": "", **fields}, "done": False}))
+        return WireChunk(
+            content=True,
+            data=_line(
+                {
+                    "model": model,
+                    "created_at": _CREATED,
+                    "message": {"role": "assistant", "content": "", **fields},
+                    "done": False,
+                }
+            ),
+        )
 
     out = [msg(thinking=part) for part in _split(step.reasoning, step.chunk_size)]
     out += [msg(content=part) for part in step.text_chunks()]
@@ -47,17 +63,32 @@ def chat_body(step: Step, model: str) -> dict[str, Any]:
 
 
 def tags_body(models: list[str]) -> dict[str, Any]:
-    return {"models": [
-        {"name": m, "model": m, "modified_at": _CREATED, "size": 1_000_000, "digest": f"sha256:{i:064x}",
-         "details": {"family": "fake", "parameter_size": "1B", "quantization_level": "Q4_0"}}
-        for i, m in enumerate(models)
-    ]}
+    return {
+        "models": [
+            {
+                "name": m,
+                "model": m,
+                "modified_at": _CREATED,
+                "size": 1_000_000,
+                "digest": f"sha256:{i:064x}",
+                "details": {"family": "fake", "parameter_size": "1B", "quantization_level": "Q4_0"},
+            }
+            for i, m in enumerate(models)
+        ]
+    }
 
 
 def show_body(capabilities: list[str], context_length: int) -> dict[str, Any]:
-    return {"capabilities": capabilities, "details": {"family": "fake"},
-            "model_info": {"general.architecture": "fake", "fake.context_length": context_length}}
+    return {
+        "capabilities": capabilities,
+        "details": {"family": "fake"},
+        "model_info": {"general.architecture": "fake", "fake.context_length": context_length},
+    }
 
 
 def _split(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def chat_stream_error(step: Step) -> WireChunk:
+    return WireChunk(data=_line({"error": step.error_message or "the model failed mid-answer"}))

@@ -17,22 +17,37 @@ def _event(kind: str, seq: int, **fields: Any) -> WireChunk:
 
 def _usage(step: Step) -> dict[str, Any]:
     u = step.usage_or_default()
-    return {"input_tokens": u.input, "output_tokens": u.output, "total_tokens": u.input + u.output,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0}}
+    return {
+        "input_tokens": u.input,
+        "output_tokens": u.output,
+        "total_tokens": u.input + u.output,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
 
 
 def _message_item(step_no: int, text: str, status: str) -> dict[str, Any]:
     content = [{"type": "output_text", "text": text, "annotations": []}] if status == "completed" else []
-    return {"type": "message", "id": f"msg_{step_no}", "role": "assistant", "status": status,
-            "content": content}
+    return {
+        "type": "message",
+        "id": f"msg_{step_no}",
+        "role": "assistant",
+        "status": status,
+        "content": content,
+    }
 
 
 def _call_item(step: Step, step_no: int, i: int, status: str) -> dict[str, Any]:
     call = step.tool_calls[i]
     args = call.arguments_json() if status == "completed" else ""
-    return {"type": "function_call", "id": f"fc_{step_no}_{i}", "call_id": step.call_id(step_no, i),
-            "name": call.name, "arguments": args, "status": status}
+    return {
+        "type": "function_call",
+        "id": f"fc_{step_no}_{i}",
+        "call_id": step.call_id(step_no, i),
+        "name": call.name,
+        "arguments": args,
+        "status": status,
+    }
 
 
 def _response(step: Step, step_no: int, model: str, status: str) -> dict[str, Any]:
@@ -41,45 +56,123 @@ def _response(step: Step, step_no: int, model: str, status: str) -> dict[str, An
         if step.text:
             output.append(_message_item(step_no, step.text, "completed"))
         output += [_call_item(step, step_no, i, "completed") for i in range(len(step.tool_calls))]
-    return {"id": f"resp_{step_no}", "object": "response", "created_at": int(time.time()),
-            "model": model, "status": status, "output": output, "parallel_tool_calls": True,
-            "tool_choice": "auto", "tools": [],
-            "usage": _usage(step) if status == "completed" else None}
+    return {
+        "id": f"resp_{step_no}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": model,
+        "status": status,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": _usage(step) if status == "completed" else None,
+    }
 
 
 def responses_stream_events(step: Step, step_no: int, model: str) -> list[WireChunk]:
     seq = iter(range(10_000))
-    out = [_event("response.created", next(seq), response=_response(step, step_no, model, "in_progress")),
-           _event("response.in_progress", next(seq),
-                  response=_response(step, step_no, model, "in_progress"))]
+    out = [
+        _event("response.created", next(seq), response=_response(step, step_no, model, "in_progress")),
+        _event("response.in_progress", next(seq), response=_response(step, step_no, model, "in_progress")),
+    ]
     index = 0
     if step.text:
         item_id = f"msg_{step_no}"
-        out.append(_event("response.output_item.added", next(seq), output_index=index,
-                          item=_message_item(step_no, "", "in_progress")))
-        out += [_event("response.output_text.delta", next(seq), item_id=item_id, output_index=index,
-                       content_index=0, delta=part, logprobs=[]) for part in step.text_chunks()]
-        out.append(_event("response.output_text.done", next(seq), item_id=item_id, output_index=index,
-                          content_index=0, text=step.text, logprobs=[]))
-        out.append(_event("response.output_item.done", next(seq), output_index=index,
-                          item=_message_item(step_no, step.text, "completed")))
+        out.append(
+            _event(
+                "response.output_item.added",
+                next(seq),
+                output_index=index,
+                item=_message_item(step_no, "", "in_progress"),
+            )
+        )
+        out += [
+            _event(
+                "response.output_text.delta",
+                next(seq),
+                item_id=item_id,
+                output_index=index,
+                content_index=0,
+                delta=part,
+                logprobs=[],
+            )
+            for part in step.text_chunks()
+        ]
+        out.append(
+            _event(
+                "response.output_text.done",
+                next(seq),
+                item_id=item_id,
+                output_index=index,
+                content_index=0,
+                text=step.text,
+                logprobs=[],
+            )
+        )
+        out.append(
+            _event(
+                "response.output_item.done",
+                next(seq),
+                output_index=index,
+                item=_message_item(step_no, step.text, "completed"),
+            )
+        )
         index += 1
     for i, call in enumerate(step.tool_calls):
         item_id = f"fc_{step_no}_{i}"
-        out.append(_event("response.output_item.added", next(seq), output_index=index,
-                          item=_call_item(step, step_no, i, "in_progress")))
-        out += [_event("response.function_call_arguments.delta", next(seq), item_id=item_id,
-                       output_index=index, delta=part)
-                for part in split_arguments(call.arguments_json(), step.split_args)]
-        out.append(_event("response.function_call_arguments.done", next(seq), item_id=item_id,
-                          output_index=index, name=call.name, arguments=call.arguments_json()))
-        out.append(_event("response.output_item.done", next(seq), output_index=index,
-                          item=_call_item(step, step_no, i, "completed")))
+        out.append(
+            _event(
+                "response.output_item.added",
+                next(seq),
+                output_index=index,
+                item=_call_item(step, step_no, i, "in_progress"),
+            )
+        )
+        out += [
+            _event(
+                "response.function_call_arguments.delta",
+                next(seq),
+                item_id=item_id,
+                output_index=index,
+                delta=part,
+            )
+            for part in split_arguments(call.arguments_json(), step.split_args)
+        ]
+        out.append(
+            _event(
+                "response.function_call_arguments.done",
+                next(seq),
+                item_id=item_id,
+                output_index=index,
+                name=call.name,
+                arguments=call.arguments_json(),
+            )
+        )
+        out.append(
+            _event(
+                "response.output_item.done",
+                next(seq),
+                output_index=index,
+                item=_call_item(step, step_no, i, "completed"),
+            )
+        )
         index += 1
-    out.append(_event("response.completed", next(seq),
-                      response=_response(step, step_no, model, "completed")))
+    out.append(_event("response.completed", next(seq), response=_response(step, step_no, model, "completed")))
     return out
 
 
 def response_body(step: Step, step_no: int, model: str) -> dict[str, Any]:
     return _response(step, step_no, model, "completed")
+
+
+def responses_stream_error(step: Step, step_no: int, model: str) -> WireChunk:
+    response = {
+        **_response(step, step_no, model, "in_progress"),
+        "status": "failed",
+        "error": {
+            "code": step.error_code or "server_error",
+            "message": step.error_message or "The model failed mid-answer.",
+        },
+    }
+    return _event("response.failed", 9_999, response=response)

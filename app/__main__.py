@@ -1,0 +1,5 @@
+"""`python -m app` is the `cashcode` command."""
+
+from app.cli.main import main
+
+raise SystemExit(main())

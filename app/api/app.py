@@ -1,0 +1,244 @@
+"""CashCodeApp: the application facade every surface calls (docs/architecture.md).
+
+One async method per route, plus `invoke(route, payload)` which validates the payload with the
+route's request model and returns the envelope. All methods run on the core asyncio loop.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from app.api import models as m
+from app.api.bus import EventBus, Subscriber
+from app.api.chats import ChatDeps, ChatService, TurnEnvironment
+from app.api.errors import ApiFailure, error_envelope, to_failure
+from app.api.ollama_probe import probe_ollama
+from app.api.providers import ProviderService
+from app.api.route_types import ROUTE_TYPES
+from app.api.settings_service import SettingsService
+from app.api.tooling import ToolCatalog
+from app.core.approvals import ApprovalGate
+from app.core.turns import TurnManager
+from app.settings.paths import AppPaths
+from app.settings.secrets import SecretStore
+from app.store.approvals import SqliteApprovalLedger
+from app.store.chats import ChatRepository
+from app.store.db import Database
+from app.store.usage import UsageRepository
+
+Handler = Callable[[Any], Awaitable[BaseModel]]
+
+
+@dataclass(frozen=True)
+class AppContext:
+    """Everything the facade is built from; assembled by `bootstrap.build_app` only."""
+
+    paths: AppPaths
+    env: Mapping[str, str]
+    db: Database
+    chats: ChatRepository
+    usage: UsageRepository
+    ledger: SqliteApprovalLedger
+    settings: SettingsService
+    secrets: SecretStore
+    providers: ProviderService
+    tools: ToolCatalog
+    bus: EventBus
+
+
+class CashCodeApp:
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.bus = ctx.bus
+        self.gate = ApprovalGate(ctx.bus.publish)
+        self.turns = TurnManager(ctx.bus.publish)
+        self._chat = ChatService(
+            ChatDeps(
+                chats=ctx.chats,
+                usage=ctx.usage,
+                ledger=ctx.ledger,
+                turns=self.turns,
+                gate=self.gate,
+                emit=ctx.bus.publish,
+                data_dir=ctx.paths.data_dir,
+                environment=self._turn_environment,
+            )
+        )
+        from app.api.routes import bind_routes  # routes refer back to this class
+
+        self._routes: dict[str, Handler] = bind_routes(self)
+
+    # ---- adapter surface ---------------------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        return self.bus.subscribe(callback)
+
+    def register_route(self, name: str, handler: Handler) -> None:
+        """Adapters serve adapter-only routes (e.g. `desktop.pick_folder`) through this."""
+        if name not in ROUTE_TYPES:
+            raise KeyError(f"unknown route {name!r}: add it to app/api/route_types.py first")
+        self._routes[name] = handler
+
+    def routes(self) -> Mapping[str, Handler]:
+        return dict(self._routes)
+
+    async def invoke(self, route: str, payload: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validate → handle → envelope. Never raises; never leaks a traceback or a secret."""
+        types = ROUTE_TYPES.get(route)
+        handler = self._routes.get(route)
+        if types is None or handler is None:
+            return error_envelope(ApiFailure("invalid", f"unknown route {route!r}"))
+        try:
+            request = types[0].model_validate(dict(payload or {}))
+            response = await handler(request)
+        except ValidationError as exc:
+            return error_envelope(to_failure(exc, route))
+        except Exception as exc:  # the API boundary: every failure becomes an envelope
+            return error_envelope(to_failure(exc, route))
+        return {"ok": True, "data": response.model_dump(mode="json")}
+
+    async def wait_idle(self, chat_id: str) -> None:
+        """Wait until the chat has no running turn (the CLI uses this)."""
+        await self.turns.wait(chat_id)
+
+    async def aclose(self) -> None:
+        await self.turns.aclose()
+        await self.ctx.providers.aclose()
+        self.ctx.db.close()
+
+    # ---- app -----------------------------------------------------------------------------------
+
+    async def app_info(self, req: m.Empty) -> m.AppInfo:
+        settings = self.ctx.settings.load()
+        state = self.ctx.secrets.status()
+        return m.AppInfo(
+            version=_version(),
+            platform=sys.platform,
+            first_run=not settings.providers,
+            keyring=m.KeyringStatus(available=state.available, backend=state.backend, message=state.message),
+            data_dir=str(self.ctx.paths.data_dir),
+            workspace=str(self.ctx.settings.workspace(settings)),
+        )
+
+    async def app_detect_ollama(self, req: m.Empty) -> m.OllamaProbe:
+        return await probe_ollama(self.ctx.env)
+
+    # ---- chats ---------------------------------------------------------------------------------
+
+    async def chats_list(self, req: m.Empty) -> m.ChatList:
+        return self._chat.list()
+
+    async def chats_create(self, req: m.ChatCreate) -> m.ChatSummary:
+        return self._chat.create(req)
+
+    async def chats_get(self, req: m.ChatGet) -> m.ChatDetail:
+        return self._chat.get(req)
+
+    async def chats_rename(self, req: m.ChatRename) -> m.ChatSummary:
+        return self._chat.rename(req)
+
+    async def chats_delete(self, req: m.ChatRef) -> m.Ok:
+        self._chat.delete(req)
+        return m.Ok()
+
+    async def chat_send(self, req: m.ChatSend) -> m.TurnRef:
+        choice = req.model or self.ctx.settings.view().last_model
+        if choice is None:
+            raise ApiFailure("invalid", "No model chosen yet: pick a provider and a model first.")
+        provider = self.ctx.providers.get(choice.provider_id)
+        ref = self._chat.send(req.chat_id, req.text, choice.provider_id, choice.model, provider)
+        if req.model is not None and not self.ctx.providers.is_override(choice.provider_id):
+            self.ctx.settings.remember_model(choice.provider_id, choice.model)
+        return ref
+
+    async def chat_cancel(self, req: m.ChatRef) -> m.Ok:
+        await self.turns.cancel(req.chat_id)
+        return m.Ok()
+
+    async def chat_retry(self, req: m.ChatRef) -> m.TurnRef:
+        return self._chat.retry(req.chat_id, self.ctx.providers.get)
+
+    async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
+        if not self.gate.answer(req.approval_id, req.decision):
+            raise ApiFailure("not_found", "That approval is no longer pending (answered or cancelled).")
+        return m.Ok()
+
+    # ---- providers & models -------------------------------------------------------------------
+
+    async def providers_list(self, req: m.Empty) -> m.ProviderList:
+        return self.ctx.providers.list_views()
+
+    async def providers_save(self, req: m.ProviderInput) -> m.ProviderView:
+        return self.ctx.providers.save(req)
+
+    async def providers_delete(self, req: m.ProviderRef) -> m.Ok:
+        self.ctx.providers.delete(req.provider_id)
+        return m.Ok()
+
+    async def providers_test(self, req: m.ProviderRef) -> m.ConnectionTest:
+        return await self.ctx.providers.test(req.provider_id)
+
+    async def models_list(self, req: m.ModelsQuery) -> m.ModelList:
+        return await self.ctx.providers.models(req.provider_id)
+
+    # ---- settings, approvals, tools -----------------------------------------------------------
+
+    async def settings_get(self, req: m.Empty) -> m.SettingsView:
+        return self.ctx.settings.view()
+
+    async def settings_update(self, req: m.SettingsPatch) -> m.SettingsView:
+        return self.ctx.settings.update(req)
+
+    async def approvals_list(self, req: m.Empty) -> m.GrantList:
+        grants = [
+            m.GrantView(
+                id=g.id,
+                kind=g.kind,
+                key=list(g.key),
+                workspace=g.workspace,
+                created_at=g.created_at,
+                chat_id=g.chat_id,
+            )
+            for g in self.ctx.ledger.list()
+        ]
+        return m.GrantList(grants=grants)
+
+    async def approvals_revoke(self, req: m.GrantRef) -> m.Ok:
+        if not self.ctx.ledger.revoke(req.grant_id):
+            raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
+        return m.Ok()
+
+    async def tools_list(self, req: m.Empty) -> m.ToolList:
+        return m.ToolList(tools=self.ctx.tools.infos(self.ctx.settings.load().tool_policies))
+
+    async def unsupported(self, req: BaseModel) -> BaseModel:
+        raise ApiFailure("unsupported", "This action is only available in the desktop app.")
+
+    # ---- internals -------------------------------------------------------------------------------
+
+    def _turn_environment(self) -> TurnEnvironment:
+        settings = self.ctx.settings.load()
+        workspace = self.ctx.settings.workspace(settings)
+        return TurnEnvironment(
+            workspace=workspace,
+            max_iterations=self.ctx.settings.max_iterations(settings),
+            allow_private_network=settings.allow_private_network,
+            protected_roots=(self.ctx.paths.skills_dir,),
+            tools=self.ctx.tools,
+            policy=self.ctx.tools.policy(
+                mode=settings.approval_mode, policies=settings.tool_policies, ledger=self.ctx.ledger
+            ),
+        )
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("cashcode")
+    except importlib.metadata.PackageNotFoundError:
+        return "0.0.0"

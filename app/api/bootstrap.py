@@ -1,0 +1,85 @@
+"""The composition root: the ONE place that builds the application's objects.
+
+Adapters call `build_app(...)` once per process (on the core loop's thread) and
+`await app.aclose()` at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.api.app import AppContext, CashCodeApp
+from app.api.bus import EventBus
+from app.api.providers import ProviderFactory, ProviderService, default_factory
+from app.api.settings_service import SettingsService
+from app.api.tooling import ToolCatalog
+from app.llm.base import ProviderConfig
+from app.settings.paths import AppPaths
+from app.settings.secrets import SecretStore
+from app.settings.user_settings import SettingsStore
+from app.store.approvals import SqliteApprovalLedger
+from app.store.chats import ChatRepository
+from app.store.db import Database
+from app.store.usage import UsageRepository
+from app.tools.base import Tool
+
+if TYPE_CHECKING:
+    from app.tools.registry import ToolRegistry
+
+
+def build_app(
+    paths: AppPaths,
+    env: Mapping[str, str],
+    *,
+    secrets: SecretStore | None = None,
+    provider_factory: ProviderFactory | None = None,
+    provider_override: ProviderConfig | None = None,
+    workspace: Path | None = None,
+    max_iterations: int | None = None,
+    tools: list[Tool] | None = None,
+) -> CashCodeApp:
+    """Open the database and settings and wire every service.
+
+    - `secrets`: defaults to the OS keychain (`SecretStore()`; keyring is imported lazily).
+    - `provider_factory`: `Provider` constructor (default: `app.llm.factory.create_provider`).
+    - `provider_override`: a provider used for its id in this process only (the CLI's config).
+    - `workspace`, `max_iterations`: process-local overrides of the settings (the CLI's flags).
+    - `tools`: the tool set (default: the built-in tools).
+    """
+    paths.ensure()
+    env = dict(env)
+    secret_store = secrets if secrets is not None else SecretStore()
+    settings_store = SettingsStore(paths.settings_path)
+    providers = ProviderService(settings_store, secret_store, provider_factory or default_factory)
+    if provider_override is not None:
+        providers.add_override(provider_override)
+    db = Database(paths.db_path)
+    ctx = AppContext(
+        paths=paths,
+        env=env,
+        db=db,
+        chats=ChatRepository(db),
+        usage=UsageRepository(db),
+        ledger=SqliteApprovalLedger(db),
+        settings=SettingsService(
+            settings_store,
+            data_dir=paths.data_dir,
+            env=env,
+            workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
+            max_iterations_override=max_iterations,
+        ),
+        secrets=secret_store,
+        providers=providers,
+        tools=ToolCatalog(_registry(tools)),
+        bus=EventBus(),
+    )
+    return CashCodeApp(ctx)
+
+
+def _registry(tools: list[Tool] | None) -> ToolRegistry:
+    from app.tools.registry import ToolRegistry, builtin_tools
+
+    return ToolRegistry(tools if tools is not None else builtin_tools())

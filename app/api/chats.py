@@ -1,0 +1,179 @@
+"""Chat routes: listing and editing chats, and starting/stopping/approving turns."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from app.api import models as m
+from app.api.errors import ApiFailure
+from app.core.approvals import ApprovalGate
+from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, TurnSpec
+from app.core.events import SessionDeleted, SessionUpdated
+from app.core.messages import Message
+from app.core.prompt import build_system_prompt, load_persona
+from app.core.turn import TurnOutcome, run_turn
+from app.core.turns import TurnManager
+from app.llm.base import Provider, UsageReport
+from app.store.approvals import SqliteApprovalLedger
+from app.store.chats import ChatRecord, ChatRepository, StoredMessage
+from app.store.usage import UsageRepository
+from app.tools.base import ToolContext
+
+AUTO_TITLE_CHARS = 60
+
+
+def auto_title(user_text: str) -> str:
+    """The first non-empty line of the first user message, trimmed to ~60 characters.
+
+    Deliberately no extra model call: it is instant, free, works offline, and the user can
+    rename the chat at any time.
+    """
+    line = next((ln.strip() for ln in user_text.splitlines() if ln.strip()), "New chat")
+    line = " ".join(line.split())
+    return line if len(line) <= AUTO_TITLE_CHARS else line[: AUTO_TITLE_CHARS - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class TurnEnvironment:
+    """Per-turn settings the chat service asks for at send time (they may change between turns)."""
+
+    workspace: Path
+    max_iterations: int
+    allow_private_network: bool
+    protected_roots: tuple[Path, ...]
+    tools: ToolBox
+    policy: ApprovalPolicy
+
+
+@dataclass(frozen=True)
+class ChatDeps:
+    chats: ChatRepository
+    usage: UsageRepository
+    ledger: SqliteApprovalLedger
+    turns: TurnManager
+    gate: ApprovalGate
+    emit: Emit
+    data_dir: Path
+    environment: Callable[[], TurnEnvironment]
+    clock: Callable[[], datetime] = datetime.now
+
+
+class ChatService:
+    def __init__(self, deps: ChatDeps) -> None:
+        self._d = deps
+
+    # ---- chats -------------------------------------------------------------------------------
+
+    def summary(self, record: ChatRecord) -> m.ChatSummary:
+        return m.ChatSummary(
+            id=record.id,
+            title=record.title,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            running=self._d.turns.is_running(record.id),
+        )
+
+    def list(self) -> m.ChatList:
+        return m.ChatList(chats=[self.summary(c) for c in self._d.chats.list(limit=10_000)])
+
+    def create(self, req: m.ChatCreate) -> m.ChatSummary:
+        return self.summary(self._d.chats.create(req.title))
+
+    def get(self, req: m.ChatGet) -> m.ChatDetail:
+        record = self._d.chats.get(req.chat_id)
+        stored, has_more = self._d.chats.page(req.chat_id, before_cursor=req.before_cursor, limit=req.limit)
+        views = [_view(s) for s in stored if s.message.role != "system"]
+        return m.ChatDetail(chat=self.summary(record), messages=views, has_more=has_more)
+
+    def rename(self, req: m.ChatRename) -> m.ChatSummary:
+        record = self._d.chats.rename(req.chat_id, req.title)
+        self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
+        return self.summary(record)
+
+    def delete(self, req: m.ChatRef) -> None:
+        if self._d.turns.is_running(req.chat_id):
+            raise ApiFailure("busy", "This chat is running a turn; stop it before deleting the chat.")
+        self._d.chats.delete(req.chat_id)
+        self._d.emit(SessionDeleted(chat_id=req.chat_id))
+
+    # ---- turns -------------------------------------------------------------------------------
+
+    def send(self, chat_id: str, text: str, provider_id: str, model: str, provider: Provider) -> m.TurnRef:
+        """Start a turn (returns at once). `provider` is the live Provider for `provider_id`."""
+        self._d.chats.get(chat_id)  # NotFound / InvalidId before anything starts
+        spec = TurnSpec(
+            chat_id=chat_id, turn_id=str(uuid.uuid4()), user_text=text, provider_id=provider_id, model=model
+        )
+        return self._start(spec, provider)
+
+    def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
+        old = self._d.turns.retry_spec(chat_id)
+        spec = TurnSpec(
+            chat_id=chat_id,
+            turn_id=str(uuid.uuid4()),
+            user_text=old.user_text,
+            provider_id=old.provider_id,
+            model=old.model,
+        )
+        return self._start(spec, provider_for(old.provider_id))
+
+    def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
+        deps = self._turn_deps(spec, provider)
+        self._d.turns.start(spec, lambda s: self._run(s, deps))
+        return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
+
+    async def _run(self, spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
+        return await run_turn(spec, deps)
+
+    def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
+        env = self._d.environment()
+        loop = LoopDeps(
+            provider=provider,
+            tools=env.tools,
+            tool_ctx=ToolContext(
+                workspace=env.workspace,
+                chat_id=spec.chat_id,
+                turn_id=spec.turn_id,
+                protected_roots=env.protected_roots,
+                allow_private_network=env.allow_private_network,
+            ),
+            policy=env.policy,
+            gate=self._d.gate,
+            ledger=self._d.ledger,
+            emit=self._d.emit,
+            on_usage=lambda u: self._record_usage(spec, u),
+            max_iterations=env.max_iterations,
+        )
+        prompt = build_system_prompt(load_persona(self._d.data_dir), env.workspace, self._d.clock())
+        return TurnDeps(loop=loop, store=self._d.chats, system_prompt=prompt, on_stored=self._after_store)
+
+    def _record_usage(self, spec: TurnSpec, usage: UsageReport) -> None:
+        self._d.usage.record(
+            spec.chat_id, spec.turn_id, spec.provider_id, spec.model, usage.input_tokens, usage.output_tokens
+        )
+
+    def _after_store(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
+        record = self._d.chats.get(spec.chat_id)
+        if record.title_auto and not record.title:
+            record = self._d.chats.rename(spec.chat_id, auto_title(spec.user_text), auto=True)
+        self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
+
+
+def _view(stored: StoredMessage) -> m.MessageView:
+    msg = stored.message
+    role = msg.role
+    assert role != "system"
+    return m.MessageView(
+        cursor=stored.cursor,
+        turn_id=stored.turn_id,
+        role=role,
+        content=msg.content,
+        tool_calls=[m.ToolCallView(id=c.id, name=c.name, arguments=c.arguments) for c in msg.tool_calls],
+        tool_call_id=msg.tool_call_id,
+        name=msg.name,
+        created_at=stored.created_at,
+    )

@@ -1,0 +1,76 @@
+"""Mapping failures to the API error envelope (codes from docs/architecture.md).
+
+Handlers raise `ApiFailure` for deliberate errors; known domain exceptions are mapped here, so
+routes stay free of try/except. Messages never carry tracebacks or secrets.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from app.core.turns import ChatBusy, NothingToRetry
+from app.llm.base import ProviderError
+from app.settings.secrets import KeyringUnavailable, SecretStoreError, redact
+from app.store.errors import Conflict, InvalidId, NotFound, StoreError
+
+ErrorCode = Literal[
+    "invalid",
+    "not_found",
+    "conflict",
+    "busy",
+    "provider_error",
+    "keyring_unavailable",
+    "unsupported",
+    "internal",
+]
+
+_log = logging.getLogger(__name__)
+
+
+class ApiFailure(Exception):
+    def __init__(self, code: ErrorCode, message: str, details: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+        self.details = details or {}
+
+
+def to_failure(exc: BaseException, route: str) -> ApiFailure:
+    """Translate any exception raised by a handler into an ApiFailure."""
+    if isinstance(exc, ApiFailure):
+        return exc
+    if isinstance(exc, ValidationError):
+        return ApiFailure("invalid", "invalid request", _validation_details(exc))
+    if isinstance(exc, ChatBusy):
+        return ApiFailure("busy", "This chat is still running a turn; stop it or wait for it to finish.")
+    if isinstance(exc, NothingToRetry | NotFound):
+        return ApiFailure("not_found", str(exc))
+    if isinstance(exc, Conflict):
+        return ApiFailure("conflict", str(exc))
+    if isinstance(exc, InvalidId | ValueError):
+        return ApiFailure("invalid", str(exc))
+    if isinstance(exc, ProviderError):
+        return ApiFailure("provider_error", exc.message, {"provider_code": exc.code})
+    if isinstance(exc, KeyringUnavailable | SecretStoreError):
+        return ApiFailure("keyring_unavailable", str(exc))
+    if isinstance(exc, StoreError):
+        return ApiFailure("internal", f"Storage problem: {exc}")
+    _log.error("route %s failed", route, exc_info=exc)
+    return ApiFailure(
+        "internal", f"Internal error in {route} ({type(exc).__name__}); see the log for details."
+    )
+
+
+def error_envelope(failure: ApiFailure) -> dict[str, Any]:
+    details = {k: redact(v) for k, v in failure.details.items()}
+    return {
+        "ok": False,
+        "error": {"code": failure.code, "message": redact(failure.message), "details": details},
+    }
+
+
+def _validation_details(exc: ValidationError) -> dict[str, str]:
+    return {".".join(str(p) for p in e["loc"]) or "(root)": e["msg"] for e in exc.errors()}

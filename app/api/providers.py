@@ -1,0 +1,173 @@
+"""Provider profiles (settings) + their keys (keychain) → live `Provider` objects (SPEC S2).
+
+Providers are created on first use and cached per profile; saving or deleting a profile closes
+the cached one. A process-local override (the CLI's effective config) can stand in for a
+profile without being saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+
+from app.api import models as m
+from app.api.errors import ApiFailure
+from app.core.events import ErrorInfo
+from app.llm.base import ModelInfo, Provider, ProviderConfig, ProviderError, ProviderKind
+from app.settings.secrets import SecretStore, provider_key_name
+from app.settings.user_settings import ProviderProfile, SettingsStore, UserSettings
+
+ProviderFactory = Callable[[ProviderConfig], Provider]
+
+
+def default_factory(config: ProviderConfig) -> Provider:
+    # Lazy: importing the SDK costs ~0.4 s; only pay it when a provider is actually used.
+    from app.llm.factory import create_provider
+
+    provider: Provider = create_provider(config)
+    return provider
+
+
+class ProviderService:
+    def __init__(self, settings: SettingsStore, secrets: SecretStore, factory: ProviderFactory) -> None:
+        self._settings = settings
+        self._secrets = secrets
+        self._factory = factory
+        self._cache: dict[str, Provider] = {}
+        self._overrides: dict[str, ProviderConfig] = {}
+
+    # ---- live providers ----------------------------------------------------------------------
+
+    def add_override(self, config: ProviderConfig) -> None:
+        """Use `config` for its id in this process only (never saved; the CLI uses this)."""
+        self._overrides[config.id] = config
+        self._drop(config.id)
+
+    def is_override(self, provider_id: str) -> bool:
+        return provider_id in self._overrides
+
+    def get(self, provider_id: str) -> Provider:
+        cached = self._cache.get(provider_id)
+        if cached is None:
+            cached = self._factory(self._config(provider_id))
+            self._cache[provider_id] = cached
+        return cached
+
+    def _config(self, provider_id: str) -> ProviderConfig:
+        override = self._overrides.get(provider_id)
+        if override is not None:
+            return override
+        profile = self._settings.load().provider(provider_id)
+        if profile is None:
+            raise ApiFailure("not_found", f"provider {provider_id!r} is not configured")
+        # Ollama needs no key, but one behind an authenticating proxy may have one stored.
+        key = self._secrets.get(provider_key_name(profile.id))
+        return ProviderConfig(
+            id=profile.id,
+            kind=ProviderKind(profile.kind),
+            base_url=profile.base_url,
+            api_key=key,
+            name=profile.name,
+        )
+
+    def _drop(self, provider_id: str) -> None:
+        provider = self._cache.pop(provider_id, None)
+        if provider is not None:
+            # Closing only releases the HTTP pool; running turns hold their own reference.
+            asyncio.get_running_loop().create_task(provider.aclose())
+
+    async def aclose(self) -> None:
+        providers, self._cache = list(self._cache.values()), {}
+        for provider in providers:
+            await provider.aclose()
+
+    # ---- routes ------------------------------------------------------------------------------
+
+    def view(self, profile: ProviderProfile) -> m.ProviderView:
+        has_key = self._secrets.get(provider_key_name(profile.id)) is not None
+        return m.ProviderView(
+            id=profile.id,
+            name=profile.name,
+            kind=profile.kind,
+            base_url=profile.base_url,
+            api_key=m.MASK if has_key else "",
+            has_key=has_key,
+        )
+
+    def list_views(self) -> m.ProviderList:
+        return m.ProviderList(providers=[self.view(p) for p in self._settings.load().providers])
+
+    def save(self, req: m.ProviderInput) -> m.ProviderView:
+        provider_id = req.id or str(uuid.uuid4())
+        current = self._settings.load()
+        if req.id is not None and current.provider(req.id) is None:
+            raise ApiFailure("not_found", f"provider {req.id!r} does not exist")
+        profile = ProviderProfile(id=provider_id, name=req.name, kind=req.kind, base_url=req.base_url)
+        # The key first: if the keychain refuses it, the profile is not saved either.
+        name = provider_key_name(provider_id)
+        if req.api_key == "":
+            self._secrets.delete(name)
+        elif req.api_key != m.MASK:
+            self._secrets.set(name, req.api_key)
+
+        def apply(s: UserSettings) -> UserSettings:
+            others = [p for p in s.providers if p.id != provider_id]
+            position = next((i for i, p in enumerate(s.providers) if p.id == provider_id), len(others))
+            others.insert(position, profile)
+            return s.model_copy(update={"providers": others})
+
+        self._settings.update(apply)
+        self._drop(provider_id)
+        return self.view(profile)
+
+    def delete(self, provider_id: str) -> None:
+        if self._settings.load().provider(provider_id) is None:
+            raise ApiFailure("not_found", f"provider {provider_id!r} does not exist")
+
+        def apply(s: UserSettings) -> UserSettings:
+            last = s.last_model if s.last_model and s.last_model.provider_id != provider_id else None
+            return s.model_copy(
+                update={"providers": [p for p in s.providers if p.id != provider_id], "last_model": last}
+            )
+
+        self._settings.update(apply)
+        self._secrets.delete(provider_key_name(provider_id))
+        self._drop(provider_id)
+
+    async def test(self, provider_id: str) -> m.ConnectionTest:
+        provider = self.get(provider_id)
+        try:
+            models = await provider.list_models()
+        except ProviderError as exc:
+            return m.ConnectionTest(ok=False, message=exc.message)
+        return m.ConnectionTest(
+            ok=True, message=f"Connected: {len(models)} models available.", model_count=len(models)
+        )
+
+    async def models(self, provider_id: str | None) -> m.ModelList:
+        settings = self._settings.load()
+        profiles = [p for p in settings.providers if provider_id in (None, p.id)]
+        if provider_id is not None and not profiles:
+            raise ApiFailure("not_found", f"provider {provider_id!r} is not configured")
+        found = await asyncio.gather(*(self._discover(p) for p in profiles))
+        entries = [e for entries, _ in found for e in entries]
+        errors = [err for _, err in found if err is not None]
+        return m.ModelList(models=entries, errors=errors)
+
+    async def _discover(self, profile: ProviderProfile) -> tuple[list[m.ModelEntry], ErrorInfo | None]:
+        try:
+            models: list[ModelInfo] = await self.get(profile.id).list_models()
+        except ProviderError as exc:
+            return [], ErrorInfo(code=exc.code, message=f"{profile.name}: {exc.message}")
+        entries = [
+            m.ModelEntry(
+                provider_id=profile.id,
+                provider_name=profile.name,
+                model=info.id,
+                supports_tools=info.supports_tools,
+                supports_vision=info.supports_vision,
+            )
+            for info in models
+        ]
+        return entries, None

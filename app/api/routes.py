@@ -1,0 +1,42 @@
+"""The route table: every name in ROUTE_TYPES bound to a CashCodeApp method.
+
+Adapter-only routes (`desktop.*`) answer `unsupported` until an adapter registers a handler
+with `CashCodeApp.register_route`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.api.app import CashCodeApp, Handler
+
+ADAPTER_ONLY_PREFIX = "desktop."
+
+
+def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
+    routes: dict[str, Handler] = {
+        "app.info": app.app_info,
+        "app.detect_ollama": app.app_detect_ollama,
+        "chats.list": app.chats_list,
+        "chats.create": app.chats_create,
+        "chats.get": app.chats_get,
+        "chats.rename": app.chats_rename,
+        "chats.delete": app.chats_delete,
+        "chat.send": app.chat_send,
+        "chat.cancel": app.chat_cancel,
+        "chat.retry": app.chat_retry,
+        "chat.approve": app.chat_approve,
+        "providers.list": app.providers_list,
+        "providers.save": app.providers_save,
+        "providers.delete": app.providers_delete,
+        "providers.test": app.providers_test,
+        "models.list": app.models_list,
+        "settings.get": app.settings_get,
+        "settings.update": app.settings_update,
+        "approvals.list": app.approvals_list,
+        "approvals.revoke": app.approvals_revoke,
+        "tools.list": app.tools_list,
+        "desktop.pick_folder": app.unsupported,
+    }
+    return routes

@@ -1,0 +1,88 @@
+"""settings.get / settings.update, and the effective workspace folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.api import models as m
+from app.api.errors import ApiFailure
+from app.settings.user_settings import ModelChoice, SettingsStore, UserSettings
+
+ENV_WORKSPACE = "WORKSPACE_DIR"
+
+
+class SettingsService:
+    def __init__(
+        self,
+        store: SettingsStore,
+        *,
+        data_dir: Path,
+        env: Mapping[str, str],
+        workspace_override: Path | None = None,
+        max_iterations_override: int | None = None,
+    ) -> None:
+        self._store = store
+        self._data_dir = data_dir
+        self._env = env
+        self._workspace_override = workspace_override
+        self._max_iterations_override = max_iterations_override
+
+    def load(self) -> UserSettings:
+        return self._store.load()
+
+    def workspace(self, settings: UserSettings | None = None) -> Path:
+        """Override (CLI) > env WORKSPACE_DIR > the setting > `<data>/workspace` (created)."""
+        if self._workspace_override is not None:
+            return self._workspace_override
+        s = settings or self._store.load()
+        raw = self._env.get(ENV_WORKSPACE) or s.workspace
+        if raw:
+            return Path(os.path.realpath(Path(raw).expanduser()))
+        default = self._data_dir / "workspace"
+        default.mkdir(parents=True, exist_ok=True)
+        return Path(os.path.realpath(default))
+
+    def max_iterations(self, settings: UserSettings) -> int:
+        return self._max_iterations_override or settings.max_iterations
+
+    def view(self, settings: UserSettings | None = None) -> m.SettingsView:
+        s = settings or self._store.load()
+        last = (
+            m.ModelRef(provider_id=s.last_model.provider_id, model=s.last_model.model)
+            if s.last_model
+            else None
+        )
+        return m.SettingsView(
+            theme=s.theme,
+            language=s.language,
+            workspace=str(self.workspace(s)),
+            last_model=last,
+            approval_mode=s.approval_mode,
+            tool_policies=dict(s.tool_policies),
+            max_iterations=s.max_iterations,
+            allow_private_network=s.allow_private_network,
+        )
+
+    def update(self, patch: m.SettingsPatch) -> m.SettingsView:
+        changes = patch.model_dump(exclude_none=True)
+        if "workspace" in changes:
+            changes["workspace"] = _checked_workspace(changes["workspace"])
+        saved = self._store.update(lambda s: s.model_copy(update=changes))
+        return self.view(saved)
+
+    def remember_model(self, provider_id: str, model: str) -> None:
+        choice = ModelChoice(provider_id=provider_id, model=model)
+        if self._store.load().last_model != choice:
+            self._store.update(lambda s: s.model_copy(update={"last_model": choice}))
+
+
+def _checked_workspace(raw: str) -> str:
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        raise ApiFailure("invalid", f"the workspace must be an absolute path, got {raw!r}")
+    real = Path(os.path.realpath(path))
+    if not real.is_dir():
+        raise ApiFailure("invalid", f"the workspace {raw!r} does not exist or is not a folder")
+    return str(real)

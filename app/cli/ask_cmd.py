@@ -1,0 +1,51 @@
+"""`cashcode ask PROMPT`: one turn, answer on stdout, exit 0 (1 on error, 130 on Ctrl-C)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from app.cli.runtime import CliError, add_model_flags, fail
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser("ask", help="ask one question and print the answer")
+    parser.add_argument("prompt", nargs="+", help="the question (words are joined with spaces)")
+    add_model_flags(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_ask(args, " ".join(args.prompt)))
+
+
+async def _ask(args: argparse.Namespace, prompt: str) -> int:
+    from app.cli.render import TerminalTurn, error_line
+    from app.cli.runtime import discard_if_empty, open_session
+    from app.cli.terminal import StdinLines
+
+    try:
+        session = open_session(args, os.environ)
+    except CliError as exc:
+        return fail(str(exc))
+    app = session.app
+    chat_id = ""
+    code = 1
+    try:
+        chat = await app.invoke("chats.create", {})
+        chat_id = chat["data"]["id"]
+        stdin = StdinLines() if StdinLines.is_interactive() else None
+        turn = TerminalTurn(app, out=sys.stdout, err=sys.stderr, stream=session.config.stream, stdin=stdin)
+        result = await turn.run(chat_id, prompt, session.model)
+        if result.error is not None:
+            print(error_line(result.error, session.config), file=sys.stderr)
+        code = result.code
+        return code
+    finally:
+        # Also on Ctrl-C: stop the turn (kills its commands), then drop the chat if it is empty.
+        if code != 0 and chat_id:
+            await app.invoke("chat.cancel", {"chat_id": chat_id})
+            await discard_if_empty(app, chat_id)
+        await app.aclose()

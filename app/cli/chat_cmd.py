@@ -1,0 +1,86 @@
+"""`cashcode chat`: an interactive conversation; every completed turn is stored."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from app.cli.runtime import CliError, add_model_flags, fail
+
+EXIT_COMMANDS = {"/exit", "/quit"}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser("chat", help="chat interactively (/exit or Ctrl-D to leave)")
+    parser.add_argument("--resume", metavar="ID", help="continue a stored chat")
+    add_model_flags(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_chat(args))
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    from app.cli.render import EXIT_ERROR, EXIT_OK, TerminalTurn, error_line
+    from app.cli.runtime import discard_if_empty, open_session
+    from app.cli.terminal import StdinLines
+
+    try:
+        session = open_session(args, os.environ)
+    except CliError as exc:
+        return fail(str(exc))
+    app = session.app
+    try:
+        chat_id = await _open_chat(app, args.resume)
+        if chat_id is None:
+            return EXIT_ERROR
+        interactive = StdinLines.is_interactive()
+        lines = StdinLines()
+        # Approvals need a person: piped input is conversation text, never a "yes".
+        turn = TerminalTurn(
+            app,
+            out=sys.stdout,
+            err=sys.stderr,
+            stream=session.config.stream,
+            stdin=lines if interactive else None,
+        )
+        while True:
+            if interactive:
+                sys.stdout.write("> ")
+                sys.stdout.flush()
+            line = await lines.readline()
+            if line is None or line.strip() in EXIT_COMMANDS:
+                if args.resume is None:
+                    await discard_if_empty(app, chat_id)
+                return EXIT_OK
+            if not line.strip():
+                continue
+            result = await turn.run(chat_id, line, session.model)
+            if result.error is not None:
+                print(error_line(result.error, session.config), file=sys.stderr)
+    finally:
+        await app.aclose()
+
+
+async def _open_chat(app: object, resume: str | None) -> str | None:
+    from app.api.app import CashCodeApp
+    from app.cli.render import error_line
+
+    assert isinstance(app, CashCodeApp)
+    if resume is None:
+        created = await app.invoke("chats.create", {})
+        chat_id: str = created["data"]["id"]
+        print(f"New chat {chat_id} (/exit to leave)", file=sys.stderr)
+        return chat_id
+    found = await app.invoke("chats.get", {"chat_id": resume, "limit": 1000})
+    if not found["ok"]:
+        print(error_line(found["error"]), file=sys.stderr)
+        return None
+    detail = found["data"]
+    count = sum(1 for m in detail["messages"] if m["role"] in ("user", "assistant") and m["content"])
+    title = detail["chat"]["title"] or "untitled"
+    print(f"Resumed chat {resume} “{title}” ({count} messages)", file=sys.stderr)
+    return resume

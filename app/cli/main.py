@@ -1,0 +1,71 @@
+"""The `cashcode` command. Sub-command modules are imported only when used (start-up cost)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+EXIT_CANCELLED = 130
+
+
+def _external(module: str, what: str) -> int:
+    """`desktop` / `serve`: run `<module>.run()`; written by other parts of the app."""
+    import importlib
+
+    try:
+        target = importlib.import_module(module)
+    except ImportError as exc:
+        print(f"cashcode: error: {what} is not available in this installation ({exc})", file=sys.stderr)
+        return 1
+    result = target.run()
+    return int(result) if isinstance(result, int) else 0
+
+
+def build_parser(command: str | None) -> argparse.ArgumentParser:
+    from app.cli import ask_cmd, chat_cmd, config_cmd, sessions_cmd
+
+    parser = argparse.ArgumentParser(prog="cashcode", description="CashCode — a local-first AI agent")
+    subparsers = parser.add_subparsers(dest="command")
+    ask_cmd.add_parser(subparsers)
+    chat_cmd.add_parser(subparsers)
+    sessions_cmd.add_parser(subparsers)
+    config_cmd.add_parser(subparsers)
+    if command == "skills":
+        from app.cli import skills_cmd  # heavy (YAML, archive code): only for `cashcode skills`
+
+        skills_cmd.add_parser(subparsers)
+    else:
+        subparsers.add_parser(
+            "skills", help="manage Skills (list, validate, import, export, …)", add_help=False
+        )
+    desktop = subparsers.add_parser("desktop", help="open the desktop app")
+    desktop.set_defaults(func=lambda a: _external("app.desktop.main", "the desktop app"))
+    serve = subparsers.add_parser("serve", help="serve the app in a local browser")
+    serve.set_defaults(func=lambda a: _external("app.server.main", "the local server"))
+    return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command(args_list))
+    args = parser.parse_args(args_list)
+    func = getattr(args, "func", None)
+    if func is None:
+        if args.command is None:
+            return _external("app.desktop.main", "the desktop app")
+        parser.parse_args([args.command, "--help"])
+        return 2
+    try:
+        return int(func(args))
+    except KeyboardInterrupt:
+        print("\nCancelled.", file=sys.stderr)
+        return EXIT_CANCELLED
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,161 @@
+"""Runs one turn in the terminal: sends it, prints the stream, asks approvals, waits for the end."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from app.api.app import CashCodeApp
+from app.cli.terminal import StdinLines
+from app.core.events import (
+    AppEvent,
+    ApprovalRequired,
+    Delta,
+    ErrorInfo,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnCancelled,
+    TurnDone,
+    TurnFailed,
+)
+
+if TYPE_CHECKING:
+    from app.settings.cli_config import EffectiveConfig
+
+EXIT_OK, EXIT_ERROR, EXIT_CANCELLED = 0, 1, 130
+_ARGS_PREVIEW = 200
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    code: int  # process exit code for this turn
+    text: str = ""
+    error: ErrorInfo | None = None
+
+
+class TerminalTurn:
+    def __init__(
+        self,
+        app: CashCodeApp,
+        *,
+        out: TextIO,
+        err: TextIO,
+        stream: bool,
+        stdin: StdinLines | None,
+    ) -> None:
+        """`stdin` None: no terminal to ask — every approval is denied without asking."""
+        self._app = app
+        self._out = out
+        self._err = err
+        self._stream = stream
+        self._stdin = stdin
+        self._prompt_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self, chat_id: str, text: str, model: dict[str, str]) -> TurnResult:
+        done: asyncio.Future[AppEvent] = asyncio.get_running_loop().create_future()
+        turn_id = ""
+        wrote_text = False
+
+        def on_event(event: AppEvent) -> None:
+            nonlocal wrote_text
+            if getattr(event, "turn_id", None) != turn_id:
+                return
+            if isinstance(event, Delta) and event.channel == "text" and self._stream:
+                self._out.write(event.text)
+                self._out.flush()
+                wrote_text = wrote_text or bool(event.text)
+            elif isinstance(event, ToolCallEvent):
+                self._tool_line(event, wrote_text)
+            elif isinstance(event, ToolResultEvent) and not event.ok:
+                self._err.write(
+                    f"  ↳ {event.name} failed: {event.output.splitlines()[0][:200] if event.output else ''}\n"
+                )
+            elif isinstance(event, ApprovalRequired):
+                task = asyncio.get_running_loop().create_task(self._answer(event))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            elif isinstance(event, TurnDone | TurnFailed | TurnCancelled) and not done.done():
+                done.set_result(event)
+
+        unsubscribe = self._app.subscribe(on_event)
+        try:
+            envelope = await self._app.invoke("chat.send", {"chat_id": chat_id, "text": text, "model": model})
+            if not envelope["ok"]:
+                error = envelope["error"]
+                return TurnResult(EXIT_ERROR, error=ErrorInfo(code=error["code"], message=error["message"]))
+            turn_id = envelope["data"]["turn_id"]
+            end = await done
+        finally:
+            unsubscribe()
+        return self._finish(end, wrote_text)
+
+    def _finish(self, end: AppEvent, wrote_text: bool) -> TurnResult:
+        if isinstance(end, TurnDone):
+            if not self._stream:
+                self._out.write(end.text)
+            if end.text or wrote_text:
+                self._out.write("\n")
+            self._out.flush()
+            return TurnResult(EXIT_OK, text=end.text)
+        if wrote_text:
+            self._out.write("\n")
+            self._out.flush()
+        if isinstance(end, TurnFailed):
+            return TurnResult(EXIT_ERROR, error=end.error)
+        return TurnResult(EXIT_CANCELLED)
+
+    def _tool_line(self, event: ToolCallEvent, wrote_text: bool) -> None:
+        args = (
+            event.arguments
+            if len(event.arguments) <= _ARGS_PREVIEW
+            else event.arguments[:_ARGS_PREVIEW] + "…"
+        )
+        self._err.write(f"{chr(10) if wrote_text else ''}· {event.name} {args}\n")
+        self._err.flush()
+
+    async def _answer(self, event: ApprovalRequired) -> None:
+        decision = await self._ask(event)
+        await self._app.invoke("chat.approve", {"approval_id": event.approval_id, "decision": decision})
+
+    async def _ask(self, event: ApprovalRequired) -> str:
+        if self._stdin is None:
+            self._err.write(
+                f"Denied {event.tool}: {event.title} (no terminal to ask). {_one_line(event.detail)}\n"
+            )
+            self._err.flush()
+            return "deny"
+        async with self._prompt_lock:
+            self._err.write(f"\n{event.title} ({event.tool}):\n{_indent(event.detail)}\n")
+            options = "[y] once / [a] always / [N] deny" if event.can_always else "[y] once / [N] deny"
+            self._err.write(f"Allow? {options}: ")
+            self._err.flush()
+            line = await self._stdin.readline()
+        return _decision(line, event.can_always)
+
+
+def _decision(line: str | None, can_always: bool) -> str:
+    answer = (line or "").strip().lower()
+    if answer in ("y", "yes", "once"):
+        return "once"
+    if can_always and answer in ("a", "always"):
+        return "always"
+    return "deny"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    {line}" for line in text.splitlines())
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def error_line(error: ErrorInfo | dict[str, Any], config: EffectiveConfig | None = None) -> str:
+    """One actionable line. For a rejected key, also say where the CLI got it from."""
+    message = error.message if isinstance(error, ErrorInfo) else str(error.get("message", ""))
+    code = error.code if isinstance(error, ErrorInfo) else str(error.get("code", ""))
+    if code == "auth" and config is not None:
+        message += f" (the key in use came from {config.sources.get('api_key', 'an unknown source')})"
+    return "cashcode: error: " + " ".join(message.split())

@@ -1,0 +1,130 @@
+"""Shared CLI plumbing: effective config → a CashCodeApp, and one-line errors.
+
+Everything heavy is imported inside functions: `cashcode ask` must start about as fast as a
+bare OpenAI SDK script (SPEC S14).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from app.api.app import CashCodeApp
+    from app.settings.cli_config import EffectiveConfig
+    from app.settings.paths import AppPaths
+
+CLI_PROVIDER_ID = "cli"
+
+
+class CliError(Exception):
+    """A problem to report as one `cashcode: error: …` line, exit 1."""
+
+
+def fail(message: str) -> int:
+    print("cashcode: error: " + " ".join(message.split()), file=sys.stderr)
+    return 1
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="model name (env CASHCODE_MODEL)")
+    parser.add_argument("--workspace", help="workspace folder (env WORKSPACE_DIR; default: current folder)")
+    parser.add_argument(
+        "--api-mode", choices=["responses", "chat_completions"], help="API mode (env CASHCODE_API_MODE)"
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL)")
+    parser.add_argument("--provider", help="a saved provider profile (id or name)")
+    parser.add_argument("--max-iterations", type=int, help="model steps per turn (default 20)")
+    stream = parser.add_mutually_exclusive_group()
+    stream.add_argument(
+        "--stream", dest="stream", action="store_true", default=None, help="stream the answer"
+    )
+    stream.add_argument(
+        "--no-stream", dest="stream", action="store_false", help="print the answer at the end"
+    )
+
+
+def paths_from_env(env: Mapping[str, str]) -> AppPaths:
+    from app.settings.paths import AppPaths
+
+    return AppPaths.from_env(env)
+
+
+def resolve_config(args: argparse.Namespace, env: Mapping[str, str], paths: AppPaths) -> EffectiveConfig:
+    from app.settings.cli_config import CliFlags, resolve_cli_config
+    from app.settings.config_errors import ConfigError
+    from app.settings.secrets import SecretStore
+    from app.settings.user_settings import SettingsError, SettingsStore
+
+    flags = CliFlags(
+        provider=getattr(args, "provider", None),
+        model=getattr(args, "model", None),
+        api_mode=getattr(args, "api_mode", None),
+        base_url=getattr(args, "base_url", None),
+        stream=getattr(args, "stream", None),
+        workspace=getattr(args, "workspace", None),
+        max_iterations=getattr(args, "max_iterations", None),
+    )
+    try:
+        user = SettingsStore(paths.settings_path).load()
+        return resolve_cli_config(flags=flags, env=env, user=user, secrets=SecretStore())
+    except (SettingsError, ConfigError) as exc:
+        raise CliError(str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class Session:
+    app: CashCodeApp
+    config: EffectiveConfig
+    model: dict[str, str]  # the ModelRef payload for chat.send
+
+
+def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
+    """Config → checks → app with the CLI's provider as a process-local override."""
+    from app.api.bootstrap import build_app
+    from app.llm.base import ProviderConfig, ProviderKind
+
+    paths = paths_from_env(env)
+    cfg = resolve_config(args, env, paths)
+    if cfg.provider_kind != "ollama" and not cfg.api_key:
+        raise CliError(
+            f"no API key for {cfg.base_url}: set OPENAI_API_KEY, or save a provider with a key in the app "
+            "(cashcode desktop → Settings → Providers)"
+        )
+    provider_id = cfg.provider_id or CLI_PROVIDER_ID
+    override = ProviderConfig(
+        id=provider_id,
+        kind=ProviderKind(cfg.provider_kind),
+        base_url=cfg.base_url,
+        api_key=cfg.api_key,
+        name=cfg.provider_id or (urlsplit(cfg.base_url).netloc or cfg.base_url),
+    )
+    app = build_app(
+        paths, env, provider_override=override, workspace=cfg.workspace, max_iterations=cfg.max_iterations
+    )
+    return Session(app=app, config=cfg, model={"provider_id": provider_id, "model": cfg.model})
+
+
+def open_plain_app(env: Mapping[str, str]) -> CashCodeApp:
+    """The app without a CLI provider (sessions commands)."""
+    from app.api.bootstrap import build_app
+
+    return build_app(paths_from_env(env), env, workspace=_cwd_workspace(env))
+
+
+def _cwd_workspace(env: Mapping[str, str]) -> Path:
+    # Sessions commands never run tools; avoid creating the default workspace folder for them.
+    return Path(env.get("WORKSPACE_DIR") or os.getcwd())
+
+
+async def discard_if_empty(app: CashCodeApp, chat_id: str) -> None:
+    """Remove a chat the CLI created but never completed a turn in (no empty sessions)."""
+    detail = await app.invoke("chats.get", {"chat_id": chat_id, "limit": 1})
+    if detail["ok"] and not detail["data"]["messages"]:
+        await app.invoke("chats.delete", {"chat_id": chat_id})

@@ -1,0 +1,87 @@
+"""Building, wiring and closing the app on the core loop (all coroutines run there)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, Protocol, TypeVar
+
+from app.desktop.assets import startup_failed_page
+from app.desktop.dialogs import register_dialog_routes
+from app.desktop.pusher import EventPusher
+from app.settings.paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class _Bus(Protocol):
+    def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
+
+
+class DesktopApp(Protocol):
+    """What the shell needs from `CashCodeApp` (app/api)."""
+
+    @property
+    def bus(self) -> _Bus: ...
+
+    def invoke(self, route: str, payload: dict[str, Any]) -> Awaitable[dict[str, Any]]: ...
+    def register_route(self, name: str, handler: Callable[..., Any]) -> None: ...
+    def aclose(self) -> Awaitable[None]: ...
+
+
+AppFactory = Callable[[AppPaths, Mapping[str, str]], Any]
+"""Builds the app on the core loop; may return the app or an awaitable of it."""
+
+
+def default_factory(paths: AppPaths, env: Mapping[str, str]) -> Any:
+    from app.api.bootstrap import build_app  # lazy: the import is most of the build time
+
+    return build_app(paths, env)
+
+
+async def start_app(factory: AppFactory, paths: AppPaths, env: Mapping[str, str]) -> DesktopApp:
+    built = factory(paths, env)
+    if inspect.isawaitable(built):
+        built = await built
+    return built  # type: ignore[no-any-return]
+
+
+async def spawn(coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """Start `coro` as a task of the core loop; returns the task without waiting for it."""
+    return asyncio.get_running_loop().create_task(coro)
+
+
+async def wire_app(app_task: asyncio.Future[DesktopApp], window: Any, pusher: EventPusher) -> None:
+    """Once the app exists: feed its events to the pusher and serve the native dialogs.
+    If it could not be built, show why in the window instead of a UI that cannot work."""
+    try:
+        app = await app_task
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # start-up boundary: any failure must reach the user, readably
+        log.exception("CashCode could not start")
+        page = startup_failed_page(exc)
+        # load_html waits on the GUI thread: never call it from the core loop itself.
+        threading.Thread(
+            target=window.load_html, args=(page,), name="show-startup-error", daemon=True
+        ).start()
+        return
+    app.bus.subscribe(pusher.emit)  # no unsubscribe needed: the app is closed before the pusher is gone
+    register_dialog_routes(app, window)
+
+
+async def close_app(app_task: asyncio.Future[DesktopApp], timeout_s: float) -> None:
+    """Close the app (cancels running turns, kills child processes); waits for a build in flight."""
+    try:
+        app = await asyncio.wait_for(asyncio.shield(app_task), timeout_s)
+    except TimeoutError:
+        app_task.cancel()
+        return
+    except Exception:  # start-up failed: nothing to close (already reported by wire_app)
+        return
+    await asyncio.wait_for(app.aclose(), timeout_s)

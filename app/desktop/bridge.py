@@ -1,0 +1,82 @@
+"""The pywebview js_api object: `window.pywebview.api.invoke(route, payload)`.
+
+pywebview exposes every public attribute of js_api recursively and runs each JS call on its
+own thread (tech-notes §1.1), so this class has exactly one public method and keeps the app
+and the loop in `_private` attributes. The method is sync on purpose: `async def` methods are
+not supported by pywebview 6.2.1; it hands the coroutine to the core loop and waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Awaitable
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+Envelope = dict[str, Any]
+
+
+class Invoker(Protocol):
+    def invoke(self, route: str, payload: dict[str, Any]) -> Awaitable[Envelope]: ...
+
+
+def error_envelope(code: str, message: str, **details: str) -> Envelope:
+    return {"ok": False, "error": {"code": code, "message": message, "details": details}}
+
+
+class Bridge:
+    """`app` may be the app itself or a future of it (created on `loop`): the window opens while
+    the app is still being built, and early calls simply wait for it."""
+
+    def __init__(
+        self,
+        app: Invoker | asyncio.Future[Any],
+        loop: asyncio.AbstractEventLoop,
+        *,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self._app = app
+        self._loop = loop
+        self._timeout_s = timeout_s
+
+    def invoke(self, route: str, payload: dict[str, Any] | None = None) -> Envelope:
+        """Call one API route; always answers with an envelope, never raises into the page."""
+        if not isinstance(route, str):
+            return error_envelope("invalid", "route must be a string")
+        if payload is None:
+            payload = {}
+        if not isinstance(payload, dict):
+            return error_envelope("invalid", "payload must be an object", route=route)
+        call = self._call(route, payload)
+        try:
+            future = asyncio.run_coroutine_threadsafe(call, self._loop)
+        except RuntimeError:  # loop closed: the window outlived the core during shutdown
+            call.close()
+            return error_envelope("unsupported", "CashCode is shutting down", route=route)
+        try:
+            return future.result(self._timeout_s)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            message = f"{route} did not answer within {self._timeout_s:g} s"
+            return error_envelope("internal", message, route=route, reason="timeout")
+        except concurrent.futures.CancelledError:
+            return error_envelope("internal", f"{route} was cancelled", route=route, reason="cancelled")
+
+    async def _call(self, route: str, payload: dict[str, Any]) -> Envelope:
+        try:
+            # shield: a call that times out must not cancel the shared start-up future.
+            app = await asyncio.shield(self._app) if isinstance(self._app, asyncio.Future) else self._app
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # start-up failed; every call reports why
+            return error_envelope("internal", f"CashCode could not start: {exc}", route=route)
+        try:
+            return await app.invoke(route, payload)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the boundary: a bug below must become an envelope, not a JS stack
+            log.exception("route %s raised", route)
+            return error_envelope("internal", f"{type(exc).__name__}: {exc}", route=route)

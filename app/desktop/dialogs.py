@@ -1,0 +1,35 @@
+"""Native dialogs behind adapter-only routes (`desktop.pick_folder`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
+
+import webview
+
+from app.api.models import FolderPick
+
+PICK_FOLDER_ROUTE = "desktop.pick_folder"
+
+
+class DialogWindow(Protocol):
+    def create_file_dialog(self, dialog_type: int = ..., directory: str = ...) -> Sequence[str] | None: ...
+
+
+class RouteRegistrar(Protocol):
+    def register_route(self, name: str, handler: Callable[..., Awaitable[Any]]) -> None: ...
+
+
+async def pick_folder(window: DialogWindow) -> FolderPick:
+    """Ask for a folder. The dialog blocks until answered and, like run_js, waits on the GUI
+    thread, so it runs on a worker thread: never on the GUI thread or the core loop."""
+    chosen = await asyncio.to_thread(window.create_file_dialog, webview.FileDialog.FOLDER)
+    return FolderPick(path=chosen[0] if chosen else None)
+
+
+def register_dialog_routes(app: RouteRegistrar, window: DialogWindow) -> None:
+    async def handle_pick_folder(_request: Any = None) -> FolderPick:
+        return await pick_folder(window)
+
+    app.register_route(PICK_FOLDER_ROUTE, handle_pick_folder)

@@ -1,0 +1,160 @@
+"""`cashcode desktop`: the pywebview window over the application API.
+
+Threads: the GUI owns the main thread; one core thread runs the asyncio loop that owns the
+app; pywebview runs each bridge call on its own thread; the pusher thread feeds events into
+the page (docs/architecture.md, "Threads and loops").
+
+Start-up overlaps the two slow halves: the core thread imports and builds the app while the
+main thread starts Qt and Chromium loads the page in its own processes. Bridge calls that
+arrive before the app is ready wait for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from app.desktop import startup_marks
+from app.desktop.app_start import (
+    AppFactory,
+    DesktopApp,
+    close_app,
+    default_factory,
+    spawn,
+    start_app,
+    wire_app,
+)
+from app.desktop.assets import missing_ui_page, web_index
+from app.desktop.bridge import Bridge
+from app.desktop.core_loop import CoreLoop
+from app.desktop.pusher import EventPusher
+from app.desktop.qt_setup import create_qt_application, prepare_qt_environment, uses_qt
+from app.desktop.window_state import FILE_NAME as WINDOW_STATE_FILE
+from app.desktop.window_state import MIN_SIZE, WindowStateTracker, load_window_state, save_window_state
+from app.settings.paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+CLOSE_TIMEOUT_S = 10.0
+
+
+@dataclass
+class _Session:
+    """Everything the shutdown path must undo, in one place."""
+
+    core: CoreLoop
+    app_task: asyncio.Future[DesktopApp] | None = None
+    pusher: EventPusher | None = None
+    tracker: WindowStateTracker | None = None
+    state_path: Path | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def run(
+    argv: list[str] | None = None, *, app_factory: AppFactory | None = None, index: Path | None = None
+) -> int:
+    """Open the main window and block until it is closed. Returns the process exit code.
+
+    `app_factory` and `index` (the page to load) exist for window tests; normally the real
+    app and the bundled UI are used."""
+    startup_marks.mark("run")
+    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    paths = AppPaths.from_env(os.environ).ensure()
+    prepare_qt_environment(os.environ)  # before any Qt import creates Chromium
+
+    session = _Session(core=CoreLoop())
+    session.core.start()
+    building = start_app(app_factory or default_factory, paths, os.environ)
+    session.app_task = session.core.run(spawn(building), 5.0)
+    try:
+        _open_window(session, paths, index or web_index())
+    finally:
+        _shutdown(session)
+    if session.app_task.done() and not session.app_task.cancelled() and session.app_task.exception():
+        return 1
+    return 0 if not session.problems else 2
+
+
+def _parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="cashcode desktop", description="Open the CashCode window.")
+    parser.add_argument("--log-level", default=os.environ.get("CASHCODE_LOG_LEVEL", "WARNING").upper())
+    return parser.parse_args(argv)
+
+
+def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
+    import webview  # lazy: importing pywebview costs time the CLI should not pay
+
+    assert session.app_task is not None
+    if uses_qt():
+        create_qt_application(sys.argv[:1])
+
+    session.state_path = paths.data_dir / WINDOW_STATE_FILE
+    state = load_window_state(session.state_path)
+    source: dict[str, str] = {"url": str(index)} if index.is_file() else {"html": missing_ui_page(index)}
+    window = webview.create_window(
+        "CashCode",
+        js_api=Bridge(session.app_task, session.core.loop),
+        width=state.width,
+        height=state.height,
+        x=state.x,
+        y=state.y,
+        maximized=state.maximized,
+        min_size=MIN_SIZE,
+        background_color="#FFFFFF",
+        **source,  # type: ignore[arg-type]
+    )
+    assert window is not None
+    startup_marks.attach(window)
+    session.tracker = WindowStateTracker(state)
+    session.tracker.attach(window)
+    session.pusher = EventPusher(window)
+    session.pusher.start()
+    session.core.run(spawn(wire_app(session.app_task, window, session.pusher)), 5.0)
+    _close_window_on_sigterm(window)
+    webview.start(
+        gui="qt" if uses_qt() else None,
+        private_mode=False,  # keep localStorage (UI preferences) between launches
+        storage_path=str(paths.data_dir / "webview"),
+    )
+
+
+def _close_window_on_sigterm(window: Any) -> None:
+    """`kill <pid>` (logout, service managers) closes the window like the close button does.
+
+    The handler runs on the GUI thread; destroy() is handed to a worker so the GUI thread
+    never waits on itself."""
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        threading.Thread(target=window.destroy, name="close-on-signal", daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_signal)
+
+
+def _shutdown(session: _Session) -> None:
+    """Window closed: stop pushing, close the app (cancels turns, kills children), join."""
+    if session.pusher is not None and not session.pusher.stop():
+        session.problems.append("pusher did not stop")
+    if session.app_task is not None:
+        try:
+            session.core.run(close_app(session.app_task, CLOSE_TIMEOUT_S), CLOSE_TIMEOUT_S + 1)
+        except TimeoutError:
+            session.problems.append("closing the app timed out")
+    if not session.core.stop():
+        session.problems.append("core thread did not stop")
+    if session.tracker is not None and session.state_path is not None:
+        try:
+            save_window_state(session.state_path, session.tracker.snapshot())
+        except OSError as exc:
+            log.warning("could not save window state: %s", exc)
+    for problem in session.problems:
+        log.warning("shutdown: %s", problem)

@@ -1,0 +1,112 @@
+"""EventPusher: moves app events from the core loop into the page, in batches.
+
+The bus callback only does `SimpleQueue.put` (never blocks the core loop). A dedicated thread
+waits for the first event, flushes at once when it has been idle for a frame, otherwise keeps
+collecting until one frame (~16 ms, measured best) after the previous flush, merges text
+deltas and calls `window.run_js` once per capped batch. run_js blocks until the JS ran and
+deadlocks on the GUI thread, which is why it lives on its own thread (tech-notes §1.4).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Any, Final, Protocol
+
+from webview.errors import WebViewException
+
+from app.desktop.batching import (
+    Event,
+    dispatch_script,
+    encoded_batches,
+    merge_deltas,
+    to_plain,
+)
+
+log = logging.getLogger(__name__)
+
+_STOP: Final = object()
+
+
+class JsRunner(Protocol):
+    """The one pywebview `Window` method the pusher needs."""
+
+    def run_js(self, script: str) -> Any: ...
+
+
+class EventPusher:
+    def __init__(
+        self,
+        window: JsRunner,
+        *,
+        interval_s: float = 0.016,
+        max_events: int = 500,
+        max_bytes: int = 256 * 1024,
+        name: str = "js-pusher",
+    ) -> None:
+        self._window = window
+        self._interval_s = interval_s
+        self._max_events = max_events
+        self._max_bytes = max_bytes
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        # Daemon: a run_js in flight when the window dies may never return; it must not keep
+        # the process alive. stop() joins with a bound instead.
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._last_flush = float("-inf")
+        self.flush_count = 0  # run_js calls made (for tests and benchmarks)
+        self.event_count = 0  # events taken off the queue
+
+    def emit(self, event: Event) -> None:
+        """Bus subscriber. Thread-safe and non-blocking: only a queue put."""
+        self._queue.put(event)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 2.0) -> bool:
+        """Flush what is queued, then end the thread. Returns False if it did not end in time."""
+        self._queue.put(_STOP)
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
+        return not self._thread.is_alive()
+
+    # ---- pusher thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            batch, stopping = self._collect(first)
+            self._flush(batch)
+            if stopping:
+                return
+
+    def _collect(self, first: object) -> tuple[list[Event], bool]:
+        """Gather events until the frame deadline or the event cap; report a stop request."""
+        batch: list[Event] = [first]  # type: ignore[list-item]
+        deadline = max(time.monotonic(), self._last_flush + self._interval_s)
+        while len(batch) < self._max_events:
+            remaining = deadline - time.monotonic()
+            try:
+                item = self._queue.get(timeout=remaining) if remaining > 0 else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is _STOP:
+                return batch, True
+            batch.append(item)  # type: ignore[arg-type]
+        return batch, False
+
+    def _flush(self, batch: list[Event]) -> None:
+        self.event_count += len(batch)
+        events = merge_deltas((to_plain(e) for e in batch), max_text_chars=self._max_bytes // 2)
+        for batch_json in encoded_batches(events, self._max_events, self._max_bytes):
+            try:
+                self._window.run_js(dispatch_script(batch_json))
+            except (WebViewException, RuntimeError) as exc:
+                # Window not ready in time or already gone: the UI reloads state on mount.
+                log.warning("dropped an event batch: %s", exc)
+            self.flush_count += 1
+        self._last_flush = time.monotonic()

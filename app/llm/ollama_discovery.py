@@ -1,0 +1,66 @@
+"""Ollama model discovery: `/api/tags` for names, `/api/show` for capabilities (tools, vision)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+from app.llm import errors
+from app.llm.base import ModelInfo, ProviderError
+from app.llm.errors import ErrorContext
+
+if TYPE_CHECKING:
+    import httpx2
+
+
+async def _json(
+    http: httpx2.AsyncClient, ctx: ErrorContext, method: str, path: str, body: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    import httpx2
+
+    try:
+        response = await http.request(method, path, json=body)
+    except httpx2.TimeoutException as exc:
+        raise errors.connection_failed(ctx, timeout=True, after_headers=False) from exc
+    except httpx2.TransportError as exc:
+        raise errors.connection_failed(ctx, timeout=False, after_headers=False) from exc
+    if response.status_code >= 400:
+        raise errors.from_status(ctx, response.status_code, response.text[:500])
+    try:
+        value = response.json()
+    except json.JSONDecodeError as exc:
+        raise errors.stream_failure(ctx, None, f"{path} did not return JSON") from exc
+    return value if isinstance(value, dict) else {}
+
+
+def _context_length(model_info: object) -> int | None:
+    if not isinstance(model_info, dict):
+        return None
+    for key, value in model_info.items():
+        if key.endswith(".context_length") and isinstance(value, int):
+            return value
+    return None
+
+
+async def _describe(http: httpx2.AsyncClient, ctx: ErrorContext, name: str) -> ModelInfo:
+    try:
+        show = await _json(http, ctx, "POST", "/api/show", {"model": name})
+    except ProviderError:
+        # One model failing to describe itself should not hide the others.
+        return ModelInfo(id=name)
+    caps = show.get("capabilities")
+    if not isinstance(caps, list):  # older Ollama: capabilities unknown
+        return ModelInfo(id=name, context_length=_context_length(show.get("model_info")))
+    return ModelInfo(
+        id=name,
+        supports_tools="tools" in caps,
+        supports_vision="vision" in caps,
+        context_length=_context_length(show.get("model_info")),
+    )
+
+
+async def discover_models(http: httpx2.AsyncClient, ctx: ErrorContext) -> list[ModelInfo]:
+    tags = await _json(http, ctx, "GET", "/api/tags")
+    names = [str(m.get("name") or m.get("model")) for m in tags.get("models", []) if isinstance(m, dict)]
+    return list(await asyncio.gather(*(_describe(http, ctx, n) for n in names)))

@@ -1,0 +1,63 @@
+"""Retry with jittered exponential backoff, only before the first event of a stream.
+
+Once an event has reached the consumer a retry would duplicate output, so later failures
+are raised at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from app.llm.base import ProviderError, ProviderErrorCode
+
+E = TypeVar("E")
+
+RETRYABLE: frozenset[ProviderErrorCode] = frozenset(
+    {"rate_limit", "server", "unreachable", "ollama_not_running", "disconnected"}
+)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 3
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+    retry_after_cap_s: float = 30.0
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    rng: random.Random = field(default_factory=random.Random)
+
+    def delay(self, attempt: int, retry_after_s: float | None) -> float:
+        """Seconds to wait before retry number `attempt + 1`. A server's Retry-After wins (capped)."""
+        if retry_after_s is not None:
+            return float(min(retry_after_s, self.retry_after_cap_s))
+        backoff = min(self.max_delay_s, self.base_delay_s * (2**attempt))
+        # "Equal jitter": at least half the backoff, so retries never hammer the server.
+        return float(backoff / 2 + self.rng.uniform(0, backoff / 2))
+
+
+async def retrying(
+    attempt: Callable[[], AsyncGenerator[E, None]], policy: RetryPolicy
+) -> AsyncGenerator[E, None]:
+    """Run `attempt()` and re-run it on retryable ProviderErrors raised before its first event."""
+    retries = 0
+    while True:
+        started = False
+        try:
+            async with aclosing(attempt()) as events:
+                async for event in events:
+                    started = True
+                    yield event
+            return
+        except ProviderError as err:
+            if started or err.code not in RETRYABLE or retries >= policy.max_retries:
+                if retries:
+                    err.details["attempts"] = str(retries + 1)
+                raise
+            wait = policy.delay(retries, err.retry_after_s)
+        retries += 1
+        await policy.sleep(wait)

@@ -1,0 +1,69 @@
+"""`POST /api/invoke/{route}`: the HTTP form of the bridge's `invoke(route, payload)`.
+
+The body is the route's JSON payload; the answer is the API envelope unchanged, with HTTP 200
+for anything the application answered (the frontend reads `ok`), and 4xx only for requests
+that never reached the application (bad name, bad JSON, too large).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic_core import to_jsonable_python
+from starlette.responses import JSONResponse
+
+from app.server.contracts import ServedApp
+
+ROUTE_PATTERN = re.compile(r"^[a-z_]+\.[a-z_]+$")
+MAX_BODY_BYTES = 1024 * 1024
+_NO_STORE = {"cache-control": "no-store"}
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    body = {"ok": False, "error": {"code": code, "message": message, "details": {}}}
+    return JSONResponse(body, status_code=status, headers=_NO_STORE)
+
+
+async def read_limited(request: Request, limit: int) -> bytes:
+    """The body, refusing early on Content-Length and again while streaming (chunked bodies)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def invoke_router(app: ServedApp, max_body_bytes: int = MAX_BODY_BYTES) -> APIRouter:
+    router = APIRouter()
+
+    @router.post("/api/invoke/{route:path}", include_in_schema=False)
+    async def invoke(route: str, request: Request) -> JSONResponse:
+        if not ROUTE_PATTERN.fullmatch(route):
+            return _error(400, "invalid", "Route names look like `chats.list`.")
+        try:
+            raw = await read_limited(request, max_body_bytes)
+        except BodyTooLarge:
+            return _error(413, "invalid", f"Request body is larger than {max_body_bytes} bytes.")
+        try:
+            payload: Any = json.loads(raw) if raw.strip() else {}
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _error(400, "invalid", "Request body is not valid JSON.")
+        if not isinstance(payload, dict):
+            return _error(400, "invalid", "Request body must be a JSON object.")
+        envelope = await app.invoke(route, payload)
+        return JSONResponse(to_jsonable_python(envelope), headers=_NO_STORE)
+
+    return router

@@ -1,0 +1,73 @@
+"""The per-workspace file `.cashcode/config.yaml` (SPEC S2.5): a few non-secret CLI defaults.
+
+Anything that looks like a secret is an error, not ignored: a key in a project folder gets
+committed and shared.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from app.settings.config_errors import ConfigError
+from app.settings.secrets import redact
+from app.settings.user_settings import validate_base_url
+
+_SECRETISH = re.compile(r"(key|token|secret|password|passwd|credential|auth)", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"^[a-z]+://[^/?#]*@", re.IGNORECASE)
+
+
+class WorkspaceConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    api_mode: Literal["chat_completions", "responses"] | None = None
+    base_url: str | None = None
+    stream: bool | None = None
+    max_iterations: int | None = Field(default=None, ge=1, le=200)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        return None if value is None else validate_base_url(value)
+
+
+def _looks_secret(value: object) -> bool:
+    """A key-looking token (`sk-…`) or a URL with credentials (`https://user:pw@host`)."""
+    if not isinstance(value, str):
+        return False
+    return redact(value) != value or _URL_CREDENTIALS.search(value) is not None
+
+
+def load_workspace_config(path: Path) -> WorkspaceConfig:
+    """Parse the file; a missing file means no overrides. Raises ConfigError on any problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return WorkspaceConfig()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    import yaml  # lazy: only workspaces that have the file pay for it
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    if data is None:
+        return WorkspaceConfig()
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must be a mapping of settings, not {type(data).__name__}")
+    secret_keys = sorted(str(k) for k in data if _SECRETISH.search(str(k)) or _looks_secret(data[k]))
+    if secret_keys:
+        raise ConfigError(
+            f"{path} contains {', '.join(secret_keys)}: secrets are not allowed in the workspace "
+            "config; use the OPENAI_API_KEY environment variable or save the key in the app"
+        )
+    try:
+        return WorkspaceConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{path} has invalid settings ({problems})") from exc

@@ -1,0 +1,157 @@
+"""The catalog: every Skill in every source, with shadowing, enabled state and diagnostics."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.skills.model import WRITABLE_SOURCES, SkillManifest, SkillProblem, SourceKind
+from app.skills.redact import Redactor
+from app.skills.sources import SkillRoots, package_dirs
+from app.skills.state import SkillStateFile
+from app.skills.validate import validate_package
+
+MAX_REASON_CHARS = 300
+
+
+@dataclass(frozen=True)
+class SkillRef:
+    source: SourceKind
+    path: Path
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    name: str
+    source: SourceKind
+    path: Path
+    manifest: SkillManifest
+    sha256: str
+    enabled: bool
+    shadows: tuple[SkillRef, ...] = ()
+    shadowed_by: SkillRef | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.shadowed_by is None
+
+    @property
+    def selectable(self) -> bool:
+        return self.active and self.enabled
+
+    @property
+    def writable(self) -> bool:
+        return self.source in WRITABLE_SOURCES
+
+
+@dataclass(frozen=True)
+class SkillDiagnostic:
+    """An invalid package: listed for the user, never selectable, never shadows anything."""
+
+    source: SourceKind
+    dir_name: str
+    path: Path
+    display_path: str
+    problems: tuple[SkillProblem, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    revision: int
+    entries: tuple[CatalogEntry, ...]
+    diagnostics: tuple[SkillDiagnostic, ...]
+
+    def active(self) -> tuple[CatalogEntry, ...]:
+        return tuple(e for e in self.entries if e.active)
+
+    def get(self, name: str) -> CatalogEntry | None:
+        return next((e for e in self.entries if e.name == name and e.active), None)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(e.name for e in self.entries)
+
+
+@dataclass(frozen=True)
+class _Found:
+    source: SourceKind
+    path: Path
+    manifest: SkillManifest
+    sha256: str
+
+
+class SkillCatalog:
+    def __init__(self, roots: SkillRoots, state: SkillStateFile, redactor: Redactor) -> None:
+        self.roots = roots
+        self._state = state
+        self._redact = redactor
+        self._lock = threading.Lock()
+        self._revision = 0
+        self._current: CatalogSnapshot | None = None
+
+    @property
+    def current(self) -> CatalogSnapshot:
+        return self._current or self.refresh()
+
+    def refresh(self) -> CatalogSnapshot:
+        """Rescan every root. Cheap enough to do on every change: one stat walk per package."""
+        found, diagnostics = self._scan()
+        entries = _resolve_shadowing(found, self._state.disabled())
+        with self._lock:
+            self._revision += 1
+            snapshot = CatalogSnapshot(self._revision, entries, tuple(diagnostics))
+            self._current = snapshot
+        return snapshot
+
+    def _scan(self) -> tuple[list[_Found], list[SkillDiagnostic]]:
+        found: list[_Found] = []
+        diagnostics: list[SkillDiagnostic] = []
+        for root in self.roots.ordered():
+            for folder in package_dirs(root.path):
+                result = validate_package(folder)
+                if result.kind == "valid":
+                    doc = result.document
+                    found.append(_Found(root.source, folder, doc.manifest, doc.sha256))
+                else:
+                    diagnostics.append(self._diagnostic(root.source, folder, result.problems))
+        return found, diagnostics
+
+    def _diagnostic(
+        self, source: SourceKind, folder: Path, problems: tuple[SkillProblem, ...]
+    ) -> SkillDiagnostic:
+        clean = tuple(SkillProblem(p.rule, self._redact(p.message)) for p in problems)
+        reason = "; ".join(p.message for p in clean)
+        if len(reason) > MAX_REASON_CHARS:
+            reason = reason[: MAX_REASON_CHARS - 1] + "…"
+        return SkillDiagnostic(source, folder.name, folder, self._redact(str(folder)), clean, reason)
+
+
+def _resolve_shadowing(found: list[_Found], disabled: frozenset[str]) -> tuple[CatalogEntry, ...]:
+    """`found` is in precedence order (lowest first), so the last one with a name wins."""
+    by_name: dict[str, list[_Found]] = {}
+    for item in found:
+        by_name.setdefault(item.manifest.name, []).append(item)
+    entries: list[CatalogEntry] = []
+    for name in sorted(by_name):
+        items = by_name[name]
+        winner = items[-1]
+        winner_ref = SkillRef(winner.source, winner.path)
+        enabled = name not in disabled
+        for lower in items[:-1]:
+            entries.append(
+                CatalogEntry(
+                    name,
+                    lower.source,
+                    lower.path,
+                    lower.manifest,
+                    lower.sha256,
+                    enabled,
+                    shadowed_by=winner_ref,
+                )
+            )
+        shadows = tuple(SkillRef(i.source, i.path) for i in items[:-1])
+        entries.append(
+            CatalogEntry(name, winner.source, winner.path, winner.manifest, winner.sha256, enabled, shadows)
+        )
+    return tuple(entries)

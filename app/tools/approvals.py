@@ -1,0 +1,99 @@
+"""Approval policy: may a prepared call run now, must the user be asked, or is it refused?
+
+Order of rules (first match wins):
+1. per-tool policy "never"                          -> deny
+2. mode "read_only" and the call is not auto-safe   -> deny (grants and "always" do not lift it)
+3. per-tool policy "always"                         -> allow (policy_always)
+4. a standing grant matches the call's grant key    -> allow (granted)
+5. per-tool policy "ask" (explicit)                 -> ask, even for read-only tools and safe
+   commands (the user asked to be asked)
+6. no policy entry: read-only tool -> allow (read_only); a call the tool prepared with
+   `approval=None` (a vetted safe command) -> allow (safe_command); mode "autonomous" -> allow
+   (autonomous); otherwise ask.
+
+`policies` holds only the user's overrides; a tool without an entry gets rule 6.
+"Auto-safe" = a read-only tool, or a call the tool prepared with `approval=None` (per the
+contract in base.py that means "nothing to ask", e.g. exec of a vetted safe command).
+Grants match exactly: `ledger.has(GrantKey)` compares kind, the full argv tuple and workspace.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from app.tools.base import ApprovalInfo, ApprovalLedger, PreparedCall, Tool
+
+Mode = Literal["autonomous", "ask_writes", "read_only"]
+Policy = Literal["always", "ask", "never"]
+AllowReason = Literal["read_only", "safe_command", "granted", "policy_always", "autonomous"]
+DEFAULT_MODE: Mode = "ask_writes"
+
+
+@dataclass(frozen=True)
+class Allow:
+    reason: AllowReason
+    kind: Literal["allow"] = "allow"
+
+
+@dataclass(frozen=True)
+class Ask:
+    approval: ApprovalInfo
+    kind: Literal["ask"] = "ask"
+
+
+@dataclass(frozen=True)
+class Deny:
+    message: str  # reported to the model as the tool result
+    kind: Literal["deny"] = "deny"
+
+
+Decision = Allow | Ask | Deny
+
+
+def decide(
+    tool: Tool,
+    prepared: PreparedCall,
+    *,
+    mode: Mode,
+    policies: Mapping[str, Policy],
+    ledger: ApprovalLedger,
+) -> Decision:
+    policy = policies.get(tool.name)
+    auto_safe = tool.read_only or prepared.approval is None
+    if policy == "never":
+        return Deny(f"The tool '{tool.name}' is disabled by the user's settings (policy: never).")
+    if mode == "read_only" and not auto_safe:
+        return Deny(
+            f"The app is in read-only mode; '{tool.name}' would change something, so it was not run. "
+            "Ask the user to switch modes if this is needed."
+        )
+    if policy == "always":
+        return Allow("policy_always")
+    if _granted(prepared, ledger):
+        return Allow("granted")
+    if policy == "ask":
+        return Ask(prepared.approval or _generic_approval(tool, prepared))
+    if tool.read_only:
+        return Allow("read_only")
+    if prepared.approval is None:
+        return Allow("safe_command")
+    if mode == "autonomous":
+        return Allow("autonomous")
+    return Ask(prepared.approval)
+
+
+def _granted(prepared: PreparedCall, ledger: ApprovalLedger) -> bool:
+    key = prepared.approval.grant_key if prepared.approval else None
+    return key is not None and ledger.has(key)
+
+
+def _generic_approval(tool: Tool, prepared: PreparedCall) -> ApprovalInfo:
+    """For calls that normally need no approval but the user set the tool to "ask"."""
+    try:
+        detail = json.dumps(dict(prepared.args), ensure_ascii=False, indent=2, sort_keys=True)
+    except (TypeError, ValueError):
+        detail = repr(dict(prepared.args))
+    return ApprovalInfo(title=f"Use {tool.name}", detail=detail)

@@ -1,0 +1,143 @@
+"""The `exec` tool: run an argv list (never a shell string) inside the workspace.
+
+The program is resolved once, in `prepare`: the approval card shows, an "Always allow" grant
+stores, and `execute` launches exactly that absolute argv — PATH is never consulted again.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.tools.args import opt_int, opt_str, req_str_list
+from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.tools.exec_env import command_env, is_git_executable
+from app.tools.git_guard import git_problem
+from app.tools.process import CapturedStream, run_process
+from app.tools.safe_commands import Verdict, classify
+from app.tools.workspace import display_path, resolve_in_workspace
+
+OUTPUT_CAP = 64 * 1024  # per stream
+DEFAULT_TIMEOUT_S = 30
+MAX_TIMEOUT_S = 300
+
+
+@dataclass(frozen=True)
+class ExecPlan:
+    argv: tuple[str, ...]  # argv[0] is the absolute resolved program
+    cwd: Path
+    timeout: int
+    verdict: Verdict
+
+
+class ExecTool(Tool):
+    name = "exec"
+    description = (
+        "Run a program inside the workspace. `argv` is a list: the program name then its arguments "
+        "(no shell: no pipes, globs, redirections or variables). stdin is closed. stdout and stderr "
+        "are capped at 64 KiB each. Timeout 1–300 s (default 30)."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "argv": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "cwd": {"type": "string", "description": "Working folder, relative to the workspace."},
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_S,
+                "default": DEFAULT_TIMEOUT_S,
+            },
+        },
+        "required": ["argv"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        # None: read os.environ at call time (settings may change PATH while the app runs).
+        self._env = env
+
+    def _base_env(self) -> Mapping[str, str]:
+        return self._env if self._env is not None else os.environ
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        requested = req_str_list(args, "argv")
+        if any("\x00" in a for a in requested) or not requested[0]:
+            raise ToolError("argv entries must be non-empty strings without NUL bytes.")
+        cwd = resolve_in_workspace(opt_str(args, "cwd") or ".", ctx, for_write=True)
+        if not cwd.is_dir():
+            raise ToolError(f"Working folder '{display_path(cwd, ctx)}' is not a folder.")
+        timeout = opt_int(args, "timeout", default=DEFAULT_TIMEOUT_S, lo=1, hi=MAX_TIMEOUT_S)
+        program = resolve_program(requested[0], cwd=cwd, path_env=self._base_env().get("PATH", ""))
+        argv = (program, *requested[1:])
+        verdict = classify(requested, argv, cwd=cwd, ctx=ctx)
+        if verdict.safe and verdict.is_git:
+            env = command_env(self._base_env(), is_git=True)
+            problem = await git_problem(program, cwd=cwd, ctx=ctx, env=env)
+            if problem:
+                verdict = Verdict(False, problem, is_git=True)
+        plan = ExecPlan(argv, cwd, timeout or DEFAULT_TIMEOUT_S, verdict)
+        approval = None if verdict.safe else _approval(plan, ctx)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        plan: ExecPlan = call.state
+        env = command_env(self._base_env(), is_git=is_git_executable(plan.argv[0]))
+        try:
+            outcome = await run_process(
+                plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
+        head = (
+            f"Timed out after {plan.timeout} s; the process and its children were killed."
+            if outcome.timed_out
+            else f"Exit code: {outcome.returncode}"
+        )
+        parts = [head, _section("stdout", outcome.stdout), _section("stderr", outcome.stderr)]
+        truncated = outcome.stdout.truncated or outcome.stderr.truncated
+        return ToolResult(
+            ok=outcome.returncode == 0 and not outcome.timed_out,
+            content="\n".join(p for p in parts if p),
+            truncated=truncated,
+            metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
+        )
+
+
+def resolve_program(name: str, *, cwd: Path, path_env: str) -> str:
+    """Absolute path of the program to run. Relative PATH entries are ignored (they would depend
+    on our own cwd); a name containing '/' is taken relative to the command's cwd."""
+    if "/" in name or (os.sep != "/" and os.sep in name):
+        candidate = os.path.abspath(name if os.path.isabs(name) else os.path.join(cwd, name))
+        if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
+            raise ToolError(f"Program '{name}' does not exist or is not executable.")
+        return candidate
+    search = os.pathsep.join(p for p in path_env.split(os.pathsep) if p and os.path.isabs(p))
+    found = shutil.which(name, path=search)
+    if found is None:
+        raise ToolError(f"Program '{name}' was not found on PATH.")
+    return os.path.abspath(found)
+
+
+def _approval(plan: ExecPlan, ctx: ToolContext) -> ApprovalInfo:
+    workspace = str(Path(os.path.realpath(ctx.workspace)))
+    return ApprovalInfo(
+        title="Run a command",
+        detail=f"{shlex.join(plan.argv)}\n(in {plan.cwd})",
+        argv=plan.argv,
+        grant_key=GrantKey(kind="exec", key=plan.argv, workspace=workspace),
+    )
+
+
+def _section(label: str, stream: CapturedStream) -> str:
+    if stream.total == 0:
+        return ""
+    text = stream.data.decode("utf-8", errors="replace")
+    if stream.truncated:
+        text += f"\n[truncated: {label} was {stream.total} bytes; first {len(stream.data)} shown]"
+    return f"--- {label} ---\n{text}"

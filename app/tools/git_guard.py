@@ -1,0 +1,56 @@
+"""Extra checks before `git status|diff|log` may run unasked.
+
+Git reads repository config, and some config makes read-only commands run programs
+(core.fsmonitor, diff.external, textconv drivers, clean/smudge filters, signature checks via
+gpg). Such config can sit in a workspace the user merely downloaded. So an auto-approved git call
+requires: git's own view of git-dir, common-dir and worktree all lies inside the workspace, and
+no program-running config key is set (includes resolved). Anything unverifiable asks instead.
+Both probes run with the same scrubbed environment as the real command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.tools.base import ToolContext
+from app.tools.process import run_process
+from app.tools.workspace import is_within
+
+PROBE_TIMEOUT_S = 5.0
+_DANGEROUS_CONFIG = (
+    r"^(core\.fsmonitor|core\.pager|diff\.external|diff\..+\.(textconv|command)"
+    r"|filter\..+\.(clean|smudge|process)|gpg\..*program|log\.showsignature)$"
+)
+
+
+async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str, str]) -> str | None:
+    """Return why this repository is not safe for an unasked git call, or None if it is."""
+    workspace = Path(os.path.realpath(ctx.workspace))
+    where = await run_process(
+        [git, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"],
+        cwd=cwd,
+        env=env,
+        timeout=PROBE_TIMEOUT_S,
+        cap=16384,
+    )
+    lines = where.stdout.data.decode("utf-8", "replace").splitlines()
+    if where.returncode != 0 or len(lines) != 3:
+        return "git could not confirm a repository inside the workspace"
+    for line in lines:
+        if not is_within(Path(os.path.realpath(line)), workspace):
+            return f"git metadata `{line}` is outside the workspace"
+    config = await run_process(
+        [git, "config", "--get-regexp", _DANGEROUS_CONFIG],
+        cwd=cwd,
+        env=env,
+        timeout=PROBE_TIMEOUT_S,
+        cap=16384,
+    )
+    if config.returncode == 0:
+        first = config.stdout.data.decode("utf-8", "replace").split(" ", 1)[0]
+        return f"repository config `{first}` can make git run other programs"
+    if config.returncode != 1:  # 1 = no such keys; anything else = could not verify
+        return "git config could not be checked"
+    return None

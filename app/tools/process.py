@@ -1,0 +1,120 @@
+"""Run one child process in its own process group, with output caps, a timeout and clean kill.
+
+Why a process group: a command may spawn children (a shell, a test runner, `make`). Killing only
+the direct child would leave them running after Stop. The child starts with
+`start_new_session=True`, so its pid is also its process-group id and `killpg` reaches every
+descendant that did not deliberately move to another session. The group is also swept with
+SIGKILL when the command finishes normally: background jobs it started do not outlive the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+TERM_GRACE_S = 0.2  # SIGTERM first so well-behaved programs can clean up, then SIGKILL
+PIPE_GRACE_S = 0.5  # after the main process exits, how long stray holders of the pipes may linger
+READ_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class CapturedStream:
+    data: bytes
+    total: int  # bytes the process wrote in all
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.data)
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    returncode: int | None  # None only if it could not be collected
+    stdout: CapturedStream
+    stderr: CapturedStream
+    timed_out: bool
+    pid: int
+
+
+async def run_process(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float, cap: int
+) -> ProcessOutcome:
+    """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell)."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(cwd),
+        env=dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Capture(cap), _Capture(cap)
+    readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]
+    timed_out = False
+    try:
+        try:
+            async with asyncio.timeout(timeout):
+                await proc.wait()
+        except TimeoutError:
+            timed_out = True
+        # Background descendants may still hold the pipes open; don't wait for them forever.
+        _done, pending = await asyncio.wait(readers, timeout=PIPE_GRACE_S)
+        if pending or timed_out:
+            await kill_group(proc)
+            # A descendant that escaped into its own session could keep a pipe open: bounded wait.
+            await asyncio.wait(readers, timeout=PIPE_GRACE_S)
+    finally:
+        # Also on cancellation (Stop) or any failure: nothing may outlive the call.
+        if proc.returncode is None:
+            await kill_group(proc)
+        for task in readers:
+            task.cancel()
+        _signal_group(proc.pid, signal.SIGKILL)  # sweep stragglers; harmless if the group is gone
+    return ProcessOutcome(proc.returncode, out.result(), err.result(), timed_out, proc.pid)
+
+
+async def kill_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the group, give it a moment, SIGKILL it, and reap the direct child."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), TERM_GRACE_S)
+    except (TimeoutError, asyncio.CancelledError):
+        pass
+    finally:
+        # In `finally` so a second cancellation during the grace period still kills everything.
+        _signal_group(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(proc.wait(), 2.0)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class _Capture:
+    """Keeps the first `cap` bytes and keeps draining, so the child never blocks on a full pipe.
+
+    State lives on the object so a reader cancelled mid-way still leaves what it had read.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self._cap = cap
+        self._kept = bytearray()
+        self._total = 0
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(READ_CHUNK):
+            self._total += len(chunk)
+            if len(self._kept) < self._cap:
+                self._kept += chunk[: self._cap - len(self._kept)]
+
+    def result(self) -> CapturedStream:
+        return CapturedStream(bytes(self._kept), self._total)

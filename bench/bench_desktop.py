@@ -1,0 +1,252 @@
+"""Desktop benchmark: cold start, idle memory and server-to-screen token latency of the REAL
+window (`python -m app.desktop`) against a hello-world pywebview window (bench/hello_window.py)
+on the same backend and venv, all under a private Xvfb. Prints Markdown table rows.
+
+Run from the repo root: .venv/bin/python bench/bench_desktop.py [--runs 5]
+
+Method
+- Visible: spawn → the window's `loaded` event (page load finished in the shown window),
+  printed by the process itself as `CASHCODE_MARK loaded <epoch>`; same mark in both programs.
+- Interactive (app only): spawn → the composer is editable, observed over CDP (Playwright
+  attached to Qt WebEngine's DevTools server; in-page polling at animation-frame resolution).
+- Idle memory: PSS summed over every process of the program's session (Python + Qt WebEngine
+  renderer/GPU/utility processes) from /proc/<pid>/smaps_rollup, IDLE_S after `loaded`, in runs
+  without the DevTools server so the probe itself costs nothing.
+- Token latency: a tiny Chat Completions server in this process streams N tokens at a fixed
+  rate and records time.time() right after each token's bytes are written (TCP_NODELAY). In
+  the page, a MutationObserver watches the streaming assistant message; for every new token it
+  stamps performance.timeOrigin + performance.now() in the next requestAnimationFrame (the
+  frame that paints it). Both clocks are the machine's wall clock. Latency = paint − send.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+from tests.desktop.harness import DesktopProcess, app_dirs_env, desktop_command, launch, wait_for_mark  # noqa: E402
+from tests.desktop.procs import session_pss_kib, session_uss_kib  # noqa: E402
+from tests.desktop.xvfb import xvfb  # noqa: E402
+
+IDLE_S = 5.0
+MODEL = "bench-model"
+HELLO = [sys.executable, str(ROOT / "bench" / "hello_window.py")]
+
+
+# ---- a Chat Completions server that timestamps every token it sends ------------------------
+
+
+class TimedStream:
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+        self.rate = 50.0
+        self.sent_at: list[float] = []
+
+
+def _make_handler(stream: TimedStream) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *_: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = json.dumps(
+                {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "bench"}]}
+            )
+            self._send_json(body)
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            stream.sent_at = []
+            start = time.monotonic()
+            for i, token in enumerate(stream.tokens):
+                delay = start + i / stream.rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                self._chunk({"content": token}, None)
+                stream.sent_at.append(time.time())
+            self._chunk({}, "stop")
+            self.wfile.write(b"data: [DONE]\n\n")
+
+        def _chunk(self, delta: dict[str, str], finish: str | None) -> None:
+            data = {"id": "b", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+            self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
+
+        def _send_json(self, body: str) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+    return Handler
+
+
+# ---- measurements --------------------------------------------------------------------------
+
+
+def seed(env: dict[str, str], base_url: str, workspace: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "tests.desktop.seed", "--base-url", base_url, "--model", MODEL,
+         "--workspace", str(workspace)],
+        cwd=ROOT, env={**os.environ, **env}, check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+
+
+def stop(app: DesktopProcess) -> None:
+    if app.close_window() != 0:
+        print(f"warning: exit code {app.proc.returncode}\n{app.tail()}", file=sys.stderr)
+    app.leftovers()
+
+
+def measure_hello(display: str) -> dict[str, float]:
+    app = launch(HELLO, {}, display, cdp=False)
+    visible = wait_for_mark(app, "loaded") - app.started_at
+    time.sleep(IDLE_S)
+    pss, uss = session_pss_kib(app.proc.pid) / 1024, session_uss_kib(app.proc.pid) / 1024
+    stop(app)
+    return {"visible": visible, "pss": pss, "uss": uss}
+
+
+def measure_app_start(display: str, env: dict[str, str]) -> dict[str, float]:
+    app = launch(desktop_command(), env, display)
+    with sync_playwright() as pw:
+        page = app.attach(pw, timeout_s=60)
+        expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
+        interactive = time.time() - app.started_at
+        visible = wait_for_mark(app, "loaded") - app.started_at
+        stop(app)
+    return {"visible": visible, "interactive": interactive}
+
+
+def measure_app_memory(display: str, env: dict[str, str]) -> dict[str, float]:
+    app = launch(desktop_command(), env, display, cdp=False)
+    wait_for_mark(app, "loaded")
+    time.sleep(IDLE_S)
+    pss, uss = session_pss_kib(app.proc.pid) / 1024, session_uss_kib(app.proc.pid) / 1024
+    stop(app)
+    return {"pss": pss, "uss": uss}
+
+
+OBSERVER_JS = """(first) => {
+  window.__lat = [];
+  let max = -1;
+  const observer = new MutationObserver(() => {
+    const els = document.querySelectorAll('[data-testid=message-assistant]');
+    if (els.length <= first) return;
+    const found = els[first].textContent.match(/t\\d{4}/g);
+    const idx = found ? found.length - 1 : -1;
+    if (idx <= max) return;
+    max = idx;
+    requestAnimationFrame(() => window.__lat.push([idx, performance.timeOrigin + performance.now()]));
+  });
+  observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+  window.__stopObserver = () => observer.disconnect();
+}"""
+
+
+def measure_latency(page: Page, stream: TimedStream, rate: float, count: int) -> list[float]:
+    stream.rate = rate
+    stream.tokens = [f"t{i:04d} " for i in range(count)]
+    page.get_by_test_id("new-chat").click()
+    first = page.get_by_test_id("message-assistant").count()
+    page.evaluate(OBSERVER_JS, first)
+    page.get_by_test_id("composer-input").fill(f"stream {count} tokens at {rate:g}/s")
+    page.get_by_test_id("send-button").click()
+    expect(page.get_by_test_id("message-assistant").nth(first)).to_have_attribute(
+        "data-state", "done", timeout=count / rate * 1000 + 30_000
+    )
+    page.wait_for_function(
+        f"() => window.__lat.length && window.__lat[window.__lat.length-1][0] >= {count - 1}"
+    )
+    records = page.evaluate("() => { window.__stopObserver(); return window.__lat; }")
+    latencies, j = [], 0
+    for i, sent in enumerate(stream.sent_at):
+        while records[j][0] < i:
+            j += 1
+        latencies.append(records[j][1] - sent * 1000)
+    return latencies
+
+
+def pct(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+# ---- main ----------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--mem-runs", type=int, default=3)
+    args = parser.parse_args()
+
+    stream = TimedStream()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(stream))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+    with xvfb() as display, tempfile.TemporaryDirectory() as tmp:
+        env = app_dirs_env(Path(tmp) / "cashcode")
+        (Path(tmp) / "ws").mkdir()
+        seed(env, base_url, Path(tmp) / "ws")
+        measure_app_start(display.name, env)  # warm-up: first-run work and OS file cache
+
+        hello = [measure_hello(display.name) for _ in range(args.runs)]
+        starts = [measure_app_start(display.name, env) for _ in range(args.runs)]
+        app_pss = [measure_app_memory(display.name, env) for _ in range(args.mem_runs)]
+
+        app = launch(desktop_command(), env, display.name)
+        with sync_playwright() as pw:
+            page = app.attach(pw, timeout_s=60)
+            expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
+            measure_latency(page, stream, 200, 50)  # warm-up turn
+            lat50 = measure_latency(page, stream, 50, 250)
+            lat500 = measure_latency(page, stream, 500, 1500)
+            stop(app)
+    server.shutdown()
+
+    med = statistics.median
+    hello_vis = med(h["visible"] for h in hello)
+    app_vis = med(s["visible"] for s in starts)
+    app_int = med(s["interactive"] for s in starts)
+    print("| metric | hello-world floor | CashCode desktop | ratio | budget |")
+    print("|---|---|---|---|---|")
+    print(f"| cold start → window visible (median of {args.runs}) | {hello_vis:.2f} s | {app_vis:.2f} s "
+          f"| {app_vis / hello_vis:.2f}x | ≤ 2x floor |")  # fmt: skip
+    print(f"| cold start → interactive (median of {args.runs}) | — | {app_int:.2f} s | — | ≤ 1.5 s |")
+    for kind, budget in (("pss", "≤ 1.3x floor"), ("uss", "(PSS is the budget; USS ignores other apps)")):
+        floor, mem = med(h[kind] for h in hello), med(a[kind] for a in app_pss)
+        print(f"| idle memory, {kind.upper()} of all processes (median) | {floor:.0f} MB | {mem:.0f} MB "
+              f"| {mem / floor:.2f}x | {budget} |")  # fmt: skip
+    for rate, lat in ((50, lat50), (500, lat500)):
+        print(f"| server→screen token latency at {rate} tok/s, p50 / p95 (n={len(lat)}) | — "
+              f"| {pct(lat, 50):.1f} / {pct(lat, 95):.1f} ms | — | p95 ≤ 25 ms |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

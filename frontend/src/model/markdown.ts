@@ -1,0 +1,70 @@
+/**
+ * Markdown → safe HTML. markdown-it with raw HTML disabled renders the model's text; highlight.js
+ * colours code; DOMPurify then sanitises the result (defence in depth), and every link opens
+ * outside the app with rel="noopener noreferrer". Nothing the model writes can run as script.
+ */
+import DOMPurify from "dompurify";
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import c from "highlight.js/lib/languages/c";
+import cpp from "highlight.js/lib/languages/cpp";
+import css from "highlight.js/lib/languages/css";
+import diff from "highlight.js/lib/languages/diff";
+import go from "highlight.js/lib/languages/go";
+import java from "highlight.js/lib/languages/java";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import markdown from "highlight.js/lib/languages/markdown";
+import python from "highlight.js/lib/languages/python";
+import rust from "highlight.js/lib/languages/rust";
+import shell from "highlight.js/lib/languages/shell";
+import sql from "highlight.js/lib/languages/sql";
+import typescript from "highlight.js/lib/languages/typescript";
+import xml from "highlight.js/lib/languages/xml";
+import yaml from "highlight.js/lib/languages/yaml";
+import MarkdownIt from "markdown-it";
+
+const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
+for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang);
+
+const SAFE_URL = /^(?:https?:|mailto:|#)/i;
+
+function highlight(code: string, info: string): string {
+  const lang = info.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
+  const escape = md.utils.escapeHtml;
+  if (lang && hljs.getLanguage(lang)) {
+    const html = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+    return `<pre class="code-block"><code class="hljs language-${escape(lang)}">${html}</code></pre>`;
+  }
+  return `<pre class="code-block"><code class="hljs">${escape(code)}</code></pre>`;
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false, highlight });
+const purifier = DOMPurify(window);
+
+purifier.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    const href = node.getAttribute("href") ?? "";
+    if (!SAFE_URL.test(href.trim())) node.removeAttribute("href");
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+const PURIFY_CONFIG = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "option", "iframe", "object", "embed", "svg", "math"],
+  FORBID_ATTR: ["style", "srcset", "formaction", "action", "background", "ping"],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
+  ADD_ATTR: ["target"],
+};
+
+/** Sanitise any HTML string with the app's policy. */
+export function sanitizeHtml(html: string): string {
+  return purifier.sanitize(html, PURIFY_CONFIG) as string;
+}
+
+/** Render Markdown from the model (or the user) to sanitised HTML. */
+export function renderMarkdown(source: string): string {
+  return sanitizeHtml(md.render(source));
+}

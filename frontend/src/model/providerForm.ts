@@ -1,0 +1,36 @@
+/** Provider form logic (pure): defaults per kind and the key-mask rule. */
+import type { ProviderInput, ProviderView } from "@/api/generated";
+import { DEFAULT_BASE_URLS } from "@/stores/providers";
+import type { ProviderKind } from "@/stores/providers";
+
+export const MASK = "********";
+
+export interface ProviderDraft {
+  id: string | null;
+  name: string;
+  kind: ProviderKind;
+  baseUrl: string;
+  apiKey: string;
+}
+
+export function draftFrom(view: ProviderView | null): ProviderDraft {
+  if (!view) return { id: null, name: "", kind: "chat_completions", baseUrl: DEFAULT_BASE_URLS.chat_completions, apiKey: "" };
+  return { id: view.id, name: view.name, kind: view.kind, baseUrl: view.base_url, apiKey: view.has_key ? MASK : "" };
+}
+
+/** Switching kind replaces the base URL only when it still is some kind's default (or empty). */
+export function withKind(draft: ProviderDraft, kind: ProviderKind): ProviderDraft {
+  const isDefault = !draft.baseUrl.trim() || Object.values(DEFAULT_BASE_URLS).includes(draft.baseUrl.trim());
+  return { ...draft, kind, baseUrl: isDefault ? DEFAULT_BASE_URLS[kind] : draft.baseUrl };
+}
+
+/** The mask keeps the stored key, "" removes it, anything else replaces it. */
+export function toInput(draft: ProviderDraft): ProviderInput {
+  return {
+    id: draft.id,
+    name: draft.name.trim(),
+    kind: draft.kind,
+    base_url: draft.baseUrl.trim(),
+    api_key: draft.apiKey === MASK ? MASK : draft.apiKey.trim(),
+  };
+}

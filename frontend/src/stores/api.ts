@@ -1,0 +1,32 @@
+import { defineStore } from "pinia";
+import { shallowRef } from "vue";
+import type { RouteName } from "@/api/generated";
+import type { Request, Response, Transport } from "@/api/transport";
+import { ApiError } from "@/api/transport";
+
+/** Holds the transport every other store calls through (set once at start-up, or by tests). */
+export const useApiStore = defineStore("api", () => {
+  const transport = shallowRef<Transport | null>(null);
+
+  function use(t: Transport): void {
+    transport.value = t;
+  }
+
+  function invoke<R extends RouteName>(route: R, payload: Request<R>): Promise<Response<R>> {
+    const t = transport.value;
+    if (!t) return Promise.reject(new ApiError(route, "unavailable", "Not connected to the backend."));
+    return t.invoke(route, payload);
+  }
+
+  return { transport, use, invoke };
+});
+
+/** Readable text for any thrown value. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export function errorCode(err: unknown): string {
+  return err instanceof ApiError ? err.code : "internal";
+}

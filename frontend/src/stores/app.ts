@@ -1,0 +1,75 @@
+import { defineStore } from "pinia";
+import { ref } from "vue";
+import type { AppInfo } from "@/api/generated";
+import type { Transport } from "@/api/transport";
+import { errorMessage, useApiStore } from "./api";
+import { useChatsStore } from "./chats";
+import { useProvidersStore } from "./providers";
+import { useSettingsStore } from "./settings";
+
+export type AppStatus = "connecting" | "ready" | "error";
+
+/** Start-up: connect, subscribe to events, then take the snapshots. */
+export const useAppStore = defineStore("app", () => {
+  const api = useApiStore();
+  const info = ref<AppInfo | null>(null);
+  const status = ref<AppStatus>("connecting");
+  const error = ref("");
+  const firstRun = ref(false);
+  let unsubscribe: (() => void) | null = null;
+
+  async function start(transport: Transport): Promise<void> {
+    api.use(transport);
+    const chats = useChatsStore();
+    // Subscribe before the snapshots so no event falls between them.
+    unsubscribe?.();
+    const offEvents = transport.onEvents((batch) => chats.applyBatch(batch));
+    const offReconnect = transport.onReconnect?.(() => void resync());
+    unsubscribe = () => {
+      offEvents();
+      offReconnect?.();
+    };
+    await connect();
+  }
+
+  async function connect(): Promise<void> {
+    status.value = "connecting";
+    error.value = "";
+    try {
+      const settings = useSettingsStore();
+      const providers = useProvidersStore();
+      const chats = useChatsStore();
+      const [appInfo] = await Promise.all([
+        api.invoke("app.info", {}),
+        settings.load(),
+        chats.loadList(),
+        providers.load(),
+      ]);
+      info.value = appInfo;
+      firstRun.value = appInfo.first_run;
+      status.value = "ready";
+      void providers.loadModels().catch(() => undefined);
+    } catch (err) {
+      error.value = errorMessage(err);
+      status.value = "error";
+    }
+  }
+
+  /** After an event-channel outage: re-read what events would have told us. */
+  async function resync(): Promise<void> {
+    const chats = useChatsStore();
+    await chats.loadList().catch(() => undefined);
+    if (chats.currentId) await chats.loadHistory(chats.currentId);
+  }
+
+  function fail(message: string): void {
+    error.value = message;
+    status.value = "error";
+  }
+
+  function finishOnboarding(): void {
+    firstRun.value = false;
+  }
+
+  return { info, status, error, firstRun, start, connect, resync, fail, finishOnboarding };
+});

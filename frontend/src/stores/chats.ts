@@ -1,0 +1,344 @@
+import { defineStore } from "pinia";
+import { computed, ref } from "vue";
+import type {
+  AppEvent,
+  ApprovalRequired,
+  ChatSummary,
+  ErrorInfo,
+  MessageView,
+  ModelRef,
+  UsageEvent,
+} from "@/api/generated";
+import * as tx from "@/model/transcript";
+import type { AssistantEntry, Entry, TextChannel } from "@/model/transcript";
+import { errorCode, errorMessage, useApiStore } from "./api";
+import { animationFrame, createFrameBatcher } from "./frame";
+import type { FrameScheduler } from "./frame";
+
+export interface LiveTurn {
+  turnId: string;
+  userText: string;
+  entry: AssistantEntry;
+  model: string;
+  usage: UsageEvent | null;
+}
+
+/** Everything the UI knows about one chat beyond its summary. */
+export interface ChatRuntime {
+  history: MessageView[] | null;
+  hasMore: boolean;
+  loading: boolean;
+  live: LiveTurn | null;
+  approvals: ApprovalRequired[];
+  error: ErrorInfo | null;
+  running: boolean;
+  sending: boolean;
+}
+
+type Pending = { turnId: string; channel: TextChannel; text: string }[];
+
+function blank(): ChatRuntime {
+  return { history: null, hasMore: false, loading: false, live: null, approvals: [], error: null, running: false, sending: false };
+}
+
+export function toErrorInfo(err: unknown): ErrorInfo {
+  return { code: errorCode(err), message: errorMessage(err), retry_after_s: null };
+}
+
+export const useChatsStore = defineStore("chats", () => {
+  const api = useApiStore();
+  const summaries = ref<Record<string, ChatSummary>>({});
+  const runtimes = ref<Record<string, ChatRuntime>>({});
+  const currentId = ref<string | null>(null);
+  let frame: FrameScheduler = animationFrame;
+  const pending = new Map<string, Pending>();
+  const batcher = createFrameBatcher(flushAll, () => frame);
+  const transcripts = new WeakMap<MessageView[], Entry[]>();
+
+  const list = computed(() =>
+    Object.values(summaries.value).sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.id.localeCompare(b.id)),
+  );
+  const current = computed(() => (currentId.value ? (summaries.value[currentId.value] ?? null) : null));
+
+  function runtime(chatId: string): ChatRuntime {
+    if (!runtimes.value[chatId]) runtimes.value[chatId] = blank();
+    return runtimes.value[chatId];
+  }
+
+  /** Merge a summary; an older snapshot never overwrites a newer pushed update. */
+  function upsert(summary: ChatSummary): void {
+    const known = summaries.value[summary.id];
+    if (known && known.updated_at > summary.updated_at) return;
+    summaries.value[summary.id] = { ...summary, running: summary.running || runtime(summary.id).running };
+  }
+
+  function forget(chatId: string): void {
+    delete summaries.value[chatId];
+    delete runtimes.value[chatId];
+    pending.delete(chatId);
+    if (currentId.value === chatId) currentId.value = null;
+  }
+
+  function setRunning(chatId: string, running: boolean): void {
+    runtime(chatId).running = running;
+    const s = summaries.value[chatId];
+    if (s) s.running = running;
+  }
+
+  function liveFor(chatId: string, turnId: string): LiveTurn | null {
+    const rt = runtime(chatId);
+    if (rt.live?.turnId === turnId) return rt.live;
+    if (rt.live && rt.live.entry.state === "streaming") return null; // stale event of an older turn
+    rt.live = { turnId, userText: "", entry: tx.newAssistant(turnId), model: "", usage: null };
+    return rt.live;
+  }
+
+  // ---- streaming: deltas are buffered and painted once per frame ----------------------------
+
+  function queueDelta(chatId: string, turnId: string, channel: TextChannel, text: string): void {
+    let queue = pending.get(chatId);
+    if (!queue) pending.set(chatId, (queue = []));
+    const last = queue[queue.length - 1];
+    if (last && last.turnId === turnId && last.channel === channel) last.text += text;
+    else queue.push({ turnId, channel, text });
+    batcher.request();
+  }
+
+  function flushChat(chatId: string): void {
+    const queue = pending.get(chatId);
+    if (!queue) return;
+    pending.delete(chatId);
+    for (const chunk of queue) {
+      const live = liveFor(chatId, chunk.turnId);
+      if (live) tx.appendText(live.entry, chunk.channel, chunk.text);
+    }
+  }
+
+  function flushAll(): void {
+    for (const chatId of [...pending.keys()]) flushChat(chatId);
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  function applyBatch(batch: readonly AppEvent[]): void {
+    for (const ev of batch) {
+      if (ev.type === "delta") {
+        queueDelta(ev.chat_id, ev.turn_id, ev.channel, ev.text);
+        continue;
+      }
+      if ("chat_id" in ev) flushChat(ev.chat_id); // keep text and tool events in order
+      applyEvent(ev);
+    }
+  }
+
+  function applyEvent(ev: Exclude<AppEvent, { type: "delta" }>): void {
+    switch (ev.type) {
+      case "turn_started": {
+        const rt = runtime(ev.chat_id);
+        rt.live = { turnId: ev.turn_id, userText: ev.user_text, entry: tx.newAssistant(ev.turn_id), model: ev.model, usage: null };
+        rt.error = null;
+        rt.approvals = [];
+        setRunning(ev.chat_id, true);
+        return;
+      }
+      case "tool_call": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live) tx.addToolCall(live.entry, ev);
+        return;
+      }
+      case "approval_required": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live) tx.markAwaiting(live.entry, ev);
+        const rt = runtime(ev.chat_id);
+        if (!rt.approvals.some((a) => a.approval_id === ev.approval_id)) rt.approvals.push(ev);
+        return;
+      }
+      case "approval_resolved": {
+        const rt = runtime(ev.chat_id);
+        const approval = rt.approvals.find((a) => a.approval_id === ev.approval_id);
+        rt.approvals = rt.approvals.filter((a) => a.approval_id !== ev.approval_id);
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live && approval) {
+          if (ev.decision === "deny" || ev.decision === "cancelled") tx.markDenied(live.entry, approval.call_id);
+          else tx.markApproved(live.entry, approval.call_id);
+        }
+        return;
+      }
+      case "tool_result": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live) tx.setToolResult(live.entry, ev);
+        return;
+      }
+      case "usage": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live) live.usage = ev;
+        return;
+      }
+      case "turn_done":
+      case "turn_failed":
+      case "turn_cancelled":
+        endTurn(ev);
+        return;
+      case "session_updated": {
+        const known = summaries.value[ev.chat_id];
+        if (known) {
+          if (known.updated_at <= ev.updated_at) Object.assign(known, { title: ev.title, updated_at: ev.updated_at });
+        } else {
+          upsert({ id: ev.chat_id, title: ev.title, created_at: ev.updated_at, updated_at: ev.updated_at, running: false });
+        }
+        return;
+      }
+      case "session_deleted":
+        forget(ev.chat_id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  function endTurn(ev: Extract<AppEvent, { type: "turn_done" | "turn_failed" | "turn_cancelled" }>): void {
+    const rt = runtime(ev.chat_id);
+    const live = liveFor(ev.chat_id, ev.turn_id);
+    if (!live) return;
+    rt.approvals = rt.approvals.filter((a) => a.turn_id !== ev.turn_id);
+    setRunning(ev.chat_id, false);
+    if (ev.type === "turn_done") {
+      tx.finishTurn(live.entry, "done", ev);
+      if (rt.history !== null || currentId.value === ev.chat_id) void loadHistory(ev.chat_id);
+    } else if (ev.type === "turn_failed") {
+      tx.finishTurn(live.entry, "failed");
+      live.entry.error = ev.error;
+      rt.error = ev.error;
+    } else {
+      tx.finishTurn(live.entry, "cancelled");
+    }
+  }
+
+  // ---- snapshots and actions -----------------------------------------------------------------
+
+  async function loadList(): Promise<void> {
+    const { chats } = await api.invoke("chats.list", {});
+    for (const chat of chats) upsert(chat);
+  }
+
+  async function loadHistory(chatId: string): Promise<void> {
+    const rt = runtime(chatId);
+    rt.loading = true;
+    try {
+      const detail = await api.invoke("chats.get", { chat_id: chatId });
+      upsert(detail.chat);
+      rt.history = detail.messages;
+      rt.hasMore = detail.has_more;
+      const live = rt.live;
+      if (live && live.entry.state === "done" && detail.messages.some((m) => m.turn_id === live.turnId)) rt.live = null;
+    } catch (err) {
+      rt.error = toErrorInfo(err);
+    } finally {
+      rt.loading = false;
+    }
+  }
+
+  async function loadOlder(chatId: string): Promise<void> {
+    const rt = runtime(chatId);
+    const first = rt.history?.[0];
+    if (!first || !rt.hasMore) return;
+    const detail = await api.invoke("chats.get", { chat_id: chatId, before_cursor: first.cursor });
+    rt.history = [...detail.messages, ...(rt.history ?? [])];
+    rt.hasMore = detail.has_more;
+  }
+
+  function open(chatId: string | null): void {
+    currentId.value = chatId;
+    if (!chatId) return;
+    const rt = runtime(chatId);
+    if (rt.history === null && !rt.loading) void loadHistory(chatId);
+  }
+
+  function entries(chatId: string): Entry[] {
+    const rt = runtimes.value[chatId];
+    if (!rt) return [];
+    let base: Entry[] = [];
+    if (rt.history) {
+      const raw = rt.history;
+      base = transcripts.get(raw) ?? tx.buildTranscript(raw);
+      transcripts.set(raw, base);
+    }
+    const live = rt.live;
+    if (!live || rt.history?.some((m) => m.turn_id === live.turnId)) return base;
+    const user: Entry[] = live.userText ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText }] : [];
+    return [...base, ...user, live.entry];
+  }
+
+  async function create(title?: string): Promise<ChatSummary> {
+    const chat = await api.invoke("chats.create", title ? { title } : {});
+    upsert(chat);
+    runtime(chat.id).history ??= [];
+    return chat;
+  }
+
+  async function rename(chatId: string, title: string): Promise<void> {
+    upsert(await api.invoke("chats.rename", { chat_id: chatId, title }));
+  }
+
+  async function remove(chatId: string): Promise<void> {
+    await api.invoke("chats.delete", { chat_id: chatId });
+    forget(chatId);
+  }
+
+  async function guarded(chatId: string, action: () => Promise<unknown>): Promise<boolean> {
+    const rt = runtime(chatId);
+    try {
+      await action();
+      return true;
+    } catch (err) {
+      rt.error = toErrorInfo(err);
+      return false;
+    }
+  }
+
+  async function send(chatId: string, text: string, model: ModelRef | null): Promise<boolean> {
+    const rt = runtime(chatId);
+    rt.error = null;
+    rt.sending = true;
+    try {
+      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model }));
+    } finally {
+      rt.sending = false;
+    }
+  }
+
+  const cancel = (chatId: string) => guarded(chatId, () => api.invoke("chat.cancel", { chat_id: chatId }));
+
+  function retry(chatId: string): Promise<boolean> {
+    runtime(chatId).error = null;
+    return guarded(chatId, () => api.invoke("chat.retry", { chat_id: chatId }));
+  }
+
+  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always"): Promise<boolean> {
+    const rt = runtime(chatId);
+    rt.approvals = rt.approvals.filter((a) => a.approval_id !== approvalId);
+    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision }));
+  }
+
+  function dismissError(chatId: string): void {
+    runtime(chatId).error = null;
+  }
+
+  function isRunning(chatId: string): boolean {
+    const rt = runtimes.value[chatId];
+    return Boolean(rt?.running || rt?.sending || summaries.value[chatId]?.running);
+  }
+
+  /** Tests: paint synchronously / choose the frame scheduler. */
+  function flushNow(): void {
+    flushAll();
+  }
+  function useFrameScheduler(next: FrameScheduler): void {
+    frame = next;
+  }
+
+  return {
+    summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open,
+    entries, create, rename, remove, send, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
+  };
+});

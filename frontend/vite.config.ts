@@ -1,0 +1,26 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath } from "node:url";
+import vue from "@vitejs/plugin-vue";
+import { defineConfig } from "vite";
+
+// pywebview serves the built folder from its own static server with no SPA fallback, so the
+// bundle uses relative asset URLs (`base: './'`) and the router uses hash history.
+export default defineConfig({
+  base: "./",
+  plugins: [vue()],
+  resolve: {
+    alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) },
+  },
+  build: {
+    outDir: fileURLToPath(new URL("../app/web", import.meta.url)),
+    emptyOutDir: true,
+    target: "es2020",
+    sourcemap: false,
+    chunkSizeWarningLimit: 1200,
+  },
+  test: {
+    environment: "jsdom",
+    include: ["tests/unit/**/*.test.ts"],
+    restoreMocks: true,
+  },
+});

@@ -1,0 +1,117 @@
+"""Acceptance: Stop returns within 1 s and keeps nothing; chats run concurrently; busy."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
+
+SLOW = {"text": "slow " * 200, "chunk_size": 5, "delay_s": 0.2}
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie no one reaped yet also counts as gone (it runs nothing)
+        return "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+
+
+async def _bounded(predicate: Any, timeout_s: float = 10.0) -> None:
+    """Wait for a condition outside the app (a file a child writes); bounded, never asserted on time."""
+    async with asyncio.timeout(timeout_s):
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+
+async def _stop(app: Any, events: Recorder, chat_id: str, turn_id: str) -> float:
+    started = time.monotonic()
+    await ok(app, "chat.cancel", {"chat_id": chat_id})
+    await events.until(lambda: "turn_cancelled" in events.types(turn_id), timeout_s=1.0)
+    return time.monotonic() - started
+
+
+async def test_stop_during_slow_streaming_returns_within_a_second_and_stores_nothing(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    fake_llm.script(SLOW)
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "talk slowly", pid)
+    await events.until(lambda: "delta" in events.types(turn))
+    assert await _stop(app, events, chat["id"], turn) < 1.0
+    assert await asyncio.to_thread(fake_llm.wait_for_client_disconnect, 5.0)
+    assert (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"] == []
+    assert "turn_done" not in events.types(turn)
+
+
+async def test_stop_during_a_running_command_kills_it_within_a_second(
+    make_app: AppMaker, fake_llm: Any, workspace: Path
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    code = "import os, time; open('child.pid', 'w').write(str(os.getpid())); time.sleep(30)"
+    fake_llm.script({"tool_calls": [{"name": "exec", "arguments": {"argv": [sys.executable, "-c", code]}}]})
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "sleep", pid)
+    await events.until(lambda: "approval_required" in events.types(turn))
+    approval = next(e for e in events.events if e.type == "approval_required")
+    await ok(app, "chat.approve", {"approval_id": approval.approval_id, "decision": "once"})
+    pid_file = workspace / "child.pid"
+    await _bounded(lambda: pid_file.exists() and pid_file.read_text().strip() != "")
+    child = int(pid_file.read_text())
+    assert not _process_gone(child)
+    assert await _stop(app, events, chat["id"], turn) < 1.0
+    await _bounded(lambda: _process_gone(child), timeout_s=2.0)
+    assert (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"] == []
+
+
+async def test_stop_while_an_approval_is_pending_resolves_it_as_cancelled(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    fake_llm.script({"tool_calls": [{"name": "write_file", "arguments": {"path": "x", "content": "y"}}]})
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "write", pid)
+    await events.until(lambda: "approval_required" in events.types(turn))
+    assert await _stop(app, events, chat["id"], turn) < 1.0
+    resolved = [e for e in events.events if e.type == "approval_resolved"]
+    assert [r.decision for r in resolved] == ["cancelled"]
+    assert (await err(app, "chat.approve", {"approval_id": resolved[0].approval_id, "decision": "once"}))[
+        "code"
+    ] == "not_found"
+
+
+async def test_two_chats_stream_at_the_same_time_and_a_busy_chat_refuses_a_second_send(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    fake_llm.script(SLOW, SLOW)
+    a = await ok(app, "chats.create")
+    b = await ok(app, "chats.create")
+    turn_a = await send(app, a["id"], "first", pid)
+    turn_b = await send(app, b["id"], "second", pid)
+    # both stream before either finishes: they run at the same time
+    await events.until(lambda: "delta" in events.types(turn_a) and "delta" in events.types(turn_b))
+    listed = {c["id"]: c["running"] for c in (await ok(app, "chats.list"))["chats"]}
+    assert listed == {a["id"]: True, b["id"]: True}
+    busy = await err(
+        app, "chat.send", {"chat_id": a["id"], "text": "more", "model": {"provider_id": pid, "model": "m"}}
+    )
+    assert busy["code"] == "busy"
+    assert (await err(app, "chats.delete", {"chat_id": a["id"]}))["code"] == "busy"
+    await ok(app, "chat.cancel", {"chat_id": a["id"]})
+    await ok(app, "chat.cancel", {"chat_id": b["id"]})
+    await events.turn_end(turn_a)
+    await events.turn_end(turn_b)

@@ -1,0 +1,156 @@
+"""Launch the desktop app (or any pywebview program) under Xvfb and attach Playwright over CDP.
+
+Qt WebEngine exposes the DevTools protocol when `QTWEBENGINE_REMOTE_DEBUGGING=<port>` is set.
+Playwright must attach with `no_defaults=True`: its default `Browser.setDownloadBehavior` call
+is not implemented by Qt WebEngine ("Browser context management is not supported").
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Error, Page, Playwright
+
+from tests.desktop.procs import wait_for_session_gone
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def app_dirs_env(base: Path) -> dict[str, str]:
+    """Private data/config/log/cache dirs and a file keyring shared with subprocesses."""
+    return {
+        "CASHCODE_DATA_DIR": str(base / "data"),
+        "CASHCODE_CONFIG_DIR": str(base / "config"),
+        "CASHCODE_LOG_DIR": str(base / "log"),
+        "CASHCODE_CACHE_DIR": str(base / "cache"),
+        "PYTHON_KEYRING_BACKEND": "app.testing.fake_keyring.FileKeyring",
+        "CASHCODE_TEST_KEYRING_FILE": str(base / "keyring.json"),
+    }
+
+
+@dataclass
+class DesktopProcess:
+    proc: subprocess.Popen[str]
+    cdp_port: int
+    started_at: float  # time.time() just before spawning
+    marks: dict[str, float] = field(default_factory=dict)  # CASHCODE_MARK name -> epoch s
+    output: list[str] = field(default_factory=list)
+    browser: Browser | None = None
+    page: Page | None = None
+
+    def attach(self, pw: Playwright, timeout_s: float = 30.0) -> Page:
+        """Connect over CDP (retrying until the DevTools server is up) and return the app page."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                url = f"http://127.0.0.1:{self.cdp_port}"
+                self.browser = pw.chromium.connect_over_cdp(url, no_defaults=True)
+                break
+            except Error:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"app exited early ({self.proc.returncode}):\n{self.tail()}") from None
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        while not self.browser.contexts or not self.browser.contexts[0].pages:
+            if time.monotonic() > deadline:
+                raise RuntimeError("no page appeared over CDP")
+            time.sleep(0.05)
+        self.page = self.browser.contexts[0].pages[0]
+        return self.page
+
+    def close_window(self, timeout_s: float = 30.0) -> int:
+        """SIGTERM: the app closes its window the way the close button does, then exits."""
+        if self.browser is not None:
+            try:
+                self.browser.close()
+            except Error:
+                pass
+        self.proc.terminate()
+        try:
+            return self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+            raise
+
+    def leftovers(self, timeout_s: float = 10.0) -> list[int]:
+        """Processes of the app's session still alive after it exited (should be none)."""
+        return wait_for_session_gone(self.proc.pid, timeout_s)
+
+    def tail(self, lines: int = 60) -> str:
+        return "\n".join(self.output[-lines:])
+
+
+def launch(argv: Sequence[str], env: Mapping[str, str], display: str, *, cdp: bool = True) -> DesktopProcess:
+    """Start a window program in its own session (so its whole process tree can be found)."""
+    port = free_port()
+    full_env = {**os.environ, **env, "DISPLAY": display, "CASHCODE_STARTUP_MARKS": "1"}
+    full_env["QTWEBENGINE_CHROMIUM_FLAGS"] = _with_flag(full_env.get("QTWEBENGINE_CHROMIUM_FLAGS", ""))
+    if cdp:
+        full_env["QTWEBENGINE_REMOTE_DEBUGGING"] = str(port)
+    started = time.time()
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=ROOT,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    launched = DesktopProcess(proc=proc, cdp_port=port, started_at=started)
+    threading.Thread(target=_read_output, args=(launched,), daemon=True).start()
+    return launched
+
+
+def desktop_command() -> list[str]:
+    return [sys.executable, "-m", "app.desktop"]
+
+
+def wait_for_mark(launched: DesktopProcess, name: str, timeout_s: float = 30.0) -> float:
+    deadline = time.monotonic() + timeout_s
+    while name not in launched.marks:
+        if launched.proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"no {name} mark; output:\n{launched.tail()}")
+        time.sleep(0.01)
+    return launched.marks[name]
+
+
+def _with_flag(flags: str) -> str:
+    # Root needs --no-sandbox (the app adds it itself; the hello-world floor does not).
+    parts = flags.split()
+    if os.geteuid() == 0 and "--no-sandbox" not in parts:
+        parts.append("--no-sandbox")
+    return " ".join(parts)
+
+
+def _read_output(launched: DesktopProcess) -> None:
+    assert launched.proc.stdout is not None
+    for line in launched.proc.stdout:
+        line = line.rstrip("\n")
+        launched.output.append(line)
+        if line.startswith("CASHCODE_MARK "):
+            _, name, stamp = line.split()
+            launched.marks.setdefault(name, float(stamp))
+
+
+def invoke(page: Page, route: str, payload: Mapping[str, Any] | None = None) -> Any:
+    """Call the bridge from inside the page, exactly as the UI does (once pywebview injected it)."""
+    page.wait_for_function("() => !!(window.pywebview && window.pywebview.api && window.pywebview.api.invoke)")
+    return page.evaluate("([r, p]) => window.pywebview.api.invoke(r, p)", [route, dict(payload or {})])

@@ -1,0 +1,87 @@
+"""Helpers for the browser end-to-end tests: Debian's Chromium through Playwright, and
+`cashcode serve` (as `python -m app.server`) on private data dirs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, sync_playwright
+
+from tests.server.process import ServeProcess, free_port, serve_process
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB_INDEX = ROOT / "app" / "web" / "index.html"
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Bounded waits (Playwright polls until then): generous because CI machines are small.
+UI_TIMEOUT_MS = 20_000
+
+
+def require_built_ui() -> None:
+    if not WEB_INDEX.is_file():
+        pytest.skip("the UI is not built (app/web/index.html); run `python build.py test`")
+
+
+def launch_chromium(pw: Playwright) -> Browser:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@dataclass
+class PageProblems:
+    """Console errors and uncaught exceptions seen by a page."""
+
+    messages: list[str] = field(default_factory=list)
+
+    def watch(self, page: Page) -> None:
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_page_error)
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.messages.append(f"console: {message.text}")
+
+    def _on_page_error(self, error: Error) -> None:
+        self.messages.append(f"pageerror: {error}")
+
+
+@pytest.fixture
+def serve_env(app_env: dict[str, str], workspace: Path) -> dict[str, str]:
+    return {**os.environ, **app_env, "WORKSPACE_DIR": str(workspace), "PYTHONUNBUFFERED": "1"}
+
+
+@pytest.fixture
+def served_ui(serve_env: dict[str, str]) -> Iterator[ServeProcess]:
+    """`cashcode serve --no-open --port <free>` on private dirs; stopped with Ctrl+C after."""
+    require_built_ui()
+    with serve_process(["--no-open", "--port", str(free_port())], serve_env, cwd=ROOT) as served:
+        yield served
+
+
+@pytest.fixture
+def browser_page() -> Iterator[tuple[Page, PageProblems]]:
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            problems = PageProblems()
+            problems.watch(page)
+            yield page, problems
+        finally:
+            browser.close()

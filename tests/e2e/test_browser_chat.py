@@ -1,0 +1,166 @@
+"""The CashCode UI in real Chromium against `cashcode serve` and the scripted fake LLM.
+
+One journey a first-time user takes, from onboarding to a persisted chat, plus page hygiene
+(CSP header, no console errors).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
+    ARTIFACTS,
+    PageProblems,
+    browser_page,
+    serve_env,
+    served_ui,
+)
+from tests.e2e.conftest import FakeLLMProcess
+from tests.server.process import ServeProcess
+
+pytestmark = pytest.mark.browser
+
+API_KEY = "sk-browser-test-0123456789"
+
+
+def open_ui(page: Page, served: ServeProcess) -> None:
+    page.goto(served.start_url)
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+
+
+def last(page: Page, test_id: str):  # type: ignore[no-untyped-def]
+    return page.get_by_test_id(test_id).last
+
+
+def send(page: Page, text: str) -> None:
+    page.get_by_test_id("composer-input").fill(text)
+    page.get_by_test_id("send-button").click()
+    expect(last(page, "message-user")).to_contain_text(text)
+
+
+def add_provider(page: Page, base_url: str) -> None:
+    page.get_by_test_id("nav-settings").click()
+    page.get_by_test_id("provider-add").click()
+    page.get_by_test_id("provider-name").fill("Fake LLM")
+    page.get_by_test_id("provider-kind").select_option("chat_completions")
+    page.get_by_test_id("provider-base-url").fill(base_url)
+    page.get_by_test_id("provider-key").fill(API_KEY)
+    page.get_by_test_id("provider-save").click()
+    expect(page.get_by_test_id("provider-row")).to_have_count(1)
+    expect(page.get_by_test_id("provider-row")).to_contain_text("Fake LLM")
+    # The stored key never comes back to the page: only the mask.
+    expect(page.get_by_test_id("provider-key")).to_have_value("********")
+    page.get_by_test_id("provider-test").click()
+    expect(page.get_by_test_id("provider-test-result")).to_be_visible()
+
+
+def pick_model(page: Page, model: str) -> None:
+    picker = page.get_by_test_id("model-picker")
+    expect(picker.locator("option", has_text=model).first).to_be_attached()
+    option = picker.locator("option", has_text=model).first
+    picker.select_option(option.get_attribute("value"))
+
+
+def test_the_served_page_has_a_csp_header_and_no_console_errors(
+    served_ui: ServeProcess,  # noqa: F811
+    browser_page: tuple[Page, PageProblems],  # noqa: F811
+) -> None:
+    page, problems = browser_page
+    response = page.goto(served_ui.start_url)
+    assert response is not None and response.ok
+    assert response.url.startswith(served_ui.base_url + "/")
+    assert "token=" not in response.url  # redirected to the clean address
+    csp = response.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "object-src 'none'" in csp
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+    expect(page.get_by_test_id("onboarding")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert problems.messages == []
+
+
+def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries_and_finds_it_after_reload(
+    served_ui: ServeProcess,  # noqa: F811
+    browser_page: tuple[Page, PageProblems],  # noqa: F811
+    fresh_llm: FakeLLMProcess,
+    workspace: Path,
+) -> None:
+    page, problems = browser_page
+    open_ui(page, served_ui)
+    expect(page.get_by_test_id("onboarding")).to_be_visible()
+
+    add_provider(page, fresh_llm.openai_base_url)
+
+    page.get_by_test_id("nav-chat").click()
+    page.get_by_test_id("new-chat").click()
+    pick_model(page, "fake-model")
+
+    # A streamed answer.
+    fresh_llm.script({"text": "Hello from the browser test.", "chunk_size": 2, "delay_s": 0.01})
+    send(page, "Hi there")
+    answer = last(page, "message-assistant")
+    expect(answer).to_have_attribute("data-state", "done")
+    expect(answer).to_contain_text("Hello from the browser test.")
+
+    # A tool call that needs approval, with the exact action shown.
+    fresh_llm.script(
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}]},
+        {"text": "I wrote a.txt.", "chunk_size": 4},
+    )
+    send(page, "Please write a.txt")
+    dialog = page.get_by_test_id("approval-dialog")
+    expect(dialog).to_be_visible()
+    target = os.path.realpath(workspace / "a.txt")
+    expect(page.get_by_test_id("approval-detail")).to_have_text(f"Write 1 bytes to {target} (new file)")
+    page.get_by_test_id("approval-once").click()
+    expect(dialog).to_be_hidden()
+    expect(last(page, "tool-card")).to_contain_text("Wrote 1 bytes to a.txt.")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    expect(last(page, "message-assistant")).to_contain_text("I wrote a.txt.")
+    assert (workspace / "a.txt").read_text(encoding="utf-8") == "x"
+
+    # Stop during a slow stream, then Retry.
+    fresh_llm.script({"text": "slow " * 400, "chunk_size": 1, "delay_s": 0.05})
+    send(page, "Tell me a long story")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "streaming")
+    expect(last(page, "message-assistant")).to_contain_text("slow")
+    page.get_by_test_id("stop-button").click()
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "cancelled")
+    fresh_llm.script({"text": "The retried answer.", "chunk_size": 3})
+    page.get_by_test_id("retry-button").click()
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    expect(last(page, "message-assistant")).to_contain_text("The retried answer.")
+
+    # Theme and language.
+    page.get_by_test_id("nav-settings").click()
+    html = page.locator("html")
+    page.get_by_test_id("theme-select").select_option("dark")
+    expect(html).to_have_class(_has_class("theme-dark"))
+    page.get_by_test_id("theme-select").select_option("light")
+    expect(html).to_have_class(_has_class("theme-light"))
+    page.get_by_test_id("language-select").select_option("zh-CN")
+    expect(page.get_by_test_id("nav-settings")).to_contain_text("设置")
+
+    # Everything finished survives a reload.
+    page.reload()
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+    expect(page.get_by_test_id("nav-settings")).to_contain_text("设置")
+    page.get_by_test_id("nav-chat").click()
+    expect(page.get_by_test_id("chat-list-item")).to_have_count(1)
+    page.get_by_test_id("chat-list-item").first.click()
+    expect(page.get_by_test_id("message-user").first).to_contain_text("Hi there")
+    expect(page.get_by_test_id("message-assistant").first).to_contain_text("Hello from the browser test.")
+    expect(page.get_by_test_id("message-assistant").last).to_contain_text("The retried answer.")
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "browser-e2e.png"), full_page=True)
+    assert problems.messages == []
+
+
+def _has_class(name: str):  # type: ignore[no-untyped-def]
+    import re
+
+    return re.compile(rf"(^|\s){re.escape(name)}(\s|$)")

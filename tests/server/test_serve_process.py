@@ -1,0 +1,149 @@
+"""`cashcode serve` as a real process around the real application."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from websockets.asyncio.client import ClientConnection, connect
+
+from app.testing.fake_llm import FakeLLMServer
+from tests.server.process import STOP_TIMEOUT_S, isolated_env, serve_process
+
+
+def test_serve_prints_a_start_url_serves_the_real_app_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    workspace = tmp_path / "chosen"
+    workspace.mkdir()
+    env = isolated_env(tmp_path)
+    with serve_process(["--no-open", "--port", "0", "--workspace", str(workspace)], env) as served:
+        with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=30) as client:
+            exchange = client.get(served.start_url)
+            info = client.post(
+                "/api/invoke/app.info",
+                json={},
+                headers={"origin": served.base_url, **served.cookie_header},
+            )
+        assert exchange.status_code == 303
+        assert info.status_code == 200
+        body = info.json()
+        assert body["ok"] is True
+        assert body["data"]["first_run"] is True
+        assert Path(body["data"]["workspace"]) == workspace.resolve()
+        served.proc.send_signal(signal.SIGINT)
+        assert served.proc.wait(timeout=STOP_TIMEOUT_S) == 0
+    assert not any("Traceback" in line for line in served.output), "".join(served.output)
+
+
+def test_each_process_has_its_own_token(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    with serve_process(["--no-open", "--port", "0"], env) as first:
+        old_token, old_port = first.token, first.port
+    with serve_process(["--no-open", "--port", str(old_port)], env) as second:
+        assert second.token != old_token
+        with httpx2.Client(base_url=second.base_url, trust_env=False, timeout=30) as client:
+            stale = client.get("/", headers={"cookie": f"cashcode_{old_port}={old_token}"})
+        assert stale.status_code == 401
+
+
+def _seed_provider(env: dict[str, str], base_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.desktop.seed", "--base-url", base_url],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+async def _events_until(ws: ClientConnection, final: set[str]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    async with asyncio.timeout(30):
+        while not events or events[-1]["type"] not in final:
+            batch = json.loads(await ws.recv())
+            assert isinstance(batch, list)
+            events.extend(batch)
+    return events
+
+
+async def test_a_chat_turn_streams_its_events_over_the_websocket(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    with FakeLLMServer() as llm:
+        await asyncio.to_thread(_seed_provider, env, llm.openai_base_url)
+        llm.script({"text": "Streamed over the socket.", "chunk_size": 2, "delay_s": 0.005})
+        with serve_process(["--no-open", "--port", "0"], env) as served:
+            headers = {"origin": served.base_url, **served.cookie_header}
+            async with (
+                httpx2.AsyncClient(base_url=served.base_url, trust_env=False, timeout=30) as client,
+                connect(
+                    f"ws://127.0.0.1:{served.port}/api/events",
+                    origin=served.base_url,  # type: ignore[arg-type]
+                    additional_headers=served.cookie_header,
+                    proxy=None,
+                ) as ws,
+            ):
+                chat = (await client.post("/api/invoke/chats.create", json={}, headers=headers)).json()
+                assert chat["ok"] is True, chat
+                chat_id = chat["data"]["id"]
+                sent = await client.post(
+                    "/api/invoke/chat.send", json={"chat_id": chat_id, "text": "hi"}, headers=headers
+                )
+                assert sent.json()["ok"] is True, sent.json()
+                events = await _events_until(ws, {"turn_done", "turn_failed"})
+                detail = await client.post(
+                    "/api/invoke/chats.get", json={"chat_id": chat_id}, headers=headers
+                )
+    assert events[-1]["type"] == "turn_done", events
+    assert "".join(e["text"] for e in events if e["type"] == "delta") == "Streamed over the socket."
+    assert [m["role"] for m in detail.json()["data"]["messages"]] == ["user", "assistant"]
+
+
+async def test_ctrl_c_during_a_turn_cancels_it_and_exits_cleanly(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    with FakeLLMServer() as llm:
+        await asyncio.to_thread(_seed_provider, env, llm.openai_base_url)
+        llm.script({"text": "never finished " * 200, "chunk_size": 1, "delay_s": 0.05})
+        with serve_process(["--no-open", "--port", "0"], env) as served:
+            headers = {"origin": served.base_url, **served.cookie_header}
+            async with (
+                httpx2.AsyncClient(base_url=served.base_url, trust_env=False, timeout=30) as client,
+                connect(
+                    f"ws://127.0.0.1:{served.port}/api/events",
+                    origin=served.base_url,  # type: ignore[arg-type]
+                    additional_headers=served.cookie_header,
+                    proxy=None,
+                ) as ws,
+            ):
+                chat_id = (await client.post("/api/invoke/chats.create", json={}, headers=headers)).json()[
+                    "data"
+                ]["id"]
+                await client.post(
+                    "/api/invoke/chat.send", json={"chat_id": chat_id, "text": "hi"}, headers=headers
+                )
+                await _events_until(ws, {"delta"})
+                served.proc.send_signal(signal.SIGINT)
+                code = await asyncio.to_thread(served.proc.wait, STOP_TIMEOUT_S)
+    assert code == 0, "".join(served.output)
+    assert not any("Traceback" in line for line in served.output), "".join(served.output)
+
+
+def test_without_no_open_the_start_url_is_opened_in_the_browser(tmp_path: Path) -> None:
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > "{opened}"\n', encoding="utf-8")
+    browser.chmod(0o755)
+    # $BROWSER is how Python's webbrowser module is told which browser to start.
+    env = isolated_env(tmp_path, {"BROWSER": str(browser)})
+    with serve_process(["--port", "0"], env) as served:
+        deadline = time.monotonic() + 30
+        # The script creates the file before writing it: wait for the content, not the file.
+        while not (opened.exists() and opened.read_text(encoding="utf-8")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text(encoding="utf-8") == served.start_url

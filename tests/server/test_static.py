@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.server.headers import content_security_policy
+from tests.server.conftest import Served, serve_stub
+
+
+async def test_every_response_carries_the_security_headers(served: Served) -> None:
+    async with served.client() as client:
+        responses = [
+            await client.get("/", headers=served.cookie_header),
+            await client.get("/"),  # 401
+            await client.get("/", headers={"host": "evil.example"}),  # 400
+            await client.post("/api/invoke/chats.list", json={}, headers={"origin": served.origin,
+                                                                           **served.cookie_header}),
+            await client.get("/assets/app.js", headers=served.cookie_header),
+        ]
+    for response in responses:
+        csp = response.headers["content-security-policy"]
+        assert csp == content_security_policy(served.port)
+        assert "script-src 'self'" in csp
+        assert "frame-ancestors 'none'" in csp
+        assert f"connect-src 'self' ws://127.0.0.1:{served.port} ws://localhost:{served.port}" in csp
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["referrer-policy"] == "no-referrer"
+
+
+async def test_runtime_config_selects_the_http_transport_instead_of_the_static_file(served: Served) -> None:
+    async with served.client() as client:
+        response = await client.get("/runtime-config.js", headers=served.cookie_header)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/javascript")
+    assert response.text.strip() == 'window.__CASHCODE_TRANSPORT__ = "http";'
+
+
+async def test_the_index_and_assets_are_served_from_the_static_dir(served: Served) -> None:
+    async with served.client() as client:
+        index = await client.get("/", headers=served.cookie_header)
+        asset = await client.get("/assets/app.js", headers=served.cookie_header)
+    assert 'data-testid="app-root"' in index.text
+    assert index.headers["cache-control"] == "no-store"
+    assert asset.text == "console.log('ui');\n"
+    assert "javascript" in asset.headers["content-type"]
+
+
+async def test_a_reloaded_client_side_route_gets_the_app_shell_but_missing_files_404(served: Served) -> None:
+    async with served.client() as client:
+        shell = await client.get("/settings", headers=served.cookie_header)
+        missing = await client.get("/assets/nope.js", headers=served.cookie_header)
+        api = await client.get("/api/nothing", headers=served.cookie_header)
+    assert 'data-testid="app-root"' in shell.text
+    assert missing.status_code == 404
+    assert api.status_code == 404
+
+
+async def test_files_outside_the_static_dir_are_not_served(served: Served) -> None:
+    async with served.client() as client:
+        for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/assets/..%2f..%2fsecret.txt"):
+            response = await client.get(path, headers=served.cookie_header)
+            assert "outside the web root" not in response.text, path
+
+
+async def test_without_a_built_ui_the_root_explains_how_to_build_it(tmp_path: Path) -> None:
+    empty = tmp_path / "web"
+    empty.mkdir()
+    async with serve_stub(empty) as served, served.client() as client:
+        response = await client.get("/", headers=served.cookie_header)
+    assert response.status_code == 503
+    assert "python build.py run" in response.text
+    assert response.headers["content-security-policy"]

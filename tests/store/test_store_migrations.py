@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.store.db import Database
+from app.store.errors import SchemaTooNew, StoreError
+from app.store.migrations import LATEST_VERSION, MIGRATIONS
+
+
+def test_a_fresh_database_is_at_schema_version_1_with_wal_and_foreign_keys(db_path: Path) -> None:
+    with Database(db_path) as db:
+        assert db.schema_version == LATEST_VERSION == 1
+        assert db.query("PRAGMA journal_mode")[0][0] == "wal"
+        assert db.query("PRAGMA foreign_keys")[0][0] == 1
+        assert db.query("PRAGMA synchronous")[0][0] == 1  # NORMAL
+        assert db.query("PRAGMA busy_timeout")[0][0] > 0
+        tables = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"chats", "messages", "approval_grants", "usage"} <= tables
+
+
+def test_reopening_a_database_keeps_its_data_and_version(db_path: Path) -> None:
+    with Database(db_path) as db, db.transaction() as conn:
+        conn.execute("INSERT INTO chats VALUES ('c', 't', 0, 'x', 'x')")
+    for _ in range(2):
+        with Database(db_path) as db:
+            assert db.schema_version == 1
+            assert db.query("SELECT id FROM chats")[0][0] == "c"
+
+
+def test_a_database_from_a_newer_schema_is_refused_and_left_untouched(db_path: Path) -> None:
+    conn = sqlite3.connect(db_path)
+    conn.execute("CREATE TABLE future (x)")
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    before = db_path.read_bytes()
+
+    with pytest.raises(SchemaTooNew, match="newer"):
+        Database(db_path)
+
+    assert db_path.read_bytes() == before
+    assert not Path(f"{db_path}-wal").exists()
+
+
+def test_a_garbage_file_is_refused_with_a_clear_error_and_left_byte_identical(db_path: Path) -> None:
+    garbage = b"this is not a database\n" * 500
+    db_path.write_bytes(garbage)
+
+    with pytest.raises(StoreError, match="damaged or not a CashCode database") as err:
+        Database(db_path)
+
+    assert str(db_path) in str(err.value)
+    assert db_path.read_bytes() == garbage
+
+
+def test_a_failing_migration_changes_nothing_and_keeps_the_previous_version(db_path: Path) -> None:
+    Database(db_path).close()
+    broken = (*MIGRATIONS, "CREATE TABLE extra (x);\nTHIS IS NOT SQL;")
+
+    with pytest.raises(StoreError):
+        Database(db_path, migrations=broken)
+
+    with Database(db_path) as db:
+        assert db.schema_version == 1
+        names = {r[0] for r in db.query("SELECT name FROM sqlite_master")}
+    assert "extra" not in names
+
+
+def test_a_new_migration_is_applied_on_the_next_open(db_path: Path) -> None:
+    Database(db_path).close()
+    with Database(db_path, migrations=(*MIGRATIONS, "CREATE TABLE extra (x);")) as db:
+        assert db.schema_version == 2
+        assert db.query("SELECT count(*) FROM extra")[0][0] == 0
+
+
+def test_a_database_in_a_missing_folder_raises_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError):
+        Database(tmp_path / "nope" / "x.sqlite3")
+
+
+def test_a_failed_transaction_is_rolled_back(db: Database) -> None:
+    with pytest.raises(RuntimeError), db.transaction() as conn:
+        conn.execute("INSERT INTO chats VALUES ('c', 't', 0, 'x', 'x')")
+        raise RuntimeError("boom")
+    assert db.query("SELECT count(*) FROM chats")[0][0] == 0
+
+
+@pytest.mark.parametrize("content", [b"hello", b"SQLite format 3\x00" + b"\xff" * 200])
+def test_short_or_damaged_files_are_refused_and_left_byte_identical(db_path: Path, content: bytes) -> None:
+    db_path.write_bytes(content)
+    with pytest.raises(StoreError):
+        Database(db_path)
+    assert db_path.read_bytes() == content
+
+
+def test_a_truncated_database_is_refused_and_left_byte_identical(tmp_path: Path) -> None:
+    good = tmp_path / "good.sqlite3"
+    with Database(good) as db, db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO chats VALUES (?, ?, 0, 'x', 'x')", [(str(i), "t" * 500) for i in range(200)]
+        )
+    conn = sqlite3.connect(good)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    truncated = tmp_path / "truncated.sqlite3"
+    truncated.write_bytes(good.read_bytes()[: 4096 * 3])
+    before = truncated.read_bytes()
+
+    with pytest.raises(StoreError):
+        Database(truncated)
+
+    assert truncated.read_bytes() == before

@@ -1,0 +1,39 @@
+"""ToolRegistry and the built-in tool set."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from app.tools.base import Tool
+from app.tools.fs import ReadFileTool
+from app.tools.registry import ToolRegistry, builtin_tools
+
+EXPECTED = ["read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "exec", "web_fetch"]
+
+
+def test_builtin_tools_cover_the_file_search_exec_and_web_tools() -> None:
+    registry = ToolRegistry(builtin_tools())
+    assert registry.names == EXPECTED
+    assert all(isinstance(registry.get(n), Tool) for n in EXPECTED)
+    assert registry.get("nope") is None and "exec" in registry
+
+
+def test_every_builtin_spec_has_an_object_json_schema() -> None:
+    for spec in ToolRegistry(builtin_tools()).specs():
+        assert spec.description and spec.parameters["type"] == "object"
+        assert set(spec.parameters.get("required", [])) <= set(spec.parameters["properties"])
+
+
+def test_registering_two_tools_with_the_same_name_is_an_error() -> None:
+    registry = ToolRegistry([ReadFileTool()])
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(ReadFileTool())
+
+
+def test_importing_the_registry_does_not_import_the_http_client() -> None:
+    code = "import sys, app.tools.registry; print('httpx2' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

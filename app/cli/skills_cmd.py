@@ -5,11 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -85,6 +82,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    import tempfile
+    import zipfile
+
     from app.skills.archive import ArchiveLimits, extract_archive
     from app.skills.model import InvalidSkill, describe_problems
     from app.skills.validate import validate_package

@@ -20,6 +20,8 @@ DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 def ollama_root(base_url: str) -> str:
     """Accept the host root or its /v1 URL; native calls need the root."""
     root = (base_url or DEFAULT_OLLAMA_URL).rstrip("/")
+    if "://" not in root:  # "localhost:11434" as people often type it
+        root = "http://" + root
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 

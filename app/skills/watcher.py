@@ -77,10 +77,15 @@ class SkillWatcher:
         return tuple(r for r in self._roots if r.is_dir())
 
     async def _changed(self) -> None:
-        revision = await asyncio.to_thread(self._rescan)
-        result = self._on_change(revision)
-        if inspect.isawaitable(result):
-            await result
+        # Broad on purpose: the callback belongs to someone else, and one failing refresh or
+        # subscriber must not end hot reload for the rest of the session.
+        try:
+            revision = await asyncio.to_thread(self._rescan)
+            result = self._on_change(revision)
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            log.exception("skills refresh after a change failed")
 
     async def run(self, stop: asyncio.Event) -> None:
         """Watch until `stop` is set. Never raises for filesystem trouble; it degrades instead."""
@@ -94,6 +99,8 @@ class SkillWatcher:
                 continue
             try:
                 rearm = await self._watch(armed, stop)
+            except FileNotFoundError:
+                continue  # a root vanished while arming; the next pass arms what is left
             except OSError as exc:  # inotify limits and friends: poll instead (tech-notes §6)
                 if self.polling:
                     log.warning("skill watcher failed while polling: %s", exc)

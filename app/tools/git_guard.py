@@ -19,9 +19,20 @@ from app.tools.process import run_process
 from app.tools.workspace import is_within
 
 PROBE_TIMEOUT_S = 5.0
+# core.pager is absent on purpose: output goes to a pipe, so git never starts a pager; and
+# gpg.program only matters when signatures are shown (log.showSignature, %G… formats).
 _DANGEROUS_CONFIG = (
-    r"^(core\.fsmonitor|core\.pager|diff\.external|diff\..+\.(textconv|command)"
-    r"|filter\..+\.(clean|smudge|process)|gpg\..*program|log\.showsignature)$"
+    r"^(core\.fsmonitor|diff\.external|diff\..+\.(textconv|command)"
+    r"|filter\..+\.(clean|smudge|process)|log\.showsignature)$"
+)
+# What `git lfs install` writes into ~/.gitconfig; common enough that refusing it would make
+# git status ask for most users, and it names a well-known program rather than a repo script.
+_STANDARD_LFS = frozenset(
+    {
+        ("filter.lfs.clean", "git-lfs clean -- %f"),
+        ("filter.lfs.smudge", "git-lfs smudge -- %f"),
+        ("filter.lfs.process", "git-lfs filter-process"),
+    }
 )
 
 
@@ -48,9 +59,10 @@ async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str
         timeout=PROBE_TIMEOUT_S,
         cap=16384,
     )
-    if config.returncode == 0:
-        first = config.stdout.data.decode("utf-8", "replace").split(" ", 1)[0]
-        return f"repository config `{first}` can make git run other programs"
-    if config.returncode != 1:  # 1 = no such keys; anything else = could not verify
+    if config.returncode not in (0, 1) or config.stdout.truncated:  # 1 = no such keys
         return "git config could not be checked"
+    for line in config.stdout.data.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        if (key, value) not in _STANDARD_LFS:
+            return f"git config `{key}` can make git run other programs"
     return None

@@ -1,4 +1,9 @@
-"""Search tools: glob (file names) and grep (file contents), bounded and workspace-only."""
+"""Search tools: glob (file names) and grep (file contents), bounded and workspace-only.
+
+Both walk in a worker thread; cancellation sets a stop flag checked between files and folders.
+Known limit: a pathological regex (catastrophic backtracking) inside one file cannot be
+interrupted — Python's `re` has no timeout; file size (2 MiB) bounds the damage.
+"""
 
 from __future__ import annotations
 

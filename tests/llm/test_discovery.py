@@ -47,3 +47,11 @@ async def test_ollama_accepts_its_v1_url_as_the_base(
 ) -> None:
     models = await make_provider("ollama_native", base_url=server.base_url + "/v1/").list_models()
     assert len(models) == 3
+
+
+def test_ollama_urls_are_normalised_to_the_host_root() -> None:
+    from app.llm.ollama import ollama_root
+
+    assert ollama_root("http://localhost:11434/v1/") == "http://localhost:11434"
+    assert ollama_root("localhost:11434") == "http://localhost:11434"
+    assert ollama_root("") == "http://127.0.0.1:11434"

@@ -7,7 +7,15 @@ import json
 import pytest
 
 from app.core.messages import Message, ToolSpec
-from app.llm.base import ModelRequest, StreamDone, TextDelta, ToolCallReady, ToolCallStarted, UsageReport
+from app.llm.base import (
+    ModelRequest,
+    ReasoningDelta,
+    StreamDone,
+    TextDelta,
+    ToolCallReady,
+    ToolCallStarted,
+    UsageReport,
+)
 from app.testing.fake_llm import FakeLLMServer
 from tests.llm.conftest import VARIANTS, ProviderMaker, collect, user_request
 
@@ -181,3 +189,13 @@ async def test_ollama_needs_no_api_key(
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["loca", "l"]
     expected_path = "/api/chat" if variant == "ollama_native" else "/v1/chat/completions"
     assert server.model_requests()[0].path == expected_path
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+async def test_reasoning_streams_separately_from_the_answer(
+    variant: str, server: FakeLLMServer, make_provider: ProviderMaker
+) -> None:
+    server.script({"reasoning": "Let me think.", "text": "Answer.", "chunk_size": 5})
+    events = await collect(make_provider(variant), user_request())
+    assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "Let me think."
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Answer."

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from app.skills.catalog import SkillCatalog
 from app.skills.publish import StepHook, no_hook
-from app.skills.redact import Redactor
-from app.skills.sources import SkillDataPaths, SkillRoots, default_roots
-from app.skills.state import SkillStateFile
+from app.skills.sources import SkillDataPaths, SkillRoots
 from app.skills.store import SkillStore
+from app.skills.wiring import SkillServices, build_skill_services
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,20 +79,28 @@ class Env:
     home: Path
     workspace: Path
     builtin: Path
-    roots: SkillRoots
-    paths: SkillDataPaths
-    state: SkillStateFile
-    catalog: SkillCatalog
-    store: SkillStore
+    services: SkillServices
+
+    @property
+    def roots(self) -> SkillRoots:
+        return self.services.roots
+
+    @property
+    def paths(self) -> SkillDataPaths:
+        return self.services.paths
+
+    @property
+    def catalog(self) -> SkillCatalog:
+        return self.services.catalog
+
+    @property
+    def store(self) -> SkillStore:
+        return self.services.store
 
 
 def make_env(base: Path, hook: StepHook = no_hook) -> Env:
     data_dir, home, workspace, builtin = base / "data", base / "home", base / "ws", base / "builtin"
     for folder in (data_dir, home, workspace, builtin):
         folder.mkdir(parents=True, exist_ok=True)
-    roots = default_roots(data_dir, home, workspace, builtin_dir=builtin)
-    paths = SkillDataPaths.from_data_dir(data_dir)
-    state = SkillStateFile(paths.state_file)
-    catalog = SkillCatalog(roots, state, Redactor(home))
-    store = SkillStore(catalog, paths, state, hook=hook)
-    return Env(data_dir, home, workspace, builtin, roots, paths, state, catalog, store)
+    services = build_skill_services(data_dir, home, workspace, builtin_dir=builtin, hook=hook)
+    return Env(data_dir, home, workspace, builtin, services)

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from watchfiles import awatch
 
 from app.skills.catalog import CatalogSnapshot
@@ -103,10 +104,13 @@ async def test_a_root_created_after_the_watcher_started_is_picked_up(tmp_path: P
         await rec.until(has("later"))
 
 
-async def test_the_watcher_survives_a_root_being_removed_and_recreated(tmp_path: Path, env: Env) -> None:
+@pytest.mark.parametrize("force_polling", [False, True], ids=["native", "polling"])
+async def test_the_watcher_survives_a_root_being_removed_and_recreated(
+    tmp_path: Path, env: Env, force_polling: bool
+) -> None:
     write_skill(env.roots.user, "keep")
     write_skill(env.home / ".claude" / "skills", "ext")
-    async with watching(env) as (rec, _):
+    async with watching(env, force_polling=force_polling, poll_delay_ms=100) as (rec, _):
         shutil.rmtree(env.roots.user)
         await rec.until(lacks("keep"), SLOW_BOUND)
         write_skill(env.roots.user, "back")
@@ -139,14 +143,14 @@ async def test_an_oserror_from_the_native_watcher_falls_back_to_polling(tmp_path
         assert watcher.polling and calls[0] is False and calls[-1] is True
 
 
-async def test_an_async_callback_is_awaited(tmp_path: Path, env: Env) -> None:
+async def test_the_services_watcher_awaits_an_async_callback(tmp_path: Path, env: Env) -> None:
     env.roots.user.mkdir(parents=True)
     seen: asyncio.Queue[int] = asyncio.Queue()
 
     async def on_change(revision: int) -> None:
         await seen.put(revision)
 
-    watcher = SkillWatcher(env.roots.watched(), lambda: env.catalog.refresh().revision, on_change)
+    watcher = env.services.watcher(on_change)
     stop = asyncio.Event()
     task = asyncio.create_task(watcher.run(stop))
     await asyncio.wait_for(watcher.ready.wait(), timeout=SLOW_BOUND)

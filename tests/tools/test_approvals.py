@@ -177,6 +177,20 @@ async def test_git_status_asks_when_repo_config_could_run_programs(
     assert isinstance(result, Ask)
 
 
+async def test_git_status_asks_for_a_textconv_driver_but_not_for_standard_git_lfs_filters(
+    repo: Path, ctx: ToolContext, ledger: MemoryLedger
+) -> None:
+    git("config", "filter.lfs.clean", "git-lfs clean -- %f", cwd=repo)
+    git("config", "filter.lfs.process", "git-lfs filter-process", cwd=repo)
+    git("config", "core.pager", "less", cwd=repo)
+    assert await decision(ExecTool(), {"argv": ["git", "diff"]}, ctx, ledger) == Allow("safe_command")
+    git("config", "diff.pdf.textconv", "sh -c 'touch pwned'", cwd=repo)
+    assert isinstance(await decision(ExecTool(), {"argv": ["git", "diff"]}, ctx, ledger), Ask)
+    git("config", "--unset", "diff.pdf.textconv", cwd=repo)
+    git("config", "filter.lfs.smudge", "./evil.sh", cwd=repo)
+    assert isinstance(await decision(ExecTool(), {"argv": ["git", "log"]}, ctx, ledger), Ask)
+
+
 async def test_git_status_asks_when_the_repository_lies_outside_the_workspace(
     tmp_path: Path, ledger: MemoryLedger
 ) -> None:
@@ -288,3 +302,10 @@ async def test_an_explicit_ask_policy_asks_even_for_read_only_tools(
     auto = await decision(WriteFileTool(), {"path": "n", "content": ""}, ctx, ledger, mode="autonomous",
                           policies={"write_file": "ask"})  # fmt: skip
     assert isinstance(auto, Ask)
+
+
+def test_an_optional_option_value_never_hides_a_path_argument(workspace: Path, ctx: ToolContext) -> None:
+    assert check_arguments("git log", ["--pretty", "/etc/passwd"], cwd=workspace, ctx=ctx) is not None
+    assert check_arguments("ls", ["--color", "/etc"], cwd=workspace, ctx=ctx) is not None
+    assert check_arguments("ls", ["--color=never", "."], cwd=workspace, ctx=ctx) is None
+    assert check_arguments("git log", ["--pretty=oneline", "-n", "3"], cwd=workspace, ctx=ctx) is None

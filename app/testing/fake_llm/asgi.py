@@ -15,9 +15,9 @@ from app.testing.fake_llm.script import Step, cut_with_error, parse_steps
 from app.testing.fake_llm.state import FakeState, RecordedRequest, key_id
 
 _SSE = "text/event-stream"
+_NDJSON = "application/x-ndjson"
 # Ollama's /v1 ignores the key; its clients send this placeholder, so it always passes.
 OLLAMA_KEY = "ollama"
-_NDJSON = "application/x-ndjson"
 
 
 @dataclass(frozen=True)

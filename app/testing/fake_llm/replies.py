@@ -42,8 +42,10 @@ def _headers(content_type: str, extra: dict[str, str]) -> list[tuple[bytes, byte
 
 
 async def send_json(reply: JsonReply, send: Send) -> None:
-    data = json.dumps(reply.body).encode()
-    headers = _headers("application/json", reply.headers)
+    # A str body goes out as text/plain (Ollama's `GET /` says "Ollama is running").
+    plain = isinstance(reply.body, str)
+    data = reply.body.encode() if plain else json.dumps(reply.body).encode()
+    headers = _headers("text/plain; charset=utf-8" if plain else "application/json", reply.headers)
     headers.append((b"content-length", str(len(data)).encode()))
     await send({"type": "http.response.start", "status": reply.status, "headers": headers})
     await send({"type": "http.response.body", "body": data})

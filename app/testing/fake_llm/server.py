@@ -190,6 +190,12 @@ class FakeLLMServer:
         """Block (bounded) until `predicate(requests)` holds. Use `asyncio.to_thread` from async code."""
         return self.state.wait_until(predicate, timeout)
 
+    async def wait_until_async(
+        self, predicate: Callable[[list[RecordedRequest]], bool], timeout: float = 5.0
+    ) -> bool:
+        """`wait_until` for async tests (waits in a worker thread so the test's loop keeps running)."""
+        return await asyncio.to_thread(self.state.wait_until, predicate, timeout)
+
     def wait_for_client_disconnect(self, timeout: float = 5.0) -> bool:
         """True once some streamed response saw its client hang up."""
         return self.wait_until(lambda rs: any(r.client_disconnected for r in rs), timeout)

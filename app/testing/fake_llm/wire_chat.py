@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from app.testing.fake_llm.script import Step, WireChunk, split_arguments
+from app.testing.fake_llm.script import Step, WireChunk, chunk_text, split_arguments
 
 _ROLE: dict[str, Any] = {"role": "assistant", "content": ""}
 
@@ -48,7 +48,7 @@ def chat_stream_chunks(step: Step, step_no: int, model: str, include_usage: bool
         return WireChunk(data=data, content=finish is None and delta != _ROLE)
 
     out = [chunk(_ROLE)]
-    out += [chunk({"reasoning_content": part}) for part in _split(step.reasoning, step.chunk_size)]
+    out += [chunk({"reasoning_content": part}) for part in chunk_text(step.reasoning, step.chunk_size)]
     out += [chunk({"content": part}) for part in step.text_chunks()]
     out += [chunk(delta) for delta in _tool_call_chunks(step, step_no)]
     out.append(chunk({}, "tool_calls" if step.tool_calls else "stop"))
@@ -79,10 +79,6 @@ def chat_completion_body(step: Step, step_no: int, model: str) -> dict[str, Any]
         ],
         "usage": _usage(step),
     }
-
-
-def _split(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def chat_stream_error(step: Step) -> WireChunk:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.testing.fake_llm.script import Step, WireChunk
+from app.testing.fake_llm.script import Step, WireChunk, chunk_text
 
 _CREATED = "2026-01-01T00:00:00Z"
 
@@ -48,7 +48,7 @@ def chat_stream_lines(step: Step, model: str) -> list[WireChunk]:
             ),
         )
 
-    out = [msg(thinking=part) for part in _split(step.reasoning, step.chunk_size)]
+    out = [msg(thinking=part) for part in chunk_text(step.reasoning, step.chunk_size)]
     out += [msg(content=part) for part in step.text_chunks()]
     out += [msg(tool_calls=[_tool_call(step, i)]) for i in range(len(step.tool_calls))]
     out.append(WireChunk(data=_line(_final(step, model, {"role": "assistant", "content": ""}))))
@@ -84,10 +84,6 @@ def show_body(capabilities: list[str], context_length: int) -> dict[str, Any]:
         "details": {"family": "fake"},
         "model_info": {"general.architecture": "fake", "fake.context_length": context_length},
     }
-
-
-def _split(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def chat_stream_error(step: Step) -> WireChunk:

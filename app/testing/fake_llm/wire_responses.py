@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
-from app.testing.fake_llm.script import Step, WireChunk, split_arguments
+from app.testing.fake_llm.script import Step, WireChunk, chunk_text, split_arguments
 
 
 def _event(kind: str, seq: int, **fields: Any) -> WireChunk:
@@ -70,6 +71,28 @@ def _response(step: Step, step_no: int, model: str, status: str) -> dict[str, An
     }
 
 
+def _reasoning_events(step: Step, step_no: int, seq: Iterator[int]) -> list[WireChunk]:
+    item_id = f"rs_{step_no}"
+    item = {"type": "reasoning", "id": item_id, "summary": []}
+    parts = chunk_text(step.reasoning, step.chunk_size)
+    done = {**item, "summary": [{"type": "summary_text", "text": step.reasoning}]}
+    return [
+        _event("response.output_item.added", next(seq), output_index=0, item=item),
+        *[
+            _event(
+                "response.reasoning_summary_text.delta",
+                next(seq),
+                item_id=item_id,
+                output_index=0,
+                summary_index=0,
+                delta=part,
+            )
+            for part in parts
+        ],
+        _event("response.output_item.done", next(seq), output_index=0, item=done),
+    ]
+
+
 def responses_stream_events(step: Step, step_no: int, model: str) -> list[WireChunk]:
     seq = iter(range(10_000))
     out = [
@@ -77,6 +100,9 @@ def responses_stream_events(step: Step, step_no: int, model: str) -> list[WireCh
         _event("response.in_progress", next(seq), response=_response(step, step_no, model, "in_progress")),
     ]
     index = 0
+    if step.reasoning:
+        out += _reasoning_events(step, step_no, seq)
+        index += 1
     if step.text:
         item_id = f"msg_{step_no}"
         out.append(

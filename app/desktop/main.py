@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from app.desktop import startup_marks
+from app.desktop import startup_marks, strict_csp
 from app.desktop.app_start import (
     AppFactory,
     DesktopApp,
@@ -101,9 +101,10 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
     session.state_path = paths.data_dir / WINDOW_STATE_FILE
     state = load_window_state(session.state_path)
     source: dict[str, str] = {"url": str(index)} if index.is_file() else {"html": missing_ui_page(index)}
+    bridge = Bridge(session.app_task, session.core.loop)
     window = webview.create_window(
         "CashCode",
-        js_api=Bridge(session.app_task, session.core.loop),
+        js_api=bridge,
         width=state.width,
         height=state.height,
         x=state.x,
@@ -114,6 +115,7 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
         **source,  # type: ignore[arg-type]
     )
     assert window is not None
+    strict_csp.install(window, strict_csp.public_methods(bridge))
     startup_marks.attach(window)
     session.tracker = WindowStateTracker(state)
     session.tracker.attach(window)

@@ -5,7 +5,6 @@ from the Unix mode bits, and sizes are counted from the bytes actually decompres
 
 from __future__ import annotations
 
-import bz2  # noqa: F401 - imported so a missing codec fails here, not mid-extract
 import lzma
 import os
 import re
@@ -49,15 +48,15 @@ def _reject(rule: str, message: str) -> NoReturn:
 
 
 def _check_name(name: str) -> tuple[str, ...]:
-    shown = name[:120]
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        _reject("zip.control", "A member name contains control characters.")
+    shown = name[:120]  # checked for control characters first, so it is safe to show
     if _DRIVE.match(name) or ":" in name:
         _reject("zip.drive", f"'{shown}' has a drive letter or ':' in its path.")
     if name.startswith("/"):
         _reject("zip.absolute", f"'{shown}' is an absolute path.")
     if "\\" in name:
         _reject("zip.backslash", f"'{shown}' uses a backslash in its path; ZIP paths must use '/'.")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        _reject("zip.control", "A member name contains control characters.")
     if len(name) > 1024:
         _reject("zip.long_name", "A member name is longer than 1024 characters.")
     parts = tuple(name.rstrip("/").split("/"))

@@ -111,14 +111,23 @@ class SkillStore:
     @contextlib.contextmanager
     def staging_dir(self) -> Iterator[Path]:
         """A fresh hidden work folder on the data filesystem, removed afterwards."""
-        self._paths.staging.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".work-", dir=self._paths.staging))
+        work = self._new_work_dir()
         try:
             yield work
         finally:
             remove_tree(work)
             with contextlib.suppress(OSError):
                 self._paths.staging.rmdir()  # only succeeds when no other import is running
+
+    def _new_work_dir(self) -> Path:
+        # Another import may remove the empty `.staging` between our mkdir and mkdtemp; retry.
+        for _attempt in range(3):
+            self._paths.staging.mkdir(parents=True, exist_ok=True)
+            try:
+                return Path(tempfile.mkdtemp(prefix=".work-", dir=self._paths.staging))
+            except FileNotFoundError:
+                continue
+        raise FileNotFoundError(f"cannot create a staging folder in {self._paths.staging}")
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -160,7 +169,7 @@ class SkillStore:
                 raise SkillConflict(
                     f"'{name}' changed since it was opened; reload it and apply your edit again."
                 )
-            raw = content.encode("utf-8")
+            raw = content.encode("utf-8", errors="surrogatepass")
             parsed = parse_skill_md(raw, entry.path.name)
             if isinstance(parsed, list):
                 raise SkillInvalid(

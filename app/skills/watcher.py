@@ -12,6 +12,7 @@ import contextlib
 import inspect
 import logging
 import os
+import stat
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from pathlib import Path
 
@@ -74,7 +75,20 @@ class SkillWatcher:
         self.ready = asyncio.Event()
 
     def _existing(self) -> tuple[Path, ...]:
-        return tuple(r for r in self._roots if r.is_dir())
+        return tuple(r for r, _ in self._identity())
+
+    def _identity(self) -> tuple[tuple[Path, tuple[int, int]], ...]:
+        """Existing roots with their inode: a root deleted and re-created between two wake-ups
+        is a different folder, and the old native watch would not see into it."""
+        found: list[tuple[Path, tuple[int, int]]] = []
+        for root in self._roots:
+            try:
+                info = root.stat()
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                found.append((root, (info.st_dev, info.st_ino)))
+        return tuple(found)
 
     async def _changed(self) -> None:
         # Broad on purpose: the callback belongs to someone else, and one failing refresh or
@@ -90,7 +104,8 @@ class SkillWatcher:
     async def run(self, stop: asyncio.Event) -> None:
         """Watch until `stop` is set. Never raises for filesystem trouble; it degrades instead."""
         while not stop.is_set():
-            armed = self._existing()
+            identity = self._identity()
+            armed = tuple(root for root, _ in identity)
             if not armed:
                 self.ready.set()  # nothing to watch yet; root creation is polled for below
                 await _wait(stop, self._rearm / 1000)
@@ -98,7 +113,7 @@ class SkillWatcher:
                     await self._changed()  # a root appeared, maybe already full of Skills
                 continue
             try:
-                rearm = await self._watch(armed, stop)
+                rearm = await self._watch(identity, stop)
             except FileNotFoundError:
                 continue  # a root vanished while arming; the next pass arms what is left
             except OSError as exc:  # inotify limits and friends: poll instead (tech-notes §6)
@@ -112,8 +127,9 @@ class SkillWatcher:
             if rearm:
                 await self._changed()
 
-    async def _watch(self, armed: tuple[Path, ...], stop: asyncio.Event) -> bool:
+    async def _watch(self, identity: tuple[tuple[Path, tuple[int, int]], ...], stop: asyncio.Event) -> bool:
         """One armed watch. Returns True when the set of existing roots changed."""
+        armed = tuple(root for root, _ in identity)
         changes = self._watch_fn(
             *armed,
             watch_filter=SkillFilter(armed),
@@ -128,7 +144,7 @@ class SkillWatcher:
         async with contextlib.aclosing(changes):
             async for batch in changes:
                 self.ready.set()
-                if self._existing() != armed:
+                if self._identity() != identity:
                     return True
                 if batch:
                     await self._changed()

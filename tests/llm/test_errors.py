@@ -44,15 +44,39 @@ async def test_a_rejected_key_is_an_auth_error_naming_where_to_fix_it(
 
 
 @pytest.mark.parametrize("variant", OPENAI_VARIANTS)
-async def test_a_missing_key_fails_before_any_request(
-    variant: str, server: FakeLLMServer, make_provider: ProviderMaker
+async def test_a_missing_key_for_a_remote_host_fails_before_any_request(
+    variant: str, make_provider: ProviderMaker
 ) -> None:
-    err = await _fail(make_provider(variant, api_key=None))
+    # .invalid never resolves; nothing may be sent anywhere without a key.
+    err = await _fail(make_provider(variant, api_key=None, base_url="https://api.example.invalid"))
     assert err.code == "no_api_key"
     assert err.message == (
         "No API key for provider Fake Cloud. Add one in Settings → Providers or set OPENAI_API_KEY."
     )
-    assert server.requests == []
+
+
+@pytest.mark.parametrize("variant", OPENAI_VARIANTS)
+async def test_a_local_server_that_wants_a_key_reports_a_missing_key_not_a_bad_one(
+    variant: str, server: FakeLLMServer, make_provider: ProviderMaker
+) -> None:
+    err = await _fail(make_provider(variant, api_key=None))
+    assert err.code == "no_api_key"
+    assert len(server.model_requests()) == 1
+
+
+@pytest.mark.parametrize("variant", OPENAI_VARIANTS)
+async def test_a_keyless_local_server_is_used_without_a_key(variant: str) -> None:
+    with FakeLLMServer(valid_keys=None) as keyless:
+        keyless.script({"text": "no key needed"})
+        config = keyless.provider_config(variant, api_key=None)
+        from app.llm.factory import create_provider
+
+        provider = create_provider(config)
+        try:
+            events = await collect(provider, user_request())
+        finally:
+            await provider.aclose()
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "no key needed"
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from "vitest";
+import ChatComposer from "@/components/chat/ChatComposer.vue";
+import { mountWith } from "./mount";
+
+const GROUPS = [
+  {
+    providerId: "p1",
+    providerName: "OpenAI",
+    models: [
+      { provider_id: "p1", provider_name: "OpenAI", model: "gpt-a", supports_tools: true, supports_vision: null },
+      { provider_id: "p1", provider_name: "OpenAI", model: "gpt-b", supports_tools: true, supports_vision: null },
+    ],
+  },
+  {
+    providerId: "p2",
+    providerName: "Ollama",
+    models: [{ provider_id: "p2", provider_name: "Ollama", model: "llama", supports_tools: null, supports_vision: null }],
+  },
+];
+
+async function composer(props: Record<string, unknown> = {}) {
+  const { wrapper } = await mountWith(ChatComposer, { props: { running: false, groups: GROUPS, model: null, chatId: "c1", ...props } });
+  return wrapper;
+}
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+describe("composer", () => {
+  it("Enter sends and clears; Shift+Enter does not send", async () => {
+    const w = await composer();
+    const input = w.get('[data-testid="composer-input"]');
+    await input.setValue("hello");
+    await input.trigger("keydown", { key: "Enter", shiftKey: true });
+    expect(w.emitted("send")).toBeUndefined();
+    await input.trigger("keydown", { key: "Enter" });
+    expect(w.emitted("send")).toEqual([["hello"]]);
+    expect((input.element as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("Ctrl/Cmd+Enter sends", async () => {
+    const w = await composer();
+    const input = w.get('[data-testid="composer-input"]');
+    await input.setValue("one");
+    await input.trigger("keydown", { key: "Enter", ctrlKey: true });
+    await input.setValue("two");
+    await input.trigger("keydown", { key: "Enter", metaKey: true });
+    expect(w.emitted("send")).toEqual([["one"], ["two"]]);
+  });
+
+  it("ignores Enter while an IME is composing", async () => {
+    const w = await composer();
+    const input = w.get('[data-testid="composer-input"]');
+    await input.setValue("ni hao");
+    await input.trigger("keydown", { key: "Enter", isComposing: true });
+    expect(w.emitted("send")).toBeUndefined();
+  });
+
+  it("disables send while the chat runs and shows Stop", async () => {
+    const w = await composer({ running: true });
+    await w.get('[data-testid="composer-input"]').setValue("hello");
+    expect(w.get('[data-testid="send-button"]').attributes("disabled")).toBeDefined();
+    await w.get('[data-testid="composer-input"]').trigger("keydown", { key: "Enter" });
+    expect(w.emitted("send")).toBeUndefined();
+    await w.get('[data-testid="stop-button"]').trigger("click");
+    expect(w.emitted("stop")).toHaveLength(1);
+  });
+
+  it("has no Stop button and a disabled Send for empty text when idle", async () => {
+    const w = await composer();
+    expect(w.find('[data-testid="stop-button"]').exists()).toBe(false);
+    expect(w.get('[data-testid="send-button"]').attributes("disabled")).toBeDefined();
+  });
+
+  it("the model picker groups models by provider and emits the choice", async () => {
+    const w = await composer({ model: { provider_id: "p1", model: "gpt-b" } });
+    const select = w.get('[data-testid="model-picker"]');
+    expect(w.findAll("optgroup").map((g) => g.attributes("label"))).toEqual(["OpenAI", "Ollama"]);
+    expect((select.element as HTMLSelectElement).selectedOptions[0].textContent).toBe("gpt-b");
+    await select.setValue(JSON.stringify(["p2", "llama"]));
+    expect(w.emitted("update:model")).toEqual([[{ provider_id: "p2", model: "llama" }]]);
+  });
+});

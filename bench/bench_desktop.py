@@ -40,7 +40,14 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-from tests.desktop.harness import DesktopProcess, app_dirs_env, desktop_command, launch, wait_for_mark  # noqa: E402
+from tests.desktop.harness import (  # noqa: E402
+    DesktopProcess,
+    app_dirs_env,
+    desktop_command,
+    invoke,
+    launch,
+    wait_for_mark,
+)
 from tests.desktop.procs import session_pss_kib, session_uss_kib  # noqa: E402
 from tests.desktop.xvfb import xvfb  # noqa: E402
 
@@ -153,20 +160,33 @@ OBSERVER_JS = """(first) => {
   window.__lat = [];
   let max = -1;
   const observer = new MutationObserver(() => {
+    const stamp = performance.timeOrigin + performance.now();
     const els = document.querySelectorAll('[data-testid=message-assistant]');
     if (els.length <= first) return;
     const found = els[first].textContent.match(/t\\d{4}/g);
     const idx = found ? found.length - 1 : -1;
     if (idx <= max) return;
     max = idx;
-    requestAnimationFrame(() => window.__lat.push([idx, performance.timeOrigin + performance.now()]));
+    const rec = [idx, stamp, 0];
+    window.__lat.push(rec);
+    requestAnimationFrame(() => { rec[2] = performance.timeOrigin + performance.now(); });
   });
   observer.observe(document.body, {subtree: true, childList: true, characterData: true});
   window.__stopObserver = () => observer.disconnect();
 }"""
 
 
-def measure_latency(page: Page, stream: TimedStream, rate: float, count: int) -> list[float]:
+def match_latencies(sent: list[float], records: list[list[float]], column: int) -> list[float]:
+    """For token i sent at sent[i] (epoch s), the first record showing >= i+1 tokens (epoch ms)."""
+    latencies, j = [], 0
+    for i, sent_at in enumerate(sent):
+        while records[j][0] < i:
+            j += 1
+        latencies.append(records[j][column] - sent_at * 1000)
+    return latencies
+
+
+def measure_latency(page: Page, stream: TimedStream, rate: float, count: int) -> dict[str, list[float]]:
     stream.rate = rate
     stream.tokens = [f"t{i:04d} " for i in range(count)]
     page.get_by_test_id("new-chat").click()
@@ -180,13 +200,37 @@ def measure_latency(page: Page, stream: TimedStream, rate: float, count: int) ->
     page.wait_for_function(
         f"() => window.__lat.length && window.__lat[window.__lat.length-1][0] >= {count - 1}"
     )
+    page.wait_for_timeout(100)  # let the last frame stamp
     records = page.evaluate("() => { window.__stopObserver(); return window.__lat; }")
-    latencies, j = [], 0
-    for i, sent in enumerate(stream.sent_at):
-        while records[j][0] < i:
-            j += 1
-        latencies.append(records[j][1] - sent * 1000)
-    return latencies
+    return {
+        "dom": match_latencies(stream.sent_at, records, 1),
+        "frame": match_latencies(stream.sent_at, records, 2),
+    }
+
+
+def measure_shell_latency(
+    display: str, env: dict[str, str], runs: list[tuple[float, int]]
+) -> list[dict[str, list[float]]]:
+    """The shell alone: stand-in app → bus → pusher → run_js → framework-free page."""
+    app = launch([sys.executable, "-m", "tests.desktop.latency_probe"], env, display)
+    results = []
+    with sync_playwright() as pw:
+        page = app.attach(pw, timeout_s=60)
+        for rate, count in runs:
+            page.evaluate("() => { window.__recv = []; document.getElementById('out').textContent = ''; }")
+            invoke(page, "bench.stream", {"rate": rate, "count": count})
+            page.wait_for_function(
+                f"() => window.__recv.length && window.__recv[window.__recv.length-1][0] >= {count}",
+                timeout=count / rate * 1000 + 30_000,
+            )
+            page.wait_for_timeout(100)
+            records = [[r[0] - 1, r[1], r[2]] for r in page.evaluate("() => window.__recv")]
+            sent = invoke(page, "bench.sent")["data"]["sent"]
+            results.append(
+                {"dom": match_latencies(sent, records, 1), "frame": match_latencies(sent, records, 2)}
+            )
+        stop(app)
+    return results
 
 
 def pct(values: list[float], q: int) -> float:
@@ -196,55 +240,82 @@ def pct(values: list[float], q: int) -> float:
 # ---- main ----------------------------------------------------------------------------------
 
 
+def startup_rows(display: str, env: dict[str, str], runs: int) -> list[str]:
+    measure_app_start(display, env)  # warm-up: first-run work and the OS file cache
+    hello = [measure_hello(display) for _ in range(runs)]
+    starts = [measure_app_start(display, env) for _ in range(runs)]
+    hello_vis = statistics.median(h["visible"] for h in hello)
+    app_vis = statistics.median(s["visible"] for s in starts)
+    app_int = statistics.median(s["interactive"] for s in starts)
+    return [
+        f"| cold start → window visible (median of {runs}) | {hello_vis:.2f} s | {app_vis:.2f} s "
+        f"| {app_vis / hello_vis:.2f}x | ≤ 2x floor |",
+        f"| cold start → interactive (median of {runs}) | — | {app_int:.2f} s | — | ≤ 1.5 s |",
+    ]
+
+
+def memory_rows(display: str, env: dict[str, str], runs: int) -> list[str]:
+    hello = [measure_hello(display) for _ in range(runs)]
+    app = [measure_app_memory(display, env) for _ in range(runs)]
+    rows = []
+    for kind, budget in (("pss", "≤ 1.3x floor"), ("uss", "(PSS is the budget; USS ignores other apps)")):
+        floor, mem = statistics.median(h[kind] for h in hello), statistics.median(a[kind] for a in app)
+        rows.append(
+            f"| idle memory, {kind.upper()} of all processes (median of {runs}) | {floor:.0f} MB "
+            f"| {mem:.0f} MB | {mem / floor:.2f}x | {budget} |"
+        )
+    return rows
+
+
+def latency_rows(display: str, env: dict[str, str], stream: TimedStream) -> list[str]:
+    app = launch(desktop_command(), env, display)
+    with sync_playwright() as pw:
+        page = app.attach(pw, timeout_s=60)
+        expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
+        measure_latency(page, stream, 200, 50)  # warm-up turn
+        full = [measure_latency(page, stream, 50, 250), measure_latency(page, stream, 500, 1500)]
+        stop(app)
+    shell = measure_shell_latency(display, env, [(50, 250), (500, 1500)])
+    rows = []
+    for label, results in (("server→screen, full app + UI", full), ("shell only, bus→page", shell)):
+        for rate, lat in zip((50, 500), results, strict=True):
+            dom, frame = lat["dom"], lat["frame"]
+            in_dom = f"{pct(dom, 50):.1f} / {pct(dom, 95):.1f} ms"
+            next_frame = f"{pct(frame, 50):.1f} / {pct(frame, 95):.1f} ms"
+            rows.append(
+                f"| token latency, {label}, {rate} tok/s (n={len(dom)}): in DOM; next frame (p50 / p95) "
+                f"| — | {in_dom}; {next_frame} | — | p95 ≤ 25 ms |"
+            )
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--mem-runs", type=int, default=3)
+    parser.add_argument("--only", choices=("startup", "memory", "latency"), action="append")
     args = parser.parse_args()
+    parts = args.only or ["startup", "memory", "latency"]
 
     stream = TimedStream()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(stream))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-
+    rows = ["| metric | hello-world floor | CashCode desktop | ratio | budget |", "|---|---|---|---|---|"]
     with xvfb() as display, tempfile.TemporaryDirectory() as tmp:
         env = app_dirs_env(Path(tmp) / "cashcode")
         (Path(tmp) / "ws").mkdir()
         seed(env, base_url, Path(tmp) / "ws")
-        measure_app_start(display.name, env)  # warm-up: first-run work and OS file cache
-
-        hello = [measure_hello(display.name) for _ in range(args.runs)]
-        starts = [measure_app_start(display.name, env) for _ in range(args.runs)]
-        app_pss = [measure_app_memory(display.name, env) for _ in range(args.mem_runs)]
-
-        app = launch(desktop_command(), env, display.name)
-        with sync_playwright() as pw:
-            page = app.attach(pw, timeout_s=60)
-            expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
-            measure_latency(page, stream, 200, 50)  # warm-up turn
-            lat50 = measure_latency(page, stream, 50, 250)
-            lat500 = measure_latency(page, stream, 500, 1500)
-            stop(app)
+        if "startup" in parts:
+            rows += startup_rows(display.name, env, args.runs)
+        if "memory" in parts:
+            rows += memory_rows(display.name, env, args.mem_runs)
+        if "latency" in parts:
+            rows += latency_rows(display.name, env, stream)
     server.shutdown()
-
-    med = statistics.median
-    hello_vis = med(h["visible"] for h in hello)
-    app_vis = med(s["visible"] for s in starts)
-    app_int = med(s["interactive"] for s in starts)
-    print("| metric | hello-world floor | CashCode desktop | ratio | budget |")
-    print("|---|---|---|---|---|")
-    print(f"| cold start → window visible (median of {args.runs}) | {hello_vis:.2f} s | {app_vis:.2f} s "
-          f"| {app_vis / hello_vis:.2f}x | ≤ 2x floor |")  # fmt: skip
-    print(f"| cold start → interactive (median of {args.runs}) | — | {app_int:.2f} s | — | ≤ 1.5 s |")
-    for kind, budget in (("pss", "≤ 1.3x floor"), ("uss", "(PSS is the budget; USS ignores other apps)")):
-        floor, mem = med(h[kind] for h in hello), med(a[kind] for a in app_pss)
-        print(f"| idle memory, {kind.upper()} of all processes (median) | {floor:.0f} MB | {mem:.0f} MB "
-              f"| {mem / floor:.2f}x | {budget} |")  # fmt: skip
-    for rate, lat in ((50, lat50), (500, lat500)):
-        print(f"| server→screen token latency at {rate} tok/s, p50 / p95 (n={len(lat)}) | — "
-              f"| {pct(lat, 50):.1f} / {pct(lat, 95):.1f} ms | — | p95 ≤ 25 ms |")  # fmt: skip
+    print("\n".join(rows))
     return 0
 
 

@@ -27,13 +27,31 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 KEY = "sk-bench-key-000000"
-TEXT_STEP = {"text": "Hello from the fake LLM, twenty-ish tokens of text for a short answer.", "chunk_size": 4}
+TEXT_STEP = {
+    "text": "Hello from the fake LLM, twenty-ish tokens of text for a short answer.",
+    "chunk_size": 4,
+}
 TOOL_STEP = {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]}
+
+
+# The fake server binds `socket.socket(AF_INET, SOCK_STREAM)` (proto 0), so asyncio does not set
+# TCP_NODELAY on accepted connections and every streamed answer stalls ~40 ms (Nagle + delayed
+# ACK) — noise far larger than what we measure. Run it with TCP_NODELAY forced on.
+_NODELAY_LAUNCHER = """
+import runpy, socket, sys
+import asyncio.base_events as base_events
+def _nodelay(sock):
+    if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+base_events._set_nodelay = _nodelay
+sys.argv = ["fake_llm", *sys.argv[1:]]
+runpy.run_module("app.testing.fake_llm", run_name="__main__")
+"""
 
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.testing.fake_llm", "--port", "0", "--print-port", "--valid-key", KEY],
+        [sys.executable, "-c", _NODELAY_LAUNCHER, "--port", "0", "--print-port", "--valid-key", KEY],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
@@ -53,15 +71,22 @@ def script(root: str, *steps: dict[str, Any]) -> None:
 
 
 async def measure(
-    runs: int, prepare: Callable[[], Awaitable[None]], body: Callable[[], Awaitable[None]]
+    runs: int,
+    prepare: Callable[[], Awaitable[None]],
+    body: Callable[[], Awaitable[None]],
+    warmup: int = 5,
+    cpu: list[float] | None = None,
 ) -> list[float]:
+    """Wall time (ms) of `body` per run; with `cpu`, also this process's CPU time (ms) per run."""
     times = []
-    for i in range(runs + 5):
+    for i in range(runs + warmup):
         await prepare()
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         await body()
-        if i >= 5:  # warm-up runs are not counted
+        if i >= warmup:  # warm-up runs are not counted
             times.append((time.perf_counter() - started) * 1000)
+            if cpu is not None:
+                cpu.append((time.process_time() - cpu_started) * 1000)
     return times
 
 
@@ -105,36 +130,52 @@ async def main(runs: int) -> None:
         app.subscribe(lambda e: done.set() if e.type in ("turn_done", "turn_failed") else None)
         client = AsyncOpenAI(base_url=root + "/v1", api_key=KEY, max_retries=0)
         rows = []
-        for name, steps in (("text turn", [TEXT_STEP]), ("one-tool turn (read_file)", [TOOL_STEP, TEXT_STEP])):
+        for name, steps in (
+            ("text turn", [TEXT_STEP]),
+            ("one-tool turn (read_file)", [TOOL_STEP, TEXT_STEP]),
+        ):
             chat_ids: list[str] = []
 
-            async def prepare_app(steps: list[dict[str, Any]] = steps) -> None:
+            async def prepare_app(
+                steps: list[dict[str, Any]] = steps, chat_ids: list[str] = chat_ids
+            ) -> None:
                 # A fresh chat per run: every run sends the same history.
                 chat_ids.append((await app.invoke("chats.create", {}))["data"]["id"])
                 script(root, *steps)
 
-            async def app_turn() -> None:
+            async def app_turn(chat_ids: list[str] = chat_ids) -> None:
                 done.clear()
                 ref = await app.invoke("chat.send", {"chat_id": chat_ids[-1], "text": "hi", "model": model})
                 assert ref["ok"], ref
                 await done.wait()
 
-            full = await measure(runs, prepare_app, app_turn)
+            await prepare_app()
+            await app_turn()  # warm-up, and the requests to replay
             bodies = recorded_bodies(root, len(steps))
-
-            async def prepare_bare(steps: list[dict[str, Any]] = steps) -> None:
-                script(root, *steps)
 
             async def bare_turn(bodies: list[dict[str, Any]] = bodies) -> None:
                 await replay(client, bodies)
 
-            bare = await measure(runs, prepare_bare, bare_turn)
+            async def prepare_bare(steps: list[dict[str, Any]] = steps) -> None:
+                script(root, *steps)
+
+            # Interleaved (app, bare, app, bare, …) so drift and noise hit both alike.
+            full, bare, full_cpu, bare_cpu = [], [], [], []  # type: ignore[var-annotated]
+            for _ in range(runs):
+                full += await measure(1, prepare_app, app_turn, warmup=0, cpu=full_cpu)
+                bare += await measure(1, prepare_bare, bare_turn, warmup=0, cpu=bare_cpu)
             mb, mf = statistics.median(bare), statistics.median(full)
-            rows.append((name, mb, mf, mf - mb))
-        print("| turn | bare SDK requests (median ms) | CashCode turn (median ms) | overhead (ms) |")
-        print("|---|---|---|---|")
-        for name, mb, mf, over in rows:
-            print(f"| {name} | {mb:.2f} | {mf:.2f} | {over:.2f} |")
+            paired = statistics.median(f - b for f, b in zip(full, bare, strict=True))
+            cpu_over = statistics.median(full_cpu) - statistics.median(bare_cpu)
+            rows.append((name, mb, mf, mf - mb, paired, cpu_over))
+        print(f"runs per row: {runs}")
+        print(
+            "| turn | bare SDK requests (median ms) | CashCode turn (median ms) "
+            "| overhead: diff of medians (ms) | overhead: median of paired diffs (ms) | extra CPU (ms) |"
+        )
+        print("|---|---|---|---|---|---|")
+        for name, mb, mf, over, paired, cpu_over in rows:
+            print(f"| {name} | {mb:.2f} | {mf:.2f} | {over:.2f} | {paired:.2f} | {cpu_over:.2f} |")
         await client.close()
     finally:
         await app.aclose()

@@ -22,7 +22,7 @@ def resolve_data_dir(env: Mapping[str, str]) -> Path:
     if env.get("CASHCODE_DATA_DIR", "").strip():
         return Path(env["CASHCODE_DATA_DIR"].strip()).expanduser().absolute()
     try:
-        from app.settings.paths import AppPaths  # type: ignore[import-not-found, unused-ignore]
+        from app.settings.paths import AppPaths
 
         return Path(AppPaths.from_env(dict(env)).data_dir)
     except (ImportError, AttributeError):

@@ -60,7 +60,6 @@ def public_methods(js_api: object) -> list[str]:
 
 
 def install(window: Any, method_names: Sequence[str]) -> None:
-    return
     """Call right after `create_window`, before `webview.start`."""
     script = _FINISH_API % json.dumps(list(method_names))
 

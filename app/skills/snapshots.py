@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.skills.fsutil import atomic_write_bytes, copy_tree, fsync_dir, hidden_sibling, remove_tree
-from app.skills.model import SKILL_FILE, SkillNotFound, SourceKind
+from app.skills.model import SkillNotFound, SourceKind
 
 SnapshotReason = Literal["replace", "rollback", "delete", "manual"]
 # Sortable by time; the random tail keeps two snapshots in the same microsecond apart.
@@ -38,8 +38,10 @@ def is_version_id(text: str) -> bool:
 
 
 class SnapshotStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_versions: int = 50) -> None:
         self.root = root
+        # Bounded so an agent that edits a Skill in a loop cannot fill the disk.
+        self._max_versions = max_versions
 
     def _folder(self, source: SourceKind, name: str) -> Path:
         return self.root / source / name
@@ -60,7 +62,13 @@ class SnapshotStore:
         atomic_write_bytes(folder / f"{version_id}.json", json.dumps(meta).encode("utf-8"))
         os.rename(staged, final)
         fsync_dir(folder)
+        self._prune(source, name)
         return SkillVersion(version_id, created, reason, sha256, final)
+
+    def _prune(self, source: SourceKind, name: str) -> None:
+        for old in self.list(source, name)[self._max_versions :]:
+            remove_tree(old.path)
+            (old.path.parent / f"{old.version_id}.json").unlink(missing_ok=True)
 
     def list(self, source: SourceKind, name: str) -> list[SkillVersion]:
         """Newest first. Half-written (dot-named) copies are skipped and swept."""
@@ -101,6 +109,3 @@ class SnapshotStore:
             skill_md_sha256=sha if isinstance(sha, str) else None,
             path=path,
         )
-
-    def has_skill_md(self, version: SkillVersion) -> bool:
-        return (version.path / SKILL_FILE).is_file()

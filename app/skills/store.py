@@ -81,13 +81,14 @@ class SkillStore:
         state: SkillStateFile,
         *,
         limits: ArchiveLimits | None = None,
+        max_versions: int = 50,
         hook: StepHook = no_hook,
     ) -> None:
         self.catalog = catalog
         self._roots = catalog.roots
         self._paths = paths
         self._state = state
-        self._snapshots = SnapshotStore(paths.snapshots)
+        self._snapshots = SnapshotStore(paths.snapshots, max_versions)
         self._limits = limits or ArchiveLimits()
         self._hook = hook  # tests pause here to kill the process between steps
         self._locks = NameLocks()

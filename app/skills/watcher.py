@@ -144,7 +144,11 @@ class SkillWatcher:
         async with contextlib.aclosing(changes):
             async for batch in changes:
                 self.ready.set()
-                if self._identity() != identity:
+                # A root deleted and re-created may get its old inode number back, so an event
+                # on a root itself also re-arms a native watch (which died with the folder).
+                # Polling re-reads paths anyway and reports every root mtime change: skip it.
+                root_event = not self.polling and any(Path(p) in armed for _, p in batch)
+                if root_event or self._identity() != identity:
                     return True
                 if batch:
                     await self._changed()

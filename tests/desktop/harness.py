@@ -152,5 +152,7 @@ def _read_output(launched: DesktopProcess) -> None:
 
 def invoke(page: Page, route: str, payload: Mapping[str, Any] | None = None) -> Any:
     """Call the bridge from inside the page, exactly as the UI does (once pywebview injected it)."""
-    page.wait_for_function("() => !!(window.pywebview && window.pywebview.api && window.pywebview.api.invoke)")
+    page.wait_for_function(
+        "() => !!(window.pywebview && window.pywebview.api && window.pywebview.api.invoke)"
+    )
     return page.evaluate("([r, p]) => window.pywebview.api.invoke(r, p)", [route, dict(payload or {})])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from app.skills.catalog import SkillCatalog
@@ -34,7 +35,7 @@ def test_default_roots_follow_the_spec_order(tmp_path: Path) -> None:
 
 def test_the_shipped_builtin_skills_are_valid() -> None:
     folders = [p for p in default_builtin_dir().iterdir() if p.is_dir()]
-    assert any(p.name == "skill-creator" for p in folders)
+    assert any(p.name == "cashcode-skill-creator" for p in folders)
     for folder in folders:
         result = validate_package(folder)
         assert result.kind == "valid", result
@@ -140,3 +141,12 @@ def test_a_damaged_state_file_means_everything_is_enabled(env: Env) -> None:
 def test_each_refresh_has_a_higher_revision(env: Env) -> None:
     first = env.catalog.refresh().revision
     assert env.catalog.refresh().revision == first + 1
+
+
+def test_an_external_root_may_link_to_a_skill_folder_kept_elsewhere(tmp_path: Path, env: Env) -> None:
+    real = write_skill(tmp_path / "projects", "linked", files={"ref/a.md": b"a"})
+    root = env.home / ".claude" / "skills"
+    root.mkdir(parents=True)
+    os.symlink(real, root / "linked")
+    entry = env.catalog.refresh().get("linked")
+    assert entry is not None and entry.source == "external"

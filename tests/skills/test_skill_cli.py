@@ -62,7 +62,7 @@ def test_list_shows_the_builtin_skill_external_skills_and_invalid_ones(cli: Cli)
     result = cli("list")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "skill-creator" in out and "builtin" in out
+    assert "cashcode-skill-creator" in out and "builtin" in out
     assert "from-claude" in out and "from-workspace" in out
     assert "Invalid Skills" in out and "user/broken" in out
 
@@ -105,15 +105,15 @@ def test_import_export_versions_delete_and_rollback_round_trip(cli: Cli, tmp_pat
 
 
 def test_show_prints_the_skill_md_and_its_hash(cli: Cli) -> None:
-    result = cli("show", "skill-creator")
+    result = cli("show", "cashcode-skill-creator")
     assert result.returncode == 0
     assert "sha256:" in result.stdout and "# Skill Creator" in result.stdout
 
 
 def test_disable_and_enable_are_persisted(cli: Cli) -> None:
-    assert cli("disable", "skill-creator").returncode == 0
+    assert cli("disable", "cashcode-skill-creator").returncode == 0
     assert "disabled" in cli("list").stdout
-    assert cli("enable", "skill-creator").returncode == 0
+    assert cli("enable", "cashcode-skill-creator").returncode == 0
     assert "disabled" not in cli("list").stdout
 
 
@@ -129,8 +129,8 @@ def test_delete_without_yes_and_without_a_terminal_refuses(cli: Cli, tmp_path: P
     [
         (("show", "nope"), "No Skill named 'nope'"),
         (("import", "missing.zip"), "ZIP refused"),
-        (("delete", "skill-creator", "--yes"), "read-only"),
-        (("rollback", "skill-creator", "20240101T000000000000Z-abcdef"), "builtin"),
+        (("delete", "cashcode-skill-creator", "--yes"), "read-only"),
+        (("rollback", "cashcode-skill-creator", "20240101T000000000000Z-abcdef"), "builtin"),
         (("export", "nope"), "No Skill named"),
     ],
 )
@@ -150,6 +150,8 @@ def test_importing_a_hostile_zip_exits_1_and_names_the_reason(cli: Cli, tmp_path
 
 def test_importing_a_duplicate_name_is_a_conflict(cli: Cli, tmp_path: Path) -> None:
     archive = zip_folder(
-        write_skill(tmp_path / "src", "skill-creator"), tmp_path / "d.zip", prefix="skill-creator"
+        write_skill(tmp_path / "src", "cashcode-skill-creator"),
+        tmp_path / "d.zip",
+        prefix="cashcode-skill-creator",
     )
     assert "already exists" in one_error_line(cli("import", str(archive)))

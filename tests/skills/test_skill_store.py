@@ -12,7 +12,7 @@ import pytest
 from app.skills.model import SkillConflict, SkillInvalid, SkillNotFound, SkillReadOnly
 from app.skills.snapshots import is_version_id
 
-from .helpers import Env, skill_md, tree_digest, write_skill, zip_folder
+from .helpers import Env, make_env, skill_md, tree_digest, write_skill, zip_folder
 
 BINARY = {
     "assets/logo.png": bytes(range(256)) * 40,
@@ -210,3 +210,37 @@ def test_imported_skill_binary_files_survive_replace_rollback_and_export(tmp_pat
     env.store.replace("demo", edited(), env.store.read("demo").sha256)
     env.store.rollback("demo", env.store.versions("demo")[0].version_id)
     assert tree_digest(env.roots.user / "demo") == tree_digest(src)
+
+
+def test_start_up_sweeps_stale_staging_folders_but_keeps_recent_ones(tmp_path: Path, env: Env) -> None:
+    stale = env.paths.staging / ".work-stale"
+    recent = env.paths.staging / ".work-recent"
+    for folder in (stale, recent):
+        (folder / "package").mkdir(parents=True)
+    os.utime(stale, (1, 1))
+    make_env(tmp_path)  # a new store instance runs recovery
+    assert not stale.exists() and recent.exists()
+
+
+def test_start_up_brings_back_a_skill_whose_swap_stopped_half_way(tmp_path: Path, env: Env) -> None:
+    folder = user_skill(env)
+    content = tree_digest(folder)
+    os.rename(folder, env.roots.user / ".demo.old-0123abcd")  # state between the two renames
+    (env.roots.user / ".demo.rollback-89abcdef").mkdir()  # an unpublished copy
+    (env.roots.user / ".keep-me").mkdir()  # the user's own hidden folder is not ours to touch
+    make_env(tmp_path)
+    assert tree_digest(folder) == content
+    assert sorted(p.name for p in env.roots.user.iterdir()) == [".keep-me", "demo"]
+
+
+def test_only_the_newest_versions_are_kept(tmp_path: Path) -> None:
+    from app.skills.snapshots import SnapshotStore
+
+    package = write_skill(tmp_path / "pkg", "demo")
+    snapshots = SnapshotStore(tmp_path / "snaps", max_versions=3)
+    taken = [snapshots.take("user", "demo", package, "manual", None).version_id for _ in range(5)]
+    kept = [v.version_id for v in snapshots.list("user", "demo")]
+    assert kept == list(reversed(taken))[:3]
+    assert sorted(p.name for p in (tmp_path / "snaps" / "user" / "demo").iterdir()) == sorted(
+        [*kept, *(f"{k}.json" for k in kept)]
+    )

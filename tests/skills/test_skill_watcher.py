@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from watchfiles import awatch
+from watchfiles import Change, awatch
 
 from app.skills.catalog import CatalogSnapshot
-from app.skills.watcher import SkillWatcher
+from app.skills.watcher import SkillFilter, SkillWatcher
 
 from .helpers import Env, skill_md, write_skill
 
@@ -161,11 +161,25 @@ async def test_the_services_watcher_awaits_an_async_callback(tmp_path: Path, env
     await asyncio.wait_for(task, timeout=SLOW_BOUND)
 
 
-async def test_a_root_replaced_by_a_new_folder_is_watched_again(tmp_path: Path, env: Env) -> None:
+@pytest.mark.parametrize("force_polling", [False, True], ids=["native", "polling"])
+async def test_a_root_replaced_by_a_new_folder_is_watched_again(
+    tmp_path: Path, env: Env, force_polling: bool
+) -> None:
     write_skill(env.roots.user, "first")
-    async with watching(env) as (rec, _):
+    async with watching(env, force_polling=force_polling, poll_delay_ms=100) as (rec, _):
         shutil.rmtree(env.roots.user)
         write_skill(env.roots.user, "swift")  # same path, new folder, before the watcher wakes
         await rec.until(has("swift"), SLOW_BOUND)
         write_skill(env.roots.user, "after")
         await rec.until(has("after"), SLOW_BOUND)
+
+
+def test_the_filter_drops_temp_files_staging_and_our_hidden_siblings(tmp_path: Path) -> None:
+    root = tmp_path / "user"
+    keep = SkillFilter([root])
+    assert keep(Change.added, str(root / "demo" / "SKILL.md"))
+    assert keep(Change.deleted, str(root))
+    assert not keep(Change.added, str(root / "demo" / ".SKILL.md.0a1b2c3d.tmp"))
+    assert not keep(Change.added, str(root / "demo" / "notes.md~"))
+    assert not keep(Change.added, str(root / ".demo.rollback-0a1b2c3d" / "SKILL.md"))
+    assert not keep(Change.added, str(tmp_path / ".staging" / ".work-1" / "SKILL.md"))

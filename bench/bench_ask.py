@@ -1,0 +1,124 @@
+"""CLI start-up budget (SPEC S14): `cashcode ask` ≤ 1.1x a bare OpenAI-SDK script making the
+same streamed request.
+
+Both run as fresh processes against the fake LLM server (its own process, TCP_NODELAY on; see
+bench_turn.py). The bare script replays exactly the request body `cashcode ask` sent (system
+prompt, tools, history), streams it and prints the text. Wall time per process; median of
+`--runs` each, interleaved. Prints a Markdown table row.
+
+Run from the repo root: .venv/bin/python bench/bench_ask.py [--runs 9] [--api-mode responses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_turn import KEY, start_server  # noqa: E402
+
+BARE_CHAT = """
+import json, sys
+from openai import OpenAI
+body = json.loads(sys.argv[2])
+client = OpenAI(base_url=sys.argv[1], api_key=sys.argv[3], max_retries=0)
+for chunk in client.chat.completions.create(**body):
+    if chunk.choices and chunk.choices[0].delta.content:
+        sys.stdout.write(chunk.choices[0].delta.content)
+        sys.stdout.flush()
+print()
+"""
+
+BARE_RESPONSES = """
+import json, sys
+from openai import OpenAI
+body = json.loads(sys.argv[2])
+client = OpenAI(base_url=sys.argv[1], api_key=sys.argv[3], max_retries=0)
+for event in client.responses.create(**body):
+    if event.type == "response.output_text.delta":
+        sys.stdout.write(event.delta)
+        sys.stdout.flush()
+print()
+"""
+
+
+def last_body(root: str, path: str) -> dict[str, object]:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(root + "/_control/requests") as resp:
+        requests = json.loads(resp.read())["requests"]
+    body: dict[str, object] = [r["body"] for r in requests if r["path"] == path][-1]
+    return body
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
+    started = time.perf_counter()
+    result = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{cmd[:3]} failed: {result.stderr}")
+    return elapsed, result.stdout
+
+
+def main(runs: int, api_mode: str) -> None:
+    proc, root = start_server()
+    home = Path(tempfile.mkdtemp(prefix="cashcode-bench-ask-"))
+    (home / "ws").mkdir()
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CASHCODE_", "PYTHON_KEYRING"))
+    }
+    env.update(
+        CASHCODE_DATA_DIR=str(home / "data"),
+        CASHCODE_CONFIG_DIR=str(home / "config"),
+        CASHCODE_LOG_DIR=str(home / "logs"),
+        CASHCODE_CACHE_DIR=str(home / "cache"),
+        OPENAI_BASE_URL=root + "/v1",
+        OPENAI_API_KEY=KEY,
+        CASHCODE_MODEL="fake-model",
+        CASHCODE_API_MODE=api_mode,
+        NO_PROXY="*",
+    )
+    cashcode = [str(Path(sys.executable).parent / "cashcode"), "ask", "hi"]
+    try:
+        _, answer = timed(cashcode, env, home / "ws")  # also creates the database once
+        path = "/v1/responses" if api_mode == "responses" else "/v1/chat/completions"
+        body = json.dumps(last_body(root, path))
+        bare = [
+            sys.executable,
+            "-c",
+            BARE_RESPONSES if api_mode == "responses" else BARE_CHAT,
+            root + "/v1",
+            body,
+            KEY,
+        ]
+        _, bare_answer = timed(bare, env, home / "ws")
+        assert answer == bare_answer, (answer, bare_answer)
+        app_times, bare_times = [], []
+        for _ in range(runs):  # interleaved so machine noise hits both alike
+            app_times.append(timed(cashcode, env, home / "ws")[0])
+            bare_times.append(timed(bare, env, home / "ws")[0])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    ma, mb = statistics.median(app_times), statistics.median(bare_times)
+    print(f"runs: {runs} each, api mode {api_mode}")
+    print("| command | bare SDK script (median s) | `cashcode ask` (median s) | ratio (budget ≤ 1.10) |")
+    print("|---|---|---|---|")
+    print(f"| ask ({api_mode}) | {mb:.3f} | {ma:.3f} | {ma / mb:.2f} |")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--api-mode", choices=["chat_completions", "responses"], default="chat_completions")
+    args = parser.parse_args()
+    main(args.runs, args.api_mode)

@@ -1,0 +1,176 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { FakeTransport } from "@/api/fake";
+import type { AppInfo } from "@/api/generated";
+import { ApiError } from "@/api/transport";
+import App from "@/App.vue";
+import { useAppStore } from "@/stores/app";
+import { summary, turn } from "./helpers";
+import { mountWith, tick } from "./mount";
+
+const INFO: AppInfo = {
+  version: "0.1.0", platform: "linux", first_run: false, data_dir: "/d", workspace: "/w",
+  keyring: { available: true, backend: "memory", message: "ok" },
+};
+
+function backend(info: Partial<AppInfo> = {}): FakeTransport {
+  return new FakeTransport()
+    .on("app.info", () => ({ ...INFO, ...info }))
+    .on("settings.get", () => ({
+      theme: "light", language: "en", workspace: "/w", last_model: { provider_id: "p1", model: "m1" },
+      approval_mode: "ask_writes", tool_policies: {}, max_iterations: 20, allow_private_network: false,
+    }))
+    .on("chats.list", () => ({ chats: [summary("c1", "Existing chat")] }))
+    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Existing chat"), messages: [], has_more: false }))
+    .on("providers.list", () => ({ providers: [] }))
+    .on("models.list", () => ({ models: [{ provider_id: "p1", provider_name: "P", model: "m1", supports_tools: true, supports_vision: null }], errors: [] }));
+}
+
+async function start(fake: FakeTransport, path = "/") {
+  const ctx = await mountWith(App, { fake, path });
+  const done = useAppStore().start(fake);
+  return { ...ctx, done };
+}
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+describe("app shell", () => {
+  it("shows a loading state, then the layout", async () => {
+    let release: () => void = () => undefined;
+    const fake = backend();
+    const gate = new Promise<void>((r) => (release = r));
+    fake.on("app.info", async () => {
+      await gate;
+      return INFO;
+    });
+    const { wrapper, done } = await start(fake);
+    expect(wrapper.get('[data-testid="app-root"]').attributes("data-status")).toBe("connecting");
+    release();
+    await done;
+    await tick();
+    expect(wrapper.get('[data-testid="app-root"]').attributes("data-status")).toBe("ready");
+    expect(wrapper.find('[data-testid="new-chat"]').exists()).toBe(true);
+    expect(wrapper.findAll('[data-testid="chat-list-item"]')).toHaveLength(1);
+  });
+
+  it("shows a readable error when the backend fails, and retries", async () => {
+    const fake = backend();
+    let fail = true;
+    fake.on("app.info", () => {
+      if (fail) throw new ApiError("app.info", "internal", "database is locked");
+      return INFO;
+    });
+    const { wrapper, done } = await start(fake);
+    await done;
+    await tick();
+    expect(wrapper.text()).toContain("database is locked");
+    fail = false;
+    await wrapper.get(".status-card button").trigger("click");
+    await tick();
+    await tick();
+    expect(wrapper.find('[data-testid="new-chat"]').exists()).toBe(true);
+  });
+
+  it("first run: offers the local Ollama and creates the provider", async () => {
+    const fake = backend({ first_run: true })
+      .on("app.detect_ollama", () => ({ found: true, base_url: "http://127.0.0.1:11434", models: ["llama3"], message: "" }))
+      .on("providers.save", (input) => ({ id: "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: "", has_key: false }));
+    const { wrapper, done } = await start(fake);
+    await done;
+    await tick();
+    await tick();
+    expect(wrapper.find('[data-testid="onboarding"]').exists()).toBe(true);
+    await wrapper.get('[data-testid="onboarding-use-ollama"]').trigger("click");
+    await tick();
+    await tick();
+    expect(fake.callsTo("providers.save")).toEqual([{ name: "Ollama", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "" }]);
+    expect(wrapper.text()).toContain("m1");
+  });
+
+  it("first run without Ollama points to Settings → Providers", async () => {
+    const fake = backend({ first_run: true }).on("app.detect_ollama", () => ({ found: false, base_url: "", models: [], message: "Connection refused" }));
+    const { wrapper, done, router } = await start(fake);
+    await done;
+    await tick();
+    await tick();
+    expect(wrapper.find('[data-testid="onboarding-use-ollama"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="onboarding-open-settings"]').trigger("click");
+    await tick();
+    expect(router.currentRoute.value.fullPath).toBe("/settings?section=providers");
+    expect(wrapper.find('[data-testid="provider-add"]').exists()).toBe(true);
+  });
+});
+
+describe("chat view", () => {
+  async function chat() {
+    const fake = backend()
+      .on("chat.send", ({ chat_id }) => ({ chat_id, turn_id: "t1" }))
+      .on("chat.cancel", () => ({ ok: true }))
+      .on("chat.approve", () => ({ ok: true }))
+      .on("chat.retry", ({ chat_id }) => ({ chat_id, turn_id: "t2" }));
+    const ctx = await start(fake, "/chat/c1");
+    await ctx.done;
+    await tick();
+    return ctx;
+  }
+
+  it("sends with the chosen model and streams the reply", async () => {
+    const { wrapper, fake, chats, runFrames } = await chat();
+    await wrapper.get('[data-testid="composer-input"]').setValue("Hello");
+    await wrapper.get('[data-testid="send-button"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("chat.send")).toEqual([{ chat_id: "c1", text: "Hello", model: { provider_id: "p1", model: "m1" } }]);
+    const t = turn("c1", "t1");
+    chats.applyBatch([t.started("Hello"), t.delta("Hi **there**")]);
+    runFrames();
+    await tick();
+    expect(wrapper.get('[data-testid="message-user"]').text()).toBe("Hello");
+    const assistant = wrapper.get('[data-testid="message-assistant"]');
+    expect(assistant.attributes("data-state")).toBe("streaming");
+    expect(wrapper.get('[data-testid="streaming-message"]').find("strong").text()).toBe("there");
+    expect(wrapper.find('[data-testid="stop-button"]').exists()).toBe(true);
+    await wrapper.get('[data-testid="stop-button"]').trigger("click");
+    expect(fake.callsTo("chat.cancel")).toEqual([{ chat_id: "c1" }]);
+    chats.applyBatch([t.cancelled()]);
+    await tick();
+    expect(wrapper.get('[data-testid="message-assistant"]').attributes("data-state")).toBe("cancelled");
+    expect(wrapper.find('[data-testid="streaming-message"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="retry-button"]').trigger("click");
+    expect(fake.callsTo("chat.retry")).toEqual([{ chat_id: "c1" }]);
+  });
+
+  it("renders hostile model output inert in the page", async () => {
+    const { wrapper, chats, runFrames } = await chat();
+    const t = turn("c1", "t1");
+    chats.applyBatch([t.started("x"), t.delta('<img src=x onerror="alert(1)"> [x](javascript:alert(1)) <script>alert(1)</script>')]);
+    runFrames();
+    await tick();
+    const el = wrapper.get('[data-testid="message-assistant"]').element;
+    expect(el.querySelectorAll("script, img, iframe").length).toBe(0);
+    expect(el.innerHTML).not.toMatch(/href="javascript:/i);
+  });
+
+  it("shows the approval dialog and answers it", async () => {
+    const { wrapper, fake, chats } = await chat();
+    const t = turn("c1", "t1");
+    chats.applyBatch([t.started("x"), t.tool("k1", "exec"), t.approval("a1", "k1")]);
+    await tick();
+    expect(wrapper.get('[data-testid="approval-detail"]').text()).toBe("ls -la");
+    expect(wrapper.get('[data-testid="tool-card"]').attributes("data-state")).toBe("awaiting");
+    await wrapper.get('[data-testid="approval-once"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "once" }]);
+    expect(wrapper.find('[data-testid="approval-dialog"]').exists()).toBe(false);
+  });
+
+  it("a failed turn shows the provider's message and Retry", async () => {
+    const { wrapper, chats } = await chat();
+    const t = turn("c1", "t1");
+    chats.applyBatch([t.started("x"), t.failed("Model 'gpt-9' not found at this provider.")]);
+    await tick();
+    expect(wrapper.get('[data-testid="error-banner"]').text()).toContain("Model 'gpt-9' not found at this provider.");
+    expect(wrapper.get('[data-testid="message-assistant"]').attributes("data-state")).toBe("failed");
+    expect(wrapper.find('[data-testid="retry-button"]').exists()).toBe(true);
+  });
+});

@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { ProviderInput, ProviderView, SettingsView } from "@/api/generated";
+import { ApiError } from "@/api/transport";
+import GeneralSection from "@/components/settings/GeneralSection.vue";
+import GrantsSection from "@/components/settings/GrantsSection.vue";
+import ProvidersSection from "@/components/settings/ProvidersSection.vue";
+import WorkspaceSection from "@/components/settings/WorkspaceSection.vue";
+import { MASK, draftFrom, toInput, withKind } from "@/model/providerForm";
+import { useProvidersStore } from "@/stores/providers";
+import { useSettingsStore } from "@/stores/settings";
+import { mountWith, tick } from "./mount";
+
+const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true };
+const SETTINGS: SettingsView = {
+  theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
+  tool_policies: {}, max_iterations: 20, allow_private_network: false,
+};
+
+afterEach(() => {
+  document.body.innerHTML = "";
+  document.documentElement.className = "";
+});
+
+describe("provider form logic", () => {
+  it("mask keeps, empty clears, new value replaces", () => {
+    const draft = draftFrom(STORED);
+    expect(draft.apiKey).toBe(MASK);
+    expect(toInput(draft).api_key).toBe(MASK);
+    expect(toInput({ ...draft, apiKey: "" }).api_key).toBe("");
+    expect(toInput({ ...draft, apiKey: " sk-new " }).api_key).toBe("sk-new");
+  });
+
+  it("switching kind swaps default base URLs but keeps custom ones", () => {
+    const fresh = draftFrom(null);
+    expect(withKind(fresh, "ollama").baseUrl).toBe("http://127.0.0.1:11434");
+    expect(withKind({ ...fresh, baseUrl: "http://my-llm:8000/v1" }, "ollama").baseUrl).toBe("http://my-llm:8000/v1");
+  });
+});
+
+describe("providers section", () => {
+  async function section() {
+    const ctx = await mountWith(ProvidersSection);
+    const saved: ProviderInput[] = [];
+    ctx.fake
+      .on("providers.save", (input) => {
+        saved.push(input);
+        return { id: input.id ?? "p2", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? MASK : "", has_key: Boolean(input.api_key) };
+      })
+      .on("models.list", () => ({ models: [], errors: [] }))
+      .on("providers.test", () => ({ ok: false, message: "401: the API key was rejected.", model_count: 0 }))
+      .on("providers.delete", () => ({ ok: true }));
+    useProvidersStore().providers = [STORED];
+    await tick();
+    return { ...ctx, saved };
+  }
+
+  it("editing shows the mask and submitting it keeps the key", async () => {
+    const { wrapper, saved } = await section();
+    await wrapper.get('[data-testid="provider-edit"]').trigger("click");
+    const key = wrapper.get('[data-testid="provider-key"]');
+    expect((key.element as HTMLInputElement).value).toBe("********");
+    await wrapper.get('[data-testid="provider-name"]').setValue("OpenAI work");
+    await wrapper.get("form").trigger("submit");
+    await tick();
+    expect(saved).toEqual([{ id: "p1", name: "OpenAI work", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK }]);
+  });
+
+  it("clearing the key field removes the key", async () => {
+    const { wrapper, saved } = await section();
+    await wrapper.get('[data-testid="provider-edit"]').trigger("click");
+    await wrapper.get('[data-testid="provider-key"]').setValue("");
+    await wrapper.get('[data-testid="provider-save"]').trigger("click");
+    await tick();
+    expect(saved.at(-1)?.api_key).toBe("");
+  });
+
+  it("after saving a new key the form shows only the mask", async () => {
+    const { wrapper } = await section();
+    await wrapper.get('[data-testid="provider-add"]').trigger("click");
+    await wrapper.get('[data-testid="provider-name"]').setValue("Work");
+    await wrapper.get('[data-testid="provider-key"]').setValue("sk-secret-123");
+    await wrapper.get('[data-testid="provider-save"]').trigger("click");
+    await tick();
+    const keys = wrapper.findAll('[data-testid="provider-key"]');
+    expect(keys).toHaveLength(1);
+    expect((keys[0].element as HTMLInputElement).value).toBe("********");
+    expect(wrapper.html()).not.toContain("sk-secret-123");
+  });
+
+  it("adds an Ollama provider with its default base URL", async () => {
+    const { wrapper, saved } = await section();
+    await wrapper.get('[data-testid="provider-add"]').trigger("click");
+    await wrapper.get('[data-testid="provider-name"]').setValue("Local");
+    await wrapper.get('[data-testid="provider-kind"]').setValue("ollama");
+    expect((wrapper.get('[data-testid="provider-base-url"]').element as HTMLInputElement).value).toBe("http://127.0.0.1:11434");
+    await wrapper.get("form").trigger("submit");
+    await tick();
+    expect(saved).toEqual([{ id: null, name: "Local", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "" }]);
+    expect(wrapper.findAll('[data-testid="provider-row"]')).toHaveLength(2);
+  });
+
+  it("test connection shows the result message", async () => {
+    const { wrapper } = await section();
+    await wrapper.get('[data-testid="provider-test"]').trigger("click");
+    await tick();
+    expect(wrapper.get('[data-testid="provider-test-result"]').text()).toBe("401: the API key was rejected.");
+  });
+
+  it("delete asks for confirmation", async () => {
+    const { wrapper, fake } = await section();
+    await wrapper.get('[data-testid="provider-delete"]').trigger("click");
+    (document.querySelector('[data-testid="confirm-ok"]') as HTMLElement).click();
+    await tick();
+    expect(fake.callsTo("providers.delete")).toEqual([{ provider_id: "p1" }]);
+    expect(wrapper.findAll('[data-testid="provider-row"]')).toHaveLength(0);
+  });
+});
+
+describe("general, workspace and ledger", () => {
+  it("theme applies immediately and language switches every string", async () => {
+    const { wrapper, fake } = await mountWith(GeneralSection);
+    fake.on("settings.update", (patch) => ({ ...SETTINGS, ...(patch as Partial<SettingsView>) }));
+    useSettingsStore().view = SETTINGS;
+    await tick();
+    await wrapper.get('[data-testid="theme-select"]').setValue("dark");
+    expect(useSettingsStore().theme).toBe("dark");
+    await wrapper.get('[data-testid="language-select"]').setValue("zh-CN");
+    await tick();
+    expect(wrapper.text()).toContain("主题");
+    await wrapper.get('[data-testid="approval-mode-select"]').setValue("read_only");
+    expect(fake.callsTo("settings.update")).toEqual([{ theme: "dark" }, { language: "zh-CN" }, { approval_mode: "read_only" }]);
+  });
+
+  it("the folder button fills the field, and is disabled once the route answers unsupported", async () => {
+    const { wrapper, fake } = await mountWith(WorkspaceSection);
+    let supported = true;
+    fake
+      .on("desktop.pick_folder", () => {
+        if (!supported) throw new ApiError("desktop.pick_folder", "unsupported", "desktop only");
+        return { path: "/picked" };
+      })
+      .on("settings.update", (patch) => ({ ...SETTINGS, workspace: patch.workspace ?? "/w" }));
+    await wrapper.get('[data-testid="workspace-pick"]').trigger("click");
+    await tick();
+    expect((wrapper.get('[data-testid="workspace-input"]').element as HTMLInputElement).value).toBe("/picked");
+    await wrapper.get('[data-testid="workspace-save"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("settings.update").at(-1)).toEqual({ workspace: "/picked" });
+    supported = false;
+    await wrapper.get('[data-testid="workspace-pick"]').trigger("click");
+    await tick();
+    expect(wrapper.get('[data-testid="workspace-pick"]').attributes("disabled")).toBeDefined();
+  });
+
+  it("lists grants and revokes them", async () => {
+    const fakeGrants = [{ id: "g1", kind: "exec" as const, key: ["git", "status", "--short"], workspace: "/w", created_at: "2026-11-30T09:00:00Z", chat_id: null }];
+    const { FakeTransport } = await import("@/api/fake");
+    const fake = new FakeTransport().on("approvals.list", () => ({ grants: fakeGrants })).on("approvals.revoke", () => ({ ok: true }));
+    const { wrapper } = await mountWith(GrantsSection, { fake });
+    await tick();
+    const row = wrapper.get('[data-testid="grant-row"]');
+    expect(row.text()).toContain("git status --short");
+    expect(row.text()).toContain("/w");
+    await row.get('[data-testid="grant-revoke"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("approvals.revoke")).toEqual([{ grant_id: "g1" }]);
+    expect(wrapper.findAll('[data-testid="grant-row"]')).toHaveLength(0);
+  });
+});

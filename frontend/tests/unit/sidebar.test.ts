@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiError } from "@/api/transport";
+import AppSidebar from "@/components/sidebar/AppSidebar.vue";
+import { summary } from "./helpers";
+import { mountWith, tick } from "./mount";
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+async function sidebar() {
+  const ctx = await mountWith(AppSidebar);
+  ctx.chats.applyBatch([
+    { type: "session_updated", chat_id: "c1", title: "First", updated_at: "2026-11-30T09:01:00Z" },
+    { type: "session_updated", chat_id: "c2", title: "Second", updated_at: "2026-11-30T09:02:00Z" },
+  ]);
+  await tick();
+  return ctx;
+}
+
+describe("sidebar", () => {
+  it("lists chats newest first and follows session_updated titles", async () => {
+    const { wrapper, chats } = await sidebar();
+    const titles = () => wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.text());
+    expect(titles()).toEqual(["Second", "First"]);
+    chats.applyBatch([{ type: "session_updated", chat_id: "c1", title: "Automatic title", updated_at: "2026-11-30T09:03:00Z" }]);
+    await tick();
+    expect(titles()).toEqual(["Automatic title", "Second"]);
+  });
+
+  it("renames inline: Enter commits through chats.rename, Esc cancels", async () => {
+    const { wrapper, fake } = await sidebar();
+    fake.on("chats.rename", ({ chat_id, title }) => ({ ...summary(chat_id, title), updated_at: "2026-11-30T09:05:00Z" }));
+    const first = () => wrapper.findAll('[data-testid="chat-list-item"]')[1];
+    await first().get('[data-testid="chat-rename"]').trigger("click");
+    const input = first().get('[data-testid="chat-rename-input"]');
+    expect(document.activeElement).toBe(input.element);
+    await input.setValue("  Renamed chat ");
+    await input.trigger("keydown", { key: "Enter" });
+    await tick();
+    expect(fake.callsTo("chats.rename")).toEqual([{ chat_id: "c1", title: "Renamed chat" }]);
+    expect(wrapper.text()).toContain("Renamed chat");
+
+    const top = wrapper.findAll('[data-testid="chat-list-item"]')[0];
+    await top.get('[data-testid="chat-rename"]').trigger("click");
+    await top.get('[data-testid="chat-rename-input"]').setValue("nope");
+    await top.get('[data-testid="chat-rename-input"]').trigger("keydown", { key: "Escape" });
+    expect(fake.callsTo("chats.rename")).toHaveLength(1);
+  });
+
+  it("deletes only after confirmation", async () => {
+    const { wrapper, fake } = await sidebar();
+    fake.on("chats.delete", () => ({ ok: true }));
+    await wrapper.findAll('[data-testid="chat-delete"]')[0].trigger("click");
+    expect(document.querySelector('[data-testid="confirm-ok"]')).not.toBeNull();
+    (document.querySelector('[data-testid="confirm-cancel"]') as HTMLElement).click();
+    await tick();
+    expect(fake.callsTo("chats.delete")).toEqual([]);
+    expect(document.querySelector('[data-testid="confirm-ok"]')).toBeNull();
+
+    await wrapper.findAll('[data-testid="chat-delete"]')[0].trigger("click");
+    (document.querySelector('[data-testid="confirm-ok"]') as HTMLElement).click();
+    await tick();
+    expect(fake.callsTo("chats.delete")).toEqual([{ chat_id: "c2" }]);
+    expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.text())).toEqual(["First"]);
+  });
+
+  it("shows the backend's message when a running chat cannot be deleted", async () => {
+    const { wrapper, fake } = await sidebar();
+    fake.on("chats.delete", () => {
+      throw new ApiError("chats.delete", "busy", "This chat is running a turn; stop it first.");
+    });
+    await wrapper.findAll('[data-testid="chat-delete"]')[0].trigger("click");
+    (document.querySelector('[data-testid="confirm-ok"]') as HTMLElement).click();
+    await tick();
+    expect(wrapper.text()).toContain("This chat is running a turn; stop it first.");
+    expect(wrapper.findAll('[data-testid="chat-list-item"]')).toHaveLength(2);
+  });
+
+  it("new chat creates one and opens it", async () => {
+    const { wrapper, fake, router } = await sidebar();
+    fake.on("chats.create", () => summary("c3", "New chat", "2026-11-30T09:09:00Z"));
+    await wrapper.get('[data-testid="new-chat"]').trigger("click");
+    await tick();
+    expect(router.currentRoute.value.fullPath).toBe("/chat/c3");
+    await wrapper.get('[data-testid="nav-settings"]').trigger("click");
+    await tick();
+    expect(router.currentRoute.value.name).toBe("settings");
+  });
+});

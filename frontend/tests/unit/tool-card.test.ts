@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from "vitest";
+import ToolCard from "@/components/chat/ToolCard.vue";
+import type { ToolView } from "@/model/transcript";
+import { mountWith } from "./mount";
+
+function tool(extra: Partial<ToolView> = {}): ToolView {
+  return { callId: "k1", name: "read_file", arguments: '{"path":"notes.md"}', status: "ok", output: "short", truncated: false, durationMs: 12.4, ...extra };
+}
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+describe("tool card", () => {
+  it("shows a spinner while running", async () => {
+    const { wrapper } = await mountWith(ToolCard, { props: { tool: tool({ status: "running", output: null, durationMs: null }) } });
+    expect(wrapper.find(".spinner").exists()).toBe(true);
+    expect(wrapper.get('[data-testid="tool-card"]').attributes("data-state")).toBe("running");
+  });
+
+  it("expands to pretty arguments and the result; long output expands fully", async () => {
+    const long = "x".repeat(1000);
+    const { wrapper } = await mountWith(ToolCard, { props: { tool: tool({ output: long }) } });
+    expect(wrapper.find(".tool-body").exists()).toBe(false);
+    await wrapper.get(".tool-head").trigger("click");
+    expect(wrapper.get(".tool-pre").text()).toBe('{\n  "path": "notes.md"\n}');
+    const output = () => wrapper.get('[data-testid="tool-output"]').text();
+    expect(output().length).toBeLessThan(long.length);
+    await wrapper.get('[data-testid="tool-expand"]').trigger("click");
+    expect(output()).toBe(long);
+  });
+
+  it("marks errors", async () => {
+    const { wrapper } = await mountWith(ToolCard, { props: { tool: tool({ status: "error", output: "permission denied" }) } });
+    expect(wrapper.get('[data-testid="tool-card"]').classes()).toContain("tool-error");
+    expect(wrapper.text()).toContain("Failed");
+  });
+});

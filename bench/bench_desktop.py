@@ -216,6 +216,8 @@ def measure_shell_latency(
     results = []
     with sync_playwright() as pw:
         page = app.attach(pw, timeout_s=60)
+        page.wait_for_selector("#out", state="attached")
+        invoke(page, "bench.sent")  # the bridge is up
         for rate, count in runs:
             page.evaluate("() => { window.__recv = []; document.getElementById('out').textContent = ''; }")
             invoke(page, "bench.stream", {"rate": rate, "count": count})

@@ -2,6 +2,13 @@
 
 One async method per route, plus `invoke(route, payload)` which validates the payload with the
 route's request model and returns the envelope. All methods run on the core asyncio loop.
+
+What adapters use (desktop bridge, HTTP server, CLI):
+- `app = build_app(paths, env, ...)` (app/api/bootstrap.py), on or before the core loop;
+- `await app.invoke(route, payload) -> {"ok": True, "data": …} | {"ok": False, "error": …}`;
+- `unsubscribe = app.subscribe(callback)`: every AppEvent, called on the core loop (be quick);
+- `app.register_route("desktop.pick_folder", handler)`: adapter-only routes;
+- `await app.wait_idle(chat_id)`; `await app.aclose()` (cancels turns, closes providers and DB).
 """
 
 from __future__ import annotations
@@ -88,12 +95,14 @@ class CashCodeApp:
     def routes(self) -> Mapping[str, Handler]:
         return dict(self._routes)
 
-    async def invoke(self, route: str, payload: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def invoke(self, route: str, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Validate → handle → envelope. Never raises; never leaks a traceback or a secret."""
         types = ROUTE_TYPES.get(route)
         handler = self._routes.get(route)
         if types is None or handler is None:
             return error_envelope(ApiFailure("invalid", f"unknown route {route!r}"))
+        if payload is not None and not isinstance(payload, Mapping):
+            return error_envelope(ApiFailure("invalid", "the payload must be a JSON object"))
         try:
             request = types[0].model_validate(dict(payload or {}))
             response = await handler(request)
@@ -231,6 +240,7 @@ class CashCodeApp:
             allow_private_network=settings.allow_private_network,
             protected_roots=(self.ctx.paths.skills_dir,),
             tools=self.ctx.tools,
+            stream=self.ctx.settings.stream,
             policy=self.ctx.tools.policy(
                 mode=settings.approval_mode, policies=settings.tool_policies, ledger=self.ctx.ledger
             ),

@@ -39,6 +39,7 @@ def build_app(
     provider_override: ProviderConfig | None = None,
     workspace: Path | None = None,
     max_iterations: int | None = None,
+    stream: bool = True,
     tools: list[Tool] | None = None,
 ) -> CashCodeApp:
     """Open the database and settings and wire every service.
@@ -46,7 +47,7 @@ def build_app(
     - `secrets`: defaults to the OS keychain (`SecretStore()`; keyring is imported lazily).
     - `provider_factory`: `Provider` constructor (default: `app.llm.factory.create_provider`).
     - `provider_override`: a provider used for its id in this process only (the CLI's config).
-    - `workspace`, `max_iterations`: process-local overrides of the settings (the CLI's flags).
+    - `workspace`, `max_iterations`, `stream`: process-local overrides (the CLI's flags).
     - `tools`: the tool set (default: the built-in tools).
     """
     paths.ensure()
@@ -70,6 +71,7 @@ def build_app(
             env=env,
             workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
             max_iterations_override=max_iterations,
+            stream=stream,
         ),
         secrets=secret_store,
         providers=providers,

@@ -47,6 +47,7 @@ class TurnEnvironment:
     protected_roots: tuple[Path, ...]
     tools: ToolBox
     policy: ApprovalPolicy
+    stream: bool = True
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class ChatService:
             emit=self._d.emit,
             on_usage=lambda u: self._record_usage(spec, u),
             max_iterations=env.max_iterations,
+            stream=env.stream,
         )
         prompt = build_system_prompt(load_persona(self._d.data_dir), env.workspace, self._d.clock())
         return TurnDeps(loop=loop, store=self._d.chats, system_prompt=prompt, on_stored=self._after_store)

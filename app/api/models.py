@@ -24,7 +24,8 @@ Decision = Literal["deny", "once", "always"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: schemas are built on first use, not at import (CLI start-up budget).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Empty(_Model):

@@ -36,6 +36,7 @@ class ProviderService:
         self._factory = factory
         self._cache: dict[str, Provider] = {}
         self._overrides: dict[str, ProviderConfig] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     # ---- live providers ----------------------------------------------------------------------
 
@@ -72,15 +73,20 @@ class ProviderService:
         )
 
     def _drop(self, provider_id: str) -> None:
+        """Forget the cached provider; a running turn keeps using its own reference."""
         provider = self._cache.pop(provider_id, None)
-        if provider is not None:
-            # Closing only releases the HTTP pool; running turns hold their own reference.
-            asyncio.get_running_loop().create_task(provider.aclose())
+        if provider is None:
+            return
+        task = asyncio.get_running_loop().create_task(provider.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def aclose(self) -> None:
         providers, self._cache = list(self._cache.values()), {}
         for provider in providers:
             await provider.aclose()
+        if self._closing:
+            await asyncio.wait(self._closing)
 
     # ---- routes ------------------------------------------------------------------------------
 

@@ -22,12 +22,14 @@ class SettingsService:
         env: Mapping[str, str],
         workspace_override: Path | None = None,
         max_iterations_override: int | None = None,
+        stream: bool = True,
     ) -> None:
         self._store = store
         self._data_dir = data_dir
         self._env = env
         self._workspace_override = workspace_override
         self._max_iterations_override = max_iterations_override
+        self.stream = stream  # process-wide (the CLI's --no-stream); the UI always streams
 
     def load(self) -> UserSettings:
         return self._store.load()

@@ -9,16 +9,24 @@ from collections.abc import Sequence
 EXIT_CANCELLED = 130
 
 
-def _external(module: str, what: str) -> int:
-    """`desktop` / `serve`: run `<module>.run()`; written by other parts of the app."""
+# Sub-commands whose own parser (in their package) handles the rest of the command line.
+EXTERNAL = {
+    "desktop": ("app.desktop.main", "the desktop app"),
+    "serve": ("app.server.main", "the local server"),
+}
+
+
+def _external(command: str, rest: list[str]) -> int:
+    """`desktop` / `serve`: `<module>.run(argv)`; imported only now (pywebview, uvicorn)."""
     import importlib
 
+    module, what = EXTERNAL[command]
     try:
         target = importlib.import_module(module)
     except ImportError as exc:
         print(f"cashcode: error: {what} is not available in this installation ({exc})", file=sys.stderr)
         return 1
-    result = target.run()
+    result = target.run(rest)
     return int(result) if isinstance(result, int) else 0
 
 
@@ -39,10 +47,9 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         subparsers.add_parser(
             "skills", help="manage Skills (list, validate, import, export, …)", add_help=False
         )
-    desktop = subparsers.add_parser("desktop", help="open the desktop app")
-    desktop.set_defaults(func=lambda a: _external("app.desktop.main", "the desktop app"))
-    serve = subparsers.add_parser("serve", help="serve the app in a local browser")
-    serve.set_defaults(func=lambda a: _external("app.server.main", "the local server"))
+    # Listed for --help only; main() hands these over before parsing.
+    subparsers.add_parser("desktop", help="open the desktop app (default without a command)", add_help=False)
+    subparsers.add_parser("serve", help="serve the app in a local browser on 127.0.0.1", add_help=False)
     return parser
 
 
@@ -52,12 +59,14 @@ def _command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list:
+        return _external("desktop", [])
+    if args_list[0] in EXTERNAL:
+        return _external(args_list[0], args_list[1:])
     parser = build_parser(_command(args_list))
     args = parser.parse_args(args_list)
     func = getattr(args, "func", None)
     if func is None:
-        if args.command is None:
-            return _external("app.desktop.main", "the desktop app")
         parser.parse_args([args.command, "--help"])
         return 2
     try:

@@ -69,9 +69,7 @@ class TerminalTurn:
             elif isinstance(event, ToolCallEvent):
                 self._tool_line(event, wrote_text)
             elif isinstance(event, ToolResultEvent) and not event.ok:
-                self._err.write(
-                    f"  ↳ {event.name} failed: {event.output.splitlines()[0][:200] if event.output else ''}\n"
-                )
+                self._failed_tool_line(event)
             elif isinstance(event, ApprovalRequired):
                 task = asyncio.get_running_loop().create_task(self._answer(event))
                 self._tasks.add(task)
@@ -113,6 +111,11 @@ class TerminalTurn:
             else event.arguments[:_ARGS_PREVIEW] + "…"
         )
         self._err.write(f"{chr(10) if wrote_text else ''}· {event.name} {args}\n")
+        self._err.flush()
+
+    def _failed_tool_line(self, event: ToolResultEvent) -> None:
+        first = event.output.splitlines()[0][:200] if event.output else ""
+        self._err.write(f"  ↳ {event.name}: {first}\n")
         self._err.flush()
 
     async def _answer(self, event: ApprovalRequired) -> None:

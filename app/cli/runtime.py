@@ -106,7 +106,12 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
         name=cfg.provider_id or (urlsplit(cfg.base_url).netloc or cfg.base_url),
     )
     app = build_app(
-        paths, env, provider_override=override, workspace=cfg.workspace, max_iterations=cfg.max_iterations
+        paths,
+        env,
+        provider_override=override,
+        workspace=cfg.workspace,
+        max_iterations=cfg.max_iterations,
+        stream=cfg.stream,
     )
     return Session(app=app, config=cfg, model={"provider_id": provider_id, "model": cfg.model})
 

@@ -64,6 +64,7 @@ class LoopDeps:
     on_usage: Callable[[UsageReport], None]
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     max_tool_output_chars: int = DEFAULT_MAX_TOOL_OUTPUT_CHARS
+    stream: bool = True  # False: ask the provider for whole answers (`cashcode ask --no-stream`)
 
 
 @dataclass(frozen=True)

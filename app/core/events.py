@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # defer_build: schemas are built on first use, not at import (CLI start-up budget).
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 class _TurnEvent(_Event):

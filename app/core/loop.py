@@ -74,7 +74,10 @@ class AgentLoop:
 
     async def _model_call(self, messages: list[Message]) -> ModelReply:
         request = ModelRequest(
-            model=self._model, messages=tuple(messages), tools=tuple(self._deps.tools.specs())
+            model=self._model,
+            messages=tuple(messages),
+            tools=tuple(self._deps.tools.specs()),
+            stream=self._deps.stream,
         )
         reply = ModelReply()
         stream = self._deps.provider.stream(request)

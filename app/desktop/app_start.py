@@ -10,13 +10,14 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Protocol, TypeVar
 
 from app.desktop.assets import startup_failed_page
-from app.desktop.dialogs import register_dialog_routes
 from app.desktop.pusher import EventPusher
 from app.settings.paths import AppPaths
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+GATE_TIMEOUT_S = 5.0
 
 
 class _Bus(Protocol):
@@ -44,7 +45,16 @@ def default_factory(paths: AppPaths, env: Mapping[str, str]) -> Any:
     return build_app(paths, env)
 
 
-async def start_app(factory: AppFactory, paths: AppPaths, env: Mapping[str, str]) -> DesktopApp:
+async def start_app(
+    factory: AppFactory, paths: AppPaths, env: Mapping[str, str], gate: threading.Event | None = None
+) -> DesktopApp:
+    """Build the app; with a `gate`, first wait (bounded) until it opens.
+
+    The desktop opens the gate when the window is shown: importing and building the app is
+    Python work that competes for the GIL with the GUI thread, so it waits until the window is
+    up and then overlaps with Chromium loading the page in its own processes."""
+    if gate is not None:
+        await asyncio.get_running_loop().run_in_executor(None, gate.wait, GATE_TIMEOUT_S)
     built = factory(paths, env)
     if inspect.isawaitable(built):
         built = await built
@@ -71,6 +81,8 @@ async def wire_app(app_task: asyncio.Future[DesktopApp], window: Any, pusher: Ev
             target=window.load_html, args=(page,), name="show-startup-error", daemon=True
         ).start()
         return
+    from app.desktop.dialogs import register_dialog_routes  # lazy: pulls in the API models
+
     app.bus.subscribe(pusher.emit)  # no unsubscribe needed: the app is closed before the pusher is gone
     register_dialog_routes(app, window)
 

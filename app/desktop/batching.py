@@ -5,21 +5,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel
 
-Event = BaseModel | Mapping[str, Any]
-"""What the pusher accepts: a typed `AppEvent` (pydantic) or an already-plain dict."""
+@runtime_checkable
+class _Dumpable(Protocol):
+    """A typed `AppEvent` (pydantic). Matched structurally so importing the desktop shell does
+    not import pydantic on the GUI thread's start-up path."""
+
+    def model_dump(self, *, mode: str) -> dict[str, Any]: ...
+
+
+Event = _Dumpable | Mapping[str, Any]
+"""What the pusher accepts: a typed `AppEvent` or an already-plain dict."""
 
 JsonDict = dict[str, Any]
 
 
 def to_plain(event: Event) -> JsonDict:
     """A JSON-ready dict. Done on the pusher thread so the core loop only pays for a put()."""
-    if isinstance(event, BaseModel):
-        return event.model_dump(mode="json")
-    return dict(event)
+    if isinstance(event, Mapping):
+        return dict(event)
+    return event.model_dump(mode="json")
 
 
 def _delta_key(event: JsonDict) -> tuple[Any, Any, Any] | None:

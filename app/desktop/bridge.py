@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import time
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
@@ -56,6 +57,7 @@ class Bridge:
         except RuntimeError:  # loop closed: the window outlived the core during shutdown
             call.close()
             return error_envelope("unsupported", "CashCode is shutting down", route=route)
+        started = time.perf_counter()
         try:
             return future.result(self._timeout_s)
         except concurrent.futures.TimeoutError:
@@ -64,6 +66,8 @@ class Bridge:
             return error_envelope("internal", message, route=route, reason="timeout")
         except concurrent.futures.CancelledError:
             return error_envelope("internal", f"{route} was cancelled", route=route, reason="cancelled")
+        finally:
+            log.debug("bridge %s answered in %.1f ms", route, (time.perf_counter() - started) * 1000)
 
     async def _call(self, route: str, payload: dict[str, Any]) -> Envelope:
         try:

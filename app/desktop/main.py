@@ -45,6 +45,7 @@ from app.settings.paths import AppPaths
 log = logging.getLogger(__name__)
 
 CLOSE_TIMEOUT_S = 10.0
+SWITCH_INTERVAL_S = 0.001
 
 
 @dataclass
@@ -53,6 +54,7 @@ class _Session:
 
     core: CoreLoop
     app_task: asyncio.Future[DesktopApp] | None = None
+    window_shown: threading.Event = field(default_factory=threading.Event)
     pusher: EventPusher | None = None
     tracker: WindowStateTracker | None = None
     state_path: Path | None = None
@@ -71,10 +73,14 @@ def run(
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     paths = AppPaths.from_env(os.environ).ensure()
     prepare_qt_environment(os.environ)  # before any Qt import creates Chromium
+    # The GUI thread, pywebview's asset server, bridge calls and the pusher all need the GIL
+    # briefly and often, while the core thread may hold it for long stretches (imports, JSON).
+    # A 1 ms switch interval (default 5 ms) bounds how long those short jobs wait for it.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     session = _Session(core=CoreLoop())
     session.core.start()
-    building = start_app(app_factory or default_factory, paths, os.environ)
+    building = start_app(app_factory or default_factory, paths, os.environ, session.window_shown)
     session.app_task = session.core.run(spawn(building), 5.0)
     try:
         _open_window(session, paths, index or web_index())
@@ -115,6 +121,7 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
         **source,  # type: ignore[arg-type]
     )
     assert window is not None
+    window.events.shown += session.window_shown.set
     strict_csp.install(window, strict_csp.public_methods(bridge))
     startup_marks.attach(window)
     session.tracker = WindowStateTracker(state)

@@ -72,6 +72,13 @@ const fake = new FakeTransport()
     grants: [{ id: "g1", kind: "exec", key: ["git", "log", "--oneline", "-n", "20"], workspace: "/home/cash/projects/demo", created_at: now, chat_id: "c1" }],
   }))
   .on("approvals.revoke", () => ({ ok: true as const }))
+  .on("tools.list", () => ({
+    tools: [
+      { name: "read_file", description: "Read a UTF-8 text file in the workspace.", read_only: true, policy: "always" as const },
+      { name: "write_file", description: "Create or overwrite a file in the workspace.", read_only: false, policy: "ask" as const },
+      { name: "exec", description: "Run a program (argv list) in the workspace.", read_only: false, policy: "ask" as const },
+    ],
+  }))
   .on("chat.send", ({ chat_id, text }) => {
     const turn = `live-${Date.now()}`;
     setTimeout(() => stream(chat_id, turn, text), 50);

@@ -38,6 +38,8 @@ async def test_unknown_routes_and_bad_payloads_are_invalid_with_details(make_app
     error = await err(app, "chats.rename", {"chat_id": "x", "title": ""})
     assert error["code"] == "invalid" and "title" in error["details"]
     assert (await err(app, "chats.list", {"unexpected": 1}))["code"] == "invalid"
+    not_a_mapping = await app.invoke("chats.list", ["x"])  # type: ignore[arg-type]
+    assert not_a_mapping["ok"] is False and not_a_mapping["error"]["code"] == "invalid"
 
 
 async def test_chats_can_be_created_listed_renamed_read_and_deleted(make_app: AppMaker) -> None:
@@ -176,3 +178,11 @@ async def test_ollama_detection_reports_not_running_on_a_closed_port(make_app: A
     probe = await ok(app, "app.detect_ollama")
     assert probe["found"] is False and probe["base_url"] == f"http://127.0.0.1:{port}"
     assert "not running" in probe["message"]
+
+
+async def test_sending_to_an_unknown_provider_is_not_found(make_app: AppMaker) -> None:
+    app, _ = await make_app()
+    chat = await ok(app, "chats.create", {})
+    payload = {"chat_id": chat["id"], "text": "hi", "model": {"provider_id": "nope", "model": "m"}}
+    assert (await err(app, "chat.send", payload))["code"] == "not_found"
+    assert (await ok(app, "chats.get", {"chat_id": chat["id"]}))["chat"]["running"] is False

@@ -19,12 +19,14 @@ def test_ask_prints_the_streamed_answer_and_exits_0(env: dict[str, str], home: P
     assert request["stream"] is True and request["messages"][-1]["content"] == "What is it?"
 
 
+@pytest.mark.parametrize("mode", ["chat_completions", "responses"])
 def test_ask_without_streaming_prints_the_whole_answer(
-    env: dict[str, str], home: Path, fake_llm: Any
+    env: dict[str, str], home: Path, fake_llm: Any, mode: str
 ) -> None:
     fake_llm.script({"text": "All at once."})
-    result = cashcode("ask", "--no-stream", "hi", env=env, cwd=home / "ws")
-    assert (result.returncode, result.stdout) == (0, "All at once.\n")
+    result = cashcode("ask", "--no-stream", "--api-mode", mode, "hi", env=env, cwd=home / "ws")
+    assert (result.returncode, result.stdout) == (0, "All at once.\n"), result.stderr
+    assert fake_llm.model_requests()[0].body.get("stream") in (False, None)
 
 
 def test_ask_can_use_the_responses_api(env: dict[str, str], home: Path, fake_llm: Any) -> None:

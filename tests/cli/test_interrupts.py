@@ -102,6 +102,16 @@ def test_kill_9_mid_turn_keeps_exactly_the_completed_turns(tmp_path: Path, fake_
         ("user", "two"),
         ("assistant", "ANSWER TWO"),
     ]
+    # and a restarted app sees the same
+    shown = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "show", chat.id],
+        env=env,
+        cwd=tmp_path / "ws",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0 and "ANSWER TWO" in shown.stdout and "SLOW" not in shown.stdout
 
 
 def test_ctrl_c_during_a_turn_cancels_it_and_exits_130(tmp_path: Path, fake_llm: Any) -> None:

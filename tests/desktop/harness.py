@@ -21,6 +21,7 @@ from typing import Any
 from playwright.sync_api import Browser, Error, Page, Playwright
 
 from tests.desktop.procs import wait_for_session_gone
+from tests.desktop.x11 import close_windows_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,6 +47,7 @@ def app_dirs_env(base: Path) -> dict[str, str]:
 @dataclass
 class DesktopProcess:
     proc: subprocess.Popen[str]
+    display: str
     cdp_port: int
     started_at: float  # time.time() just before spawning
     marks: dict[str, float] = field(default_factory=dict)  # CASHCODE_MARK name -> epoch s
@@ -75,13 +77,28 @@ class DesktopProcess:
         return self.page
 
     def close_window(self, timeout_s: float = 30.0) -> int:
-        """SIGTERM: the app closes its window the way the close button does, then exits."""
+        """Close the window like its close button does (WM_DELETE_WINDOW), wait for the exit.
+        Falls back to SIGTERM (which the app also turns into a window close) if no window shows."""
+        self._detach()
+        if close_windows_of(self.display, self.proc.pid) == 0:
+            self.proc.terminate()
+        return self._wait(timeout_s)
+
+    def terminate(self, timeout_s: float = 30.0) -> int:
+        """SIGTERM (logout, service managers); the app closes its window and exits."""
+        self._detach()
+        self.proc.terminate()
+        return self._wait(timeout_s)
+
+    def _detach(self) -> None:
         if self.browser is not None:
             try:
                 self.browser.close()
             except Error:
                 pass
-        self.proc.terminate()
+            self.browser = None
+
+    def _wait(self, timeout_s: float) -> int:
         try:
             return self.proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
@@ -114,7 +131,7 @@ def launch(argv: Sequence[str], env: Mapping[str, str], display: str, *, cdp: bo
         text=True,
         start_new_session=True,
     )
-    launched = DesktopProcess(proc=proc, cdp_port=port, started_at=started)
+    launched = DesktopProcess(proc=proc, display=display, cdp_port=port, started_at=started)
     threading.Thread(target=_read_output, args=(launched,), daemon=True).start()
     return launched
 

@@ -123,3 +123,57 @@ def test_a_missing_ui_build_shows_a_readable_error_page_not_a_blank_window(
     finally:
         assert app.close_window() == 0, app.tail()
     assert app.leftovers() == []
+
+
+def test_the_window_reopens_with_the_remembered_size_and_position(display: XDisplay, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.desktop.harness import app_dirs_env, launch
+
+    env = app_dirs_env(tmp_path)
+    state_file = Path(env["CASHCODE_DATA_DIR"]) / "window-state.json"
+    state_file.parent.mkdir(parents=True)
+    state_file.write_text('{"width": 900, "height": 650, "x": 40, "y": 30, "maximized": false}')
+    app = launch(
+        [sys.executable, "-m", "tests.desktop.missing_ui_probe", str(tmp_path / "none.html")],
+        env,
+        display.name,
+    )
+    try:
+        with sync_playwright() as pw:
+            page = app.attach(pw)
+            page.wait_for_selector("[data-testid=missing-ui]", timeout=30_000)
+            size = page.evaluate(
+                "() => [window.innerWidth, window.innerHeight, window.screenX, window.screenY]"
+            )
+    finally:
+        assert app.close_window() == 0, app.tail()
+    assert size == [900, 650, 40, 30]
+    assert json.loads(state_file.read_text())["width"] == 900  # saved again on close
+
+
+def test_a_moved_and_resized_window_is_remembered_for_the_next_launch(
+    display: XDisplay, tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.desktop.harness import app_dirs_env, launch
+    from tests.desktop.x11 import move_resize_windows_of
+
+    env = app_dirs_env(tmp_path)
+    app = launch(
+        [sys.executable, "-m", "tests.desktop.missing_ui_probe", str(tmp_path / "none.html")],
+        env,
+        display.name,
+    )
+    try:
+        with sync_playwright() as pw:
+            page = app.attach(pw)
+            page.wait_for_selector("[data-testid=missing-ui]", timeout=30_000)
+            assert move_resize_windows_of(display.name, app.proc.pid, 70, 60, 1000, 700) == 1
+            page.wait_for_function("() => window.innerWidth === 1000 && window.innerHeight === 700")
+            page.wait_for_function("() => window.screenX === 70 && window.screenY === 60")
+    finally:
+        assert app.close_window() == 0, app.tail()
+    saved = json.loads((Path(env["CASHCODE_DATA_DIR"]) / "window-state.json").read_text())
+    assert saved == {"width": 1000, "height": 700, "x": 70, "y": 60, "maximized": False}

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, WebSocket, sync_playwright
 
 from tests.server.process import ServeProcess, free_port, serve_process
 
@@ -60,6 +61,41 @@ class PageProblems:
         self.messages.append(f"pageerror: {error}")
 
 
+@dataclass
+class EventFrames:
+    """The JSON batches the page received on `/api/events` (what the server pushed)."""
+
+    batches: list[list[dict[str, object]]] = field(default_factory=list)
+
+    def watch(self, page: Page) -> None:
+        page.on("websocket", self._on_socket)
+
+    def _on_socket(self, socket: WebSocket) -> None:
+        if socket.url.endswith("/api/events"):
+            socket.on("framereceived", self._on_frame)
+
+    def _on_frame(self, payload: str | bytes) -> None:
+        self.batches.append(json.loads(payload))
+
+    def batches_with(self, event_type: str, turn_id: str | None = None) -> int:
+        return sum(
+            1
+            for batch in self.batches
+            if any(e["type"] == event_type and turn_id in (None, e.get("turn_id")) for e in batch)
+        )
+
+
+def wait_for(page: Page, predicate: Callable[[], bool], what: str, timeout_ms: int = UI_TIMEOUT_MS) -> None:
+    """Bounded wait for state kept on the Python side (e.g. WebSocket frames Playwright reports):
+    `page.wait_for_timeout` lets Playwright deliver the pending events while waiting."""
+    waited = 0
+    while not predicate():
+        if waited >= timeout_ms:
+            raise AssertionError(f"timed out waiting for {what}")
+        page.wait_for_timeout(50)
+        waited += 50
+
+
 @pytest.fixture
 def serve_env(app_env: dict[str, str], workspace: Path) -> dict[str, str]:
     return {**os.environ, **app_env, "WORKSPACE_DIR": str(workspace), "PYTHONUNBUFFERED": "1"}
@@ -74,7 +110,7 @@ def served_ui(serve_env: dict[str, str]) -> Iterator[ServeProcess]:
 
 
 @pytest.fixture
-def browser_page() -> Iterator[tuple[Page, PageProblems]]:
+def browser_page() -> Iterator[tuple[Page, PageProblems, EventFrames]]:
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
         try:
@@ -82,6 +118,8 @@ def browser_page() -> Iterator[tuple[Page, PageProblems]]:
             page.set_default_timeout(UI_TIMEOUT_MS)
             problems = PageProblems()
             problems.watch(page)
-            yield page, problems
+            frames = EventFrames()
+            frames.watch(page)
+            yield page, problems, frames
         finally:
             browser.close()

@@ -14,10 +14,12 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
     ARTIFACTS,
+    EventFrames,
     PageProblems,
     browser_page,
     serve_env,
     served_ui,
+    wait_for,
 )
 from tests.e2e.conftest import FakeLLMProcess
 from tests.server.process import ServeProcess
@@ -67,9 +69,9 @@ def pick_model(page: Page, model: str) -> None:
 
 def test_the_served_page_has_a_csp_header_and_no_console_errors(
     served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems],  # noqa: F811
+    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
 ) -> None:
-    page, problems = browser_page
+    page, problems, _ = browser_page
     response = page.goto(served_ui.start_url)
     assert response is not None and response.ok
     assert response.url.startswith(served_ui.base_url + "/")
@@ -84,11 +86,11 @@ def test_the_served_page_has_a_csp_header_and_no_console_errors(
 
 def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries_and_finds_it_after_reload(
     served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems],  # noqa: F811
+    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
     fresh_llm: FakeLLMProcess,
     workspace: Path,
 ) -> None:
-    page, problems = browser_page
+    page, problems, frames = browser_page
     open_ui(page, served_ui)
     expect(page.get_by_test_id("onboarding")).to_be_visible()
 
@@ -98,12 +100,15 @@ def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries
     page.get_by_test_id("new-chat").click()
     pick_model(page, "fake-model")
 
-    # A streamed answer.
-    fresh_llm.script({"text": "Hello from the browser test.", "chunk_size": 2, "delay_s": 0.01})
+    # A streamed answer: the chunks are 50 ms apart, so they reach the page in separate
+    # WebSocket batches (the server coalesces only within ~16 ms).
+    fresh_llm.script({"text": "Hello from the browser test.", "chunk_size": 4, "delay_s": 0.05})
     send(page, "Hi there")
     answer = last(page, "message-assistant")
     expect(answer).to_have_attribute("data-state", "done")
     expect(answer).to_contain_text("Hello from the browser test.")
+    wait_for(page, lambda: frames.batches_with("turn_done") == 1, "the turn_done batch")
+    assert frames.batches_with("delta") >= 3, frames.batches
 
     # A tool call that needs approval, with the exact action shown.
     fresh_llm.script(

@@ -12,6 +12,7 @@ import type {
 import * as tx from "@/model/transcript";
 import type { AssistantEntry, Entry, TextChannel } from "@/model/transcript";
 import { errorCode, errorMessage, useApiStore } from "./api";
+import { createEventReducer } from "./chatEvents";
 import { animationFrame, createFrameBatcher } from "./frame";
 import type { FrameScheduler } from "./frame";
 
@@ -131,88 +132,7 @@ export const useChatsStore = defineStore("chats", () => {
     }
   }
 
-  function applyEvent(ev: Exclude<AppEvent, { type: "delta" }>): void {
-    switch (ev.type) {
-      case "turn_started": {
-        const rt = runtime(ev.chat_id);
-        rt.live = { turnId: ev.turn_id, userText: ev.user_text, entry: tx.newAssistant(ev.turn_id), model: ev.model, usage: null };
-        rt.error = null;
-        rt.approvals = [];
-        setRunning(ev.chat_id, true);
-        return;
-      }
-      case "tool_call": {
-        const live = liveFor(ev.chat_id, ev.turn_id);
-        if (live) tx.addToolCall(live.entry, ev);
-        return;
-      }
-      case "approval_required": {
-        const live = liveFor(ev.chat_id, ev.turn_id);
-        if (live) tx.markAwaiting(live.entry, ev);
-        const rt = runtime(ev.chat_id);
-        if (!rt.approvals.some((a) => a.approval_id === ev.approval_id)) rt.approvals.push(ev);
-        return;
-      }
-      case "approval_resolved": {
-        const rt = runtime(ev.chat_id);
-        const approval = rt.approvals.find((a) => a.approval_id === ev.approval_id);
-        rt.approvals = rt.approvals.filter((a) => a.approval_id !== ev.approval_id);
-        const live = liveFor(ev.chat_id, ev.turn_id);
-        if (live && approval) {
-          if (ev.decision === "deny" || ev.decision === "cancelled") tx.markDenied(live.entry, approval.call_id);
-          else tx.markApproved(live.entry, approval.call_id);
-        }
-        return;
-      }
-      case "tool_result": {
-        const live = liveFor(ev.chat_id, ev.turn_id);
-        if (live) tx.setToolResult(live.entry, ev);
-        return;
-      }
-      case "usage": {
-        const live = liveFor(ev.chat_id, ev.turn_id);
-        if (live) live.usage = ev;
-        return;
-      }
-      case "turn_done":
-      case "turn_failed":
-      case "turn_cancelled":
-        endTurn(ev);
-        return;
-      case "session_updated": {
-        const known = summaries.value[ev.chat_id];
-        if (known) {
-          if (known.updated_at <= ev.updated_at) Object.assign(known, { title: ev.title, updated_at: ev.updated_at });
-        } else {
-          upsert({ id: ev.chat_id, title: ev.title, created_at: ev.updated_at, updated_at: ev.updated_at, running: false });
-        }
-        return;
-      }
-      case "session_deleted":
-        forget(ev.chat_id);
-        return;
-      default:
-        return;
-    }
-  }
-
-  function endTurn(ev: Extract<AppEvent, { type: "turn_done" | "turn_failed" | "turn_cancelled" }>): void {
-    const rt = runtime(ev.chat_id);
-    const live = liveFor(ev.chat_id, ev.turn_id);
-    if (!live) return;
-    rt.approvals = rt.approvals.filter((a) => a.turn_id !== ev.turn_id);
-    setRunning(ev.chat_id, false);
-    if (ev.type === "turn_done") {
-      tx.finishTurn(live.entry, "done", ev);
-      if (rt.history !== null || currentId.value === ev.chat_id) void loadHistory(ev.chat_id);
-    } else if (ev.type === "turn_failed") {
-      tx.finishTurn(live.entry, "failed");
-      live.entry.error = ev.error;
-      rt.error = ev.error;
-    } else {
-      tx.finishTurn(live.entry, "cancelled");
-    }
-  }
+  const applyEvent = createEventReducer({ summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory });
 
   // ---- snapshots and actions -----------------------------------------------------------------
 

@@ -27,9 +27,16 @@ export const useSettingsStore = defineStore("settings", () => {
   }
 
   async function update(patch: SettingsPatch): Promise<void> {
-    // Apply at once (theme and language must switch immediately), then take the backend's view.
-    if (view.value) view.value = { ...view.value, ...stripNulls(patch) };
-    view.value = await api.invoke("settings.update", patch);
+    // Apply at once (theme and language must switch immediately), then take the backend's view;
+    // if the backend refuses, go back to what it had.
+    const before = view.value;
+    if (before) view.value = { ...before, ...stripNulls(patch) };
+    try {
+      view.value = await api.invoke("settings.update", patch);
+    } catch (err) {
+      view.value = before;
+      throw err;
+    }
   }
 
   function chooseModel(model: ModelRef | null): void {

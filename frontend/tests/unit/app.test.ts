@@ -72,6 +72,31 @@ describe("app shell", () => {
     expect(wrapper.find('[data-testid="new-chat"]').exists()).toBe(true);
   });
 
+  it("re-reads the chat list after the event channel reconnects", async () => {
+    const fake = backend();
+    const { done } = await start(fake);
+    await done;
+    expect(fake.callsTo("chats.list")).toHaveLength(1);
+    fake.reconnect();
+    await tick();
+    expect(fake.callsTo("chats.list")).toHaveLength(2);
+  });
+
+  it("a refused settings change is rolled back and reported", async () => {
+    const fake = backend().on("settings.update", () => {
+      throw new ApiError("settings.update", "invalid", "workspace does not exist");
+    });
+    const { wrapper, done, router } = await start(fake);
+    await done;
+    await router.push("/settings");
+    await tick();
+    await wrapper.get('[data-testid="theme-select"]').setValue("dark");
+    await tick();
+    await tick();
+    expect((wrapper.get('[data-testid="theme-select"]').element as HTMLSelectElement).value).toBe("light");
+    expect(wrapper.text()).toContain("workspace does not exist");
+  });
+
   it("first run: offers the local Ollama and creates the provider", async () => {
     const fake = backend({ first_run: true })
       .on("app.detect_ollama", () => ({ found: true, base_url: "http://127.0.0.1:11434", models: ["llama3"], message: "" }))

@@ -167,3 +167,20 @@ describe("general, workspace and ledger", () => {
     expect(wrapper.findAll('[data-testid="grant-row"]')).toHaveLength(0);
   });
 });
+
+describe("tools section", () => {
+  it("lists tools and saves a policy change", async () => {
+    const { default: ToolsSection } = await import("@/components/settings/ToolsSection.vue");
+    const { FakeTransport } = await import("@/api/fake");
+    const fake = new FakeTransport()
+      .on("tools.list", () => ({ tools: [{ name: "exec", description: "Run a command", read_only: false, policy: "ask" as const }] }))
+      .on("settings.update", (patch) => ({ ...SETTINGS, tool_policies: patch.tool_policies ?? {} }));
+    const { wrapper } = await mountWith(ToolsSection, { fake });
+    useSettingsStore().view = SETTINGS;
+    await tick();
+    const row = wrapper.get('[data-testid="tool-row"]');
+    expect(row.text()).toContain("exec");
+    await row.get("select").setValue("never");
+    expect(fake.callsTo("settings.update")).toEqual([{ tool_policies: { exec: "never" } }]);
+  });
+});

@@ -28,6 +28,14 @@ describe("sidebar", () => {
     expect(titles()).toEqual(["Automatic title", "Second"]);
   });
 
+  it("filters the list by title", async () => {
+    const { wrapper } = await sidebar();
+    await wrapper.get('[data-testid="chat-search"]').setValue("sec");
+    expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.text())).toEqual(["Second"]);
+    await wrapper.get('[data-testid="chat-search"]').setValue("zzz");
+    expect(wrapper.text()).toContain("No matching chats.");
+  });
+
   it("renames inline: Enter commits through chats.rename, Esc cancels", async () => {
     const { wrapper, fake } = await sidebar();
     fake.on("chats.rename", ({ chat_id, title }) => ({ ...summary(chat_id, title), updated_at: "2026-11-30T09:05:00Z" }));

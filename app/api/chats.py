@@ -15,7 +15,7 @@ from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, 
 from app.core.events import SessionDeleted, SessionUpdated
 from app.core.messages import Message
 from app.core.prompt import build_system_prompt, load_persona
-from app.core.turn import TurnOutcome, run_turn
+from app.core.turn import run_turn
 from app.core.turns import TurnManager
 from app.llm.base import Provider, UsageReport
 from app.store.approvals import SqliteApprovalLedger
@@ -112,6 +112,7 @@ class ChatService:
         return self._start(spec, provider)
 
     def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
+        self._d.chats.get(chat_id)
         old = self._d.turns.retry_spec(chat_id)
         spec = TurnSpec(
             chat_id=chat_id,
@@ -124,11 +125,8 @@ class ChatService:
 
     def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
         deps = self._turn_deps(spec, provider)
-        self._d.turns.start(spec, lambda s: self._run(s, deps))
+        self._d.turns.start(spec, lambda s: run_turn(s, deps))
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
-
-    async def _run(self, spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
-        return await run_turn(spec, deps)
 
     def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
         env = self._d.environment()

@@ -36,7 +36,8 @@ class ProviderService:
         self._factory = factory
         self._cache: dict[str, Provider] = {}
         self._overrides: dict[str, ProviderConfig] = {}
-        self._closing: set[asyncio.Task[None]] = set()
+        # Replaced providers are closed only at shutdown: a running turn may still stream on one.
+        self._retired: list[Provider] = []
 
     # ---- live providers ----------------------------------------------------------------------
 
@@ -73,20 +74,16 @@ class ProviderService:
         )
 
     def _drop(self, provider_id: str) -> None:
-        """Forget the cached provider; a running turn keeps using its own reference."""
+        """Forget the cached provider (its profile or key changed)."""
         provider = self._cache.pop(provider_id, None)
-        if provider is None:
-            return
-        task = asyncio.get_running_loop().create_task(provider.aclose())
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+        if provider is not None:
+            self._retired.append(provider)
 
     async def aclose(self) -> None:
-        providers, self._cache = list(self._cache.values()), {}
+        providers = [*self._cache.values(), *self._retired]
+        self._cache, self._retired = {}, []
         for provider in providers:
             await provider.aclose()
-        if self._closing:
-            await asyncio.wait(self._closing)
 
     # ---- routes ------------------------------------------------------------------------------
 

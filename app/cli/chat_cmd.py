@@ -6,8 +6,12 @@ import argparse
 import asyncio
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from app.cli.runtime import CliError, add_model_flags, fail
+
+if TYPE_CHECKING:
+    from app.api.app import CashCodeApp
 
 EXIT_COMMANDS = {"/exit", "/quit"}
 
@@ -65,11 +69,10 @@ async def _chat(args: argparse.Namespace) -> int:
         await app.aclose()
 
 
-async def _open_chat(app: object, resume: str | None) -> str | None:
-    from app.api.app import CashCodeApp
+async def _open_chat(app: CashCodeApp, resume: str | None) -> str | None:
+    """The chat to talk in: a new one, or the stored one to resume (None: reported error)."""
     from app.cli.render import error_line
 
-    assert isinstance(app, CashCodeApp)
     if resume is None:
         created = await app.invoke("chats.create", {})
         chat_id: str = created["data"]["id"]

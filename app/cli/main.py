@@ -30,23 +30,27 @@ def _external(command: str, rest: list[str]) -> int:
     return int(result) if isinstance(result, int) else 0
 
 
+# name -> (module, help). Only the module of the command being run is imported (start-up cost);
+# the others get a help-only stub, so `cashcode --help` still lists everything.
+COMMANDS = {
+    "ask": ("app.cli.ask_cmd", "ask one question and print the answer"),
+    "chat": ("app.cli.chat_cmd", "chat interactively (/exit or Ctrl-D to leave)"),
+    "sessions": ("app.cli.sessions_cmd", "list, show or delete stored chats"),
+    "config": ("app.cli.config_cmd", "show the effective configuration"),
+    "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
+}
+
+
 def build_parser(command: str | None) -> argparse.ArgumentParser:
-    from app.cli import ask_cmd, chat_cmd, config_cmd, sessions_cmd
+    import importlib
 
     parser = argparse.ArgumentParser(prog="cashcode", description="CashCode — a local-first AI agent")
     subparsers = parser.add_subparsers(dest="command")
-    ask_cmd.add_parser(subparsers)
-    chat_cmd.add_parser(subparsers)
-    sessions_cmd.add_parser(subparsers)
-    config_cmd.add_parser(subparsers)
-    if command == "skills":
-        from app.cli import skills_cmd  # heavy (YAML, archive code): only for `cashcode skills`
-
-        skills_cmd.add_parser(subparsers)
-    else:
-        subparsers.add_parser(
-            "skills", help="manage Skills (list, validate, import, export, …)", add_help=False
-        )
+    for name, (module, help_text) in COMMANDS.items():
+        if name == command:
+            importlib.import_module(module).add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text, add_help=False)
     # Listed for --help only; main() hands these over before parsing.
     subparsers.add_parser("desktop", help="open the desktop app (default without a command)", add_help=False)
     subparsers.add_parser("serve", help="serve the app in a local browser on 127.0.0.1", add_help=False)

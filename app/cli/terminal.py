@@ -40,9 +40,9 @@ class StdinLines:
         self._buffer = rest
         return line.decode("utf-8", errors="replace").rstrip("\r")
 
-    def _read_chunk(self) -> asyncio.Future[bytes]:
-        # A read interrupted by cancellation stays pending and is reused by the next call.
-        if self._pending is None or self._pending.done():
+    async def _read_chunk(self) -> bytes:
+        # A read interrupted by cancellation stays pending (its data is kept for the next call).
+        if self._pending is None:
             loop = asyncio.get_running_loop()
             future: asyncio.Future[bytes] = loop.create_future()
 
@@ -55,14 +55,9 @@ class StdinLines:
 
             threading.Thread(target=work, name="cashcode-stdin", daemon=True).start()
             self._pending = future
-        pending = self._pending
-
-        async def wait() -> bytes:
-            data = await asyncio.shield(pending)
-            self._pending = None
-            return data
-
-        return asyncio.ensure_future(wait())
+        data = await asyncio.shield(self._pending)
+        self._pending = None
+        return data
 
 
 def _settle(future: asyncio.Future[bytes], data: bytes) -> None:

@@ -40,17 +40,22 @@ _FINISH_API = """(function (names) {
       return promise;
     };
   }
-  for (var i = 0; i < names.length; i++) {
-    pw.api[names[i]] = stub(names[i]);
-    pw._returnValuesCallbacks[names[i]] = {};
+  // The stubs appear only once calls can be delivered: a page that polls for them must not
+  // call before the Qt channel is up (pywebview's own retry gives up after 100 ms).
+  function ready() {
+    for (var i = 0; i < names.length; i++) {
+      pw._returnValuesCallbacks[names[i]] = {};
+      pw.api[names[i]] = stub(names[i]);
+    }
+    window.dispatchEvent(new CustomEvent("pywebviewready"));
   }
   if (pw.platform === "qtwebengine") {
     new QWebChannel(qt.webChannelTransport, function (channel) {
       pw._QWebChannel = channel;
-      window.dispatchEvent(new CustomEvent("pywebviewready"));
+      ready();
     });
   } else {
-    window.dispatchEvent(new CustomEvent("pywebviewready"));
+    ready();
   }
 })(%s);"""
 

@@ -159,3 +159,28 @@ async def test_ollama_is_detected_when_it_answers(make_app: AppMaker, fake_llm: 
     app, _ = await make_app(env={"OLLAMA_HOST": fake_llm.base_url})
     probe = await ok(app, "app.detect_ollama")
     assert probe["found"] is True and "fake-model" in probe["models"]
+
+
+async def test_editing_a_provider_mid_turn_does_not_break_the_running_stream(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    fake_llm.script({"text": "a steady stream of words", "chunk_size": 3, "delay_s": 0.05})
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "talk", pid)
+    await events.until(lambda: "delta" in events.types(turn))
+    view = (await ok(app, "providers.list"))["providers"][0]
+    await ok(
+        app,
+        "providers.save",
+        {
+            "id": pid,
+            "name": "Renamed",
+            "kind": view["kind"],
+            "base_url": view["base_url"],
+            "api_key": "********",
+        },
+    )
+    end = await events.turn_end(turn)
+    assert end.type == "turn_done" and end.text == "a steady stream of words"

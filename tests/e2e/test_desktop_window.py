@@ -4,6 +4,7 @@ against the scripted fake LLM server in its own process. Needs the built UI (app
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -135,12 +136,25 @@ def test_a_screenshot_of_a_finished_chat_is_saved(window: Page, fresh_llm: FakeL
 def test_closing_the_window_ends_the_app_and_leaves_no_processes(
     desktop_app: DesktopProcess, window: Page, fresh_llm: FakeLLMProcess
 ) -> None:
-    # A turn is still streaming when the window closes: it must be cancelled, not orphaned.
+    # A turn is still streaming when the window closes (WM_DELETE_WINDOW, as the close button
+    # sends): it must be cancelled, not left running, and nothing may outlive the app.
     fresh_llm.script({"text": "never finished " * 500, "chunk_size": 4, "delay_s": 0.05})
     send(window, "Keep talking")
     expect(last_assistant(window)).to_have_attribute("data-state", "streaming")
     assert desktop_app.close_window() == 0, desktop_app.tail()
     assert desktop_app.leftovers() == []
+    assert _stream_was_abandoned(fresh_llm)
+
+
+def _stream_was_abandoned(llm: FakeLLMProcess, timeout_s: float = 10.0) -> bool:
+    """Bounded wait: the server notices the closed connection at its next write."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        [stream] = [r for r in llm.requests() if r["path"].endswith("/chat/completions")]
+        if stream["client_disconnected"]:
+            return not stream["completed"]
+        time.sleep(0.05)
+    return False
 
 
 def _contains(cls: str):  # type: ignore[no-untyped-def]

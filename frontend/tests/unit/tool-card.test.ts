@@ -36,3 +36,14 @@ describe("tool card", () => {
     expect(wrapper.text()).toContain("Failed");
   });
 });
+
+describe("markdown view", () => {
+  it("adds a copy button to finished code blocks only", async () => {
+    const { default: MarkdownView } = await import("@/components/chat/MarkdownView.vue");
+    const source = "```python\nprint(1)\n```";
+    const done = await mountWith(MarkdownView, { props: { source } });
+    expect(done.wrapper.findAll(".code-copy").map((b) => b.text())).toEqual(["Copy"]);
+    const live = await mountWith(MarkdownView, { props: { source, streaming: true } });
+    expect(live.wrapper.find(".code-copy").exists()).toBe(false);
+  });
+});

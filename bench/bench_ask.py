@@ -39,6 +39,20 @@ for chunk in client.chat.completions.create(**body):
 print()
 """
 
+BARE_CHAT_ASYNC = """
+import asyncio, json, sys
+from openai import AsyncOpenAI
+async def main():
+    body = json.loads(sys.argv[2])
+    client = AsyncOpenAI(base_url=sys.argv[1], api_key=sys.argv[3], max_retries=0)
+    async for chunk in await client.chat.completions.create(**body):
+        if chunk.choices and chunk.choices[0].delta.content:
+            sys.stdout.write(chunk.choices[0].delta.content)
+            sys.stdout.flush()
+    print()
+asyncio.run(main())
+"""
+
 BARE_RESPONSES = """
 import json, sys
 from openai import OpenAI
@@ -102,10 +116,14 @@ def main(runs: int, api_mode: str) -> None:
         ]
         _, bare_answer = timed(bare, env, home / "ws")
         assert answer == bare_answer, (answer, bare_answer)
-        app_times, bare_times = [], []
-        for _ in range(runs):  # interleaved so machine noise hits both alike
+        # The app's core is async; this shows how much of the gap is just the async SDK client.
+        bare_async = [sys.executable, "-c", BARE_CHAT_ASYNC, root + "/v1", body, KEY]
+        app_times, bare_times, async_times = [], [], []
+        for _ in range(runs):  # interleaved so machine noise hits all alike
             app_times.append(timed(cashcode, env, home / "ws")[0])
             bare_times.append(timed(bare, env, home / "ws")[0])
+            if api_mode == "chat_completions":
+                async_times.append(timed(bare_async, env, home / "ws")[0])
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -118,6 +136,11 @@ def main(runs: int, api_mode: str) -> None:
     )
     print("|---|---|---|---|---|")
     print(f"| ask ({api_mode}) | {mb:.3f} | {ma:.3f} | {ma / mb:.2f} | {fa / fb:.2f} ({fa:.3f} / {fb:.3f}) |")
+    if async_times:
+        mc = statistics.median(async_times)
+        print(
+            f"(for reference: the same script with AsyncOpenAI: median {mc:.3f} s; ask / async {ma / mc:.2f})"
+        )
 
 
 if __name__ == "__main__":

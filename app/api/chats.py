@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,10 +22,13 @@ from app.core.turns import TurnManager
 from app.llm.base import Provider, UsageReport
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
+from app.store.errors import NotFound, StoreError
 from app.store.usage import UsageRepository
 from app.tools.base import ToolContext
 
 AUTO_TITLE_CHARS = 60
+
+_log = logging.getLogger(__name__)
 
 
 def auto_title(user_text: str) -> str:
@@ -152,14 +157,29 @@ class ChatService:
         return TurnDeps(loop=loop, store=self._d.chats, system_prompt=prompt, on_stored=self._after_store)
 
     def _record_usage(self, spec: TurnSpec, usage: UsageReport) -> None:
-        self._d.usage.record(
-            spec.chat_id, spec.turn_id, spec.provider_id, spec.model, usage.input_tokens, usage.output_tokens
-        )
+        # Bookkeeping must not fail the user's turn: a write error is logged, not raised.
+        try:
+            self._d.usage.record(
+                spec.chat_id,
+                spec.turn_id,
+                spec.provider_id,
+                spec.model,
+                usage.input_tokens,
+                usage.output_tokens,
+            )
+        except (sqlite3.Error, StoreError, ValueError):
+            _log.warning("could not record usage of turn %s", spec.turn_id, exc_info=True)
 
     def _after_store(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
-        record = self._d.chats.get(spec.chat_id)
-        if record.title_auto and not record.title:
-            record = self._d.chats.rename(spec.chat_id, auto_title(spec.user_text), auto=True)
+        """The turn is stored; now the title (first exchange) and a session_updated event.
+        Failing here must not turn a stored turn into a failed one, so errors are logged."""
+        try:
+            record = self._d.chats.get(spec.chat_id)
+            if record.title_auto and not record.title:
+                record = self._d.chats.rename(spec.chat_id, auto_title(spec.user_text), auto=True)
+        except (sqlite3.Error, StoreError, NotFound):
+            _log.warning("could not update chat %s after its turn", spec.chat_id, exc_info=True)
+            return
         self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
 
 

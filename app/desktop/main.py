@@ -36,6 +36,7 @@ from app.desktop.app_start import (
 from app.desktop.assets import missing_ui_page, web_index
 from app.desktop.bridge import Bridge
 from app.desktop.core_loop import CoreLoop
+from app.desktop.local_port import free_loopback_port
 from app.desktop.pusher import EventPusher
 from app.desktop.qt_setup import create_qt_application, prepare_qt_environment, uses_qt
 from app.desktop.window_state import FILE_NAME as WINDOW_STATE_FILE
@@ -132,8 +133,9 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
     _close_window_on_sigterm(window)
     webview.start(
         gui="qt" if uses_qt() else None,
-        private_mode=False,  # keep localStorage (UI preferences) between launches
+        private_mode=False,  # a persistent profile (HTTP cache, etc.) in the data dir
         storage_path=str(paths.data_dir / "webview"),
+        http_port=free_loopback_port(),  # not pywebview's fixed 42001: see local_port.py
     )
 
 
@@ -151,8 +153,10 @@ def _close_window_on_sigterm(window: Any) -> None:
 
 def _shutdown(session: _Session) -> None:
     """Window closed: stop pushing, close the app (cancels turns, kills children), join."""
-    if session.pusher is not None and not session.pusher.stop():
-        session.problems.append("pusher did not stop")
+    if session.pusher is not None and not session.pusher.stop(timeout_s=1.0):
+        # A run_js that was in flight when the window died never returns (its reply would come
+        # from the destroyed page). The thread is a daemon, so abandoning it is harmless.
+        log.info("the pusher was still waiting on the closed window; abandoned")
     if session.app_task is not None:
         try:
             session.core.run(close_app(session.app_task, CLOSE_TIMEOUT_S), CLOSE_TIMEOUT_S + 1)

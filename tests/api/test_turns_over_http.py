@@ -184,3 +184,25 @@ async def test_editing_a_provider_mid_turn_does_not_break_the_running_stream(
     )
     end = await events.turn_end(turn)
     assert end.type == "turn_done" and end.text == "a steady stream of words"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_the_stored_tool_chain_is_sent_back_on_the_next_turn(
+    make_app: AppMaker, fake_llm: Any, workspace: Path, kind: str
+) -> None:
+    (workspace / "a.txt").write_text("alpha content\n")
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, kind)
+    fake_llm.script(
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+        {"text": "It says alpha."},
+        {"text": "Still alpha."},
+    )
+    chat = await ok(app, "chats.create")
+    first = await send(app, chat["id"], "read a", pid)
+    assert (await events.turn_end(first)).type == "turn_done"
+    second = await send(app, chat["id"], "and again?", pid)
+    assert (await events.turn_end(second)).type == "turn_done"
+    body = _body_text(fake_llm.model_requests()[-1])
+    for needle in ("read a", "alpha content", "It says alpha.", "and again?"):
+        assert needle in body, needle

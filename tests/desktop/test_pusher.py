@@ -189,3 +189,22 @@ def test_stop_flushes_queued_events_and_ends_the_thread() -> None:
 
 def test_stop_before_start_returns_true() -> None:
     assert EventPusher(FakeWindow()).stop()
+
+
+def test_stop_gives_up_on_a_run_js_that_never_returns() -> None:
+    class DeadWindow:
+        def __init__(self) -> None:
+            self.release = threading.Event()
+            self.entered = threading.Event()
+
+        def run_js(self, script: str) -> None:  # the page was destroyed mid-call
+            self.entered.set()
+            self.release.wait(30)
+
+    window = DeadWindow()
+    pusher = EventPusher(window)
+    pusher.start()
+    pusher.emit(delta("x"))
+    assert window.entered.wait(5)
+    assert pusher.stop(timeout_s=0.1) is False  # bounded: shutdown is not held hostage
+    window.release.set()

@@ -50,6 +50,12 @@ def last_assistant(page: Page):  # type: ignore[no-untyped-def]
     return page.get_by_test_id("message-assistant").last
 
 
+def test_the_ui_is_served_from_a_fresh_loopback_port_not_a_fixed_one(window: Page) -> None:
+    origin = re.match(r"^http://127\.0\.0\.1:(\d+)/index\.html", window.url)
+    assert origin is not None, window.url
+    assert int(origin.group(1)) != 42001  # pywebview's fixed default would let parallel runs clash
+
+
 def test_a_message_streams_into_the_window_token_by_token(window: Page, fresh_llm: FakeLLMProcess) -> None:
     answer = "Streaming works in the real window, one small token at a time."
     fresh_llm.script({"text": answer, "chunk_size": 2, "delay_s": 0.03})

@@ -34,24 +34,9 @@ TEXT_STEP = {
 TOOL_STEP = {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]}
 
 
-# The fake server binds `socket.socket(AF_INET, SOCK_STREAM)` (proto 0), so asyncio does not set
-# TCP_NODELAY on accepted connections and every streamed answer stalls ~40 ms (Nagle + delayed
-# ACK) — noise far larger than what we measure. Run it with TCP_NODELAY forced on.
-_NODELAY_LAUNCHER = """
-import runpy, socket, sys
-import asyncio.base_events as base_events
-def _nodelay(sock):
-    if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-base_events._set_nodelay = _nodelay
-sys.argv = ["fake_llm", *sys.argv[1:]]
-runpy.run_module("app.testing.fake_llm", run_name="__main__")
-"""
-
-
 def start_server() -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", _NODELAY_LAUNCHER, "--port", "0", "--print-port", "--valid-key", KEY],
+        [sys.executable, "-m", "app.testing.fake_llm", "--port", "0", "--print-port", "--valid-key", KEY],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,

@@ -162,7 +162,8 @@ class FakeLLMApp:
     def _control(self, req: Incoming) -> JsonReply:
         if (req.method, req.path) == ("POST", "/_control/script"):
             try:
-                steps = parse_steps(req.body)
+                # A bare JSON list arrives wrapped as {"_value": [...]} (see _parse).
+                steps = parse_steps(req.body.get("_value", req.body))
             except (ValidationError, ValueError) as exc:
                 return JsonReply(400, {"error": str(exc)})
             self.state.add_steps(steps)

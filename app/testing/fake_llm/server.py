@@ -80,7 +80,9 @@ class FakeLLMServer:
 
         from app.testing.fake_llm.protocol import FakeH11Protocol
 
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP (not 0) so asyncio enables TCP_NODELAY on accepted connections; without it
+        # Nagle's algorithm stalls every streamed answer by ~40 ms.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", self._requested_port))
         self._socket = sock

@@ -17,6 +17,7 @@ import importlib.metadata
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -29,6 +30,7 @@ from app.api.ollama_probe import probe_ollama
 from app.api.providers import ProviderService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
+from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.core.approvals import ApprovalGate
 from app.core.turns import TurnManager
@@ -77,6 +79,13 @@ class CashCodeApp:
                 environment=self._turn_environment,
             )
         )
+        self.skills_watch = SkillsWatch(
+            data_dir=ctx.paths.data_dir,
+            home=Path(ctx.env.get("HOME") or Path.home()),
+            workspace=lambda: ctx.settings.workspace(ctx.settings.load()),
+            publish=ctx.bus.publish,
+            force_polling=ctx.env.get("WATCHFILES_FORCE_POLLING", "") not in ("", "0", "false"),
+        )
         from app.api.routes import bind_routes  # routes refer back to this class
 
         self._routes: dict[str, Handler] = bind_routes(self)
@@ -116,7 +125,12 @@ class CashCodeApp:
         """Wait until the chat has no running turn (the CLI uses this)."""
         await self.turns.wait(chat_id)
 
+    async def start_background(self) -> None:
+        """Start what long-lived surfaces need (desktop, serve): Skill hot reload."""
+        self.skills_watch.start()
+
     async def aclose(self) -> None:
+        await self.skills_watch.stop()
         await self.turns.aclose()
         await self.ctx.providers.aclose()
         self.ctx.db.close()

@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -38,10 +38,13 @@ class Bridge:
         loop: asyncio.AbstractEventLoop,
         *,
         timeout_s: float = 60.0,
+        route_timeouts: Mapping[str, float | None] | None = None,
     ) -> None:
         self._app = app
         self._loop = loop
         self._timeout_s = timeout_s
+        # Routes that wait for the user (native dialogs) must not time out under them.
+        self._route_timeouts = dict(route_timeouts or {})
 
     def invoke(self, route: str, payload: dict[str, Any] | None = None) -> Envelope:
         """Call one API route; always answers with an envelope, never raises into the page."""
@@ -58,11 +61,12 @@ class Bridge:
             call.close()
             return error_envelope("unsupported", "CashCode is shutting down", route=route)
         started = time.perf_counter()
+        timeout_s = self._route_timeouts.get(route, self._timeout_s)
         try:
-            return future.result(self._timeout_s)
+            return future.result(timeout_s)
         except concurrent.futures.TimeoutError:
             future.cancel()
-            message = f"{route} did not answer within {self._timeout_s:g} s"
+            message = f"{route} did not answer within {timeout_s:g} s"
             return error_envelope("internal", message, route=route, reason="timeout")
         except concurrent.futures.CancelledError:
             return error_envelope("internal", f"{route} was cancelled", route=route, reason="cancelled")

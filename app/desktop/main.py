@@ -36,6 +36,7 @@ from app.desktop.app_start import (
 from app.desktop.assets import missing_ui_page, web_index
 from app.desktop.bridge import Bridge
 from app.desktop.core_loop import CoreLoop
+from app.desktop.dialogs import PICK_FOLDER_ROUTE
 from app.desktop.local_port import free_loopback_port
 from app.desktop.pusher import EventPusher
 from app.desktop.qt_setup import create_qt_application, prepare_qt_environment, uses_qt
@@ -108,7 +109,7 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
     session.state_path = paths.data_dir / WINDOW_STATE_FILE
     state = load_window_state(session.state_path)
     source: dict[str, str] = {"url": str(index)} if index.is_file() else {"html": missing_ui_page(index)}
-    bridge = Bridge(session.app_task, session.core.loop)
+    bridge = Bridge(session.app_task, session.core.loop, route_timeouts={PICK_FOLDER_ROUTE: None})
     window = webview.create_window(
         "CashCode",
         js_api=bridge,

@@ -48,8 +48,10 @@ async def build_cashcode_app(env: Mapping[str, str], workspace: Path | None) -> 
     from app.settings.paths import AppPaths
 
     # Called from the lifespan, so the app is built on uvicorn's loop (its core loop).
-    app: ServedApp = build_app(AppPaths.from_env(env), env, workspace=workspace)
-    return app
+    app = build_app(AppPaths.from_env(env), env, workspace=workspace)
+    await app.start_background()  # Skill hot reload for a long-lived server
+    served: ServedApp = app
+    return served
 
 
 def _error(message: str) -> int:

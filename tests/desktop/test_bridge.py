@@ -112,3 +112,16 @@ def test_calls_report_why_the_app_could_not_start(core: CoreLoop) -> None:
     result = Bridge(core.run(failed(), 5), core.loop).invoke("app.info", {})
     assert result["error"]["code"] == "internal"
     assert "settings.json is damaged" in result["error"]["message"]
+
+
+def test_a_route_without_a_timeout_waits_as_long_as_the_user_does(core: CoreLoop) -> None:
+    app = StandInApp()
+    bridge = Bridge(app, core.loop, timeout_s=0.01, route_timeouts={"slowish": None})
+
+    async def slowish(route: str, payload: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(0.2)  # a person choosing a folder
+        return {"ok": True, "data": {"path": "/x"}}
+
+    app.invoke = slowish  # type: ignore[method-assign]
+    assert bridge.invoke("slowish", {}) == {"ok": True, "data": {"path": "/x"}}
+    assert bridge.invoke("other", {})["error"]["details"]["reason"] == "timeout"

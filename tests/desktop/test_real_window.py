@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,3 +178,34 @@ def test_a_moved_and_resized_window_is_remembered_for_the_next_launch(
         assert app.close_window() == 0, app.tail()
     saved = json.loads((Path(env["CASHCODE_DATA_DIR"]) / "window-state.json").read_text())
     assert saved == {"width": 1000, "height": 700, "x": 70, "y": 60, "maximized": False}
+
+
+def test_the_native_folder_dialog_opens_from_the_page_and_a_dismissal_answers_no_path(
+    display: XDisplay, tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.desktop.harness import app_dirs_env, launch
+    from tests.desktop.x11 import close_windows_of, windows_of
+
+    app = launch([sys.executable, "-m", "tests.desktop.missing_ui_probe", str(tmp_path / "none.html")],
+                 app_dirs_env(tmp_path), display.name)  # fmt: skip
+    try:
+        with sync_playwright() as pw:
+            page = app.attach(pw)
+            page.wait_for_function(
+                "() => !!(window.pywebview && window.pywebview.api && window.pywebview.api.invoke)"
+            )
+            page.evaluate(
+                "() => { window.__pick = 'pending';"
+                " window.pywebview.api.invoke('desktop.pick_folder', {}).then(r => { window.__pick = r; }); }"
+            )
+            deadline = time.monotonic() + 30
+            while len(windows := windows_of(display.name, app.proc.pid)) < 2:
+                assert time.monotonic() < deadline, "the folder dialog never appeared"
+                time.sleep(0.05)
+            assert close_windows_of(display.name, app.proc.pid, only=windows[-1]) == 1
+            page.wait_for_function("() => window.__pick !== 'pending'")
+            assert page.evaluate("() => window.__pick") == {"ok": True, "data": {"path": None}}
+    finally:
+        assert app.close_window() == 0, app.tail()

@@ -117,8 +117,21 @@ def move_resize_windows_of(display_name: str, pid: int, x: int, y: int, width: i
         lib.XCloseDisplay(display)
 
 
-def close_windows_of(display_name: str, pid: int) -> int:
-    """Send WM_DELETE_WINDOW to every viewable top-level window of `pid`. Returns how many."""
+def windows_of(display_name: str, pid: int) -> list[int]:
+    """`pid`'s viewable top-level windows, bottom to top (a dialog comes after its parent)."""
+    lib = _xlib()
+    display = lib.XOpenDisplay(display_name.encode())
+    if not display:
+        raise RuntimeError(f"cannot open X display {display_name}")
+    try:
+        return _windows_of(lib, display, pid)
+    finally:
+        lib.XCloseDisplay(display)
+
+
+def close_windows_of(display_name: str, pid: int, only: int | None = None) -> int:
+    """Send WM_DELETE_WINDOW to every viewable top-level window of `pid` (or just `only`).
+    Returns how many got it."""
     lib = _xlib()
     display = lib.XOpenDisplay(display_name.encode())
     if not display:
@@ -126,7 +139,7 @@ def close_windows_of(display_name: str, pid: int) -> int:
     try:
         protocols = lib.XInternAtom(display, b"WM_PROTOCOLS", 0)
         delete = lib.XInternAtom(display, b"WM_DELETE_WINDOW", 0)
-        windows = _windows_of(lib, display, pid)
+        windows = [w for w in _windows_of(lib, display, pid) if only is None or w == only]
         for window in windows:
             event = _XEvent()
             event.xclient.type = _CLIENT_MESSAGE

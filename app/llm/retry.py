@@ -21,6 +21,11 @@ RETRYABLE: frozenset[ProviderErrorCode] = frozenset(
     {"rate_limit", "server", "unreachable", "ollama_not_running", "disconnected"}
 )
 
+# A refused or failed connection rarely heals within seconds (the server is not running, the
+# host is wrong): retry it once, so `cashcode ask` with a bad host fails fast.
+CONNECT_FAILURES: frozenset[ProviderErrorCode] = frozenset({"unreachable", "ollama_not_running"})
+CONNECT_RETRIES = 1
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -54,7 +59,10 @@ async def retrying(
                     yield event
             return
         except ProviderError as err:
-            if started or err.code not in RETRYABLE or retries >= policy.max_retries:
+            limit = policy.max_retries
+            if err.code in CONNECT_FAILURES:
+                limit = min(limit, CONNECT_RETRIES)
+            if started or err.code not in RETRYABLE or retries >= limit:
                 if retries:
                     err.details["attempts"] = str(retries + 1)
                 raise

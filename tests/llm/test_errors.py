@@ -179,6 +179,8 @@ async def test_a_closed_port_is_unreachable_and_names_the_host(
     err = await _fail(make_provider(variant, base_url=url))
     assert err.code == "unreachable"
     assert url in err.message and "base URL" in err.message
+    # A refused connection is retried once, not max_retries times: a wrong host fails fast.
+    assert err.details["attempts"] == "2"
 
 
 @pytest.mark.parametrize("variant", OLLAMA_VARIANTS)

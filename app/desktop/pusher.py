@@ -100,6 +100,9 @@ class EventPusher:
         return batch, False
 
     def _flush(self, batch: list[Event]) -> None:
+        # Frames are counted from the start of a flush: run_js itself takes a round trip
+        # through the GUI thread, and counting from its end would add that to every wait.
+        self._last_flush = time.monotonic()
         self.event_count += len(batch)
         events = merge_deltas((to_plain(e) for e in batch), max_text_chars=self._max_bytes // 2)
         for batch_json in encoded_batches(events, self._max_events, self._max_bytes):
@@ -109,4 +112,3 @@ class EventPusher:
                 # Window not ready in time or already gone: the UI reloads state on mount.
                 log.warning("dropped an event batch: %s", exc)
             self.flush_count += 1
-        self._last_flush = time.monotonic()

@@ -39,10 +39,12 @@ AppFactory = Callable[[AppPaths, Mapping[str, str]], Any]
 """Builds the app on the core loop; may return the app or an awaitable of it."""
 
 
-def default_factory(paths: AppPaths, env: Mapping[str, str]) -> Any:
+async def default_factory(paths: AppPaths, env: Mapping[str, str]) -> Any:
     from app.api.bootstrap import build_app  # lazy: the import is most of the build time
 
-    return build_app(paths, env)
+    app = build_app(paths, env)
+    await app.start_background()  # Skill hot reload while the window is open
+    return app
 
 
 async def start_app(

@@ -13,7 +13,7 @@ import * as tx from "@/model/transcript";
 import type { AssistantEntry, Entry, TextChannel } from "@/model/transcript";
 import { errorCode, errorMessage, useApiStore } from "./api";
 import { createEventReducer } from "./chatEvents";
-import { animationFrame, createFrameBatcher } from "./frame";
+import { afterBatch, createFrameBatcher } from "./frame";
 import type { FrameScheduler } from "./frame";
 
 export interface LiveTurn {
@@ -51,7 +51,7 @@ export const useChatsStore = defineStore("chats", () => {
   const summaries = ref<Record<string, ChatSummary>>({});
   const runtimes = ref<Record<string, ChatRuntime>>({});
   const currentId = ref<string | null>(null);
-  let frame: FrameScheduler = animationFrame;
+  let frame: FrameScheduler = afterBatch;
   const pending = new Map<string, Pending>();
   const batcher = createFrameBatcher(flushAll, () => frame);
   const transcripts = new WeakMap<MessageView[], Entry[]>();
@@ -94,7 +94,7 @@ export const useChatsStore = defineStore("chats", () => {
     return rt.live;
   }
 
-  // ---- streaming: deltas are buffered and painted once per frame ----------------------------
+  // ---- streaming: deltas are buffered and applied once per batch -----------------------------
 
   function queueDelta(chatId: string, turnId: string, channel: TextChannel, text: string): void {
     let queue = pending.get(chatId);

@@ -1,15 +1,16 @@
-/** One-callback-per-frame scheduler: streamed text is painted once per animation frame. */
+/**
+ * Coalescing scheduler for streamed text. Deltas of one delivered batch are applied together in
+ * a microtask; Vue then patches the DOM once before the next paint. (Deferring to
+ * requestAnimationFrame cost a whole extra frame of latency: the backend already batches events
+ * at ~16 ms, so a second frame-level batch only added delay — see bench/README.md.)
+ */
 export type FrameScheduler = (cb: () => void) => void;
 
-export const animationFrame: FrameScheduler = (cb) => {
-  if (typeof requestAnimationFrame === "function") {
-    requestAnimationFrame(() => cb());
-  } else {
-    setTimeout(cb, 16);
-  }
+export const afterBatch: FrameScheduler = (cb) => {
+  queueMicrotask(cb);
 };
 
-/** Coalesces many `request()` calls into one `flush` per frame. */
+/** Coalesces many `request()` calls into one `flush` per scheduled callback. */
 export function createFrameBatcher(flush: () => void, schedule: () => FrameScheduler) {
   let scheduled = false;
   return {

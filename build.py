@@ -232,7 +232,9 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("command", choices=sorted(COMMANDS))
     parser.add_argument("extra", nargs=argparse.REMAINDER, help="passed on (e.g. pytest arguments)")
     args = parser.parse_args(argv)

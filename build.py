@@ -140,10 +140,18 @@ def ensure_frontend(force_build: bool = False) -> None:
         run([npm(), "run", "build"], cwd=FRONTEND)
 
 
+def compile_bytecode() -> None:
+    """Byte-compile the app (pip does this for installed packages, not for our editable one):
+    with PYTHONDONTWRITEBYTECODE set, every `cashcode` run would otherwise recompile it."""
+    subprocess.run([str(VENV_PY), "-m", "compileall", "-q", "app"], cwd=ROOT, check=False,
+                   stdout=subprocess.DEVNULL)
+
+
 def setup(*, for_tests: bool) -> None:
     ensure_system_packages(APT_RUNTIME + (APT_TEST if for_tests else []))
     ensure_venv()
     ensure_frontend(force_build=for_tests)
+    compile_bytecode()
 
 
 # ---- commands -----------------------------------------------------------------------------

@@ -150,23 +150,27 @@ class ProviderService:
 
     async def models(self, provider_id: str | None) -> m.ModelList:
         settings = self._settings.load()
-        profiles = [p for p in settings.providers if provider_id in (None, p.id)]
-        if provider_id is not None and not profiles:
+        # Process-local overrides (the CLI's provider) count too, and win over a saved profile.
+        named = {p.id: p.name for p in settings.providers}
+        named.update({pid: cfg.name or pid for pid, cfg in self._overrides.items()})
+        targets = [(pid, name) for pid, name in named.items() if provider_id in (None, pid)]
+        if provider_id is not None and not targets:
             raise ApiFailure("not_found", f"provider {provider_id!r} is not configured")
-        found = await asyncio.gather(*(self._discover(p) for p in profiles))
+        found = await asyncio.gather(*(self._discover(pid, name) for pid, name in targets))
         entries = [e for entries, _ in found for e in entries]
         errors = [err for _, err in found if err is not None]
         return m.ModelList(models=entries, errors=errors)
 
-    async def _discover(self, profile: ProviderProfile) -> tuple[list[m.ModelEntry], ErrorInfo | None]:
+    async def _discover(self, provider_id: str, name: str) -> tuple[list[m.ModelEntry], ErrorInfo | None]:
         try:
-            models: list[ModelInfo] = await self.get(profile.id).list_models()
+            models: list[ModelInfo] = await self.get(provider_id).list_models()
         except ProviderError as exc:
-            return [], ErrorInfo(code=exc.code, message=f"{profile.name}: {exc.message}")
+            message = exc.message if name in exc.message else f"{name}: {exc.message}"
+            return [], ErrorInfo(code=exc.code, message=message)
         entries = [
             m.ModelEntry(
-                provider_id=profile.id,
-                provider_name=profile.name,
+                provider_id=provider_id,
+                provider_name=name,
                 model=info.id,
                 supports_tools=info.supports_tools,
                 supports_vision=info.supports_vision,

@@ -37,6 +37,7 @@ COMMANDS = {
     "chat": ("app.cli.chat_cmd", "chat interactively (/exit or Ctrl-D to leave)"),
     "sessions": ("app.cli.sessions_cmd", "list, show or delete stored chats"),
     "config": ("app.cli.config_cmd", "show the effective configuration"),
+    "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
 }
 

@@ -89,10 +89,11 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
     """Config → checks → app with the CLI's provider as a process-local override."""
     from app.api.bootstrap import build_app
     from app.llm.base import ProviderConfig, ProviderKind
+    from app.llm.openai_client import effective_api_key  # a key-less local server needs none
 
     paths = paths_from_env(env)
     cfg = resolve_config(args, env, paths)
-    if cfg.provider_kind != "ollama" and not cfg.api_key:
+    if cfg.provider_kind != "ollama" and not effective_api_key(cfg.api_key, cfg.base_url):
         raise CliError(
             f"no API key for {cfg.base_url}: set OPENAI_API_KEY, or save a provider with a key in the app "
             "(cashcode desktop → Settings → Providers)"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from app.llm import errors
@@ -39,6 +40,24 @@ def explain_keyless(exc: ProviderError, api_key: str, ctx: ErrorContext) -> Prov
     return exc
 
 
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _error_fields(body: dict[str, Any], fallback: str) -> tuple[str, str | None]:
+    """The server's message and error code from an OpenAI-shaped error body."""
+    inner = body.get("error", body)
+    if isinstance(inner, dict):
+        message = inner.get("message")
+        code = inner.get("code")
+        return (str(message) if message else fallback), (str(code) if code else None)
+    return (inner if isinstance(inner, str) else fallback), None
+
+
 class LazyOpenAIClient:
     def __init__(self, base_url: str, api_key: str, timeout_s: float) -> None:
         self._base_url = base_url
@@ -58,16 +77,33 @@ class LazyOpenAIClient:
         return self._client
 
     async def list_models(self, ctx: ErrorContext) -> list[ModelInfo]:
-        """`GET /models`; OpenAI-compatible servers say nothing about capabilities (None)."""
-        import openai
+        """`GET /models`; OpenAI-compatible servers say nothing about capabilities (None).
+
+        Plain httpx2, not the SDK: the UI discovers models at start-up, and importing openai
+        costs ~0.4 s and ~15 MB that an idle window should not pay."""
+        import httpx2
 
         if not self._api_key:
             raise errors.no_api_key(ctx)
+        headers = {"Authorization": f"Bearer {self._api_key}"}
         try:
-            return [ModelInfo(id=m.id) async for m in self.get().models.list()]
-        except openai.APIError as exc:
-            error = errors.from_openai(exc, ctx, after_headers=False)
-            raise explain_keyless(error, self._api_key, ctx) from errors.safe_cause(exc)
+            async with httpx2.AsyncClient(timeout=self._timeout_s, trust_env=False) as http:
+                response = await http.get(self._base_url + "/models", headers=headers)
+        except httpx2.TimeoutException as exc:
+            raise errors.connection_failed(ctx, timeout=True, after_headers=False) from exc
+        except httpx2.TransportError as exc:
+            raise errors.connection_failed(ctx, timeout=False, after_headers=False) from exc
+        body = _json_object(response.content)
+        if response.status_code >= 400:
+            message, code = _error_fields(body, response.text[:500])
+            error = errors.from_status(
+                ctx, response.status_code, errors.scrub(message, self._api_key), code,
+                errors.retry_after_seconds(response.headers),
+            )
+            raise explain_keyless(error, self._api_key, ctx)
+        data = body.get("data")
+        items = data if isinstance(data, list) else []
+        return [ModelInfo(id=str(item["id"])) for item in items if isinstance(item, dict) and "id" in item]
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -55,3 +55,21 @@ def test_ollama_urls_are_normalised_to_the_host_root() -> None:
     assert ollama_root("http://localhost:11434/v1/") == "http://localhost:11434"
     assert ollama_root("localhost:11434") == "http://localhost:11434"
     assert ollama_root("") == "http://127.0.0.1:11434"
+
+
+def test_discovering_models_does_not_import_the_openai_sdk(server: FakeLLMServer) -> None:
+    # The UI lists models at start-up; an idle window must not pay for the SDK (bench/README.md).
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio, sys\n"
+        "from app.llm.base import ProviderConfig, ProviderKind\n"
+        "from app.llm.factory import create_provider\n"
+        "cfg = ProviderConfig(id='p', kind=ProviderKind.CHAT_COMPLETIONS,"
+        f" base_url={server.openai_base_url!r}, api_key={API_KEY!r})\n"
+        "models = asyncio.run(create_provider(cfg).list_models())\n"
+        "print(len(models), 'openai' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "False"]

@@ -1,0 +1,123 @@
+"""What the Chat Completions and Responses providers share: key handling, retries, error
+mapping, stream assembly and prompt cancellation. Each subclass supplies only the SDK call and
+how its results become our events."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, Protocol
+
+from app.llm import errors
+from app.llm.base import ModelInfo, ModelRequest, ProviderConfig, ProviderError, StreamDone, StreamEvent
+from app.llm.errors import ErrorContext
+from app.llm.openai_client import LazyOpenAIClient, effective_api_key, explain_keyless
+from app.llm.retry import RetryPolicy, retrying
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+
+class Assembler(Protocol):
+    """Turns SDK stream items into our events; `finished` once the server said it was done."""
+
+    @property
+    def finished(self) -> bool: ...
+
+    def feed(self, item: Any) -> list[StreamEvent]: ...
+
+    def done(self) -> StreamDone: ...
+
+
+class SdkStream(Protocol):
+    def __aiter__(self) -> AsyncIterator[Any]: ...
+
+    async def close(self) -> None: ...
+
+
+class OpenAIProvider(ABC):
+    """`base_url` is the OpenAI-compatible root (ending in /v1). `ollama=True` words errors for
+    Ollama and needs no key (its /v1 ignores the key, but the SDK wants one)."""
+
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        retry: RetryPolicy | None = None,
+        base_url: str | None = None,
+        ollama: bool = False,
+    ) -> None:
+        self.config = config
+        self._base_url = (base_url or config.base_url).rstrip("/")
+        self._ollama = ollama
+        if ollama and not config.api_key:
+            self._api_key = "ollama"  # Ollama's /v1 requires some key and ignores it
+        else:
+            self._api_key = effective_api_key(config.api_key, self._base_url)
+        self._retry = retry or RetryPolicy(max_retries=config.max_retries)
+        self._client = LazyOpenAIClient(self._base_url, self._api_key, config.timeout_s)
+
+    # ---- what a subclass supplies ---------------------------------------------------------------
+
+    @abstractmethod
+    async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
+        """The SDK call: a whole result (stream=False) or an SDK stream."""
+
+    @abstractmethod
+    def _whole(self, result: Any) -> Sequence[StreamEvent]:
+        """Events of a non-streamed result."""
+
+    @abstractmethod
+    def _assembler(self, ctx: ErrorContext) -> Assembler: ...
+
+    # ---- the shared part -------------------------------------------------------------------------
+
+    def _ctx(self, model: str | None = None) -> ErrorContext:
+        return ErrorContext.for_config(self.config, model, ollama=self._ollama, base_url=self._base_url)
+
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        if not self._api_key:
+            raise errors.no_api_key(self._ctx(request.model))
+        try:
+            async with aclosing(retrying(lambda: self._attempt(request), self._retry)) as events:
+                async for event in events:
+                    yield event
+        except ProviderError as exc:
+            raise explain_keyless(exc, self._api_key, self._ctx(request.model)) from exc.__cause__
+
+    async def _attempt(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        import openai
+
+        ctx = self._ctx(request.model)
+        client = self._client.get()
+        try:
+            result = await self._create(client, request, stream=request.stream)
+        except openai.APIError as exc:
+            raise errors.from_openai(exc, ctx, after_headers=False) from errors.safe_cause(exc)
+        if not request.stream:
+            for event in self._whole(result):
+                yield event
+            return
+        sdk_stream: SdkStream = result
+        assembler = self._assembler(ctx)
+        try:
+            async for item in sdk_stream:
+                for event in assembler.feed(item):
+                    yield event
+        except openai.APIError as exc:
+            raise errors.from_openai(exc, ctx, after_headers=True) from errors.safe_cause(exc)
+        finally:
+            # Also on cancellation: drop the HTTP connection so the server stops generating.
+            await sdk_stream.close()
+        if not assembler.finished:
+            # The body ended cleanly but the server never said it was done: never pass that
+            # off as a complete answer.
+            raise errors.disconnected(ctx)
+        yield assembler.done()
+
+    async def list_models(self) -> list[ModelInfo]:
+        return await self._client.list_models(self._ctx())
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -147,6 +147,8 @@ def test_closing_the_window_ends_the_app_and_leaves_no_processes(
     fresh_llm.script({"text": "never finished " * 500, "chunk_size": 4, "delay_s": 0.05})
     send(window, "Keep talking")
     expect(last_assistant(window)).to_have_attribute("data-state", "streaming")
+    # Wait for streamed text, so the request has really reached the server before closing.
+    expect(last_assistant(window)).to_contain_text("never finished")
     assert desktop_app.close_window() == 0, desktop_app.tail()
     assert desktop_app.leftovers() == []
     assert _stream_was_abandoned(fresh_llm)

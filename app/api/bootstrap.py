@@ -6,6 +6,7 @@ Adapters call `build_app(...)` once per process (on the core loop's thread) and
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,8 @@ from app.tools.base import Tool
 
 if TYPE_CHECKING:
     from app.tools.registry import ToolRegistry
+
+_log = logging.getLogger(__name__)
 
 
 def build_app(
@@ -54,6 +57,7 @@ def build_app(
     env = dict(env)
     secret_store = secrets if secrets is not None else SecretStore()
     settings_store = SettingsStore(paths.settings_path)
+    migrate_legacy(env, settings_store, secret_store)
     providers = ProviderService(settings_store, secret_store, provider_factory or default_factory)
     if provider_override is not None:
         providers.add_override(provider_override)
@@ -79,6 +83,25 @@ def build_app(
         bus=EventBus(),
     )
     return CashCodeApp(ctx)
+
+
+LEGACY_VARS = ("DEEPSEEK_API_KEY", "DEEPSEEK_API_BASE")
+
+
+def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: SecretStore) -> None:
+    """SPEC S2.5: DEEPSEEK_API_KEY/DEEPSEEK_API_BASE become a provider profile, once.
+
+    Without a keychain nothing is written and it is tried again at the next start."""
+    if not any(env.get(name) for name in LEGACY_VARS):
+        return  # the common case costs no import
+    from app.settings.cli_config import migrate_legacy_env
+    from app.settings.secrets import SecretStoreError
+    from app.settings.user_settings import SettingsError
+
+    try:
+        migrate_legacy_env(env, store, secrets)
+    except (SecretStoreError, SettingsError) as exc:
+        _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

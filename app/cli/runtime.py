@@ -87,11 +87,15 @@ class Session:
 
 def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
     """Config → checks → app with the CLI's provider as a process-local override."""
-    from app.api.bootstrap import build_app
+    from app.api.bootstrap import build_app, migrate_legacy
     from app.llm.base import ProviderConfig, ProviderKind
     from app.llm.openai_client import effective_api_key  # a key-less local server needs none
+    from app.settings.secrets import SecretStore
+    from app.settings.user_settings import SettingsStore
 
     paths = paths_from_env(env)
+    paths.ensure()
+    migrate_legacy(env, SettingsStore(paths.settings_path), SecretStore())  # before reading config
     cfg = resolve_config(args, env, paths)
     if cfg.provider_kind != "ollama" and not effective_api_key(cfg.api_key, cfg.base_url):
         raise CliError(

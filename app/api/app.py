@@ -13,7 +13,6 @@ What adapters use (desktop bridge, HTTP server, CLI):
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ from app.api import models as m
 from app.api.bus import EventBus, Subscriber
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import ApiFailure, error_envelope, to_failure
-from app.api.ollama_probe import probe_ollama
 from app.api.providers import ProviderService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
@@ -150,6 +148,8 @@ class CashCodeApp:
         )
 
     async def app_detect_ollama(self, req: m.Empty) -> m.OllamaProbe:
+        from app.api.ollama_probe import probe_ollama  # onboarding only
+
         return await probe_ollama(self.ctx.env)
 
     # ---- chats ---------------------------------------------------------------------------------
@@ -262,6 +262,8 @@ class CashCodeApp:
 
 
 def _version() -> str:
+    import importlib.metadata  # ~10 ms: only when the UI asks, never on `cashcode ask`
+
     try:
         return importlib.metadata.version("cashcode")
     except importlib.metadata.PackageNotFoundError:

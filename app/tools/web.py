@@ -18,7 +18,6 @@ from urllib.parse import urljoin, urlsplit
 
 from app.tools.args import req_str
 from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
-from app.tools.html_text import html_to_text
 from app.tools.ssrf import AddressPolicy, IPAddress, Resolver, address_problem, parse_ip, system_resolve
 
 if TYPE_CHECKING:
@@ -180,6 +179,8 @@ def _to_result(f: Fetched) -> ToolResult:
     except LookupError:
         text = f.body.decode("utf-8", errors="replace")
     if mime in ("text/html", "application/xhtml+xml") or (not mime and "<html" in text[:1000].lower()):
+        from app.tools.html_text import html_to_text  # html.parser: only when a page is fetched
+
         text = html_to_text(text, f.url)
     elif mime == "application/json" or mime.endswith("+json"):
         text = _pretty_json(text)

@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -73,6 +74,10 @@ def run(
     startup_marks.mark("run")
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    problem = display_problem(sys.platform, os.environ)
+    if problem is not None:
+        print(f"cashcode desktop: {problem}", file=sys.stderr)
+        return 1
     paths = AppPaths.from_env(os.environ).ensure()
     prepare_qt_environment(os.environ)  # before any Qt import creates Chromium
     # The GUI thread, pywebview's asset server, bridge calls and the pusher all need the GIL
@@ -91,6 +96,18 @@ def run(
     if session.app_task.done() and not session.app_task.cancelled() and session.app_task.exception():
         return 1
     return 0 if not session.problems else 2
+
+
+def display_problem(platform: str, env: Mapping[str, str]) -> str | None:
+    """Qt aborts the process (SIGABRT, core dump) without a display; say what to do instead."""
+    if not platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open. "
+        "Use the same app in a browser: `cashcode serve` prints a local address to open."
+    )
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:

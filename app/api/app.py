@@ -57,6 +57,7 @@ class AppContext:
     providers: ProviderService
     tools: ToolCatalog
     bus: EventBus
+    notices: tuple[str, ...] = ()  # shown once per start through app.info
 
 
 class CashCodeApp:
@@ -145,6 +146,7 @@ class CashCodeApp:
             keyring=m.KeyringStatus(available=state.available, backend=state.backend, message=state.message),
             data_dir=str(self.ctx.paths.data_dir),
             workspace=str(self.ctx.settings.workspace(settings)),
+            notices=list(self.ctx.notices),
         )
 
     async def app_detect_ollama(self, req: m.Empty) -> m.OllamaProbe:

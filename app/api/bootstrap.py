@@ -57,6 +57,7 @@ def build_app(
     env = dict(env)
     secret_store = secrets if secrets is not None else SecretStore()
     settings_store = SettingsStore(paths.settings_path)
+    notices = recover_settings(settings_store)
     migrate_legacy(env, settings_store, secret_store)
     providers = ProviderService(settings_store, secret_store, provider_factory or default_factory)
     if provider_override is not None:
@@ -81,8 +82,24 @@ def build_app(
         providers=providers,
         tools=ToolCatalog(_registry(tools)),
         bus=EventBus(),
+        notices=tuple(notices),
     )
     return CashCodeApp(ctx)
+
+
+def recover_settings(store: SettingsStore) -> list[str]:
+    """A damaged settings file must not leave every screen broken: keep it (renamed, nothing is
+    lost) and start with defaults, telling the user where the old file is."""
+    from app.settings.user_settings import SettingsError
+
+    try:
+        store.load()
+    except SettingsError as exc:
+        moved = store.quarantine()
+        _log.warning("settings file set aside: %s", exc)
+        where = f" It was kept as {moved}." if moved is not None else ""
+        return [f"Your settings could not be read ({exc}).{where} CashCode started with default settings."]
+    return []
 
 
 LEGACY_VARS = ("DEEPSEEK_API_KEY", "DEEPSEEK_API_BASE")

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from app.core.turns import ChatBusy, NothingToRetry
 from app.llm.base import ProviderError
 from app.settings.secrets import KeyringUnavailable, SecretStoreError, redact
+from app.settings.user_settings import SettingsError
 from app.store.errors import Conflict, InvalidId, NotFound, StoreError
 
 ErrorCode = Literal[
@@ -56,6 +57,8 @@ def to_failure(exc: BaseException, route: str) -> ApiFailure:
         return ApiFailure("provider_error", exc.message, {"provider_code": exc.code})
     if isinstance(exc, KeyringUnavailable | SecretStoreError):
         return ApiFailure("keyring_unavailable", str(exc))
+    if isinstance(exc, SettingsError):
+        return ApiFailure("invalid", str(exc))
     if isinstance(exc, StoreError):
         return ApiFailure("internal", f"Storage problem: {exc}")
     _log.error("route %s failed", route, exc_info=exc)

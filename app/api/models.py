@@ -64,6 +64,8 @@ class AppInfo(_Model):
     keyring: KeyringStatus
     data_dir: str
     workspace: str
+    # Things the user should know about this start (e.g. a damaged settings file was set aside).
+    notices: list[str] = Field(default_factory=list)
 
 
 class OllamaProbe(_Model):

@@ -19,6 +19,7 @@ export interface AppInfo {
   keyring: KeyringStatus;
   data_dir: string;
   workspace: string;
+  notices: string[];
 }
 
 export interface ApprovalAnswer {

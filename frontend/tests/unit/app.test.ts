@@ -9,7 +9,7 @@ import { mountWith, tick } from "./mount";
 
 const INFO: AppInfo = {
   version: "0.1.0", platform: "linux", first_run: false, data_dir: "/d", workspace: "/w",
-  keyring: { available: true, backend: "memory", message: "ok" },
+  keyring: { available: true, backend: "memory", message: "ok" }, notices: [],
 };
 
 function backend(info: Partial<AppInfo> = {}): FakeTransport {
@@ -36,6 +36,17 @@ afterEach(() => {
 });
 
 describe("app shell", () => {
+  it("shows start-up notices from the backend and lets the user dismiss them", async () => {
+    const fake = backend({ notices: ["Your settings could not be read. CashCode started with default settings."] });
+    const { wrapper, done } = await start(fake);
+    await done;
+    await tick();
+    const toast = wrapper.get('[data-testid="app-notice"]');
+    expect(toast.text()).toContain("Your settings could not be read");
+    await toast.get("button").trigger("click");
+    expect(wrapper.find('[data-testid="app-notice"]').exists()).toBe(false);
+  });
+
   it("shows a loading state, then the layout", async () => {
     let release: () => void = () => undefined;
     const fake = backend();
@@ -147,13 +158,15 @@ describe("chat view", () => {
     await tick();
     expect(fake.callsTo("chat.send")).toEqual([{ chat_id: "c1", text: "Hello", model: { provider_id: "p1", model: "m1" } }]);
     const t = turn("c1", "t1");
-    chats.applyBatch([t.started("Hello"), t.delta("Hi **there**")]);
+    chats.applyBatch([t.started("Hello"), t.delta("Hi **there**\n\nand *more*")]);
     runFrames();
     await tick();
     expect(wrapper.get('[data-testid="message-user"]').text()).toBe("Hello");
     const assistant = wrapper.get('[data-testid="message-assistant"]');
     expect(assistant.attributes("data-state")).toBe("streaming");
+    // Finished blocks are Markdown; the block still being written is plain text until it ends.
     expect(wrapper.get('[data-testid="streaming-message"]').find("strong").text()).toBe("there");
+    expect(wrapper.get('[data-testid="streaming-tail"]').text()).toBe("and *more*");
     expect(wrapper.find('[data-testid="stop-button"]').exists()).toBe(true);
     await wrapper.get('[data-testid="stop-button"]').trigger("click");
     expect(fake.callsTo("chat.cancel")).toEqual([{ chat_id: "c1" }]);

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import threading
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Coroutine, Mapping
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,44 @@ def error_envelope(code: str, message: str, **details: str) -> Envelope:
     return {"ok": False, "error": {"code": code, "message": message, "details": details}}
 
 
+class PendingCalls:
+    """The bridge's in-flight calls. pywebview's call threads are not daemons: one still
+    waiting on the core loop when it stops would keep the process alive after the window
+    closed, so shutdown `close`s them. Kept outside `Bridge`, whose public methods the page
+    can call."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: set[concurrent.futures.Future[Envelope]] = set()
+        self._closed = False
+
+    def submit(
+        self, call: Coroutine[Any, Any, Envelope], loop: asyncio.AbstractEventLoop
+    ) -> concurrent.futures.Future[Envelope] | None:
+        with self._lock:
+            try:
+                if self._closed:
+                    raise RuntimeError("bridge closed")
+                future = asyncio.run_coroutine_threadsafe(call, loop)
+            except RuntimeError:
+                call.close()
+                return None
+            self._pending.add(future)
+            return future
+
+    def done(self, future: concurrent.futures.Future[Envelope]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def close(self) -> None:
+        """Answer every waiting call at once and refuse new ones."""
+        with self._lock:
+            self._closed = True
+            pending = list(self._pending)
+        for future in pending:
+            future.cancel()
+
+
 class Bridge:
     """`app` may be the app itself or a future of it (created on `loop`): the window opens while
     the app is still being built, and early calls simply wait for it."""
@@ -39,12 +78,14 @@ class Bridge:
         *,
         timeout_s: float = 60.0,
         route_timeouts: Mapping[str, float | None] | None = None,
+        calls: PendingCalls | None = None,
     ) -> None:
         self._app = app
         self._loop = loop
         self._timeout_s = timeout_s
         # Routes that wait for the user (native dialogs) must not time out under them.
         self._route_timeouts = dict(route_timeouts or {})
+        self._calls = calls if calls is not None else PendingCalls()
 
     def invoke(self, route: str, payload: dict[str, Any] | None = None) -> Envelope:
         """Call one API route; always answers with an envelope, never raises into the page."""
@@ -55,10 +96,8 @@ class Bridge:
         if not isinstance(payload, dict):
             return error_envelope("invalid", "payload must be an object", route=route)
         call = self._call(route, payload)
-        try:
-            future = asyncio.run_coroutine_threadsafe(call, self._loop)
-        except RuntimeError:  # loop closed: the window outlived the core during shutdown
-            call.close()
+        future = self._calls.submit(call, self._loop)
+        if future is None:  # closed, or the window outlived the core during shutdown
             return error_envelope("unsupported", "CashCode is shutting down", route=route)
         started = time.perf_counter()
         timeout_s = self._route_timeouts.get(route, self._timeout_s)
@@ -71,6 +110,7 @@ class Bridge:
         except concurrent.futures.CancelledError:
             return error_envelope("internal", f"{route} was cancelled", route=route, reason="cancelled")
         finally:
+            self._calls.done(future)
             log.debug("bridge %s answered in %.1f ms", route, (time.perf_counter() - started) * 1000)
 
     async def _call(self, route: str, payload: dict[str, Any]) -> Envelope:

@@ -35,7 +35,7 @@ from app.desktop.app_start import (
     wire_app,
 )
 from app.desktop.assets import missing_ui_page, web_index
-from app.desktop.bridge import Bridge
+from app.desktop.bridge import Bridge, PendingCalls
 from app.desktop.core_loop import CoreLoop
 from app.desktop.dialogs import PICK_FOLDER_ROUTE
 from app.desktop.local_port import free_loopback_port
@@ -59,6 +59,7 @@ class _Session:
     app_task: asyncio.Future[DesktopApp] | None = None
     window_shown: threading.Event = field(default_factory=threading.Event)
     pusher: EventPusher | None = None
+    bridge_calls: PendingCalls = field(default_factory=PendingCalls)
     tracker: WindowStateTracker | None = None
     state_path: Path | None = None
     problems: list[str] = field(default_factory=list)
@@ -126,7 +127,12 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
     session.state_path = paths.data_dir / WINDOW_STATE_FILE
     state = load_window_state(session.state_path)
     source: dict[str, str] = {"url": str(index)} if index.is_file() else {"html": missing_ui_page(index)}
-    bridge = Bridge(session.app_task, session.core.loop, route_timeouts={PICK_FOLDER_ROUTE: None})
+    bridge = Bridge(
+        session.app_task,
+        session.core.loop,
+        route_timeouts={PICK_FOLDER_ROUTE: None},
+        calls=session.bridge_calls,
+    )
     window = webview.create_window(
         "CashCode",
         js_api=bridge,
@@ -175,6 +181,7 @@ def _shutdown(session: _Session) -> None:
         # A run_js that was in flight when the window died never returns (its reply would come
         # from the destroyed page). The thread is a daemon, so abandoning it is harmless.
         log.info("the pusher was still waiting on the closed window; abandoned")
+    session.bridge_calls.close()  # no call thread may outlive the core loop (they are not daemons)
     if session.app_task is not None:
         try:
             session.core.run(close_app(session.app_task, CLOSE_TIMEOUT_S), CLOSE_TIMEOUT_S + 1)

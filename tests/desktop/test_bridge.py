@@ -6,7 +6,7 @@ import asyncio
 import threading
 from typing import Any
 
-from app.desktop.bridge import Bridge
+from app.desktop.bridge import Bridge, PendingCalls
 from app.desktop.core_loop import CoreLoop
 
 
@@ -125,3 +125,20 @@ def test_a_route_without_a_timeout_waits_as_long_as_the_user_does(core: CoreLoop
     app.invoke = slowish  # type: ignore[method-assign]
     assert bridge.invoke("slowish", {}) == {"ok": True, "data": {"path": "/x"}}
     assert bridge.invoke("other", {})["error"]["details"]["reason"] == "timeout"
+
+
+def test_closing_releases_a_waiting_call_and_refuses_new_ones(core: CoreLoop) -> None:
+    # pywebview's call threads are not daemons: one left waiting would keep the app alive.
+    app = StandInApp()
+    calls = PendingCalls()
+    bridge = Bridge(app, core.loop, route_timeouts={"slow": None}, calls=calls)
+    answers: list[dict[str, Any]] = []
+    waiter = threading.Thread(target=lambda: answers.append(bridge.invoke("slow", {})))
+    waiter.start()
+    while not app.calls:  # bounded by the test timeout; the call reaches the loop at once
+        threading.Event().wait(0.01)
+    calls.close()
+    waiter.join(5)
+    assert not waiter.is_alive()
+    assert answers[0]["ok"] is False
+    assert bridge.invoke("chats.list", {})["error"]["code"] == "unsupported"

@@ -146,6 +146,37 @@ def test_a_single_event_is_flushed_at_once_when_idle() -> None:
     assert pusher.stop()
 
 
+def test_a_steady_stream_is_flushed_about_every_interval_and_never_faster() -> None:
+    class TimedWindow(FakeWindow):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[float] = []
+
+        def run_js(self, script: str) -> None:
+            self.calls.append(time.monotonic())
+            super().run_js(script)
+
+    window = TimedWindow()
+    pusher = EventPusher(window, interval_s=0.02)
+    pusher.start()
+    tokens = [f"t{i:03d} " for i in range(150)]
+    for token in tokens:  # ~500 tok/s for 0.3 s
+        pusher.emit(delta(token))
+        time.sleep(0.002)
+    assert pusher.stop()
+    assert "".join(e["text"] for e in window.events()) == "".join(tokens)
+    gaps = [b - a for a, b in zip(window.calls, window.calls[1:], strict=False)]
+    # The last call may be stop()'s flush; every other one waited for its interval.
+    assert gaps and min(gaps[:-1] or gaps) >= 0.02 * 0.9
+    assert pusher.flush_count >= 5  # batched per interval, not held until the end
+
+
+def test_the_default_interval_is_shorter_than_a_frame() -> None:
+    # A token waits up to one interval in the pusher; 16 ms alone used most of the 25 ms budget.
+    window = FakeWindow()
+    assert EventPusher(window)._interval_s <= 0.010
+
+
 def test_a_failing_run_js_drops_that_batch_and_keeps_pushing() -> None:
     window = FakeWindow(fail_first=1)
     pusher = EventPusher(window)

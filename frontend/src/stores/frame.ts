@@ -2,7 +2,8 @@
  * Coalescing scheduler for streamed text. Deltas of one delivered batch are applied together in
  * a microtask; Vue then patches the DOM once before the next paint. (Deferring to
  * requestAnimationFrame cost a whole extra frame of latency: the backend already batches events
- * at ~16 ms, so a second frame-level batch only added delay — see bench/README.md.)
+ * every ~8 ms (app/desktop/pusher.py), so a second frame-level batch only added delay — see
+ * bench/README.md.)
  */
 export type FrameScheduler = (cb: () => void) => void;
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
 from app.testing.fake_llm import errors, wire_chat, wire_ollama, wire_responses
 from app.testing.fake_llm.replies import JsonReply, Receive, Reply, Send, StreamReply, send_json, send_stream
-from app.testing.fake_llm.script import Step, cut_with_error, parse_steps
+from app.testing.fake_llm.script import Step, WireChunk, cut_with_error, parse_steps
 from app.testing.fake_llm.state import FakeState, RecordedRequest, key_id
 
 _SSE = "text/event-stream"
@@ -88,36 +89,37 @@ class FakeLLMApp:
     # ---- OpenAI-compatible -----------------------------------------------------------------
 
     def _chat(self, req: Incoming) -> Reply:
-        model = req.body.get("model")
-        if not self._known(model):
-            return errors.unknown_model(str(model))
-        step, no = self._mark_step(req)
-        if step.error is not None:
-            return errors.scripted_error(step, native_ollama=False)
-        step_no = no if no is not None else 0
+        turn = self._openai_turn(req)
+        if not isinstance(turn, _Turn):
+            return turn
+        step, step_no, model = turn
         if not req.body.get("stream"):
             return JsonReply(200, wire_chat.chat_completion_body(step, step_no, model))
         include_usage = bool((req.body.get("stream_options") or {}).get("include_usage"))
         chunks = wire_chat.chat_stream_chunks(step, step_no, model, include_usage)
-        if step.fail_after is not None:
-            chunks = cut_with_error(chunks, step.fail_after, wire_chat.chat_stream_error(step))
-        return StreamReply(_SSE, chunks, step.delay_s, step.disconnect_after)
+        return _streamed(_SSE, step, chunks, partial(wire_chat.chat_stream_error, step))
 
     def _responses(self, req: Incoming) -> Reply:
+        turn = self._openai_turn(req)
+        if not isinstance(turn, _Turn):
+            return turn
+        step, step_no, model = turn
+        if not req.body.get("stream"):
+            return JsonReply(200, wire_responses.response_body(step, step_no, model))
+        chunks = wire_responses.responses_stream_events(step, step_no, model)
+        error = partial(wire_responses.responses_stream_error, step, step_no, model)
+        return _streamed(_SSE, step, chunks, error)
+
+    def _openai_turn(self, req: Incoming) -> Reply | _Turn:
+        """What both OpenAI routes do first: check the model, take the next step, fail if
+        the step is a scripted error."""
         model = req.body.get("model")
         if not self._known(model):
             return errors.unknown_model(str(model))
         step, no = self._mark_step(req)
         if step.error is not None:
             return errors.scripted_error(step, native_ollama=False)
-        step_no = no if no is not None else 0
-        if not req.body.get("stream"):
-            return JsonReply(200, wire_responses.response_body(step, step_no, model))
-        chunks = wire_responses.responses_stream_events(step, step_no, model)
-        if step.fail_after is not None:
-            error = wire_responses.responses_stream_error(step, step_no, model)
-            chunks = cut_with_error(chunks, step.fail_after, error)
-        return StreamReply(_SSE, chunks, step.delay_s, step.disconnect_after)
+        return _Turn(step, no if no is not None else 0, str(model))
 
     def _models(self, _req: Incoming) -> Reply:
         data = [
@@ -148,9 +150,7 @@ class FakeLLMApp:
         if req.body.get("stream") is False:  # Ollama streams unless told otherwise
             return JsonReply(200, wire_ollama.chat_body(step, model))
         chunks = wire_ollama.chat_stream_lines(step, model)
-        if step.fail_after is not None:
-            chunks = cut_with_error(chunks, step.fail_after, wire_ollama.chat_stream_error(step))
-        return StreamReply(_NDJSON, chunks, step.delay_s, step.disconnect_after)
+        return _streamed(_NDJSON, step, chunks, partial(wire_ollama.chat_stream_error, step))
 
     def _mark_step(self, req: Incoming) -> tuple[Step, int | None]:
         step, index = self.state.next_step()
@@ -185,6 +185,21 @@ async def _read_body(receive: Receive) -> bytes:
         body += bytes(message.get("body", b""))
         if not message.get("more_body"):
             return body
+
+
+class _Turn(NamedTuple):
+    step: Step
+    step_no: int
+    model: str
+
+
+def _streamed(
+    media_type: str, step: Step, chunks: list[WireChunk], error: Callable[[], WireChunk]
+) -> StreamReply:
+    """A streamed answer, cut short with an in-stream error when the step says `fail_after`."""
+    if step.fail_after is not None:
+        chunks = cut_with_error(chunks, step.fail_after, error())
+    return StreamReply(media_type, chunks, step.delay_s, step.disconnect_after)
 
 
 def _parse(scope: dict[str, Any], raw: bytes) -> Incoming:

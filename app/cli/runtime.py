@@ -94,7 +94,6 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
     from app.settings.user_settings import SettingsStore
 
     paths = paths_from_env(env)
-    paths.ensure()
     migrate_legacy(env, SettingsStore(paths.settings_path), SecretStore())  # before reading config
     cfg = resolve_config(args, env, paths)
     if cfg.provider_kind != "ollama" and not effective_api_key(cfg.api_key, cfg.base_url):

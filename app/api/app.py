@@ -13,6 +13,7 @@ What adapters use (desktop bridge, HTTP server, CLI):
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from app.api import models as m
 from app.api.bus import EventBus, Subscriber
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import ApiFailure, error_envelope, to_failure
+from app.api.extensions import Capability
 from app.api.providers import ProviderService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
@@ -40,6 +42,7 @@ from app.store.db import Database
 from app.store.usage import UsageRepository
 
 Handler = Callable[[Any], Awaitable[BaseModel]]
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class AppContext:
     tools: ToolCatalog
     bus: EventBus
     notices: tuple[str, ...] = ()  # shown once per start through app.info
+    capabilities: tuple[Capability, ...] = ()  # MCP, memory, Skills, … (app/api/extensions.py)
 
 
 class CashCodeApp:
@@ -76,6 +80,7 @@ class CashCodeApp:
                 emit=ctx.bus.publish,
                 data_dir=ctx.paths.data_dir,
                 environment=self._turn_environment,
+                capabilities=ctx.capabilities,
             )
         )
         self.skills_watch = SkillsWatch(
@@ -88,6 +93,11 @@ class CashCodeApp:
         from app.api.routes import bind_routes  # routes refer back to this class
 
         self._routes: dict[str, Handler] = bind_routes(self)
+        for cap in ctx.capabilities:
+            for name, handler in cap.routes().items():
+                if name not in ROUTE_TYPES:
+                    raise KeyError(f"{cap.name}: route {name!r} is not declared in app/api/route_types.py")
+                self._routes[name] = handler
 
     # ---- adapter surface ---------------------------------------------------------------------
 
@@ -125,11 +135,19 @@ class CashCodeApp:
         await self.turns.wait(chat_id)
 
     async def start_background(self) -> None:
-        """Start what long-lived surfaces need (desktop, serve): Skill hot reload."""
+        """Start what long-lived surfaces need (desktop, serve): Skill hot reload, and each
+        capability's background work."""
         self.skills_watch.start()
+        for cap in self.ctx.capabilities:
+            await cap.start()
 
     async def aclose(self) -> None:
         await self.skills_watch.stop()
+        for cap in reversed(self.ctx.capabilities):
+            try:
+                await cap.aclose()
+            except Exception:  # closing must go on for the others (and the database)
+                _log.warning("%s: close failed", cap.name, exc_info=True)
         await self.turns.aclose()
         await self.ctx.providers.aclose()
         self.ctx.db.close()
@@ -177,7 +195,9 @@ class CashCodeApp:
         if choice is None:
             raise ApiFailure("invalid", "No model chosen yet: pick a provider and a model first.")
         provider = self.ctx.providers.get(choice.provider_id)
-        ref = self._chat.send(req.chat_id, req.text, choice.provider_id, choice.model, provider)
+        ref = self._chat.send(
+            req.chat_id, req.text, choice.provider_id, choice.model, provider, mentions=tuple(req.mentions)
+        )
         if req.model is not None and not self.ctx.providers.is_override(choice.provider_id):
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
         return ref

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.api.app import AppContext, CashCodeApp
 from app.api.bus import EventBus
+from app.api.extensions import Capability
 from app.api.providers import ProviderFactory, ProviderService, default_factory
 from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
@@ -44,6 +45,7 @@ def build_app(
     max_iterations: int | None = None,
     stream: bool = True,
     tools: list[Tool] | None = None,
+    capabilities: Sequence[Capability] = (),
 ) -> CashCodeApp:
     """Open the database and settings and wire every service.
 
@@ -52,6 +54,7 @@ def build_app(
     - `provider_override`: a provider used for its id in this process only (the CLI's config).
     - `workspace`, `max_iterations`, `stream`: process-local overrides (the CLI's flags).
     - `tools`: the tool set (default: the built-in tools).
+    - `capabilities`: extra capabilities after the built-in ones (tests plug fakes in here).
     """
     paths.ensure()
     env = dict(env)
@@ -63,6 +66,9 @@ def build_app(
     if provider_override is not None:
         providers.add_override(provider_override)
     db = Database(paths.db_path)
+    # Capabilities (app/api/extensions.py), one line each; order = hook order.
+    caps: list[Capability] = []
+    caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
         env=env,
@@ -83,6 +89,7 @@ def build_app(
         tools=ToolCatalog(_registry(tools)),
         bus=EventBus(),
         notices=tuple(notices),
+        capabilities=tuple(caps),
     )
     return CashCodeApp(ctx)
 

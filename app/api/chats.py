@@ -6,16 +6,17 @@ import logging
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from app.api import models as m
 from app.api.errors import ApiFailure
+from app.api.extensions import Capability, TurnToolBox
 from app.core.approvals import ApprovalGate
-from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, TurnSpec
+from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, TurnSpec, TurnStore
 from app.core.events import SessionDeleted, SessionUpdated
-from app.core.messages import Message
+from app.core.messages import AttachmentRef, Mention, Message
 from app.core.prompt import build_system_prompt, load_persona
 from app.core.turn import run_turn
 from app.core.turns import TurnManager
@@ -66,6 +67,7 @@ class ChatDeps:
     data_dir: Path
     environment: Callable[[], TurnEnvironment]
     clock: Callable[[], datetime] = datetime.now
+    capabilities: tuple[Capability, ...] = ()
 
 
 class ChatService:
@@ -108,24 +110,34 @@ class ChatService:
 
     # ---- turns -------------------------------------------------------------------------------
 
-    def send(self, chat_id: str, text: str, provider_id: str, model: str, provider: Provider) -> m.TurnRef:
+    def send(
+        self,
+        chat_id: str,
+        text: str,
+        provider_id: str,
+        model: str,
+        provider: Provider,
+        *,
+        mentions: tuple[Mention, ...] = (),
+        attachments: tuple[AttachmentRef, ...] = (),
+    ) -> m.TurnRef:
         """Start a turn (returns at once). `provider` is the live Provider for `provider_id`."""
         self._d.chats.get(chat_id)  # NotFound / InvalidId before anything starts
         spec = TurnSpec(
-            chat_id=chat_id, turn_id=str(uuid.uuid4()), user_text=text, provider_id=provider_id, model=model
+            chat_id=chat_id,
+            turn_id=str(uuid.uuid4()),
+            user_text=text,
+            provider_id=provider_id,
+            model=model,
+            mentions=mentions,
+            attachments=attachments,
         )
         return self._start(spec, provider)
 
     def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
         self._d.chats.get(chat_id)
         old = self._d.turns.retry_spec(chat_id)
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=old.user_text,
-            provider_id=old.provider_id,
-            model=old.model,
-        )
+        spec = replace(old, turn_id=str(uuid.uuid4()))
         return self._start(spec, provider_for(old.provider_id))
 
     def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
@@ -135,9 +147,11 @@ class ChatService:
 
     def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
         env = self._d.environment()
+        caps = self._d.capabilities
+        toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         loop = LoopDeps(
             provider=provider,
-            tools=env.tools,
+            tools=TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools,
             tool_ctx=ToolContext(
                 workspace=env.workspace,
                 chat_id=spec.chat_id,
@@ -154,7 +168,13 @@ class ChatService:
             stream=env.stream,
         )
         prompt = build_system_prompt(load_persona(self._d.data_dir), env.workspace, self._d.clock())
-        return TurnDeps(loop=loop, store=self._d.chats, system_prompt=prompt, on_stored=self._after_store)
+        sections = [s for s in (c.prompt_section(spec) for c in caps) if s]
+        if sections:
+            prompt = "\n\n".join([prompt, *sections])
+        store: TurnStore = self._d.chats
+        for cap in caps:
+            store = cap.wrap_store(store)
+        return TurnDeps(loop=loop, store=store, system_prompt=prompt, on_stored=self._after_store)
 
     def _record_usage(self, spec: TurnSpec, usage: UsageReport) -> None:
         # Bookkeeping must not fail the user's turn: a write error is logged, not raised.
@@ -173,6 +193,11 @@ class ChatService:
     def _after_store(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         """The turn is stored; now the title (first exchange) and a session_updated event.
         Failing here must not turn a stored turn into a failed one, so errors are logged."""
+        for cap in self._d.capabilities:
+            try:
+                cap.after_turn(spec, messages)
+            except Exception:  # a capability's bookkeeping must never fail a stored turn
+                _log.warning("%s: after-turn hook failed", cap.name, exc_info=True)
         try:
             record = self._d.chats.get(spec.chat_id)
             if record.title_auto and not record.title:
@@ -196,4 +221,6 @@ def _view(stored: StoredMessage) -> m.MessageView:
         tool_call_id=msg.tool_call_id,
         name=msg.name,
         created_at=stored.created_at,
+        mentions=list(msg.mentions),
+        attachments=list(msg.attachments),
     )

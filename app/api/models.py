@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.events import ErrorInfo
+from app.core.messages import AttachmentRef, Mention
 
 MASK = "********"
 
@@ -124,6 +125,8 @@ class MessageView(_Model):
     tool_call_id: str | None = None
     name: str | None = None
     created_at: str
+    mentions: list[Mention] = Field(default_factory=list)
+    attachments: list[AttachmentRef] = Field(default_factory=list)
 
 
 class ChatDetail(_Model):
@@ -141,6 +144,7 @@ class ChatSend(_Model):
     chat_id: str
     text: str = Field(min_length=1, max_length=200_000)
     model: ModelRef | None = None  # None: the remembered last choice
+    mentions: list[Mention] = Field(default_factory=list, max_length=8)  # @-selections (S7.9)
 
 
 class TurnRef(_Model):

@@ -2,6 +2,9 @@
 
 Handlers are bound in `app/api/routes.py`; TypeScript types are generated from this table, so
 adding a route here is what makes it visible to the frontend.
+
+A capability (app/api/extensions.py) declares its routes in its own table, merged below with
+one line each; its `Capability.routes()` supplies the handlers.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from pydantic import BaseModel
 
 from app.api import models as m
 
-ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
+RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
+
+CORE_ROUTES: RouteTable = {
     "app.info": (m.Empty, m.AppInfo),
     "app.detect_ollama": (m.Empty, m.OllamaProbe),
     "chats.list": (m.Empty, m.ChatList),
@@ -36,4 +41,9 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "tools.list": (m.Empty, m.ToolList),
     # Served by the desktop adapter only (native dialog); other adapters answer `unsupported`.
     "desktop.pick_folder": (m.Empty, m.FolderPick),
+}
+
+# Capability tables, one line each: `**app.<capability>.api_routes.ROUTE_TYPES,`
+ROUTE_TYPES: RouteTable = {
+    **CORE_ROUTES,
 }

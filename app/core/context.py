@@ -8,7 +8,7 @@ from typing import Protocol
 
 from app.core.approvals import ApprovalGate, PolicyDecision
 from app.core.events import AppEvent
-from app.core.messages import Message, ToolSpec
+from app.core.messages import AttachmentRef, Mention, Message, ToolSpec
 from app.llm.base import Provider, UsageReport
 from app.tools.base import ApprovalLedger, PreparedCall, Tool, ToolContext
 
@@ -50,6 +50,13 @@ class TurnSpec:
     user_text: str
     provider_id: str
     model: str
+    mentions: tuple[Mention, ...] = ()
+    attachments: tuple[AttachmentRef, ...] = ()
+
+    def user_message(self) -> Message:
+        return Message(
+            role="user", content=self.user_text, mentions=self.mentions, attachments=self.attachments
+        )
 
 
 @dataclass(frozen=True)

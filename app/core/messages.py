@@ -33,8 +33,34 @@ class ToolSpec(BaseModel):
     parameters: dict[str, object] = Field(default_factory=_empty_schema)
 
 
+class Mention(BaseModel):
+    """An explicit @-selection sent with a user message (SPEC S7.9): structured metadata,
+    never appended to the text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["skill", "mcp"]
+    name: str  # Skill name or MCP catalog name
+    label: str = ""  # what the chip showed
+
+
+class AttachmentRef(BaseModel):
+    """A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
+    data folder (`sha256`); only this reference is stored with the message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sha256: str
+    name: str
+    mime: str
+    size: int
+    kind: Literal["image", "text", "pdf", "file"] = "file"
+
+
 class Message(BaseModel):
-    """A chat message. Tool messages carry `tool_call_id` and the tool's `name`."""
+    """A chat message. Tool messages carry `tool_call_id` and the tool's `name`.
+
+    User messages may carry `mentions` and `attachments` (stored in the message's meta)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -43,3 +69,5 @@ class Message(BaseModel):
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    mentions: tuple[Mention, ...] = ()
+    attachments: tuple[AttachmentRef, ...] = ()

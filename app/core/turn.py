@@ -52,7 +52,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
     try:
         context = [Message(role="system", content=deps.system_prompt), *deps.store.history(spec.chat_id)]
         loop = AgentLoop(deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model)
-        result = await loop.run(context, Message(role="user", content=spec.user_text))
+        result = await loop.run(context, spec.user_message())
     except ProviderError as exc:
         info = provider_error_info(exc)
         emit(TurnFailed(chat_id=chat_id, turn_id=turn_id, error=info))

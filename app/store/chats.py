@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.messages import Message, ToolCall
+from app.core.messages import AttachmentRef, Mention, Message, ToolCall
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id, validate_chat_id, validate_turn_id
@@ -151,7 +151,7 @@ class ChatRepository:
             stored = [StoredMessage(last + i, tid, m, now) for i, m in enumerate(batch, start=1)]
             conn.executemany(
                 "INSERT INTO messages (chat_id, cursor, turn_id, role, content, tool_calls,"
-                " tool_call_id, name, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                " tool_call_id, name, created_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [_message_row(cid, s) for s in stored],
             )
             conn.execute("UPDATE chats SET updated_at = ? WHERE id = ?", (now, cid))
@@ -243,17 +243,32 @@ def _chat(row: sqlite3.Row) -> ChatRecord:
 def _message_row(chat_id: str, s: StoredMessage) -> tuple[object, ...]:
     m = s.message
     calls = json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls])
-    return (chat_id, s.cursor, s.turn_id, m.role, m.content, calls, m.tool_call_id, m.name, s.created_at)
+    return (
+        chat_id, s.cursor, s.turn_id, m.role, m.content, calls, m.tool_call_id, m.name, s.created_at,
+        _meta_json(m),
+    )
+
+
+def _meta_json(m: Message) -> str:
+    meta: dict[str, object] = {}
+    if m.mentions:
+        meta["mentions"] = [x.model_dump() for x in m.mentions]
+    if m.attachments:
+        meta["attachments"] = [x.model_dump() for x in m.attachments]
+    return json.dumps(meta, ensure_ascii=False)
 
 
 def _stored(row: sqlite3.Row) -> StoredMessage:
     calls = tuple(ToolCall(**c) for c in json.loads(row["tool_calls"]))
+    meta = json.loads(row["meta"]) if row["meta"] not in (None, "", "{}") else {}
     message = Message(
         role=row["role"],
         content=row["content"],
         tool_calls=calls,
         tool_call_id=row["tool_call_id"],
         name=row["name"],
+        mentions=tuple(Mention(**x) for x in meta.get("mentions", ())),
+        attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())),
     )
     return StoredMessage(
         cursor=row["cursor"], turn_id=row["turn_id"], message=message, created_at=row["created_at"]

@@ -48,6 +48,18 @@ export interface ApprovalResolved {
   decision: "deny" | "once" | "always" | "cancelled";
 }
 
+/**
+ * A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
+ * data folder (`sha256`); only this reference is stored with the message.
+ */
+export interface AttachmentRef {
+  sha256: string;
+  name: string;
+  mime: string;
+  size: number;
+  kind: "image" | "text" | "pdf" | "file";
+}
+
 export interface ChatCreate {
   title?: string | null;
 }
@@ -81,6 +93,7 @@ export interface ChatSend {
   chat_id: string;
   text: string;
   model?: ModelRef | null;
+  mentions?: MentionInput[];
 }
 
 export interface ChatSummary {
@@ -141,6 +154,26 @@ export interface KeyringStatus {
   message: string;
 }
 
+/**
+ * An explicit @-selection sent with a user message (SPEC S7.9): structured metadata,
+ * never appended to the text.
+ */
+export interface MentionInput {
+  kind: "skill" | "mcp";
+  name: string;
+  label?: string;
+}
+
+/**
+ * An explicit @-selection sent with a user message (SPEC S7.9): structured metadata,
+ * never appended to the text.
+ */
+export interface MentionOutput {
+  kind: "skill" | "mcp";
+  name: string;
+  label: string;
+}
+
 export interface MessageView {
   cursor: number;
   turn_id: string;
@@ -150,6 +183,8 @@ export interface MessageView {
   tool_call_id: string | null;
   name: string | null;
   created_at: string;
+  mentions: MentionOutput[];
+  attachments: AttachmentRef[];
 }
 
 export interface ModelEntry {

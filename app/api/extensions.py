@@ -1,0 +1,84 @@
+"""How a capability (MCP, memory, Skills, traces, …) plugs into turns and the route table.
+
+A capability is a small service class built in `bootstrap.py` and handed to the app as a
+`Capability`. The core loop never learns about it: it sees more `Tool`s (through the per-turn
+`TurnToolBox`), more system-prompt text, and a hook after each turn. Routes are the
+capability's own handlers; their request/response types are declared statically in a
+`ROUTE_TYPES` table that `app/api/route_types.py` merges (TypeScript generation reads it).
+
+Every hook has a no-op default, so a capability implements only what it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.core.context import ToolBox, TurnSpec, TurnStore
+from app.core.messages import Message, ToolSpec
+from app.tools.base import Tool
+
+Handler = Callable[[Any], Awaitable[BaseModel]]
+
+
+class Capability:
+    """Base class with no-op hooks. Subclasses override what they use."""
+
+    name: str = "capability"
+
+    def routes(self) -> Mapping[str, Handler]:
+        """Handlers for routes declared in this capability's ROUTE_TYPES table."""
+        return {}
+
+    def toolset(self, spec: TurnSpec) -> ToolBox | None:
+        """Extra tools offered to the model in this turn. `specs()` is asked before every model
+        call, so tools activated during the turn (e.g. `mcp_prepare`) appear at the next step."""
+        return None
+
+    def prompt_section(self, spec: TurnSpec) -> str | None:
+        """Text appended to the turn's system prompt (None or "" for nothing)."""
+        return None
+
+    def wrap_store(self, store: TurnStore) -> TurnStore:
+        """Replace how history is loaded/stored for turns (e.g. consolidation summaries)."""
+        return store
+
+    def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
+        """Called on the core loop right after a completed turn was stored. Must be quick:
+        schedule slow work as a background task. Errors are logged, never raised to the turn."""
+
+    async def start(self) -> None:
+        """Long-lived surfaces (desktop, serve) start background work here."""
+
+    async def aclose(self) -> None:
+        """Release connections, child processes, tasks."""
+
+
+class TurnToolBox:
+    """The tools of one turn: the built-in catalog plus each capability's toolset.
+
+    Names are unique: the first toolset that offers a name wins (built-ins first), so a
+    capability can never shadow a built-in tool.
+    """
+
+    def __init__(self, parts: Sequence[ToolBox]) -> None:
+        self._parts = tuple(parts)
+
+    def specs(self) -> Sequence[ToolSpec]:
+        seen: set[str] = set()
+        out: list[ToolSpec] = []
+        for part in self._parts:
+            for spec in part.specs():
+                if spec.name not in seen:
+                    seen.add(spec.name)
+                    out.append(spec)
+        return out
+
+    def get(self, name: str) -> Tool | None:
+        for part in self._parts:
+            tool = part.get(name)
+            if tool is not None:
+                return tool
+        return None

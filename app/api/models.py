@@ -237,7 +237,7 @@ class SettingsPatch(_Model):
 
 class GrantView(_Model):
     id: str
-    kind: Literal["exec", "mcp", "skill_script"]
+    kind: Literal["exec", "mcp", "skill_script", "web_host"]
     key: list[str]
     workspace: str
     created_at: str

@@ -116,6 +116,15 @@ class SkillsChanged(_Event):
     revision: int
 
 
+class ImportSkillRequested(_Event):
+    """A Skill ZIP or folder reached the app from outside the page (a window drop, or
+    `cashcode desktop --import-skill FILE` forwarded to the running instance): the UI opens its
+    import preview for `path`."""
+
+    type: Literal["import_skill_requested"] = "import_skill_requested"
+    path: str
+
+
 AppEvent = Annotated[
     TurnStarted
     | Delta
@@ -129,6 +138,7 @@ AppEvent = Annotated[
     | TurnCancelled
     | SessionUpdated
     | SessionDeleted
-    | SkillsChanged,
+    | SkillsChanged
+    | ImportSkillRequested,
     Field(discriminator="type"),
 ]

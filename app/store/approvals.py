@@ -16,7 +16,7 @@ from app.store.ids import new_id, validate_chat_id, validate_id
 from app.store.timeutil import utc_now_iso
 from app.tools.base import Grant, GrantKey, GrantKind
 
-_KINDS = ("exec", "mcp", "skill_script")
+_KINDS = ("exec", "mcp", "skill_script", "web_host")
 
 
 def _key_json(key: GrantKey) -> str:

@@ -15,7 +15,8 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from app.core.messages import ToolSpec
 
-GrantKind = Literal["exec", "mcp", "skill_script"]
+# exec: exact argv; mcp: (server, tool); skill_script: (skill, path, digest); web_host: (host,)
+GrantKind = Literal["exec", "mcp", "skill_script", "web_host"]
 
 
 @dataclass(frozen=True)

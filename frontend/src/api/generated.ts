@@ -141,11 +141,21 @@ export interface GrantRef {
 
 export interface GrantView {
   id: string;
-  kind: "exec" | "mcp" | "skill_script";
+  kind: "exec" | "mcp" | "skill_script" | "web_host";
   key: string[];
   workspace: string;
   created_at: string;
   chat_id: string | null;
+}
+
+/**
+ * A Skill ZIP or folder reached the app from outside the page (a window drop, or
+ * `cashcode desktop --import-skill FILE` forwarded to the running instance): the UI opens its
+ * import preview for `path`.
+ */
+export interface ImportSkillRequested {
+  type: "import_skill_requested";
+  path: string;
 }
 
 export interface KeyringStatus {
@@ -379,7 +389,8 @@ export type AppEvent =
   | TurnCancelled
   | SessionUpdated
   | SessionDeleted
-  | SkillsChanged;
+  | SkillsChanged
+  | ImportSkillRequested;
 
 export type AppEventType = AppEvent["type"];
 

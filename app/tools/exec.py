@@ -17,7 +17,7 @@ from typing import Any
 from app.tools.args import opt_int, opt_str, req_str_list
 from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.exec_env import command_env, is_git_executable
-from app.tools.git_guard import git_problem
+from app.tools.git_guard import git_problem, hardened_git_argv
 from app.tools.process import CapturedStream, run_process
 from app.tools.safe_commands import Verdict, classify
 from app.tools.workspace import display_path, resolve_in_workspace
@@ -81,6 +81,8 @@ class ExecTool(Tool):
             problem = await git_problem(program, cwd=cwd, ctx=ctx, env=env)
             if problem:
                 verdict = Verdict(False, problem, is_git=True)
+            else:
+                argv = hardened_git_argv(argv)
         plan = ExecPlan(argv, cwd, timeout or DEFAULT_TIMEOUT_S, verdict)
         approval = None if verdict.safe else _approval(plan, ctx)
         return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)

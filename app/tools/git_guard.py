@@ -6,6 +6,12 @@ gpg). Such config can sit in a workspace the user merely downloaded. So an auto-
 requires: git's own view of git-dir, common-dir and worktree all lies inside the workspace, and
 no program-running config key is set (includes resolved). Anything unverifiable asks instead.
 Both probes run with the same scrubbed environment as the real command.
+
+The config probe only sees the superproject (and its includes, worktree config); a submodule's
+own config (`.git/modules/<sub>/config`) is not visible to it. So the auto-approved call itself is
+also hardened (`hardened_git_argv`): fsmonitor off, submodules never entered, hooks pointed at an
+empty path, no pager, no external diff, no textconv. Together: git cannot start a program the
+repository names.
 """
 
 from __future__ import annotations
@@ -36,11 +42,42 @@ _STANDARD_LFS = frozenset(
 )
 
 
+# Built-in fsmonitor settings name no program (and the call below forces it off anyway).
+_HARMLESS_VALUES = {"core.fsmonitor": frozenset({"true", "false", "0", "1", "yes", "no", "on", "off"})}
+
+# `-c` settings for every auto-approved git call. They reach child git processes too
+# (GIT_CONFIG_PARAMETERS), so a submodule git would see them as well.
+HARDENING_CONFIG: tuple[str, ...] = (
+    "core.fsmonitor=false",
+    f"core.hooksPath={os.devnull}",
+    "submodule.recurse=false",
+    "status.submoduleSummary=false",
+    "diff.submodule=short",
+    "core.pager=cat",
+    "diff.external=",
+    "log.showSignature=false",
+    "protocol.allow=never",
+)
+
+
+def hardened_git_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """(git, sub, *args) -> the same call with repository-supplied programs switched off."""
+    program, sub, *args = argv
+    options = ["--no-pager"]
+    for setting in HARDENING_CONFIG:
+        options += ["-c", setting]
+    after = ["--ignore-submodules=all"]
+    if sub in ("diff", "log"):
+        after += ["--no-ext-diff", "--no-textconv"]
+    return (program, *options, sub, *after, *args)
+
+
 async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str, str]) -> str | None:
     """Return why this repository is not safe for an unasked git call, or None if it is."""
     workspace = Path(os.path.realpath(ctx.workspace))
     where = await run_process(
-        [git, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"],
+        [git, "-c", "core.fsmonitor=false", "rev-parse", "--path-format=absolute"]
+        + ["--git-dir", "--git-common-dir", "--show-toplevel"],
         cwd=cwd,
         env=env,
         timeout=PROBE_TIMEOUT_S,
@@ -63,6 +100,8 @@ async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str
         return "git config could not be checked"
     for line in config.stdout.data.decode("utf-8", "replace").splitlines():
         key, _, value = line.partition(" ")
+        if value.strip().lower() in _HARMLESS_VALUES.get(key, frozenset()):
+            continue
         if (key, value) not in _STANDARD_LFS:
             return f"git config `{key}` can make git run other programs"
     return None

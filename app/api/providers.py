@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from app.api import models as m
 from app.api.errors import ApiFailure
@@ -107,6 +108,9 @@ class ProviderService:
         if req.id is not None and current.provider(req.id) is None:
             raise ApiFailure("not_found", f"provider {req.id!r} does not exist")
         profile = ProviderProfile(id=provider_id, name=req.name, kind=req.kind, base_url=req.base_url)
+        previous = current.provider(provider_id) if req.id is not None else None
+        if previous is not None and req.api_key == m.MASK:
+            _refuse_key_retarget(previous.base_url, profile.base_url)
         # The key first: if the keychain refuses it, the profile is not saved either.
         name = provider_key_name(provider_id)
         if req.api_key == "":
@@ -178,3 +182,28 @@ class ProviderService:
             for info in models
         ]
         return entries, None
+
+
+def key_origin(base_url: str) -> tuple[str, str, int | None]:
+    """Where a key is sent: scheme, host and port of the base URL (the path does not matter)."""
+    parts = urlsplit(base_url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port or default
+
+
+def _refuse_key_retarget(old_url: str, new_url: str) -> None:
+    """A stored key is bound to the host it was entered for: keeping it (the mask) while the base
+    URL moves to another scheme, host or port would send it there, so that save is refused."""
+    old, new = key_origin(old_url), key_origin(new_url)
+    if old != new:
+        raise ApiFailure(
+            "invalid",
+            f"The base URL now points at {new[1] or new_url} instead of {old[1] or old_url}. "
+            "The stored API key is only sent to the host it was entered for: "
+            "enter the key again (or clear it) to save this change.",
+            {"api_key": "re-enter the key for the new host"},
+        )

@@ -174,6 +174,7 @@ export const en = {
   "onboarding.ready": "Ollama is connected. Available models:",
   "onboarding.start": "Start chatting",
   "onboarding.skip": "Skip for now",
+  "providers.keyHostChanged": "The base URL now points at another host. The stored key is only sent to the host it was entered for: enter the API key again (or clear it) to save.",
 } as const;
 
 export type MessageKey = keyof typeof en;

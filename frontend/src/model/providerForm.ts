@@ -34,3 +34,22 @@ export function toInput(draft: ProviderDraft): ProviderInput {
     api_key: draft.apiKey === MASK ? MASK : draft.apiKey.trim(),
   };
 }
+
+/** Scheme, host and port: where a key is sent (the path does not matter). */
+export function keyOrigin(url: string): string | null {
+  try {
+    const parsed = new URL(url.trim());
+    return `${parsed.protocol}//${parsed.host.toLowerCase()}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A stored key is bound to the host it was entered for: keeping it (the mask) while the base URL
+ * moves to another host would send it there, so the key must be entered again (the API refuses too).
+ */
+export function keyNeedsReentry(view: ProviderView | null, draft: ProviderDraft): boolean {
+  if (!view || !view.has_key || draft.apiKey !== MASK) return false;
+  return keyOrigin(view.base_url) !== keyOrigin(draft.baseUrl);
+}

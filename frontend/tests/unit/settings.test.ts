@@ -65,6 +65,23 @@ describe("providers section", () => {
     expect(saved).toEqual([{ id: "p1", name: "OpenAI work", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK }]);
   });
 
+  it("moving the base URL to another host asks for the key again", async () => {
+    const { wrapper, saved } = await section();
+    await wrapper.get('[data-testid="provider-edit"]').trigger("click");
+    await wrapper.get('[data-testid="provider-base-url"]').setValue("https://api.openai.com/v2");
+    expect(wrapper.find('[data-testid="provider-key-reenter"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="provider-base-url"]').setValue("https://evil.example/v1");
+    expect(wrapper.get('[data-testid="provider-key-reenter"]').text()).toContain("enter the API key again");
+    await wrapper.get("form").trigger("submit");
+    await tick();
+    expect(saved).toEqual([]);
+    await wrapper.get('[data-testid="provider-key"]').setValue("sk-for-the-new-host");
+    expect(wrapper.find('[data-testid="provider-key-reenter"]').exists()).toBe(false);
+    await wrapper.get("form").trigger("submit");
+    await tick();
+    expect(saved.at(-1)?.api_key).toBe("sk-for-the-new-host");
+  });
+
   it("clearing the key field removes the key", async () => {
     const { wrapper, saved } = await section();
     await wrapper.get('[data-testid="provider-edit"]').trigger("click");

@@ -32,7 +32,7 @@ from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
-from app.core.approvals import ApprovalGate
+from app.core.approvals import AlwaysNotOffered, ApprovalGate
 from app.core.turns import TurnManager
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -210,7 +210,11 @@ class CashCodeApp:
         return self._chat.retry(req.chat_id, self.ctx.providers.get)
 
     async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
-        if not self.gate.answer(req.approval_id, req.decision):
+        try:
+            answered = self.gate.answer(req.approval_id, req.decision)
+        except AlwaysNotOffered as exc:
+            raise ApiFailure("invalid", str(exc), {"decision": "always is not offered"}) from exc
+        if not answered:
             raise ApiFailure("not_found", "That approval is no longer pending (answered or cancelled).")
         return m.Ok()
 

@@ -48,6 +48,11 @@ class _Pending:
     chat_id: str
     turn_id: str
     future: asyncio.Future[Answer]
+    can_always: bool = False
+
+
+class AlwaysNotOffered(ValueError):
+    """An "always" answer to a request that offered no standing grant (it is not run once)."""
 
 
 class ApprovalGate:
@@ -63,7 +68,7 @@ class ApprovalGate:
         """Announce the request and wait for the answer. Cancellation propagates (Stop)."""
         approval_id = str(uuid.uuid4())
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        self._pending[approval_id] = _Pending(chat_id, turn_id, future)
+        self._pending[approval_id] = _Pending(chat_id, turn_id, future, info.grant_key is not None)
         self._emit(
             ApprovalRequired(
                 chat_id=chat_id,
@@ -86,10 +91,17 @@ class ApprovalGate:
             self._pending.pop(approval_id, None)
 
     def answer(self, approval_id: str, decision: Answer) -> bool:
-        """Resolve a pending request. False when it is unknown or already resolved."""
+        """Resolve a pending request. False when it is unknown or already resolved.
+
+        Raises AlwaysNotOffered (the request stays pending) for "always" where the request did not
+        offer it: silently running once would not be what the person chose."""
         pending = self._pending.get(approval_id)
         if pending is None or pending.future.done():
             return False
+        if decision == "always" and not pending.can_always:
+            raise AlwaysNotOffered(
+                "\"Always allow\" is not offered for this request; answer \"once\" or \"deny\"."
+            )
         pending.future.set_result(decision)
         self._resolved(approval_id, decision)
         return True

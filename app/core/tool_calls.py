@@ -16,6 +16,7 @@ from app.core.approvals import Allow, Ask, Deny
 from app.core.context import LoopDeps
 from app.core.events import ToolCallEvent, ToolResultEvent
 from app.core.messages import Message, ToolCall
+from app.tools.args import check_known_keys
 from app.tools.base import PreparedCall, Tool, ToolError, ToolResult
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
@@ -89,7 +90,9 @@ class ToolCallRunner:
             return _error(f"unknown tool {call.name!r}")
         ctx = self._deps.tool_ctx
         try:
-            prepared = await tool.prepare(_parse_arguments(call.arguments), ctx)
+            arguments = _parse_arguments(call.arguments)
+            check_known_keys(tool.parameters, arguments)
+            prepared = await tool.prepare(arguments, ctx)
             refusal = await self._approve(tool, prepared, call)
             if refusal is not None:
                 return refusal

@@ -52,3 +52,17 @@ def req_str_list(args: Mapping[str, Any], name: str) -> list[str]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise ToolError(f"Argument '{name}' must be a non-empty array of strings.")
     return list(value)
+
+
+def check_known_keys(parameters: Mapping[str, Any], args: Mapping[str, Any]) -> None:
+    """Refuse argument names a closed schema (`additionalProperties: false`) does not list.
+
+    A silently ignored key would make the model believe an option took effect (e.g. a made-up
+    `overwrite: false`), so the model is told the names that exist instead."""
+    if parameters.get("additionalProperties", True) is not False:
+        return
+    allowed = parameters.get("properties") or {}
+    unknown = sorted(k for k in args if k not in allowed)
+    if unknown:
+        names = ", ".join(sorted(allowed)) or "(none)"
+        raise ToolError(f"Unknown argument(s): {', '.join(unknown)}. This tool accepts only: {names}.")

@@ -2,7 +2,9 @@
 
 Order of rules (first match wins):
 1. per-tool policy "never"                          -> deny
-2. mode "read_only" and the call is not auto-safe   -> deny (grants and "always" do not lift it)
+2. mode "read_only" and the call is not auto-safe   -> deny (grants and "always" do not lift it;
+   the one exception: a web tool's call to a host with a standing `web_host` grant is allowed,
+   since reading a page the user already trusts changes nothing — see docs/decisions.md)
 3. per-tool policy "always"                         -> allow (policy_always)
 4. a standing grant matches the call's grant key    -> allow (granted)
 5. per-tool policy "ask" (explicit)                 -> ask, even for read-only tools and safe
@@ -66,6 +68,8 @@ def decide(
     if policy == "never":
         return Deny(f"The tool '{tool.name}' is disabled by the user's settings (policy: never).")
     if mode == "read_only" and not auto_safe:
+        if _is_web_host(prepared) and _granted(prepared, ledger):
+            return Allow("granted")
         return Deny(
             f"The app is in read-only mode; '{tool.name}' would change something, so it was not run. "
             "Ask the user to switch modes if this is needed."
@@ -83,6 +87,11 @@ def decide(
     if mode == "autonomous":
         return Allow("autonomous")
     return Ask(prepared.approval)
+
+
+def _is_web_host(prepared: PreparedCall) -> bool:
+    key = prepared.approval.grant_key if prepared.approval else None
+    return key is not None and key.kind == "web_host"
 
 
 def _granted(prepared: PreparedCall, ledger: ApprovalLedger) -> bool:

@@ -6,6 +6,11 @@ SNI/certificate check keep the original name). So the name cannot re-resolve to 
 address between the check and the connect. Redirects are followed by hand (≤5), each hop vetted
 the same way. Proxies from the environment are ignored (`trust_env=False`): a proxy would make
 the pinned-IP check meaningless.
+
+Asking per host: a prompt-injected turn could read a file and send it out inside a URL, so a
+fetch asks first (Deny / Allow once / Always for this host) unless the host has a standing
+`web_host` grant or the mode is autonomous. Read-only mode fetches only granted hosts (see
+docs/decisions.md). Redirects are the server's choice, not the model's, and are not asked again.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from app.tools.args import req_str
-from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.ssrf import AddressPolicy, IPAddress, Resolver, address_problem, parse_ip, system_resolve
 
 if TYPE_CHECKING:
@@ -75,7 +80,8 @@ class WebFetchTool(Tool):
         "required": ["url"],
         "additionalProperties": False,
     }
-    read_only = True  # it changes nothing locally; users who want a prompt set its policy to "ask"
+    # Not read-only: a URL can carry data out. Each call asks per host (see the module doc).
+    read_only = False
 
     def __init__(self, resolver: Resolver = system_resolve, policy: AddressPolicy = address_problem) -> None:
         self._resolve = resolver
@@ -84,7 +90,7 @@ class WebFetchTool(Tool):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         target = parse_target(req_str(args, "url"))
         await self.vet(target, ctx)  # fail early, before any approval is shown
-        return PreparedCall(tool=self.name, args=args, approval=None, state=target)
+        return PreparedCall(tool=self.name, args=args, approval=host_approval(target), state=target)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         import httpx2  # lazy: keeps `cashcode ask` start-up fast
@@ -132,6 +138,20 @@ class WebFetchTool(Tool):
                 content_type = resp.headers.get("content-type", "")
                 return Fetched(target.url, resp.status_code, content_type, body, truncated)
         raise ToolError(f"Too many redirects (more than {MAX_REDIRECTS}).")
+
+
+def grant_host(host: str) -> str:
+    """The host as a grant stores it: lower case, no trailing dot, no brackets."""
+    return host.strip("[]").rstrip(".").lower()
+
+
+def host_approval(target: Target) -> ApprovalInfo:
+    host = grant_host(target.host)
+    return ApprovalInfo(
+        title=f"Fetch from {host}",
+        detail=f"GET {target.url}\nEverything in this address is sent to {host}.",
+        grant_key=GrantKey(kind="web_host", key=(host,)),
+    )
 
 
 def _pinned_url(target: Target, ip: IPAddress) -> str:

@@ -175,6 +175,8 @@ export const en = {
   "onboarding.start": "Start chatting",
   "onboarding.skip": "Skip for now",
   "providers.keyHostChanged": "The base URL now points at another host. The stored key is only sent to the host it was entered for: enter the API key again (or clear it) to save.",
+  "grants.kind.web_host": "Web host",
+  "grants.anyWorkspace": "Any workspace",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -177,4 +177,6 @@ export const zhCN: Record<MessageKey, string> = {
   "onboarding.start": "开始对话",
   "onboarding.skip": "暂时跳过",
   "providers.keyHostChanged": "基础 URL 已指向另一台主机。已保存的密钥只会发送给录入时的主机：请重新输入 API 密钥（或清空）后再保存。",
+  "grants.kind.web_host": "网站主机",
+  "grants.anyWorkspace": "所有工作区",
 };

@@ -169,6 +169,20 @@ describe("general, workspace and ledger", () => {
     expect(wrapper.get('[data-testid="workspace-pick"]').attributes("disabled")).toBeDefined();
   });
 
+  it("shows web host grants in both languages", async () => {
+    const hostGrant = { id: "g2", kind: "web_host" as const, key: ["example.com"], workspace: "", created_at: "2026-11-30T09:00:00Z", chat_id: null };
+    const { FakeTransport } = await import("@/api/fake");
+    const fake = new FakeTransport().on("approvals.list", () => ({ grants: [hostGrant] }));
+    const { wrapper } = await mountWith(GrantsSection, { fake });
+    await tick();
+    const row = wrapper.get('[data-testid="grant-row"]');
+    expect(row.text()).toContain("Web host");
+    expect(row.text()).toContain("example.com");
+    expect(row.text()).toContain("Any workspace");
+    const { zhCN } = await import("@/i18n/zh-CN");
+    expect(zhCN["grants.kind.web_host"]).toBe("网站主机");
+  });
+
   it("lists grants and revokes them", async () => {
     const fakeGrants = [{ id: "g1", kind: "exec" as const, key: ["git", "status", "--short"], workspace: "/w", created_at: "2026-11-30T09:00:00Z", chat_id: null }];
     const { FakeTransport } = await import("@/api/fake");

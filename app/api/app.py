@@ -281,10 +281,17 @@ class CashCodeApp:
             protected_roots=(self.ctx.paths.skills_dir,),
             tools=self.ctx.tools,
             stream=self.ctx.settings.stream,
+            private_roots=private_app_roots(self.ctx.paths),
             policy=self.ctx.tools.policy(
                 mode=settings.approval_mode, policies=settings.tool_policies, ledger=self.ctx.ledger
             ),
         )
+
+
+def private_app_roots(paths: AppPaths) -> tuple[Path, ...]:
+    """The app's own folders (database, settings, Skills, logs, cache): off limits to tools
+    without asking when the workspace contains them."""
+    return (paths.data_dir, paths.config_dir, paths.log_dir, paths.cache_dir)
 
 
 def _version() -> str:

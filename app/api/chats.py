@@ -54,6 +54,7 @@ class TurnEnvironment:
     tools: ToolBox
     policy: ApprovalPolicy
     stream: bool = True
+    private_roots: tuple[Path, ...] = ()  # the app's own folders: tools ask before reading them
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class ChatService:
                 turn_id=spec.turn_id,
                 protected_roots=env.protected_roots,
                 allow_private_network=env.allow_private_network,
+                private_roots=env.private_roots,
             ),
             policy=env.policy,
             gate=self._d.gate,

@@ -14,8 +14,9 @@ Order of rules (first match wins):
    (autonomous); otherwise ask.
 
 `policies` holds only the user's overrides; a tool without an entry gets rule 6.
-"Auto-safe" = a read-only tool, or a call the tool prepared with `approval=None` (per the
-contract in base.py that means "nothing to ask", e.g. exec of a vetted safe command).
+"Auto-safe" = a call the tool prepared with `approval=None` (per the contract in base.py that
+means "nothing to ask": a read-only tool on an ordinary path, exec of a vetted safe command). A
+read-only tool that prepared an approval (the app's own data folder, a hard link) asks.
 Grants match exactly: `ledger.has(GrantKey)` compares kind, the full argv tuple and workspace.
 """
 
@@ -64,7 +65,9 @@ def decide(
     ledger: ApprovalLedger,
 ) -> Decision:
     policy = policies.get(tool.name)
-    auto_safe = tool.read_only or prepared.approval is None
+    # A read-only tool may still prepare an approval (reading the app's own data, a hard link):
+    # then it is treated like any call that asks.
+    auto_safe = prepared.approval is None
     if policy == "never":
         return Deny(f"The tool '{tool.name}' is disabled by the user's settings (policy: never).")
     if mode == "read_only" and not auto_safe:
@@ -80,10 +83,8 @@ def decide(
         return Allow("granted")
     if policy == "ask":
         return Ask(prepared.approval or _generic_approval(tool, prepared))
-    if tool.read_only:
-        return Allow("read_only")
     if prepared.approval is None:
-        return Allow("safe_command")
+        return Allow("read_only" if tool.read_only else "safe_command")
     if mode == "autonomous":
         return Allow("autonomous")
     return Ask(prepared.approval)

@@ -28,6 +28,9 @@ class ToolContext:
     turn_id: str = ""
     protected_roots: tuple[Path, ...] = ()  # Skill roots: generic write/exec refuse them
     allow_private_network: bool = False  # SSRF guard override from settings
+    # The app's own folders (data, config, logs, cache). When the workspace contains one of them
+    # (e.g. workspace = home), tools ask before reading or listing inside it; walks skip it.
+    private_roots: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)

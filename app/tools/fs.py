@@ -15,7 +15,7 @@ from typing import Any
 from app.tools.args import opt_bool, opt_int, opt_str, req_str
 from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, open_regular, read_utf8
-from app.tools.workspace import display_path, resolve_in_workspace
+from app.tools.workspace import display_path, read_guard_reason, resolve_in_workspace
 
 READ_CAP_BYTES = 256 * 1024  # what the model gets from one read_file call
 EDIT_MAX_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
@@ -33,6 +33,15 @@ class PathState:
 def _path_state(args: Mapping[str, Any], ctx: ToolContext, *, for_write: bool) -> PathState:
     path = resolve_in_workspace(req_str(args, "path"), ctx, for_write=for_write)
     return PathState(path=path, shown=display_path(path, ctx))
+
+
+def guarded_read(path: Path, shown: str, ctx: ToolContext, *, verb: str = "Read") -> ApprovalInfo | None:
+    """An approval for reading where the workspace boundary alone is not enough (the app's own
+    data folder, hard links); None for ordinary files. No "always": each such read is asked."""
+    reason = read_guard_reason(path, ctx, shown)
+    if reason is None:
+        return None
+    return ApprovalInfo(title=f"{verb} a protected path", detail=f"{verb} {path}\n{reason}")
 
 
 # --------------------------------------------------------------------------- read_file
@@ -69,7 +78,8 @@ class ReadFileTool(Tool):
         offset = opt_int(args, "offset", default=1, lo=1, hi=10**9) or 1
         limit = opt_int(args, "limit", default=None, lo=1, hi=10**9)
         state = ReadState(ps.path, ps.shown, offset, limit)
-        return PreparedCall(tool=self.name, args=args, approval=None, state=state)
+        approval = guarded_read(ps.path, ps.shown, ctx)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: ReadState = call.state
@@ -282,7 +292,8 @@ class ListDirTool(Tool):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         path = resolve_in_workspace(opt_str(args, "path") or ".", ctx)
         state = PathState(path, display_path(path, ctx))
-        return PreparedCall(tool=self.name, args=args, approval=None, state=state)
+        approval = guarded_read(path, state.shown, ctx, verb="List")
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: PathState = call.state

@@ -23,7 +23,17 @@ from pathlib import Path
 
 from app.tools.base import ToolContext, ToolError
 from app.tools.safe_rules import GIT_SUBCOMMANDS, OPTIONAL_VALUE, RULES, Rule
-from app.tools.workspace import resolve_in_workspace
+from app.tools.workspace import (
+    hard_link_count,
+    private_root_of,
+    private_roots_below,
+    resolve_in_workspace,
+)
+
+# Commands that descend into folders: with this flag (or always, for rg) a path that contains
+# one of the app's private folders would read it.
+_RECURSIVE_FLAG: dict[str, str | None] = {"rg": None, "grep": "rR", "ls": "R"}
+_RECURSIVE_LONG = frozenset({"--recursive", "--dereference-recursive"})
 
 TRUSTED_DIRS: tuple[str, ...] = (
     "/usr/bin",
@@ -102,14 +112,46 @@ def check_arguments(key: str, args: Sequence[str], *, cwd: Path, ctx: ToolContex
         return "unexpected arguments"
     if rule.max_paths is not None and len(positionals) > rule.max_paths:
         return f"at most {rule.max_paths} path argument(s) allowed"
+    resolved: list[Path] = []
     for p in positionals:
         if p.startswith(":"):
             return f"git pathspec magic `{p}` is not auto-approved"
         try:
-            resolve_in_workspace(p if os.path.isabs(p) else str(cwd / p), ctx)
+            resolved.append(resolve_in_workspace(p if os.path.isabs(p) else str(cwd / p), ctx))
         except ToolError:
             return f"path `{p}` is outside the workspace"
+    return _private_problem(key, args, resolved, cwd=cwd, ctx=ctx)
+
+
+def _private_problem(
+    key: str, args: Sequence[str], paths: Sequence[Path], *, cwd: Path, ctx: ToolContext
+) -> str | None:
+    """The app's own folders and hard-linked files are not read without asking."""
+    real_cwd = Path(os.path.realpath(cwd))
+    for path in [real_cwd, *paths]:
+        if private_root_of(path, ctx) is not None:
+            return f"`{path}` is inside CashCode's own data folders"
+    for path in paths:
+        if hard_link_count(path) > 1:
+            return f"`{path}` is a hard-linked file (another name may be outside the workspace)"
+    if key in _RECURSIVE_FLAG and _recurses(key, args):
+        for path in paths or [real_cwd]:
+            if private_roots_below(path, ctx):
+                return f"a recursive `{key}` over `{path}` would enter CashCode's own data folders"
     return None
+
+
+def _recurses(key: str, args: Sequence[str]) -> bool:
+    letters = _RECURSIVE_FLAG[key]
+    if letters is None:
+        return True
+    for a in args:
+        if a == "--":
+            break
+        short = a.startswith("-") and not a.startswith("--")
+        if a in _RECURSIVE_LONG or (short and set(a[1:]) & set(letters)):
+            return True
+    return False
 
 
 class _Unsafe(Exception):

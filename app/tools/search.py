@@ -19,8 +19,9 @@ from typing import Any
 from app.tools.args import opt_bool, opt_str, req_str
 from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.fileio import BINARY_SNIFF_BYTES, looks_binary
+from app.tools.fs import guarded_read
 from app.tools.walk import compile_glob, walk
-from app.tools.workspace import display_path, resolve_in_workspace
+from app.tools.workspace import active_private_roots, display_path, hard_link_count, resolve_in_workspace
 
 GLOB_CAP = 100
 GREP_CAP = 50
@@ -34,6 +35,7 @@ class GlobState:
     workspace: Path
     pattern: re.Pattern[str]
     prefix: str  # base shown relative to the workspace, for result paths
+    skip: tuple[Path, ...] = ()  # the app's private folders: never entered
 
 
 class GlobTool(Tool):
@@ -56,8 +58,11 @@ class GlobTool(Tool):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         pattern = compile_glob(req_str(args, "pattern"))
         base = _base_dir(args, ctx)
-        state = GlobState(base, Path(os.path.realpath(ctx.workspace)), pattern, _prefix(base, ctx))
-        return PreparedCall(tool=self.name, args=args, approval=None, state=state)
+        state = GlobState(
+            base, Path(os.path.realpath(ctx.workspace)), pattern, _prefix(base, ctx), _skip(base, ctx)
+        )
+        approval = guarded_read(base, display_path(base, ctx), ctx, verb="Search")
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: GlobState = call.state
@@ -74,12 +79,18 @@ class GlobTool(Tool):
 
 def _glob(st: GlobState, stop: threading.Event) -> tuple[list[str], bool]:
     found: list[str] = []
-    for entry in walk(st.base, st.workspace, stop):
+    for entry in walk(st.base, st.workspace, stop, st.skip):
         if st.pattern.match(entry.rel):
             if len(found) == GLOB_CAP:
                 return sorted(found), True
             found.append(st.prefix + entry.rel + ("/" if entry.is_dir else ""))
     return sorted(found), False
+
+
+def _skip(base: Path, ctx: ToolContext) -> tuple[Path, ...]:
+    """The app's folders a walk from `base` must not enter (none when the user approved searching
+    inside one of them explicitly: then `base` itself lies in it)."""
+    return tuple(r for r in active_private_roots(ctx) if not (base == r or base.is_relative_to(r)))
 
 
 def _base_dir(args: Mapping[str, Any], ctx: ToolContext) -> Path:
@@ -102,6 +113,7 @@ class GrepState:
     name_filter: re.Pattern[str] | None
     filter_on_path: bool
     prefix: str
+    skip: tuple[Path, ...] = ()
 
 
 class GrepTool(Tool):
@@ -142,8 +154,10 @@ class GrepTool(Tool):
             name_filter=name_filter,
             filter_on_path=bool(glob_arg and "/" in glob_arg),
             prefix=_prefix(base, ctx),
+            skip=_skip(base, ctx),
         )
-        return PreparedCall(tool=self.name, args=args, approval=None, state=state)
+        approval = guarded_read(target, display_path(target, ctx), ctx, verb="Search")
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: GrepState = call.state
@@ -172,8 +186,8 @@ def _grep_files(st: GrepState, stop: threading.Event) -> Iterator[tuple[Path, st
     if st.target.is_file():
         yield st.target, st.target.name
         return
-    for entry in walk(st.target, st.workspace, stop):
-        if entry.is_dir:
+    for entry in walk(st.target, st.workspace, stop, st.skip):
+        if entry.is_dir or hard_link_count(entry.path) > 1:  # see read_guard_reason
             continue
         if st.name_filter is not None:
             subject = entry.rel if st.filter_on_path else entry.rel.rsplit("/", 1)[-1]

@@ -61,11 +61,14 @@ def _segment(part: str) -> str:
     return "".join(out)
 
 
-def walk(base: Path, workspace: Path, stop: threading.Event | None = None) -> Iterator[Entry]:
+def walk(
+    base: Path, workspace: Path, stop: threading.Event | None = None, skip: tuple[Path, ...] = ()
+) -> Iterator[Entry]:
     """Yield entries below `base` in sorted order without following directory symlinks.
 
     Symlinked *files* are yielded only if their real path stays inside the workspace, so a link
-    pointing out can never be listed as a match or read.
+    pointing out can never be listed as a match or read. Folders in `skip` (the app's private
+    folders) are neither entered nor listed, and neither are links into them.
     """
     visited = 0
     for root, dirs, files in os.walk(base, followlinks=False):
@@ -74,14 +77,25 @@ def walk(base: Path, workspace: Path, stop: threading.Event | None = None) -> It
         root_path = Path(root)
         linked = {d for d in dirs if (root_path / d).is_symlink()}
         # Symlinked folders are listed (if they resolve inside) but never descended into.
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and d not in linked)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIP_DIRS and d not in linked and not _skipped(root_path / d, skip)
+        )
         for name in sorted([*dirs, *linked]) + sorted(files):
             visited += 1
             if visited > MAX_VISITED:
                 return
             full = root_path / name
             real = Path(os.path.realpath(full))
-            if not is_within(real, workspace):
+            if not is_within(real, workspace) or _skipped(real, skip):
                 continue
             rel = full.relative_to(base).as_posix()
             yield Entry(path=real, rel=rel, is_dir=name in dirs or name in linked)
+
+
+def _skipped(path: Path, skip: tuple[Path, ...]) -> bool:
+    if not skip:
+        return False
+    real = Path(os.path.realpath(path))
+    return any(is_within(real, root) for root in skip)

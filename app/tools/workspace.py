@@ -15,6 +15,7 @@ parent) but cannot close it with portable path APIs.
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 from pathlib import Path
 
 from app.tools.base import ToolContext, ToolError
@@ -74,3 +75,48 @@ def display_path(resolved: Path, ctx: ToolContext) -> str:
         return resolved.relative_to(workspace).as_posix()
     except ValueError:
         return str(resolved)
+
+
+def active_private_roots(ctx: ToolContext) -> list[Path]:
+    """Private roots that matter for this workspace: those the workspace does not lie inside
+    (when it does, e.g. the default `<data>/workspace`, the boundary already keeps tools out)."""
+    workspace = _real(ctx.workspace)
+    roots = [_real(r) for r in ctx.private_roots]
+    return [r for r in roots if not is_within(workspace, r)]
+
+
+def private_root_of(resolved: Path, ctx: ToolContext) -> Path | None:
+    """The app folder `resolved` lies in, or None."""
+    return next((r for r in active_private_roots(ctx) if is_within(resolved, r)), None)
+
+
+def private_roots_below(resolved: Path, ctx: ToolContext) -> list[Path]:
+    """App folders at or below folder `resolved` (a recursive walk from it would enter them)."""
+    return [r for r in active_private_roots(ctx) if is_within(r, resolved)]
+
+
+def hard_link_count(resolved: Path) -> int:
+    """st_nlink of a regular file (0 for anything else). A count above 1 means another name for
+    the same data may sit outside the workspace, so reading it is not "inside the workspace"."""
+    try:
+        st = os.stat(resolved, follow_symlinks=False)
+    except OSError:
+        return 0
+    return st.st_nlink if stat_mod.S_ISREG(st.st_mode) else 0
+
+
+def read_guard_reason(resolved: Path, ctx: ToolContext, shown: str) -> str | None:
+    """Why reading/listing `resolved` needs the user's OK (app data, a hard link), or None."""
+    root = private_root_of(resolved, ctx)
+    if root is not None:
+        return (
+            f"'{shown}' is inside CashCode's own data folder ({root}): its database, settings and "
+            "Skills are private to the app."
+        )
+    links = hard_link_count(resolved)
+    if links > 1:
+        return (
+            f"'{shown}' is a hard-linked file ({links} names): another name for it may be outside "
+            "the workspace."
+        )
+    return None

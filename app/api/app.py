@@ -282,6 +282,7 @@ class CashCodeApp:
             tools=self.ctx.tools,
             stream=self.ctx.settings.stream,
             private_roots=private_app_roots(self.ctx.paths),
+            env_allow=tuple(settings.exec_env),
             policy=self.ctx.tools.policy(
                 mode=settings.approval_mode, policies=settings.tool_policies, ledger=self.ctx.ledger
             ),

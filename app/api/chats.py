@@ -55,6 +55,7 @@ class TurnEnvironment:
     policy: ApprovalPolicy
     stream: bool = True
     private_roots: tuple[Path, ...] = ()  # the app's own folders: tools ask before reading them
+    env_allow: tuple[str, ...] = ()  # extra environment names commands see (Settings)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,7 @@ class ChatService:
                 protected_roots=env.protected_roots,
                 allow_private_network=env.allow_private_network,
                 private_roots=env.private_roots,
+                env_allow=env.env_allow,
             ),
             policy=env.policy,
             gate=self._d.gate,

@@ -7,7 +7,7 @@ Route names are `<area>.<verb>`; see `app/api/routes.py` for the table.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -220,6 +220,7 @@ class SettingsView(_Model):
     tool_policies: dict[str, ToolPolicy]
     max_iterations: int
     allow_private_network: bool
+    exec_env: list[str] = Field(default_factory=list)  # extra environment names for commands
 
 
 class SettingsPatch(_Model):
@@ -230,6 +231,9 @@ class SettingsPatch(_Model):
     tool_policies: dict[str, ToolPolicy] | None = None
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     allow_private_network: bool | None = None
+    exec_env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_()]{0,127}$")]] | None = Field(
+        default=None, max_length=64
+    )
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

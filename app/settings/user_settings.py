@@ -78,6 +78,9 @@ class ModelChoice(_Frozen):
         return validate_provider_id(value)
 
 
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_()]{0,127}$")
+
+
 class UserSettings(_Frozen):
     version: int = 1
     providers: list[ProviderProfile] = Field(default_factory=list)
@@ -90,6 +93,15 @@ class UserSettings(_Frozen):
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
     legacy_migrated: bool = False
+    exec_env: list[str] = Field(default_factory=list, max_length=64)  # extra names commands see
+
+    @field_validator("exec_env")
+    @classmethod
+    def _env_names(cls, names: list[str]) -> list[str]:
+        bad = [n for n in names if not ENV_NAME_RE.match(n)]
+        if bad:
+            raise ValueError(f"not environment variable names: {', '.join(bad)}")
+        return list(dict.fromkeys(names))
 
     @field_validator("providers")
     @classmethod

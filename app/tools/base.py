@@ -31,6 +31,7 @@ class ToolContext:
     # The app's own folders (data, config, logs, cache). When the workspace contains one of them
     # (e.g. workspace = home), tools ask before reading or listing inside it; walks skip it.
     private_roots: tuple[Path, ...] = ()
+    env_allow: tuple[str, ...] = ()  # extra environment names commands may see (Settings)
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ class ExecTool(Tool):
         argv = (program, *requested[1:])
         verdict = classify(requested, argv, cwd=cwd, ctx=ctx)
         if verdict.safe and verdict.is_git:
-            env = command_env(self._base_env(), is_git=True)
+            env = command_env(self._base_env(), is_git=True, extra=ctx.env_allow)
             problem = await git_problem(program, cwd=cwd, ctx=ctx, env=env)
             if problem:
                 verdict = Verdict(False, problem, is_git=True)
@@ -89,7 +89,7 @@ class ExecTool(Tool):
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         plan: ExecPlan = call.state
-        env = command_env(self._base_env(), is_git=is_git_executable(plan.argv[0]))
+        env = command_env(self._base_env(), is_git=is_git_executable(plan.argv[0]), extra=ctx.env_allow)
         try:
             outcome = await run_process(
                 plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP

@@ -5,6 +5,12 @@ the direct child would leave them running after Stop. The child starts with
 `start_new_session=True`, so its pid is also its process-group id and `killpg` reaches every
 descendant that did not deliberately move to another session. The group is also swept with
 SIGKILL when the command finishes normally: background jobs it started do not outlive the call.
+
+Processes that leave the group (`setsid`, a double fork) are caught too, on Linux: each run tags
+its environment with a unique `CASHCODE_RUN_TAG`, inherited by every descendant, and the sweep
+kills every process of ours that carries the tag or descends from the child (read from /proc).
+Residual risk: a descendant that both clears its environment and re-parents away escapes; only
+a cgroup could hold it.
 """
 
 from __future__ import annotations
@@ -13,10 +19,13 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+RUN_TAG_VAR = "CASHCODE_RUN_TAG"
 TERM_GRACE_S = 0.2  # SIGTERM first so well-behaved programs can clean up, then SIGKILL
 PIPE_GRACE_S = 0.5  # after the main process exits, how long stray holders of the pipes may linger
 READ_CHUNK = 65536
@@ -45,10 +54,11 @@ async def run_process(
     argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float, cap: int
 ) -> ProcessOutcome:
     """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell)."""
+    tag = uuid.uuid4().hex
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=str(cwd),
-        env=dict(env),
+        env={**env, RUN_TAG_VAR: tag},
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -61,13 +71,14 @@ async def run_process(
     try:
         try:
             async with asyncio.timeout(timeout):
-                await proc.wait()
+                await _exited(proc)
         except TimeoutError:
             timed_out = True
         # Background descendants may still hold the pipes open; don't wait for them forever.
         _done, pending = await asyncio.wait(readers, timeout=PIPE_GRACE_S)
         if pending or timed_out:
             await kill_group(proc)
+            kill_escaped(proc.pid, tag)
             # A descendant that escaped into its own session could keep a pipe open: bounded wait.
             await asyncio.wait(readers, timeout=PIPE_GRACE_S)
     finally:
@@ -77,7 +88,15 @@ async def run_process(
         for task in readers:
             task.cancel()
         _signal_group(proc.pid, signal.SIGKILL)  # sweep stragglers; harmless if the group is gone
+        kill_escaped(proc.pid, tag)
     return ProcessOutcome(proc.returncode, out.result(), err.result(), timed_out, proc.pid)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the direct child has exited. Not `proc.wait()`: on Python 3.11 that also waits for
+    the pipes to close, which a descendant that escaped the group could hold open forever."""
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
 
 
 async def kill_group(proc: asyncio.subprocess.Process) -> None:
@@ -92,6 +111,64 @@ async def kill_group(proc: asyncio.subprocess.Process) -> None:
         _signal_group(proc.pid, signal.SIGKILL)
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(proc.wait(), 2.0)
+
+
+def kill_escaped(root_pid: int, tag: str) -> list[int]:
+    """SIGKILL processes that left the child's group: descendants of `root_pid` and anything
+    carrying our run tag. Linux only (/proc); elsewhere the group kill is all we have."""
+    if not sys.platform.startswith("linux"):
+        return []
+    me = os.getpid()
+    parents: dict[int, int] = {}
+    tagged: set[int] = set()
+    needle = f"{RUN_TAG_VAR}={tag}".encode()
+    for entry in _proc_pids():
+        if entry == me:
+            continue
+        parent = _parent_of(entry)
+        if parent is not None:
+            parents[entry] = parent
+        with contextlib.suppress(OSError), open(f"/proc/{entry}/environ", "rb") as fh:
+            if needle in fh.read().split(b"\0"):
+                tagged.add(entry)
+    victims = tagged | _descendants(root_pid, parents)
+    victims.discard(me)
+    for pid in victims:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return sorted(victims)
+
+
+def _proc_pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    # The command name (2nd field) is in parentheses and may contain spaces or ')'.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return int(fields[1]) if len(fields) > 1 else None
+
+
+def _descendants(root: int, parents: Mapping[int, int]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -156,13 +156,15 @@ async def test_exec_environment_drops_secrets_and_git_overrides() -> None:
     base = {"PATH": "/usr/bin", "OPENAI_API_KEY": "sk", "GITHUB_TOKEN": "t", "DB_PASSWORD": "p", "HOME": "/h",
             "GIT_DIR": "/elsewhere", "RIPGREP_CONFIG_PATH": "/x", "TOKENIZERS_PARALLELISM": "1"}  # fmt: skip
     plain = command_env(base, is_git=False)
-    assert plain == {"PATH": "/usr/bin", "HOME": "/h", "GIT_DIR": "/elsewhere", "TOKENIZERS_PARALLELISM": "1"}
-    git = command_env(base, is_git=True)
+    assert plain == {"PATH": "/usr/bin", "HOME": "/h"}  # an allow-list: unknown names stay out
+    assert command_env(base, is_git=False, extra=("GIT_DIR",))["GIT_DIR"] == "/elsewhere"
+    git = command_env(base, is_git=True, extra=("GIT_DIR",))
     assert "GIT_DIR" not in git and git["GIT_OPTIONAL_LOCKS"] == "0"
 
 
 async def test_exec_child_does_not_see_secret_variables(ctx: ToolContext) -> None:
     env = dict(os.environ, MY_API_KEY="sekrit", VISIBLE="yes")
     code = "import os; print(os.environ.get('MY_API_KEY'), os.environ.get('VISIBLE'))"
+    ctx = ToolContext(workspace=ctx.workspace, env_allow=("VISIBLE",))
     result = await run({"argv": [PY, "-c", code]}, ctx, ExecTool(env=env))
     assert "None yes" in result.content

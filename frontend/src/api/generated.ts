@@ -275,6 +275,7 @@ export interface SettingsPatch {
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
+  exec_env?: string[] | null;
 }
 
 export interface SettingsView {
@@ -286,6 +287,7 @@ export interface SettingsView {
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
+  exec_env: string[];
 }
 
 export interface SkillsChanged {

@@ -177,6 +177,8 @@ export const en = {
   "providers.keyHostChanged": "The base URL now points at another host. The stored key is only sent to the host it was entered for: enter the API key again (or clear it) to save.",
   "grants.kind.web_host": "Web host",
   "grants.anyWorkspace": "Any workspace",
+  "tools.execEnv": "Extra environment variables for commands",
+  "tools.execEnvHint": "Commands see only PATH, HOME, locale, terminal and temp-folder variables. Add other names here, separated by commas or spaces (their values come from the app's environment).",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -179,4 +179,6 @@ export const zhCN: Record<MessageKey, string> = {
   "providers.keyHostChanged": "基础 URL 已指向另一台主机。已保存的密钥只会发送给录入时的主机：请重新输入 API 密钥（或清空）后再保存。",
   "grants.kind.web_host": "网站主机",
   "grants.anyWorkspace": "所有工作区",
+  "tools.execEnv": "命令可见的额外环境变量",
+  "tools.execEnvHint": "命令只能看到 PATH、HOME、语言区域、终端和临时文件夹等变量。可在此添加其他变量名，用逗号或空格分隔（取值来自本应用的环境）。",
 };

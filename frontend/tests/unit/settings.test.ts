@@ -13,7 +13,7 @@ import { mountWith, tick } from "./mount";
 const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true };
 const SETTINGS: SettingsView = {
   theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
-  tool_policies: {}, max_iterations: 20, allow_private_network: false,
+  tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [],
 };
 
 afterEach(() => {
@@ -196,6 +196,22 @@ describe("general, workspace and ledger", () => {
     await tick();
     expect(fake.callsTo("approvals.revoke")).toEqual([{ grant_id: "g1" }]);
     expect(wrapper.findAll('[data-testid="grant-row"]')).toHaveLength(0);
+  });
+});
+
+describe("tools section: command environment", () => {
+  it("saves extra environment names as a list", async () => {
+    const { default: ToolsSection } = await import("@/components/settings/ToolsSection.vue");
+    const { FakeTransport } = await import("@/api/fake");
+    const fake = new FakeTransport()
+      .on("tools.list", () => ({ tools: [] }))
+      .on("settings.update", (patch) => ({ ...SETTINGS, exec_env: patch.exec_env ?? [] }));
+    const { wrapper } = await mountWith(ToolsSection, { fake });
+    useSettingsStore().view = SETTINGS;
+    await tick();
+    await wrapper.get('[data-testid="exec-env"]').setValue("JAVA_HOME, VIRTUAL_ENV  GOPATH");
+    await tick();
+    expect(fake.callsTo("settings.update").at(-1)).toEqual({ exec_env: ["JAVA_HOME", "VIRTUAL_ENV", "GOPATH"] });
   });
 });
 

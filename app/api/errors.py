@@ -6,7 +6,9 @@ routes stay free of try/except. Messages never carry tracebacks or secrets.
 
 from __future__ import annotations
 
+import errno
 import logging
+import sqlite3
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -15,7 +17,7 @@ from app.core.turns import ChatBusy, NothingToRetry
 from app.llm.base import ProviderError
 from app.settings.secrets import KeyringUnavailable, SecretStoreError, redact
 from app.settings.user_settings import SettingsError
-from app.store.errors import Conflict, InvalidId, NotFound, StoreError
+from app.store.errors import Conflict, InvalidId, NotFound, StoreError, classify_sqlite_error
 
 ErrorCode = Literal[
     "invalid",
@@ -61,6 +63,10 @@ def to_failure(exc: BaseException, route: str) -> ApiFailure:
         return ApiFailure("invalid", str(exc))
     if isinstance(exc, StoreError):
         return ApiFailure("internal", f"Storage problem: {exc}")
+    if isinstance(exc, sqlite3.Error) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
+        # Raised mid-operation (a write on a full disk): name the cause, never "damaged".
+        cause = classify_sqlite_error(exc, "the data folder", "write")
+        return ApiFailure("internal", f"Storage problem: {cause}")
     _log.error("route %s failed", route, exc_info=exc)
     return ApiFailure(
         "internal", f"Internal error in {route} ({type(exc).__name__}); see the log for details."

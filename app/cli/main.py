@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 EXIT_CANCELLED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed writer
 
 
 # Sub-commands whose own parser (in their package) handles the rest of the command line.
@@ -79,6 +80,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nCancelled.", file=sys.stderr)
         return EXIT_CANCELLED
+    except BrokenPipeError:
+        from app.cli.errors import silence_stdout
+
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except Exception as exc:  # the CLI's outer boundary: one clear line, never a traceback
+        from app.cli.errors import describe, one_line
+
+        print(one_line(describe(exc)), file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -55,8 +55,10 @@ class AppPaths:
     def ensure(self) -> AppPaths:
         """Create all directories (private to the user on POSIX). Returns self for chaining."""
         for d in (self.data_dir, self.config_dir, self.log_dir, self.cache_dir):
+            if d.is_dir():
+                continue  # an existing folder keeps the permissions its owner chose
             d.mkdir(mode=0o700, parents=True, exist_ok=True)
             if os.name == "posix":
-                # mkdir's mode is masked by umask and ignored for existing dirs.
+                # mkdir's mode is masked by umask; tighten only the folder we just created.
                 os.chmod(d, 0o700)
         return self

@@ -161,8 +161,16 @@ class SettingsStore:
             raise SettingsError(
                 f"the settings file {self.path} is not valid JSON ({exc}); it was left unchanged"
             ) from exc
+        except RecursionError as exc:  # deeply nested arrays/objects exhaust the decoder's stack
+            raise SettingsError(
+                f"the settings file {self.path} is nested too deeply to be settings; it was left unchanged"
+            ) from exc
         try:
             return UserSettings.model_validate(data)
+        except RecursionError as exc:
+            raise SettingsError(
+                f"the settings file {self.path} is nested too deeply to be settings; it was left unchanged"
+            ) from exc
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()

@@ -17,6 +17,7 @@ from app.settings.secrets import redact
 from app.settings.user_settings import validate_base_url
 
 _SECRETISH = re.compile(r"(key|token|secret|password|passwd|credential|auth)", re.IGNORECASE)
+MAX_CONFIG_CHARS = 64 * 1024  # a handful of settings; anything bigger is not ours
 _URL_CREDENTIALS = re.compile(r"^[a-z]+://[^/?#]*@", re.IGNORECASE)
 
 
@@ -52,10 +53,14 @@ def load_workspace_config(path: Path) -> WorkspaceConfig:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     import yaml  # lazy: only workspaces that have the file pay for it
 
+    if len(text) > MAX_CONFIG_CHARS:
+        raise ConfigError(f"{path} is too large for a config file (over {MAX_CONFIG_CHARS} characters)")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    except RecursionError as exc:  # deeply nested lists/maps exhaust the parser's stack
+        raise ConfigError(f"{path} is nested too deeply to be a config file") from exc
     if data is None:
         return WorkspaceConfig()
     if not isinstance(data, dict):

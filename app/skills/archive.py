@@ -196,9 +196,13 @@ def _extract_file(archive: zipfile.ZipFile, member: _Member, target: Path, budge
 def extract_archive(zip_path: Path, dest: Path, limits: ArchiveLimits) -> None:
     """Unpack the one package in `zip_path` into `dest` (which must not exist yet)."""
     try:
-        size = zip_path.stat().st_size
+        st = zip_path.stat()
     except OSError as exc:
         _reject("zip.unreadable", f"Cannot read the ZIP file ({exc.strerror or exc}).")
+    if not stat.S_ISREG(st.st_mode):
+        # A FIFO would block the open forever and /dev/zero never ends: refuse before opening.
+        _reject("zip.not_file", f"'{zip_path}' is not a regular file, so it cannot be a ZIP archive.")
+    size = st.st_size
     if size > limits.max_archive_bytes:
         _reject(
             "zip.archive_size",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.store.errors import SchemaTooNew, StoreError
+from app.store.errors import SchemaTooNew, StoreError, classify_sqlite_error
 from app.store.migrations import MIGRATIONS, Migration, run_script
 
 Params = Sequence[object]
@@ -37,7 +37,7 @@ class Database:
                 self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the database at {self.path}: {exc}") from exc
+            raise classify_sqlite_error(exc, self.path, "open") from exc
         self._conn.row_factory = sqlite3.Row
         try:
             self._open(busy_timeout_ms)
@@ -56,10 +56,7 @@ class Database:
             version = self._user_version()
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"the database file {self.path} is damaged or not a CashCode database ({exc}); "
-                "it was left unchanged — move it aside to start fresh"
-            ) from exc
+            raise classify_sqlite_error(exc, self.path, "read") from exc
         self._refuse_newer(version)
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -69,7 +66,7 @@ class Database:
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot prepare the database at {self.path}: {exc}") from exc
+            raise classify_sqlite_error(exc, self.path, "prepare") from exc
 
     def _user_version(self) -> int:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])

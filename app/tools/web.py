@@ -15,6 +15,7 @@ docs/decisions.md). Redirects are the server's choice, not the model's, and are 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ if TYPE_CHECKING:
 MAX_DOWNLOAD_BYTES = 2 * 1024 * 1024
 MAX_TEXT_CHARS = 50_000
 MAX_REDIRECTS = 5
-TIMEOUT_S = 20.0
+TIMEOUT_S = 20.0  # per network operation (connect, each read)
+OVERALL_TIMEOUT_S = 60.0  # the whole fetch, redirects included: a slow drip cannot hold a turn
 USER_AGENT = "CashCode/0.1 (+local desktop agent)"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
@@ -83,9 +85,15 @@ class WebFetchTool(Tool):
     # Not read-only: a URL can carry data out. Each call asks per host (see the module doc).
     read_only = False
 
-    def __init__(self, resolver: Resolver = system_resolve, policy: AddressPolicy = address_problem) -> None:
+    def __init__(
+        self,
+        resolver: Resolver = system_resolve,
+        policy: AddressPolicy = address_problem,
+        overall_timeout_s: float = OVERALL_TIMEOUT_S,
+    ) -> None:
         self._resolve = resolver
         self._policy = policy
+        self._overall_s = overall_timeout_s
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         target = parse_target(req_str(args, "url"))
@@ -97,10 +105,14 @@ class WebFetchTool(Tool):
 
         target: Target = call.state
         try:
-            async with httpx2.AsyncClient(
+            async with asyncio.timeout(self._overall_s), httpx2.AsyncClient(
                 trust_env=False, follow_redirects=False, timeout=TIMEOUT_S
             ) as client:
                 fetched = await self._fetch(client, target, ctx)
+        except TimeoutError as exc:
+            raise ToolError(
+                f"Fetching {target.url} took longer than {self._overall_s:g} s in all and was stopped."
+            ) from exc
         except httpx2.HTTPError as exc:
             raise ToolError(f"Fetching {target.url} failed: {type(exc).__name__}: {exc}.") from exc
         return _to_result(fetched)

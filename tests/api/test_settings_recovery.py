@@ -39,3 +39,14 @@ async def test_a_settings_file_damaged_while_running_is_a_clear_invalid_error(
     envelope = await app.invoke("settings.get", {})
     assert envelope["ok"] is False and envelope["error"]["code"] == "invalid"
     assert "settings" in envelope["error"]["message"]
+
+
+async def test_a_deeply_nested_settings_file_is_set_aside_too(make_app: AppMaker, paths: AppPaths) -> None:
+    paths.config_dir.mkdir(parents=True)
+    nested = '{"tool_policies": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    paths.settings_path.write_text(nested, encoding="utf-8")
+    app, _ = await make_app()
+    info = await ok(app, "app.info")
+    assert len(info["notices"]) == 1 and "nested too deeply" in info["notices"][0]
+    assert len(list(paths.config_dir.glob("settings.json.corrupt-*"))) == 1
+    assert (await ok(app, "settings.get"))["theme"] == "system"

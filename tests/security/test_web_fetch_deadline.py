@@ -1,0 +1,40 @@
+"""web_fetch has an overall deadline: a server dripping one byte at a time cannot hold a turn."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from app.tools.base import ToolContext, ToolError
+from app.tools.web import WebFetchTool
+
+
+async def test_a_slow_drip_is_stopped_at_the_overall_deadline(workspace: Path) -> None:
+    async def drip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n")
+        try:
+            while True:  # one byte well inside the per-read timeout, forever
+                writer.write(b"x")
+                await writer.drain()
+                await asyncio.sleep(0.1)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(drip, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    ctx = ToolContext(workspace=workspace, allow_private_network=True)
+    tool = WebFetchTool(overall_timeout_s=1.0)
+    started = time.monotonic()
+    try:
+        prepared = await tool.prepare({"url": f"http://127.0.0.1:{port}/slow"}, ctx)
+        with pytest.raises(ToolError, match="longer than 1 s"):
+            await tool.execute(prepared, ctx)
+    finally:
+        server.close()
+    assert time.monotonic() - started < 15  # bounded by the deadline, not the 20 s read timeout

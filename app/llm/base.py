@@ -115,6 +115,7 @@ ProviderErrorCode = Literal[
     "bad_request",
     "disconnected",
     "timeout",
+    "bad_response",  # the server answered, but not with a model reply (an HTML page, garbage)
 ]
 
 

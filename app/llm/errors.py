@@ -278,3 +278,26 @@ def _server_message(exc: openai.APIError) -> str:
         if isinstance(inner, str):
             return inner
     return exc.message
+
+
+def bad_response(ctx: ErrorContext, what: str, sample: str = "") -> ProviderError:
+    """The server answered, but not like a model API: say what came back and what to check."""
+    shown = " ".join(sample.split())[:200]
+    text = (
+        f"Provider {ctx.provider_label} at {ctx.host} answered with {what} instead of a model reply"
+        + (f" (it began: {shown!r})" if shown else "")
+        + ". Check the base URL: a proxy, login page or a server that is not OpenAI-compatible "
+        "may be answering."
+    )
+    return make_error(ctx, "bad_response", text, server_message=shown or None)
+
+
+def describe_body(content_type: str, body: bytes) -> str:
+    """Words for what a non-API answer looked like: an HTML page (with its title) or its type."""
+    text = body[:4096].decode("utf-8", "replace")
+    lowered = text.lower()
+    if "html" in content_type.lower() or "<html" in lowered or "<!doctype html" in lowered:
+        start, end = lowered.find("<title>"), lowered.find("</title>")
+        title = text[start + 7 : end].strip() if 0 <= start < end else ""
+        return f"an HTML page{f' titled {title!r}' if title else ''}"
+    return f"a {content_type or 'response without a content type'}"

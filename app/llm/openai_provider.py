@@ -95,11 +95,19 @@ class OpenAIProvider(ABC):
             result = await self._create(client, request, stream=request.stream)
         except openai.APIError as exc:
             raise errors.from_openai(exc, ctx, after_headers=False) from errors.safe_cause(exc)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            # The SDK could not parse the body (an HTML page, broken JSON): not a model reply.
+            raise errors.bad_response(ctx, "a body that could not be read", str(exc)) from None
         if not request.stream:
-            for event in self._whole(result):
+            try:
+                events = list(self._whole(result))
+            except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+                raise errors.bad_response(ctx, "a reply that could not be read", str(exc)) from None
+            for event in events:
                 yield event
             return
         sdk_stream: SdkStream = result
+        await _check_event_stream(sdk_stream, ctx)
         assembler = self._assembler(ctx)
         try:
             async for item in sdk_stream:
@@ -107,6 +115,9 @@ class OpenAIProvider(ABC):
                     yield event
         except openai.APIError as exc:
             raise errors.from_openai(exc, ctx, after_headers=True) from errors.safe_cause(exc)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+            # Garbage inside the event stream (not JSON, wrong shapes).
+            raise errors.bad_response(ctx, "an event stream that could not be read", str(exc)) from None
         finally:
             # Also on cancellation: drop the HTTP connection so the server stops generating.
             await sdk_stream.close()
@@ -121,3 +132,23 @@ class OpenAIProvider(ABC):
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+async def _check_event_stream(sdk_stream: SdkStream, ctx: ErrorContext) -> None:
+    """A streamed request must be answered with `text/event-stream`. Anything else (a proxy's
+    HTML login page with status 200) would parse as an empty stream: say what came back."""
+    response = getattr(sdk_stream, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return
+    content_type = str(headers.get("content-type", ""))
+    if content_type.split(";", 1)[0].strip().lower() in ("text/event-stream", ""):
+        return
+    try:
+        body = await response.aread()  # type: ignore[union-attr]
+    except Exception:  # the body is only a sample for the message
+        body = b""
+    finally:
+        await sdk_stream.close()
+    sample = body[:200].decode("utf-8", "replace")
+    raise errors.bad_response(ctx, errors.describe_body(content_type, body), sample)

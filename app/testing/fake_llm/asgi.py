@@ -119,6 +119,8 @@ class FakeLLMApp:
         step, no = self._mark_step(req)
         if step.error is not None:
             return errors.scripted_error(step, native_ollama=False)
+        if step.raw_body is not None:
+            return StreamReply(step.raw_content_type, [WireChunk(data=step.raw_body.encode())])
         return _Turn(step, no if no is not None else 0, str(model))
 
     def _models(self, _req: Incoming) -> Reply:

@@ -36,6 +36,8 @@ class Step(BaseModel):
     `fail_after` instead reports an in-band stream error after that many content chunks (chat:
     an SSE `{"error": ...}` chunk; responses: `response.failed`; Ollama: an `{"error"}` line),
     using `error_message` / `error_code`.
+    `raw_body` answers the request with exactly these bytes (status 200, `raw_content_type`):
+    an HTML login page or a garbage event stream, as a misconfigured proxy would send.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -53,6 +55,8 @@ class Step(BaseModel):
     retry_after: float | None = None
     disconnect_after: int | None = Field(default=None, ge=0)
     fail_after: int | None = Field(default=None, ge=0)
+    raw_body: str | None = None
+    raw_content_type: str = "text/html; charset=utf-8"
 
     def text_chunks(self) -> list[str]:
         return chunk_text(self.text, self.chunk_size)

@@ -284,7 +284,9 @@ class CashCodeApp:
             private_roots=private_app_roots(self.ctx.paths),
             env_allow=tuple(settings.exec_env),
             policy=self.ctx.tools.policy(
-                mode=settings.approval_mode, policies=settings.tool_policies, ledger=self.ctx.ledger
+                mode=self.ctx.settings.approval_mode(settings),
+                policies=settings.tool_policies,
+                ledger=self.ctx.ledger,
             ),
         )
 

@@ -21,7 +21,7 @@ from app.api.tooling import ToolCatalog
 from app.llm.base import ProviderConfig
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
-from app.settings.user_settings import SettingsStore
+from app.settings.user_settings import ApprovalMode, SettingsStore
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
@@ -44,6 +44,7 @@ def build_app(
     workspace: Path | None = None,
     max_iterations: int | None = None,
     stream: bool = True,
+    approval_mode: ApprovalMode | None = None,
     tools: list[Tool] | None = None,
     capabilities: Sequence[Capability] = (),
 ) -> CashCodeApp:
@@ -52,7 +53,8 @@ def build_app(
     - `secrets`: defaults to the OS keychain (`SecretStore()`; keyring is imported lazily).
     - `provider_factory`: `Provider` constructor (default: `app.llm.factory.create_provider`).
     - `provider_override`: a provider used for its id in this process only (the CLI's config).
-    - `workspace`, `max_iterations`, `stream`: process-local overrides (the CLI's flags).
+    - `workspace`, `max_iterations`, `stream`, `approval_mode`: process-local overrides (the
+      CLI's flags).
     - `tools`: the tool set (default: the built-in tools).
     - `capabilities`: extra capabilities after the built-in ones (tests plug fakes in here).
     """
@@ -83,6 +85,7 @@ def build_app(
             workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
             max_iterations_override=max_iterations,
             stream=stream,
+            approval_mode_override=approval_mode,
         ),
         secrets=secret_store,
         providers=providers,

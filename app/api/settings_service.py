@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.api import models as m
 from app.api.errors import ApiFailure
-from app.settings.user_settings import ModelChoice, SettingsStore, UserSettings
+from app.settings.user_settings import ApprovalMode, ModelChoice, SettingsStore, UserSettings
 
 ENV_WORKSPACE = "WORKSPACE_DIR"
 
@@ -23,6 +23,7 @@ class SettingsService:
         workspace_override: Path | None = None,
         max_iterations_override: int | None = None,
         stream: bool = True,
+        approval_mode_override: ApprovalMode | None = None,
     ) -> None:
         self._store = store
         self._data_dir = data_dir
@@ -30,6 +31,7 @@ class SettingsService:
         self._workspace_override = workspace_override
         self._max_iterations_override = max_iterations_override
         self.stream = stream  # process-wide (the CLI's --no-stream); the UI always streams
+        self._approval_mode_override = approval_mode_override  # the CLI's --approval-mode
 
     def load(self) -> UserSettings:
         return self._store.load()
@@ -48,6 +50,10 @@ class SettingsService:
 
     def max_iterations(self, settings: UserSettings) -> int:
         return self._max_iterations_override or settings.max_iterations
+
+    def approval_mode(self, settings: UserSettings) -> ApprovalMode:
+        """The CLI's `--approval-mode` for this process, else the saved setting."""
+        return self._approval_mode_override or settings.approval_mode
 
     def view(self, settings: UserSettings | None = None) -> m.SettingsView:
         s = settings or self._store.load()

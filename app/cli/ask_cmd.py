@@ -7,13 +7,14 @@ import asyncio
 import os
 import sys
 
-from app.cli.runtime import CliError, add_model_flags, fail
+from app.cli.runtime import CliError, add_approval_flag, add_model_flags, fail
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("ask", help="ask one question and print the answer")
     parser.add_argument("prompt", nargs="+", help="the question (words are joined with spaces)")
     add_model_flags(parser)
+    add_approval_flag(parser)
     parser.set_defaults(func=run)
 
 

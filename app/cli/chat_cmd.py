@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from app.cli.runtime import CliError, add_model_flags, fail
+from app.cli.runtime import CliError, add_approval_flag, add_model_flags, fail
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -20,6 +20,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser = subparsers.add_parser("chat", help="chat interactively (/exit or Ctrl-D to leave)")
     parser.add_argument("--resume", metavar="ID", help="continue a stored chat")
     add_model_flags(parser)
+    add_approval_flag(parser)
     parser.set_defaults(func=run)
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from app.settings.cli_config import EffectiveConfig
 
 EXIT_OK, EXIT_ERROR, EXIT_CANCELLED = 0, 1, 130
+EXIT_STEP_LIMIT = 3  # the turn stopped at --max-iterations without a final answer (documented)
 _ARGS_PREVIEW = 200
 
 
@@ -91,6 +92,14 @@ class TerminalTurn:
 
     def _finish(self, end: AppEvent, wrote_text: bool) -> TurnResult:
         if isinstance(end, TurnDone):
+            if end.hit_limit:
+                # The note is not an answer: it goes to stderr, and the exit status says so.
+                if wrote_text:
+                    self._out.write("\n")
+                    self._out.flush()
+                self._err.write(end.text + "\n")
+                self._err.flush()
+                return TurnResult(EXIT_STEP_LIMIT, text=end.text)
             if not self._stream:
                 self._out.write(end.text)
             if end.text or wrote_text:

@@ -50,6 +50,16 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_approval_flag(parser: argparse.ArgumentParser) -> None:
+    """`ask` and `chat`: how tool calls are approved in this run (the saved setting is kept)."""
+    parser.add_argument(
+        "--approval-mode",
+        choices=["autonomous", "ask_writes", "read_only"],
+        help="autonomous: run every tool call; ask_writes: ask before changes (denied without a "
+        "terminal); read_only: refuse changes (default: the saved setting)",
+    )
+
+
 def paths_from_env(env: Mapping[str, str]) -> AppPaths:
     from app.settings.paths import AppPaths
 
@@ -116,6 +126,7 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
         workspace=cfg.workspace,
         max_iterations=cfg.max_iterations,
         stream=cfg.stream,
+        approval_mode=getattr(args, "approval_mode", None),
     )
     return Session(app=app, config=cfg, model={"provider_id": provider_id, "model": cfg.model})
 

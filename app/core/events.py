@@ -88,6 +88,7 @@ class TurnDone(_TurnEvent):
     type: Literal["turn_done"] = "turn_done"
     duration_ms: float
     text: str  # the final answer
+    hit_limit: bool = False  # stopped at the step limit: `text` is the note saying so
 
 
 class TurnFailed(_TurnEvent):

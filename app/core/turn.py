@@ -70,6 +70,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
             turn_id=turn_id,
             duration_ms=(time.perf_counter() - started) * 1000,
             text=result.final_text,
+            hit_limit=result.hit_limit,
         )
     )
     return TurnOutcome("done", text=result.final_text)

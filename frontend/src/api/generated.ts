@@ -345,6 +345,7 @@ export interface TurnDone {
   type: "turn_done";
   duration_ms: number;
   text: string;
+  hit_limit: boolean;
 }
 
 export interface TurnFailed {

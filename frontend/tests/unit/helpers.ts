@@ -43,7 +43,7 @@ export function turn(chat_id: string, turn_id: string) {
     resolved: (approval_id: string, decision: "deny" | "once" | "always" | "cancelled"): AppEvent => ({
       type: "approval_resolved", chat_id, turn_id, approval_id, decision,
     }),
-    done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text }),
+    done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text, hit_limit: false }),
     failed: (message = "Invalid API key (401). Check the key in Settings → Providers."): AppEvent => ({
       type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null },
     }),

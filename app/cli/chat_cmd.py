@@ -12,6 +12,7 @@ from app.cli.runtime import CliError, add_approval_flag, add_model_flags, fail
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
+    from app.cli.line_editor import LineEditor
 
 EXIT_COMMANDS = {"/exit", "/quit"}
 
@@ -44,6 +45,7 @@ async def _chat(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         interactive = StdinLines.is_interactive()
         lines = StdinLines()
+        editor = _line_editor(app) if interactive and sys.stdout.isatty() else None
         # Approvals need a person: piped input is conversation text, never a "yes".
         turn = TerminalTurn(
             app,
@@ -53,10 +55,13 @@ async def _chat(args: argparse.Namespace) -> int:
             stdin=lines if interactive else None,
         )
         while True:
-            if interactive:
-                sys.stdout.write("> ")
-                sys.stdout.flush()
-            line = await lines.readline()
+            if editor is not None:
+                line = await editor.readline()
+            else:
+                if interactive:
+                    sys.stdout.write("> ")
+                    sys.stdout.flush()
+                line = await lines.readline()
             if line is None or line.strip() in EXIT_COMMANDS:
                 if args.resume is None:
                     await discard_if_empty(app, chat_id)
@@ -68,6 +73,12 @@ async def _chat(args: argparse.Namespace) -> int:
                 print(error_line(result.error, session.config), file=sys.stderr)
     finally:
         await app.aclose()
+
+
+def _line_editor(app: CashCodeApp) -> LineEditor:
+    from app.cli.line_editor import LineEditor
+
+    return LineEditor(app.ctx.paths.data_dir)
 
 
 async def _open_chat(app: CashCodeApp, resume: str | None) -> str | None:

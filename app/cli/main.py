@@ -43,10 +43,24 @@ COMMANDS = {
 }
 
 
+class _VersionAction(argparse.Action):
+    """Like argparse's "version" action, but the version is looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kw: object) -> None:
+        from app.cli.version import app_version
+
+        print(f"cashcode {app_version()}")
+        parser.exit()
+
+
 def build_parser(command: str | None) -> argparse.ArgumentParser:
     import importlib
 
     parser = argparse.ArgumentParser(prog="cashcode", description="CashCode — a local-first AI agent")
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command")
     for name, (module, help_text) in COMMANDS.items():
         if name == command:

@@ -54,3 +54,13 @@ def test_ask_stopping_at_the_step_limit_says_so_and_exits_3(
     assert result.returncode == 3, result.stderr
     assert "Stopped after 2 model steps" in result.stderr
     assert "Stopped after" not in result.stdout
+
+
+def test_version_comes_from_the_package_metadata_or_pyproject(home: Path) -> None:
+    import tomllib
+
+    from .conftest import REPO, base_env
+
+    expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    result = cashcode("--version", env=base_env(home), cwd=home / "ws")
+    assert result.returncode == 0 and result.stdout == f"cashcode {expected}\n", result.stderr

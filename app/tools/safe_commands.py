@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,6 +133,9 @@ def _private_problem(
         if private_root_of(path, ctx) is not None:
             return f"`{path}` is inside CashCode's own data folders"
     for path in paths:
+        if _is_special(path):
+            # A FIFO blocks a reader forever, a device never ends: not a read-only file read.
+            return f"`{path}` is not a regular file or folder"
         if hard_link_count(path) > 1:
             return f"`{path}` is a hard-linked file (another name may be outside the workspace)"
     if key in _RECURSIVE_FLAG and _recurses(key, args):
@@ -139,6 +143,14 @@ def _private_problem(
             if private_roots_below(path, ctx):
                 return f"a recursive `{key}` over `{path}` would enter CashCode's own data folders"
     return None
+
+
+def _is_special(path: Path) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # missing: the command reports it
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _recurses(key: str, args: Sequence[str]) -> bool:

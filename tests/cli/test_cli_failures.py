@@ -104,3 +104,14 @@ def test_importing_a_device_or_fifo_is_refused_at_once(kind: str, home: Path) ->
     result = cashcode("skills", "import", str(target), env=base_env(home), cwd=home / "ws", timeout=30)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "not a regular file" in result.stderr
+
+
+def test_ask_answered_by_an_html_page_exits_1_with_one_line_and_stores_nothing(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    page = "<html><head><title>Proxy login</title></head></html>"
+    fake_llm.script(*[{"raw_body": page}] * 4)
+    line = one_error_line(cashcode("ask", "hello", env=env, cwd=home / "ws"))
+    assert "HTML page titled 'Proxy login'" in line
+    listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
+    assert listed.returncode == 0 and "hello" not in listed.stdout

@@ -201,7 +201,7 @@ def _streamed(
     """A streamed answer, cut short with an in-stream error when the step says `fail_after`."""
     if step.fail_after is not None:
         chunks = cut_with_error(chunks, step.fail_after, error())
-    return StreamReply(media_type, chunks, step.delay_s, step.disconnect_after)
+    return StreamReply(media_type, chunks, step.delay_s, step.disconnect_after, step.hang_s)
 
 
 def _parse(scope: dict[str, Any], raw: bytes) -> Incoming:

@@ -30,6 +30,7 @@ class StreamReply:
     chunks: list[WireChunk]
     delay_s: float = 0.0
     disconnect_after: int | None = None  # counted in content chunks
+    hang_s: float = 0.0  # wait this long before even the status line (a server that hangs)
 
 
 Reply = JsonReply | StreamReply
@@ -59,6 +60,15 @@ async def _wait_for_disconnect(receive: Receive) -> None:
 async def send_stream(reply: StreamReply, send: Send, receive: Receive, state: FakeState, rec: int) -> None:
     """Write chunks with an optional per-chunk delay. Returning early without the final empty
     body makes uvicorn close the socket mid-body: the client sees a truncated stream."""
+    if reply.hang_s:
+        waiting = asyncio.ensure_future(_wait_for_disconnect(receive))
+        await asyncio.wait({waiting}, timeout=reply.hang_s)
+        if waiting.done():
+            state.update(rec, client_disconnected=True)
+            return
+        waiting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
     await send(
         {
             "type": "http.response.start",

@@ -56,6 +56,7 @@ class Step(BaseModel):
     disconnect_after: int | None = Field(default=None, ge=0)
     fail_after: int | None = Field(default=None, ge=0)
     raw_body: str | None = None
+    hang_s: float = Field(default=0.0, ge=0.0)  # silence before the status line (streamed replies)
     raw_content_type: str = "text/html; charset=utf-8"
 
     def text_chunks(self) -> list[str]:

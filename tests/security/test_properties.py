@@ -113,8 +113,8 @@ def test_random_bytes_as_a_zip_are_rejected_plainly(data: bytes) -> None:
 
 cli_tokens = st.sampled_from(
     ["ask", "chat", "sessions", "list", "show", "delete", "config", "models", "skills", "--model",
-     "--workspace", "--approval-mode", "autonomous", "yolo", "--max-iterations", "-5", "abc", "--stream", "--no-stream",
-     "--resume", "--help-me", "--", "-", "\x00", "é", "--version"]  # fmt: skip
+     "--workspace", "--approval-mode", "autonomous", "yolo", "--max-iterations", "-5", "abc",
+     "--stream", "--no-stream", "--resume", "--help-me", "--", "-", "\x00", "é", "--version"]  # fmt: skip
 ) | st.text(max_size=12)
 
 

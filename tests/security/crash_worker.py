@@ -20,7 +20,8 @@ def settings_loop(config_dir: Path) -> None:
     while True:
         i += 1
         names = [f"NAME_{j}" for j in range(i % 40)]
-        store.update(lambda s, i=i, names=names: s.model_copy(update={"max_iterations": i % 200 + 1, "exec_env": names}))
+        change = {"max_iterations": i % 200 + 1, "exec_env": names}
+        store.update(lambda s, change=change: s.model_copy(update=change))
         print(f"SAVED {i}", flush=True)
 
 

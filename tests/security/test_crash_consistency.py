@@ -92,7 +92,8 @@ def test_turns_survive_kill_9_mid_turn(tmp_path: Path, fake_llm: Any) -> None:
     db = sqlite3.connect(tmp_path / "data" / "cashcode.sqlite3")
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = db.execute("SELECT turn_id, role, tool_calls FROM messages ORDER BY chat_id, cursor").fetchall()
+        sql = "SELECT turn_id, role, tool_calls FROM messages ORDER BY chat_id, cursor"
+        rows = db.execute(sql).fetchall()
     finally:
         db.close()
     turns: dict[str, list[tuple[str, str | None]]] = {}

@@ -22,13 +22,11 @@ from app.server.static import static_router
 def create_http_app(
     app: ServedApp,
     static_dir: Path,
-    token: str,
-    port: int,
+    policy: AccessPolicy,
     *,
     max_body_bytes: int = MAX_BODY_BYTES,
     event_queue_limit: int | None = None,
 ) -> ASGIApp:
-    policy = AccessPolicy(token=token, port=port)
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     api.include_router(invoke_router(app, max_body_bytes))
     if event_queue_limit is None:
@@ -36,5 +34,5 @@ def create_http_app(
     else:
         api.include_router(events_router(app, queue_limit=event_queue_limit))
     # Last: its catch-all path would otherwise shadow the API routes.
-    api.include_router(static_router(static_dir, policy))
+    api.include_router(static_router(static_dir))
     return Guard(api, policy)

@@ -93,6 +93,7 @@ class ChatList(_Model):
 
 class ChatCreate(_Model):
     title: str | None = None
+    chat_id: str | None = None  # a client-chosen UUID (the /ws protocol announces it before use)
 
 
 class ChatRef(_Model):

@@ -16,6 +16,7 @@ from app.server.contracts import ServedApp
 from app.server.events_ws import events_router
 from app.server.guard import Guard
 from app.server.invoke import MAX_BODY_BYTES, invoke_router
+from app.server.script_ws import script_ws_router
 from app.server.static import static_router
 
 
@@ -33,6 +34,7 @@ def create_http_app(
         api.include_router(events_router(app))
     else:
         api.include_router(events_router(app, queue_limit=event_queue_limit))
+    api.include_router(script_ws_router(app))
     # Last: its catch-all path would otherwise shadow the API routes.
     api.include_router(static_router(static_dir))
     return Guard(api, policy)

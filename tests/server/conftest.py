@@ -106,13 +106,13 @@ async def wait_until(predicate: Callable[[], bool], what: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def serve_stub(static_dir: Path, **options: Any) -> AsyncIterator[Served]:
-    app = StubApp()
+async def serve_built(static_dir: Path, app: Any, **options: Any) -> AsyncIterator[Served]:
+    """A real server around `app` (a StubApp or the real CashCodeApp)."""
     sock = bind_loopback(0)
     port = bound_port(sock)
     policy = AccessPolicy.create(port)
 
-    async def build() -> StubApp:
+    async def build() -> Any:
         return app
 
     host = LifespanHost(build, lambda built: create_http_app(built, static_dir, policy, **options))
@@ -127,6 +127,12 @@ async def serve_stub(static_dir: Path, **options: Any) -> AsyncIterator[Served]:
         async with asyncio.timeout(WAIT_S):
             await task
         sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_stub(static_dir: Path, **options: Any) -> AsyncIterator[Served]:
+    async with serve_built(static_dir, StubApp(), **options) as served:
+        yield served
 
 
 @pytest.fixture

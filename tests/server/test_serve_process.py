@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx2
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
 
 from app.testing.fake_llm import FakeLLMServer
 from tests.server.process import STOP_TIMEOUT_S, isolated_env, serve_process
@@ -182,3 +183,47 @@ def test_without_no_open_the_start_url_is_opened_in_the_browser(tmp_path: Path) 
         while not (opened.exists() and opened.read_text(encoding="utf-8")) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert opened.read_text(encoding="utf-8") == served.start_url
+
+
+async def _seed_example_client(url: str, token: str) -> list[dict[str, Any]]:
+    """The WebSocket example from the earlier CashCode README, plus the Bearer header."""
+    seen: list[dict[str, Any]] = []
+    async with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, proxy=None) as ws:
+        ready = json.loads(await ws.recv())
+        chat_id = ready["chat_id"]
+        await ws.send(
+            json.dumps(
+                {
+                    "type": "message",
+                    "chat_id": chat_id,
+                    "content": "Hello, please remember that my name is Cash",
+                }
+            )
+        )
+        async for msg in ws:
+            data = json.loads(msg)
+            seen.append(data)
+            if data.get("event") == "done":
+                break
+    return seen
+
+
+async def test_the_seed_websocket_example_chats_with_the_url_and_token_from_serve_json(
+    tmp_path: Path,
+) -> None:
+    env = isolated_env(tmp_path)
+    with FakeLLMServer() as llm:
+        await asyncio.to_thread(_seed_provider, env, llm.openai_base_url)
+        llm.script({"text": "Nice to meet you, Cash.", "chunk_size": 4})
+        with serve_process(["--no-open", "--port", "0"], env) as served:
+            info = served.runtime_info()
+            ws_url = str(info["url"]).replace("http://", "ws://", 1) + "/ws"
+            async with asyncio.timeout(30):
+                frames = await _seed_example_client(ws_url, str(info["token"]))
+                try:
+                    await _seed_example_client(ws_url, "not-the-token")
+                except InvalidStatus as exc:
+                    refused = exc.response.status_code
+    assert frames[-1]["event"] == "done"
+    assert "".join(f["text"] for f in frames if f["event"] == "delta") == "Nice to meet you, Cash."
+    assert refused == 401

@@ -62,6 +62,7 @@ export interface AttachmentRef {
 
 export interface ChatCreate {
   title?: string | null;
+  chat_id?: string | null;
 }
 
 export interface ChatDetail {

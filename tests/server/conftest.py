@@ -51,6 +51,9 @@ class StubApp:
             return {"ok": False, "error": {"code": "not_found", "message": "no such route", "details": {}}}
         return {"ok": True, "data": {"route": route, "payload": payload}}
 
+    def routes(self) -> Mapping[str, Any]:
+        return {}
+
     async def aclose(self) -> None:
         self.closed = True
 

@@ -149,6 +149,26 @@ export interface GrantView {
   chat_id: string | null;
 }
 
+export interface ImportItem {
+  kind: string;
+  name: string;
+  status: "imported" | "would_import" | "already_imported" | "conflict" | "invalid" | "unavailable" | "failed";
+  reason: string;
+}
+
+export interface ImportPath {
+  path: string;
+}
+
+export interface ImportReport {
+  source: "cashcode" | "cdy_agent";
+  path: string;
+  dry_run: boolean;
+  items: ImportItem[];
+  imported: number;
+  skipped: number;
+}
+
 /**
  * A Skill ZIP or folder reached the app from outside the page (a window drop, or
  * `cashcode desktop --import-skill FILE` forwarded to the running instance): the UI opens its
@@ -411,6 +431,8 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "import.preview": { request: ImportPath; response: ImportReport };
+  "import.run": { request: ImportPath; response: ImportReport };
   "models.list": { request: ModelsQuery; response: ModelList };
   "providers.delete": { request: ProviderRef; response: Ok };
   "providers.list": { request: Empty; response: ProviderList };
@@ -438,6 +460,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "desktop.pick_folder",
+  "import.preview",
+  "import.run",
   "models.list",
   "providers.delete",
   "providers.list",

@@ -174,6 +174,25 @@ export const en = {
   "onboarding.ready": "Ollama is connected. Available models:",
   "onboarding.start": "Start chatting",
   "onboarding.skip": "Skip for now",
+
+  "import.title": "Import",
+  "import.hint": "Bring in chats, memories, notes, todos, approvals and Skills from an earlier CashCode data folder or a cdy-agent workspace. Nothing existing is overwritten; importing again skips what was imported before.",
+  "import.label": "Folder to import",
+  "import.placeholder": "/path/to/old-cashcode or /path/to/project (with .cdy-agent)",
+  "import.preview": "Preview",
+  "import.working": "Reading the folder…",
+  "import.run": "Import {count} items",
+  "import.sourceCashcode": "CashCode data folder",
+  "import.sourceCdy": "cdy-agent workspace",
+  "import.summaryPreview": "{imported} to import, {skipped} skipped",
+  "import.summaryDone": "{imported} imported, {skipped} skipped",
+  "import.status.imported": "Imported",
+  "import.status.would_import": "To import",
+  "import.status.already_imported": "Already imported",
+  "import.status.conflict": "Skipped: conflict",
+  "import.status.invalid": "Skipped: invalid",
+  "import.status.unavailable": "Skipped: not in this build",
+  "import.status.failed": "Skipped: refused",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -221,6 +221,7 @@ class SettingsView(_Model):
     tool_policies: dict[str, ToolPolicy]
     max_iterations: int
     allow_private_network: bool
+    local_api: bool = False
 
 
 class SettingsPatch(_Model):
@@ -231,6 +232,7 @@ class SettingsPatch(_Model):
     tool_policies: dict[str, ToolPolicy] | None = None
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     allow_private_network: bool | None = None
+    local_api: bool | None = None
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -90,6 +90,7 @@ class UserSettings(_Frozen):
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
     legacy_migrated: bool = False
+    local_api: bool = False  # desktop: serve the script API (serve.json) while the window is open
 
     @field_validator("providers")
     @classmethod

@@ -296,6 +296,7 @@ export interface SettingsPatch {
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
+  local_api?: boolean | null;
 }
 
 export interface SettingsView {
@@ -307,6 +308,7 @@ export interface SettingsView {
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
+  local_api: boolean;
 }
 
 export interface SkillsChanged {

@@ -193,6 +193,11 @@ export const en = {
   "import.status.invalid": "Skipped: invalid",
   "import.status.unavailable": "Skipped: not in this build",
   "import.status.failed": "Skipped: refused",
+
+  "localApi.title": "Local API",
+  "localApi.hint": "Lets scripts on this computer use CashCode while the window is open: the address and a private token are written to serve.json in your user runtime folder. Off by default.",
+  "localApi.enable": "Serve the local API for scripts",
+  "localApi.restart": "Saved. Takes effect the next time CashCode starts.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -194,4 +194,8 @@ export const zhCN: Record<MessageKey, string> = {
   "import.status.invalid": "已跳过：无效",
   "import.status.unavailable": "已跳过：此版本不支持",
   "import.status.failed": "已跳过：被拒绝",
+  "localApi.title": "本地 API",
+  "localApi.hint": "窗口打开期间，允许本机上的脚本使用 CashCode：地址和私有令牌会写入用户运行时目录中的 serve.json。默认关闭。",
+  "localApi.enable": "为脚本提供本地 API",
+  "localApi.restart": "已保存。下次启动 CashCode 时生效。",
 };

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,8 @@ for _name in _SCRUBBED:
     os.environ.pop(_name, None)
 # Subprocesses started by tests must not talk to a proxy either.
 os.environ["NO_PROXY"] = "*"
+# `cashcode serve` publishes serve.json in the runtime folder: never the user's real one.
+os.environ["CASHCODE_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="cashcode-test-runtime-")
 
 
 def _is_loopback(address: object) -> bool:

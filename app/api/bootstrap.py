@@ -18,6 +18,7 @@ from app.api.extensions import Capability
 from app.api.providers import ProviderFactory, ProviderService, default_factory
 from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
+from app.importer.api_routes import ImportCapability
 from app.llm.base import ProviderConfig
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -70,6 +71,7 @@ def build_app(
     db = Database(paths.db_path)
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
+    caps.append(importer := ImportCapability())  # bound to the app below (it calls other routes)
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -94,7 +96,9 @@ def build_app(
         notices=tuple(notices),
         capabilities=tuple(caps),
     )
-    return CashCodeApp(ctx)
+    app = CashCodeApp(ctx)
+    importer.bind(app)
+    return app
 
 
 def recover_settings(store: SettingsStore) -> list[str]:

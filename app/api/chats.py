@@ -91,7 +91,7 @@ class ChatService:
         return m.ChatList(chats=[self.summary(c) for c in self._d.chats.list(limit=10_000)])
 
     def create(self, req: m.ChatCreate) -> m.ChatSummary:
-        return self.summary(self._d.chats.create(req.title))
+        return self.summary(self._d.chats.create(req.title, chat_id=req.chat_id))
 
     def get(self, req: m.ChatGet) -> m.ChatDetail:
         record = self._d.chats.get(req.chat_id)

@@ -93,6 +93,7 @@ class ChatList(_Model):
 
 class ChatCreate(_Model):
     title: str | None = None
+    chat_id: str | None = None  # a client-chosen UUID (the /ws protocol announces it before use)
 
 
 class ChatRef(_Model):
@@ -221,6 +222,7 @@ class SettingsView(_Model):
     max_iterations: int
     allow_private_network: bool
     exec_env: list[str] = Field(default_factory=list)  # extra environment names for commands
+    local_api: bool = False
 
 
 class SettingsPatch(_Model):
@@ -234,6 +236,7 @@ class SettingsPatch(_Model):
     exec_env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_()]{0,127}$")]] | None = Field(
         default=None, max_length=64
     )
+    local_api: bool | None = None
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -72,6 +72,7 @@ class SettingsService:
             max_iterations=s.max_iterations,
             allow_private_network=s.allow_private_network,
             exec_env=list(s.exec_env),
+            local_api=s.local_api,
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:

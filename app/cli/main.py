@@ -40,6 +40,7 @@ COMMANDS = {
     "config": ("app.cli.config_cmd", "show the effective configuration"),
     "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
+    "import": ("app.cli.import_cmd", "import chats, memories and Skills from CashCode or cdy-agent folders"),
 }
 
 

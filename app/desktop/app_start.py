@@ -44,7 +44,9 @@ async def default_factory(paths: AppPaths, env: Mapping[str, str]) -> Any:
 
     app = build_app(paths, env)
     await app.start_background()  # Skill hot reload while the window is open
-    return app
+    from app.server.local_api import with_local_api  # Settings → Local API (off by default)
+
+    return await with_local_api(app, env)
 
 
 async def start_app(

@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from app.core.events import AppEvent
 
 EventCallback = Callable[[AppEvent], None]
+# Route name -> (request model, response model), as in `app/api/route_types.py`.
+RouteTypes = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 Unsubscribe = Callable[[], None]
 
 
@@ -26,5 +30,9 @@ class ServedApp(Protocol):
     def bus(self) -> EventSource: ...
 
     async def invoke(self, route: str, payload: Mapping[str, Any]) -> Mapping[str, Any]: ...
+
+    def routes(self) -> Mapping[str, Any]:
+        """The routes this build serves (names → handlers); REST answers 501 for the others."""
+        ...
 
     async def aclose(self) -> None: ...

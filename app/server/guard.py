@@ -1,7 +1,14 @@
-"""ASGI middleware in front of every route: Host, Origin and cookie checks plus security headers.
+"""ASGI middleware in front of every route: Host, Origin, cookie/Bearer checks, the one-time
+start-token exchange and security headers.
 
 A plain ASGI middleware (not Starlette's BaseHTTPMiddleware) so the same checks cover WebSocket
 handshakes, which are the easiest way for a hostile page to reach a local server.
+
+Two ways in (see `app/server/auth.py`):
+- the browser UI lives under the policy's secret prefix and authenticates with the session
+  cookie (plus a same-origin `Origin` on WebSockets and state-changing requests); the prefix is
+  stripped before routing, so the inner app's routes are the same for both ways;
+- scripts call the fixed paths (`/ws`, `/api/...`) with `Authorization: Bearer <api token>`.
 """
 
 from __future__ import annotations
@@ -10,7 +17,7 @@ from urllib.parse import parse_qs
 
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.server import pages
@@ -20,10 +27,17 @@ from app.server.headers import security_headers
 # Methods a cross-site page can send without CORS preflight are the ones to fence by Origin;
 # every state-changing method is, GET/HEAD are side-effect free here.
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
+_NO_STORE = {"cache-control": "no-store"}
+SCRIPT_WS_PATH = "/ws"
+SCRIPT_API_PREFIX = "/api/"
 
 
 def _error_envelope(code: str, message: str) -> dict[str, object]:
     return {"ok": False, "error": {"code": code, "message": message, "details": {}}}
+
+
+def is_script_path(path: str) -> bool:
+    return path == SCRIPT_WS_PATH or path.startswith(SCRIPT_API_PREFIX)
 
 
 class Guard:
@@ -37,12 +51,12 @@ class Guard:
             await self._app(scope, receive, send)
             return
         send = self._with_security_headers(send)
-        rejection = self._check(scope)
-        if rejection is not None:
+        response, inner_scope = self._route(scope)
+        if response is not None:
             # For a WebSocket scope Starlette sends this as a handshake denial response.
-            await rejection(scope, receive, send)
+            await response(scope, receive, send)
             return
-        await self._app(scope, receive, send)
+        await self._app(inner_scope, receive, send)
 
     def _with_security_headers(self, send: Send) -> Send:
         extra = self._headers
@@ -54,33 +68,68 @@ class Guard:
 
         return wrapped
 
-    def _check(self, scope: Scope) -> Response | None:
+    def _route(self, scope: Scope) -> tuple[Response | None, Scope]:
         headers = Headers(scope=scope)
         host = headers.get("host")
-        is_api = str(scope.get("path", "")).startswith("/api/")
+        path = str(scope.get("path", ""))
         if host is None or not self._policy.host_ok(host):
-            return self._reject(400, "bad_host", "Unexpected Host header.", html=not is_api)
+            return self._reject(
+                400, "bad_host", "Unexpected Host header.", html=not is_script_path(path)
+            ), scope
+        if self._policy.under_prefix(path):
+            return self._cookie_route(scope, headers, host, path)
+        if scope["type"] == "http" and path == "/" and self._has_start_token(scope):
+            return self._exchange(scope), scope
+        if is_script_path(path):
+            return self._bearer_check(scope, headers, host), scope
+        return self._reject(401, "unauthorized", "Not authorised.", html=True), scope
+
+    def _cookie_route(
+        self, scope: Scope, headers: Headers, host: str, path: str
+    ) -> tuple[Response | None, Scope]:
         method = scope.get("method", "GET")
-        if (scope["type"] == "websocket" or method not in _SAFE_METHODS) and not self._policy.origin_ok(
-            headers.get("origin"), host
+        needs_origin = scope["type"] == "websocket" or method not in _SAFE_METHODS
+        if needs_origin and not self._policy.origin_ok(headers.get("origin"), host):
+            return self._reject(
+                403, "forbidden_origin", "Cross-origin requests are refused.", html=False
+            ), scope
+        inner = path[len(self._policy.prefix) :]
+        if not self._policy.session_ok(
+            cookie_parser(headers.get("cookie", "")).get(self._policy.cookie_name)
         ):
-            return self._reject(403, "forbidden_origin", "Cross-origin requests are refused.", html=False)
-        if self._is_token_exchange(scope):
-            return None  # the "/" route checks the token and sets the cookie
-        cookies = cookie_parser(headers.get("cookie", ""))
-        if not self._policy.token_ok(cookies.get(self._policy.cookie_name)):
+            return self._reject(401, "unauthorized", _LOGIN_HINT, html=not inner.startswith("/api/")), scope
+        if inner == "" and scope["type"] == "http":
+            # The UI's relative URLs need the trailing slash to resolve under the prefix.
+            return RedirectResponse(self._policy.prefix + "/", status_code=308, headers=_NO_STORE), scope
+        return None, {**scope, "path": inner, "raw_path": inner.encode("utf-8"), "root_path": ""}
+
+    def _bearer_check(self, scope: Scope, headers: Headers, host: str) -> Response | None:
+        if not self._policy.bearer_ok(headers.get("authorization")):
             return self._reject(
                 401,
                 "unauthorized",
-                "Open the address printed by `cashcode serve` (tokens are per process).",
-                html=not is_api,
+                "Send `Authorization: Bearer <token>` (the token is in serve.json).",
+                html=False,
             )
+        origin = headers.get("origin")
+        # Scripts send no Origin; a browser page that somehow holds the token still may not
+        # use it from another origin.
+        if origin is not None and not self._policy.origin_ok(origin, host):
+            return self._reject(403, "forbidden_origin", "Cross-origin requests are refused.", html=False)
         return None
 
+    def _exchange(self, scope: Scope) -> Response:
+        presented = parse_qs(scope.get("query_string", b"").decode("latin-1")).get(TOKEN_QUERY_PARAM, [""])[0]
+        if self._policy.start.redeem(presented):
+            # 303 to the prefixed UI so the capability leaves the address bar and history.
+            response = RedirectResponse(self._policy.prefix + "/", status_code=303, headers=_NO_STORE)
+            response.headers.append("set-cookie", self._policy.set_cookie_header())
+            return response
+        page = pages.start_used_page() if self._policy.start.used else pages.unauthorized_page()
+        return HTMLResponse(page, status_code=401, headers=_NO_STORE)
+
     @staticmethod
-    def _is_token_exchange(scope: Scope) -> bool:
-        if scope["type"] != "http" or scope.get("path") != "/":
-            return False
+    def _has_start_token(scope: Scope) -> bool:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         return TOKEN_QUERY_PARAM in query
 
@@ -88,7 +137,8 @@ class Guard:
     def _reject(status: int, code: str, message: str, *, html: bool) -> Response:
         if html:
             page = pages.unauthorized_page() if status == 401 else pages.bad_host_page()
-            return HTMLResponse(page, status_code=status, headers={"cache-control": "no-store"})
-        return JSONResponse(
-            _error_envelope(code, message), status_code=status, headers={"cache-control": "no-store"}
-        )
+            return HTMLResponse(page, status_code=status, headers=_NO_STORE)
+        return JSONResponse(_error_envelope(code, message), status_code=status, headers=_NO_STORE)
+
+
+_LOGIN_HINT = "Open the address printed by `cashcode serve` (tokens are per process)."

@@ -12,29 +12,36 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp
 
 from app.server.auth import AccessPolicy
-from app.server.contracts import ServedApp
+from app.server.contracts import RouteTypes, ServedApp
 from app.server.events_ws import events_router
 from app.server.guard import Guard
 from app.server.invoke import MAX_BODY_BYTES, invoke_router
+from app.server.rest import rest_router
+from app.server.script_ws import script_ws_router
 from app.server.static import static_router
 
 
 def create_http_app(
     app: ServedApp,
     static_dir: Path,
-    token: str,
-    port: int,
+    policy: AccessPolicy,
     *,
     max_body_bytes: int = MAX_BODY_BYTES,
     event_queue_limit: int | None = None,
+    route_types: RouteTypes | None = None,
 ) -> ASGIApp:
-    policy = AccessPolicy(token=token, port=port)
+    if route_types is None:
+        from app.api.route_types import ROUTE_TYPES  # the models the OpenAPI document describes
+
+        route_types = ROUTE_TYPES
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     api.include_router(invoke_router(app, max_body_bytes))
     if event_queue_limit is None:
         api.include_router(events_router(app))
     else:
         api.include_router(events_router(app, queue_limit=event_queue_limit))
+    api.include_router(script_ws_router(app))
+    api.include_router(rest_router(app, route_types))
     # Last: its catch-all path would otherwise shadow the API routes.
-    api.include_router(static_router(static_dir, policy))
+    api.include_router(static_router(static_dir))
     return Guard(api, policy)

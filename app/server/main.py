@@ -15,11 +15,12 @@ import webbrowser
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from app.server.auth import AccessPolicy, new_token
+from app.server.auth import AccessPolicy
 from app.server.contracts import ServedApp
 from app.server.hosting import LifespanHost
 from app.server.http import create_http_app
 from app.server.runner import LOOPBACK, LocalServer, PortInUse, bind_loopback, bound_port
+from app.server.runtime_file import RuntimeFile, RuntimeInfo, runtime_dir
 
 DEFAULT_PORT = 8765
 
@@ -34,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the CashCode UI to a browser on 127.0.0.1 only.",
     )
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT,
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
         help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 lets the system pick a free one)",
     )
     parser.add_argument("--no-open", action="store_true", help="only print the address; don't open a browser")
@@ -57,6 +60,18 @@ async def build_cashcode_app(env: Mapping[str, str], workspace: Path | None) -> 
 def _error(message: str) -> int:
     print(f"cashcode serve: {message}", file=sys.stderr, flush=True)
     return 1
+
+
+def _publish(runtime: RuntimeFile, policy: AccessPolicy) -> str:
+    """Write serve.json for local scripts; the line to print about it."""
+    info = RuntimeInfo(url=policy.base_url, port=policy.port, token=policy.api_token, pid=os.getpid())
+    try:
+        written = runtime.publish(info)
+    except OSError as exc:
+        return f"Scripts: could not write {runtime.path} ({exc.strerror or exc}); browser only."
+    if not written:
+        return f"Scripts: {runtime.path} belongs to another running server; it was left unchanged."
+    return f"Scripts: URL and API token are in {runtime.path}"
 
 
 def run(
@@ -87,18 +102,20 @@ def run(
         return _error(f"cannot listen on {LOOPBACK}:{args.port}: {exc.strerror or exc}")
 
     port = bound_port(sock)
-    policy = AccessPolicy(token=new_token(), port=port)
+    policy = AccessPolicy.create(port)
     static_dir = default_static_dir()
     host = LifespanHost(
         lambda: build_cashcode_app(env, workspace),
-        lambda app: create_http_app(app, static_dir, policy.token, port),
+        lambda app: create_http_app(app, static_dir, policy),
     )
+
+    runtime = RuntimeFile(runtime_dir(env))
 
     def announce() -> None:
         url = policy.start_url()
         print(
-            "CashCode is running. Open this address (it works only while this process runs):\n"
-            f"  {url}\nPress Ctrl+C to stop.",
+            "CashCode is running. Open this address (it works once, and only while this process runs):\n"
+            f"  {url}\n{_publish(runtime, policy)}\nPress Ctrl+C to stop.",
             flush=True,
         )
         if not args.no_open:
@@ -114,6 +131,7 @@ def run(
         # uvicorn exits this way when start-up fails (e.g. the app could not be built).
         return _error(f"could not start: {host.startup_error or 'see the messages above'}")
     finally:
+        runtime.remove()
         sock.close()
     if not server.started:
         return _error(f"could not start: {host.startup_error or 'see the messages above'}")

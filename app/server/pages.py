@@ -16,7 +16,7 @@ _STYLE = (
 def _page(title: str, *paragraphs: str) -> str:
     body = "".join(f"<p>{p}</p>" for p in paragraphs)
     return (
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
         f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
     )
@@ -33,6 +33,16 @@ def unauthorized_page() -> str:
     )
 
 
+def start_used_page() -> str:
+    return _page(
+        "CashCode: this start address was already used",
+        "The address printed by <code>cashcode serve</code> works once, so that a copy of it "
+        "(in browser history, a screenshot or another program) cannot open the app later.",
+        "If CashCode is already open in a tab, keep using that tab. Otherwise stop the server "
+        "(Ctrl+C) and start <code>cashcode serve</code> again for a fresh address.",
+    )
+
+
 def bad_host_page() -> str:
     return _page(
         "CashCode: unexpected host name",
@@ -44,8 +54,7 @@ def bad_host_page() -> str:
 def ui_missing_page() -> str:
     return _page(
         "CashCode: the UI has not been built",
-        "The server is running, but the web UI files (<code>app/web/index.html</code>) are "
-        "missing.",
+        "The server is running, but the web UI files (<code>app/web/index.html</code>) are missing.",
         "Build them from the source tree with <code>python build.py run</code> (or "
         "<code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>), then reload "
         "this page.",

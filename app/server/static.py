@@ -1,4 +1,4 @@
-"""The UI's files: `/` (with the token exchange), a dynamic `runtime-config.js`, assets.
+"""The UI's files: `/`, a dynamic `runtime-config.js`, assets (all under the guard's prefix).
 
 `runtime-config.js` is generated rather than read from disk so the same built frontend picks
 the HTTP transport here and the pywebview bridge in the desktop app.
@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter, Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi import APIRouter
+from starlette.responses import FileResponse, HTMLResponse, Response
 
 from app.server import pages
-from app.server.auth import TOKEN_QUERY_PARAM, AccessPolicy
 
 RUNTIME_CONFIG_JS = 'window.__CASHCODE_TRANSPORT__ = "http";\n'
 _NO_STORE = {"cache-control": "no-store"}
 
 
-def static_router(static_dir: Path, policy: AccessPolicy) -> APIRouter:
+def static_router(static_dir: Path) -> APIRouter:
     root = static_dir.resolve()
     router = APIRouter()
 
@@ -29,16 +28,8 @@ def static_router(static_dir: Path, policy: AccessPolicy) -> APIRouter:
         return FileResponse(index_file, media_type="text/html", headers=_NO_STORE)
 
     @router.get("/", include_in_schema=False)
-    async def home(request: Request) -> Response:
-        presented = request.query_params.get(TOKEN_QUERY_PARAM)
-        if presented is None:
-            return index()  # the guard has already checked the cookie
-        if not policy.token_ok(presented):
-            return HTMLResponse(pages.unauthorized_page(), status_code=401, headers=_NO_STORE)
-        # 303 to a clean "/" so the capability leaves the address bar and history.
-        response = RedirectResponse("/", status_code=303, headers=_NO_STORE)
-        response.headers.append("set-cookie", policy.set_cookie_header())
-        return response
+    async def home() -> Response:
+        return index()  # the guard has already checked the cookie
 
     @router.get("/runtime-config.js", include_in_schema=False)
     async def runtime_config() -> Response:

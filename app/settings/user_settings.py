@@ -102,6 +102,7 @@ class UserSettings(_Frozen):
         if bad:
             raise ValueError(f"not environment variable names: {', '.join(bad)}")
         return list(dict.fromkeys(names))
+    local_api: bool = False  # desktop: serve the script API (serve.json) while the window is open
 
     @field_validator("providers")
     @classmethod

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 
+from app.importer.schema import migrate_import_records
+
 Migration = str | Callable[[sqlite3.Connection], None]
 
 SCHEMA_V1 = """
@@ -117,6 +119,9 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
-MIGRATIONS: Sequence[Migration] = (_v1,)
+MIGRATIONS: Sequence[Migration] = (
+    _v1,
+    migrate_import_records,
+)
 
 LATEST_VERSION = len(MIGRATIONS)

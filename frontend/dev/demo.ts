@@ -17,6 +17,7 @@ let settings: SettingsView = {
   max_iterations: 20,
   allow_private_network: false,
   exec_env: [],
+  local_api: false,
 };
 const providers: ProviderView[] =
   scenario === "first-run"

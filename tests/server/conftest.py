@@ -51,6 +51,9 @@ class StubApp:
             return {"ok": False, "error": {"code": "not_found", "message": "no such route", "details": {}}}
         return {"ok": True, "data": {"route": route, "payload": payload}}
 
+    def routes(self) -> Mapping[str, Any]:
+        return {}
+
     async def aclose(self) -> None:
         self.closed = True
 
@@ -58,9 +61,29 @@ class StubApp:
 @dataclass
 class Served:
     app: StubApp
-    port: int
-    token: str
+    policy: AccessPolicy
     static_dir: Path
+
+    @property
+    def port(self) -> int:
+        return self.policy.port
+
+    @property
+    def token(self) -> str:
+        """The one-time start token."""
+        return self.policy.start.token
+
+    @property
+    def prefix(self) -> str:
+        return self.policy.prefix
+
+    def ui(self, path: str) -> str:
+        """`path` as the browser UI reaches it (under the secret prefix)."""
+        return self.policy.prefix + path
+
+    @property
+    def bearer(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.policy.api_token}"}
 
     @property
     def base_url(self) -> str:
@@ -72,7 +95,7 @@ class Served:
 
     @property
     def cookie_header(self) -> dict[str, str]:
-        return {"cookie": f"{AccessPolicy(self.token, self.port).cookie_name}={self.token}"}
+        return {"cookie": f"{self.policy.cookie_name}={self.policy.session}"}
 
     def client(self) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(base_url=self.base_url, trust_env=False, timeout=WAIT_S)
@@ -86,27 +109,33 @@ async def wait_until(predicate: Callable[[], bool], what: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def serve_stub(static_dir: Path, **options: Any) -> AsyncIterator[Served]:
-    app = StubApp()
+async def serve_built(static_dir: Path, app: Any, **options: Any) -> AsyncIterator[Served]:
+    """A real server around `app` (a StubApp or the real CashCodeApp)."""
     sock = bind_loopback(0)
     port = bound_port(sock)
-    token = "test-token-" + "x" * 20
+    policy = AccessPolicy.create(port)
 
-    async def build() -> StubApp:
+    async def build() -> Any:
         return app
 
-    host = LifespanHost(build, lambda built: create_http_app(built, static_dir, token, port, **options))
+    host = LifespanHost(build, lambda built: create_http_app(built, static_dir, policy, **options))
     server = LocalServer(sock, host)
     task = asyncio.create_task(server.serve())
     try:
         await wait_until(lambda: server.started or task.done(), "server started")
         assert server.started
-        yield Served(app=app, port=port, token=token, static_dir=static_dir)
+        yield Served(app=app, policy=policy, static_dir=static_dir)
     finally:
         server.stop()
         async with asyncio.timeout(WAIT_S):
             await task
         sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_stub(static_dir: Path, **options: Any) -> AsyncIterator[Served]:
+    async with serve_built(static_dir, StubApp(), **options) as served:
+        yield served
 
 
 @pytest.fixture

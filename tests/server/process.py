@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -31,9 +32,17 @@ class ServeProcess:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    runtime_dir: Path | None = None
+
+    def runtime_info(self) -> dict[str, object]:
+        """serve.json as a script reads it."""
+        assert self.runtime_dir is not None, "start the server with isolated_env()"
+        data: dict[str, object] = json.loads((self.runtime_dir / "serve.json").read_text(encoding="utf-8"))
+        return data
+
     @property
-    def cookie_header(self) -> dict[str, str]:
-        return {"cookie": f"cashcode_{self.port}={self.token}"}
+    def bearer(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.runtime_info()['token']}"}
 
 
 def isolated_env(root: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -51,6 +60,7 @@ def isolated_env(root: Path, extra: Mapping[str, str] | None = None) -> dict[str
         "CASHCODE_TEST_KEYRING_FILE": str(root / "keyring.json"),
         "PYTHONUNBUFFERED": "1",
         "NO_PROXY": "*",
+        "CASHCODE_RUNTIME_DIR": str(root / "runtime"),
     }
     env.update(extra or {})
     return env
@@ -87,7 +97,15 @@ def serve_process(args: list[str], env: Mapping[str, str], cwd: Path | None = No
             if line is None:
                 raise AssertionError(f"server exited ({proc.wait()}): {''.join(lines)}")
             match = START_URL.search(line)
-        yield ServeProcess(proc, match.group(0), int(match.group(1)), match.group(2), lines)
+        runtime = env.get("CASHCODE_RUNTIME_DIR")
+        yield ServeProcess(
+            proc,
+            match.group(0),
+            int(match.group(1)),
+            match.group(2),
+            lines,
+            Path(runtime) if runtime else None,
+        )
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)

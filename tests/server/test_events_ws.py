@@ -17,7 +17,7 @@ T = {"chat_id": "c1", "turn_id": "t1"}
 
 
 def ws_url(served: Served) -> str:
-    return f"ws://127.0.0.1:{served.port}/api/events"
+    return f"ws://127.0.0.1:{served.port}{served.prefix}/api/events"
 
 
 def open_events(served: Served, origin: str | None = None, cookie: bool = True) -> Any:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from app.server.auth import AccessPolicy
 from app.server.hosting import LifespanHost
 from app.server.http import create_http_app
 from app.server.runner import LocalServer, bind_loopback, bound_port
@@ -22,7 +23,7 @@ async def test_a_failing_build_stops_the_server_with_the_reason(static_dir: Path
 
     sock = bind_loopback(0)
     port = bound_port(sock)
-    host = LifespanHost(build, lambda app: create_http_app(app, static_dir, "t", port))
+    host = LifespanHost(build, lambda app: create_http_app(app, static_dir, AccessPolicy.create(port)))
     server = LocalServer(sock, host)
     try:
         async with asyncio.timeout(WAIT_S):

@@ -6,7 +6,7 @@ from tests.server.conftest import Served
 async def test_invoke_passes_route_and_payload_and_returns_the_envelope(served: Served) -> None:
     async with served.client() as client:
         response = await client.post(
-            "/api/invoke/chats.get",
+            served.ui("/api/invoke/chats.get"),
             json={"chat_id": "c1", "limit": 5},
             headers={"origin": served.origin, **served.cookie_header},
         )
@@ -20,7 +20,9 @@ async def test_invoke_passes_route_and_payload_and_returns_the_envelope(served: 
 async def test_an_application_error_envelope_is_passed_through_unchanged(served: Served) -> None:
     async with served.client() as client:
         response = await client.post(
-            "/api/invoke/echo.fail", json={}, headers={"origin": served.origin, **served.cookie_header}
+            served.ui("/api/invoke/echo.fail"),
+            json={},
+            headers={"origin": served.origin, **served.cookie_header},
         )
     assert response.status_code == 200
     assert response.json()["ok"] is False
@@ -30,7 +32,7 @@ async def test_an_application_error_envelope_is_passed_through_unchanged(served:
 async def test_an_empty_body_is_an_empty_payload(served: Served) -> None:
     async with served.client() as client:
         response = await client.post(
-            "/api/invoke/chats.list", headers={"origin": served.origin, **served.cookie_header}
+            served.ui("/api/invoke/chats.list"), headers={"origin": served.origin, **served.cookie_header}
         )
     assert response.json()["ok"] is True
     assert served.app.calls == [("chats.list", {})]
@@ -38,9 +40,11 @@ async def test_an_empty_body_is_an_empty_payload(served: Served) -> None:
 
 async def test_bad_route_names_get_an_error_envelope_and_never_reach_the_app(served: Served) -> None:
     async with served.client() as client:
-        for route in ("chats", "Chats.list", "chats.list.more", "chats.l1st", "..%2Fetc", "chats.-x"):
+        for route in ("chats", "Chats.list", "a.b.c.d.e", "chats.l1st", "..%2Fetc", "chats.-x"):
             response = await client.post(
-                f"/api/invoke/{route}", json={}, headers={"origin": served.origin, **served.cookie_header}
+                served.ui(f"/api/invoke/{route}"),
+                json={},
+                headers={"origin": served.origin, **served.cookie_header},
             )
             assert response.status_code in (400, 404), route
             assert response.json()["ok"] is False, route
@@ -51,7 +55,7 @@ async def test_a_body_that_is_not_a_json_object_gets_an_invalid_envelope(served:
     async with served.client() as client:
         for body in (b"{not json", b"[1, 2]", b"\xff\xfe"):
             response = await client.post(
-                "/api/invoke/chats.list",
+                served.ui("/api/invoke/chats.list"),
                 content=body,
                 headers={"origin": served.origin, "content-type": "application/json", **served.cookie_header},
             )
@@ -64,7 +68,7 @@ async def test_an_oversized_body_is_refused_with_413(served: Served) -> None:
     big = b'{"text": "' + b"a" * (1024 * 1024) + b'"}'
     async with served.client() as client:
         response = await client.post(
-            "/api/invoke/chat.send",
+            served.ui("/api/invoke/chat.send"),
             content=big,
             headers={"origin": served.origin, "content-type": "application/json", **served.cookie_header},
         )
@@ -80,7 +84,7 @@ async def test_an_oversized_chunked_body_without_length_is_refused_with_413(serv
 
     async with served.client() as client:
         response = await client.post(
-            "/api/invoke/chat.send",
+            served.ui("/api/invoke/chat.send"),
             content=chunks(),
             headers={"origin": served.origin, **served.cookie_header},
         )
@@ -90,10 +94,17 @@ async def test_an_oversized_chunked_body_without_length_is_refused_with_413(serv
 
 async def test_a_post_from_another_origin_is_refused_with_403(served: Served) -> None:
     async with served.client() as client:
-        for origin in ("http://evil.example", f"http://127.0.0.1:{served.port + 1}",
-                       f"https://127.0.0.1:{served.port}", "null", f"http://localhost:{served.port}"):
+        for origin in (
+            "http://evil.example",
+            f"http://127.0.0.1:{served.port + 1}",
+            f"https://127.0.0.1:{served.port}",
+            "null",
+            f"http://localhost:{served.port}",
+        ):
             response = await client.post(
-                "/api/invoke/chats.list", json={}, headers={"origin": origin, **served.cookie_header}
+                served.ui("/api/invoke/chats.list"),
+                json={},
+                headers={"origin": origin, **served.cookie_header},
             )
             assert response.status_code == 403, origin
     assert served.app.calls == []
@@ -101,6 +112,29 @@ async def test_a_post_from_another_origin_is_refused_with_403(served: Served) ->
 
 async def test_a_post_without_an_origin_is_refused_with_403(served: Served) -> None:
     async with served.client() as client:
-        response = await client.post("/api/invoke/chats.list", json={}, headers=served.cookie_header)
+        response = await client.post(
+            served.ui("/api/invoke/chats.list"), json={}, headers=served.cookie_header
+        )
     assert response.status_code == 403
     assert served.app.calls == []
+
+
+async def test_deeply_nested_json_is_a_400_not_a_server_error(served: Served) -> None:
+    async with served.client() as client:
+        for depth in (100, 100_000):
+            body = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+            response = await client.post(
+                served.ui("/api/invoke/chats.list"),
+                content=body,
+                headers={"origin": served.origin, "content-type": "application/json", **served.cookie_header},
+            )
+            assert response.status_code == 400, depth
+            assert response.json()["error"]["code"] == "invalid"
+            assert "nested" in response.json()["error"]["message"]
+        shallow = await client.post(
+            served.ui("/api/invoke/chats.list"),
+            content=b'{"a": [[["ok"]]], "b": "[[[[[[ brackets in a string are fine"}',
+            headers={"origin": served.origin, "content-type": "application/json", **served.cookie_header},
+        )
+    assert shallow.status_code == 200
+    assert len(served.app.calls) == 1

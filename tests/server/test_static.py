@@ -9,12 +9,15 @@ from tests.server.conftest import Served, serve_stub
 async def test_every_response_carries_the_security_headers(served: Served) -> None:
     async with served.client() as client:
         responses = [
-            await client.get("/", headers=served.cookie_header),
+            await client.get(served.ui("/"), headers=served.cookie_header),
             await client.get("/"),  # 401
             await client.get("/", headers={"host": "evil.example"}),  # 400
-            await client.post("/api/invoke/chats.list", json={}, headers={"origin": served.origin,
-                                                                           **served.cookie_header}),
-            await client.get("/assets/app.js", headers=served.cookie_header),
+            await client.post(
+                served.ui("/api/invoke/chats.list"),
+                json={},
+                headers={"origin": served.origin, **served.cookie_header},
+            ),
+            await client.get(served.ui("/assets/app.js"), headers=served.cookie_header),
         ]
     for response in responses:
         csp = response.headers["content-security-policy"]
@@ -28,7 +31,7 @@ async def test_every_response_carries_the_security_headers(served: Served) -> No
 
 async def test_runtime_config_selects_the_http_transport_instead_of_the_static_file(served: Served) -> None:
     async with served.client() as client:
-        response = await client.get("/runtime-config.js", headers=served.cookie_header)
+        response = await client.get(served.ui("/runtime-config.js"), headers=served.cookie_header)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/javascript")
     assert response.text.strip() == 'window.__CASHCODE_TRANSPORT__ = "http";'
@@ -36,8 +39,8 @@ async def test_runtime_config_selects_the_http_transport_instead_of_the_static_f
 
 async def test_the_index_and_assets_are_served_from_the_static_dir(served: Served) -> None:
     async with served.client() as client:
-        index = await client.get("/", headers=served.cookie_header)
-        asset = await client.get("/assets/app.js", headers=served.cookie_header)
+        index = await client.get(served.ui("/"), headers=served.cookie_header)
+        asset = await client.get(served.ui("/assets/app.js"), headers=served.cookie_header)
     assert 'data-testid="app-root"' in index.text
     assert index.headers["cache-control"] == "no-store"
     assert asset.text == "console.log('ui');\n"
@@ -46,9 +49,9 @@ async def test_the_index_and_assets_are_served_from_the_static_dir(served: Serve
 
 async def test_a_reloaded_client_side_route_gets_the_app_shell_but_missing_files_404(served: Served) -> None:
     async with served.client() as client:
-        shell = await client.get("/settings", headers=served.cookie_header)
-        missing = await client.get("/assets/nope.js", headers=served.cookie_header)
-        api = await client.get("/api/nothing", headers=served.cookie_header)
+        shell = await client.get(served.ui("/settings"), headers=served.cookie_header)
+        missing = await client.get(served.ui("/assets/nope.js"), headers=served.cookie_header)
+        api = await client.get(served.ui("/api/nothing"), headers=served.cookie_header)
     assert 'data-testid="app-root"' in shell.text
     assert missing.status_code == 404
     assert api.status_code == 404
@@ -57,7 +60,7 @@ async def test_a_reloaded_client_side_route_gets_the_app_shell_but_missing_files
 async def test_files_outside_the_static_dir_are_not_served(served: Served) -> None:
     async with served.client() as client:
         for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/assets/..%2f..%2fsecret.txt"):
-            response = await client.get(path, headers=served.cookie_header)
+            response = await client.get(served.ui(path), headers=served.cookie_header)
             assert "outside the web root" not in response.text, path
 
 
@@ -65,7 +68,7 @@ async def test_without_a_built_ui_the_root_explains_how_to_build_it(tmp_path: Pa
     empty = tmp_path / "web"
     empty.mkdir()
     async with serve_stub(empty) as served, served.client() as client:
-        response = await client.get("/", headers=served.cookie_header)
+        response = await client.get(served.ui("/"), headers=served.cookie_header)
     assert response.status_code == 503
     assert "python build.py run" in response.text
     assert response.headers["content-security-policy"]

@@ -14,25 +14,39 @@ export interface SocketLike {
 }
 export type SocketFactory = new (url: string) => SocketLike;
 
+export interface PageLocation {
+  protocol: string;
+  host: string;
+  /** `cashcode serve` puts the UI under a secret path prefix; the API lives under it too. */
+  pathname?: string;
+}
+
+/** The folder of the page's path ("/ui-x/" for "/ui-x/" or "/ui-x/index.html"; "/" by default). */
+export function basePath(pathname: string | undefined): string {
+  if (!pathname) return "/";
+  return pathname.slice(0, pathname.lastIndexOf("/") + 1) || "/";
+}
+
 export interface HttpOptions {
   fetch?: FetchLike;
   WebSocket?: SocketFactory;
-  /** Page location (origin of the API). */
-  location?: { protocol: string; host: string };
+  /** Page location: origin of the API, and the path prefix the UI is served under. */
+  location?: PageLocation;
   /** Reconnect delays: min(maxDelayMs, baseDelayMs * 2^attempt). */
   baseDelayMs?: number;
   maxDelayMs?: number;
 }
 
 /**
- * `cashcode serve` transport: `POST /api/invoke/<route>` (same origin, cookie auth) → envelope;
- * events over the WebSocket `/api/events` as JSON arrays, reconnecting with backoff.
+ * `cashcode serve` transport: `POST <prefix>/api/invoke/<route>` (same origin, cookie auth whose
+ * Path is the prefix) → envelope; events over the WebSocket `<prefix>/api/events` as JSON arrays,
+ * reconnecting with backoff.
  */
 export class HttpTransport implements Transport {
   readonly kind = "http" as const;
   private readonly fetchImpl: FetchLike;
   private readonly Socket: SocketFactory;
-  private readonly location: { protocol: string; host: string };
+  private readonly location: PageLocation;
   private readonly hub = new EventHub();
   private readonly reconnectListeners = new Set<() => void>();
   private readonly baseDelay: number;
@@ -54,7 +68,7 @@ export class HttpTransport implements Transport {
   async invoke<R extends RouteName>(route: R, payload: Request<R>): Promise<Response<R>> {
     let res: globalThis.Response;
     try {
-      res = await this.fetchImpl(`/api/invoke/${encodeURIComponent(route)}`, {
+      res = await this.fetchImpl(`${basePath(this.location.pathname)}api/invoke/${encodeURIComponent(route)}`, {
         method: "POST",
         credentials: "include",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -96,7 +110,7 @@ export class HttpTransport implements Transport {
 
   private url(): string {
     const scheme = this.location.protocol === "https:" ? "wss:" : "ws:";
-    return `${scheme}//${this.location.host}/api/events`;
+    return `${scheme}//${this.location.host}${basePath(this.location.pathname)}api/events`;
   }
 
   private connect(): void {

@@ -179,6 +179,30 @@ export const en = {
   "grants.anyWorkspace": "Any workspace",
   "tools.execEnv": "Extra environment variables for commands",
   "tools.execEnvHint": "Commands see only PATH, HOME, locale, terminal and temp-folder variables. Add other names here, separated by commas or spaces (their values come from the app's environment).",
+
+  "import.title": "Import",
+  "import.hint": "Bring in chats, memories, notes, todos, approvals and Skills from an earlier CashCode data folder or a cdy-agent workspace. Nothing existing is overwritten; importing again skips what was imported before.",
+  "import.label": "Folder to import",
+  "import.placeholder": "/path/to/old-cashcode or /path/to/project (with .cdy-agent)",
+  "import.preview": "Preview",
+  "import.working": "Reading the folder…",
+  "import.run": "Import {count} items",
+  "import.sourceCashcode": "CashCode data folder",
+  "import.sourceCdy": "cdy-agent workspace",
+  "import.summaryPreview": "{imported} to import, {skipped} skipped",
+  "import.summaryDone": "{imported} imported, {skipped} skipped",
+  "import.status.imported": "Imported",
+  "import.status.would_import": "To import",
+  "import.status.already_imported": "Already imported",
+  "import.status.conflict": "Skipped: conflict",
+  "import.status.invalid": "Skipped: invalid",
+  "import.status.unavailable": "Skipped: not in this build",
+  "import.status.failed": "Skipped: refused",
+
+  "localApi.title": "Local API",
+  "localApi.hint": "Lets scripts on this computer use CashCode while the window is open: the address and a private token are written to serve.json in your user runtime folder. Off by default.",
+  "localApi.enable": "Serve the local API for scripts",
+  "localApi.restart": "Saved. Takes effect the next time CashCode starts.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AppEvent } from "@/api/generated";
-import { HttpTransport } from "@/api/http";
+import { HttpTransport, basePath } from "@/api/http";
 import type { SocketLike } from "@/api/http";
 import { PywebviewTransport } from "@/api/pywebview";
 import type { PywebviewHost } from "@/api/pywebview";
@@ -178,6 +178,21 @@ describe("HttpTransport", () => {
     expect(got).toEqual([[EV, EV]]);
     t.close();
     expect(FakeSocket.all[0].closed).toBe(true);
+  });
+
+  it("keeps the API and the events socket under the page's path prefix (serve's secret prefix)", async () => {
+    FakeSocket.all = [];
+    const fetch = vi.fn(async (_url: string, _init: RequestInit) => jsonResponse({ ok: true, data: {} }));
+    const prefixed = { protocol: "http:", host: "127.0.0.1:8123", pathname: "/ui-abc123/" };
+    const t = new HttpTransport({ fetch, location: prefixed, WebSocket: FakeSocket });
+    await t.invoke("app.info", {});
+    expect(fetch.mock.calls[0][0]).toBe("/ui-abc123/api/invoke/app.info");
+    t.onEvents(() => undefined);
+    expect(FakeSocket.all.map((s) => s.url)).toEqual(["ws://127.0.0.1:8123/ui-abc123/api/events"]);
+    t.close();
+    expect(basePath("/ui-abc123/index.html")).toBe("/ui-abc123/");
+    expect(basePath("/")).toBe("/");
+    expect(basePath(undefined)).toBe("/");
   });
 
   it("reconnects with exponential backoff and reports the reconnection", () => {

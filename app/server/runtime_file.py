@@ -1,0 +1,128 @@
+"""`<runtime dir>/serve.json`: how local scripts find a running server and its API token.
+
+Written atomically with mode 0600 once the server listens, removed on exit. A file left by a
+crashed process (its pid gone, or nothing listening on its port) is detected and replaced; a
+file that belongs to another server that is still running is left alone (that server keeps
+being the one scripts reach).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from app.settings.paths import APP_NAME
+
+ENV_RUNTIME_DIR = "CASHCODE_RUNTIME_DIR"
+FILE_NAME = "serve.json"
+_PROBE_TIMEOUT_S = 0.5
+
+
+def runtime_dir(env: Mapping[str, str]) -> Path:
+    value = env.get(ENV_RUNTIME_DIR, "").strip()
+    if value:
+        return Path(value).expanduser().absolute()
+    import platformdirs  # lazy: keeps CLI start-up light
+
+    return Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
+
+
+@dataclass(frozen=True)
+class RuntimeInfo:
+    url: str
+    port: int
+    token: str
+    pid: int
+
+    @classmethod
+    def parse(cls, text: str) -> RuntimeInfo | None:
+        try:
+            raw = json.loads(text)
+            info = cls(
+                url=str(raw["url"]), port=int(raw["port"]), token=str(raw["token"]), pid=int(raw["pid"])
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+        return info
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if os.name != "posix":
+        return True  # os.kill(pid, 0) would terminate the process on Windows; the port probe decides
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=_PROBE_TIMEOUT_S):
+            return True
+    except OSError:
+        return False
+
+
+def is_live(info: RuntimeInfo) -> bool:
+    """Both the process and its port are still there (a reused pid alone is not enough)."""
+    return _pid_alive(info.pid) and 0 < info.port < 65536 and _listening(info.port)
+
+
+class RuntimeFile:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / FILE_NAME
+        self._published: RuntimeInfo | None = None
+
+    def read(self) -> RuntimeInfo | None:
+        try:
+            return RuntimeInfo.parse(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def publish(self, info: RuntimeInfo) -> bool:
+        """Write the file unless another live server owns it. True when written."""
+        current = self.read()
+        if current is not None and current.pid != info.pid and is_live(current):
+            return False
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = self.directory / f".{FILE_NAME}.{info.pid}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(asdict(info), handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        self._published = info
+        return True
+
+    def remove(self) -> None:
+        """Remove the file if it is still ours (a newer server may have replaced it)."""
+        if self._published is None:
+            return
+        current = self.read()
+        if (
+            current is not None
+            and current.pid == self._published.pid
+            and current.token == self._published.token
+        ):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+        self._published = None

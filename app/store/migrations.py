@@ -117,6 +117,12 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
-MIGRATIONS: Sequence[Migration] = (_v1,)
+def _mcp_activations(conn: sqlite3.Connection) -> None:
+    from app.mcp.activations import migrate
+
+    migrate(conn)
+
+
+MIGRATIONS: Sequence[Migration] = (_v1, _mcp_activations)
 
 LATEST_VERSION = len(MIGRATIONS)

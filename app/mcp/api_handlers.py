@@ -48,17 +48,17 @@ class McpRoutes:
         }
         return {name: _mapped(h) for name, h in handlers.items()}
 
-    def view(self, e: ServerEntry) -> x.McpServerView:
-        conn = self._s.status(e.name)
-        known = self._s.tools(e.name) if conn.status != "connected" else conn.tools
+    def view(self, e: ServerEntry, *, preview: bool = False) -> x.McpServerView:
+        conn = self._s.status(e.name) if not preview else None
+        known = [] if conn is None else conn.tools if conn.status == "connected" else self._s.tools(e.name)
         return x.McpServerView(
             name=e.name,
             display_name=e.display_name or e.name,
             description=e.description,
             transport=e.transport,
             source=e.source,
-            status=conn.status,
-            error=conn.error,
+            status=conn.status if conn else "disconnected",
+            error=conn.error if conn else None,
             tool_count=len(known or []),
             url=e.url,
             headers=dict.fromkeys(e.header_names, MASK),
@@ -150,8 +150,7 @@ class McpRoutes:
         return x.McpImportPreview(items=items)
 
     def _preview_view(self, e: ServerEntry) -> x.McpServerView:
-        view = self.view(e)
-        return view.model_copy(update={"status": "disconnected", "error": None, "tool_count": 0})
+        return self.view(e, preview=True)
 
     async def import_save(self, req: x.McpImportText) -> x.McpImportResult:
         preview = await self.import_preview(req)

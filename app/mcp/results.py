@@ -30,11 +30,9 @@ def tool_def(tool: Any) -> ToolDef:
     ):
         diagnostic = "the server sent an invalid input schema; the tool is offered without parameters"
         schema = dict(EMPTY_SCHEMA)
-    else:
-        try:
-            json.dumps(schema)
-        except (TypeError, ValueError):
-            diagnostic, schema = "the input schema is not JSON; replaced", dict(EMPTY_SCHEMA)
+    elif not _valid_schema(schema):
+        diagnostic = "the server sent an invalid JSON Schema; the tool is offered without parameters"
+        schema = dict(EMPTY_SCHEMA)
     hint = getattr(getattr(tool, "annotations", None), "read_only_hint", None)
     return ToolDef(
         name=str(tool.name),
@@ -43,6 +41,18 @@ def tool_def(tool: Any) -> ToolDef:
         read_only_hint=hint,
         diagnostic=diagnostic,
     )
+
+
+def _valid_schema(schema: dict[str, Any]) -> bool:
+    """A provider rejects the whole request for one bad tool schema, so check it first."""
+    import jsonschema  # a dependency of the MCP SDK
+
+    try:
+        json.dumps(schema)
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except (TypeError, ValueError, jsonschema.SchemaError):
+        return False
+    return True
 
 
 def _base_name(server: str, tool: str) -> str:

@@ -188,7 +188,6 @@ class McpService:
 
         return {
             "mode": "legacy",  # server-to-client requests (elicitation, logging) need the handshake
-            "read_timeout_seconds": self.call_timeout_s,
             "logging_callback": on_log,
             "client_info": Implementation(name="CashCode", version="1"),
         }

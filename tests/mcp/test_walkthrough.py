@@ -21,7 +21,9 @@ def tool_outputs(request: Any) -> list[str]:
 
 
 async def approve_always(app: Any, events: Recorder, turn: str) -> None:
-    await events.until(lambda: "approval_required" in events.types(turn) or "turn_done" in events.types(turn), 60)
+    await events.until(
+        lambda: "approval_required" in events.types(turn) or "turn_done" in events.types(turn), 60
+    )
     pending = [e for e in events.of(ApprovalRequired) if e.turn_id == turn]
     assert pending and pending[0].tool == TOOL and pending[0].can_always
     await ok(app, "chat.approve", {"approval_id": pending[0].approval_id, "decision": "always"})
@@ -99,7 +101,9 @@ async def test_a_denied_mcp_call_is_reported_and_the_read_only_mode_refuses_it(
     assert "approval_required" not in events.types(turn2)
 
     await ok(app, "settings.update", {"approval_mode": "autonomous"})
-    await ok(app, "mcp.tools.set_policy", {"server": "test_stdio_mcp", "tool": "say_hello", "policy": "never"})
+    await ok(
+        app, "mcp.tools.set_policy", {"server": "test_stdio_mcp", "tool": "say_hello", "policy": "never"}
+    )
     fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"})
     turn3 = await send(app, chat, "and now", pid)
     assert (await events.turn_end(turn3, 60)).type == "turn_done"

@@ -39,6 +39,7 @@ COMMANDS = {
     "config": ("app.cli.config_cmd", "show the effective configuration"),
     "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
+    "mcp": ("app.cli.mcp_cmd", "manage MCP servers (list, add, import, tools, call, …)"),
 }
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from app.core.context import TurnSpec
 from app.tools.base import ToolContext

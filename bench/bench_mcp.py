@@ -30,11 +30,52 @@ sys.path.insert(0, str(ROOT))
 from app.mcp.results import name_map  # noqa: E402
 from app.search.bm25 import BM25Index  # noqa: E402
 
-COMMON = (
-    "read write list search create delete update file folder issue pull request commit branch repo "
-    "weather forecast city time zone convert currency stock price email send inbox calendar event "
-    "翻译 文件 搜索 天气 日历 database query table row column user account token image resize"
-).split()
+COMMON = [
+    "read",
+    "write",
+    "list",
+    "search",
+    "create",
+    "delete",
+    "update",
+    "file",
+    "folder",
+    "issue",
+    "pull",
+    "request",
+    "commit",
+    "branch",
+    "repo",
+    "weather",
+    "forecast",
+    "city",
+    "time",
+    "zone",
+    "convert",
+    "currency",
+    "stock",
+    "price",
+    "email",
+    "send",
+    "inbox",
+    "calendar",
+    "event",
+    "翻译",
+    "文件",
+    "搜索",
+    "天气",
+    "日历",
+    "database",
+    "query",
+    "table",
+    "row",
+    "column",
+    "user",
+    "account",
+    "token",
+    "image",
+    "resize",
+]
 
 
 def vocabulary(rng: random.Random, size: int = 4_000) -> list[str]:
@@ -66,7 +107,9 @@ def zipf_word(rng: random.Random, words: list[str]) -> str:
     return rng.choices(words, cum_weights=_CUM, k=1)[0]
 
 
-def synthetic_tools(servers: int = 200, per_server: int = 50, seed: int = 7) -> list[tuple[str, str, str, list[str]]]:
+def synthetic_tools(
+    servers: int = 200, per_server: int = 50, seed: int = 7
+) -> list[tuple[str, str, str, list[str]]]:
     rng = random.Random(seed)
     words = ranked_words()
     out = []
@@ -129,7 +172,9 @@ async def app_mcp() -> float:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         service = McpService(
-            McpPaths(builtin=builtin_dir(), catalog=base / "s.json", cache=base / "cache", logs=base / "logs"),
+            McpPaths(
+                builtin=builtin_dir(), catalog=base / "s.json", cache=base / "cache", logs=base / "logs"
+            ),
             UserCatalog(base / "s.json", SecretStore()),
             lambda event: None,
         )
@@ -158,11 +203,16 @@ def main() -> None:
     args = parser.parse_args()
     if args.only in (None, "search"):
         r = bench_search()
-        print(f"tool_search: {r['tools']} tools, index build {r['build_s']:.3f} s, "
-              f"query p50 {r['p50_ms']:.2f} ms, p95 {r['p95_ms']:.2f} ms")
+        print(
+            f"tool_search: {r['tools']} tools, index build {r['build_s']:.3f} s, "
+            f"query p50 {r['p50_ms']:.2f} ms, p95 {r['p95_ms']:.2f} ms"
+        )
     if args.only in (None, "connect"):
         c = asyncio.run(bench_connect(args.runs))
-        print(f"stdio connect->tools: app/mcp {c['app_s']:.3f} s, bare SDK {c['bare_s']:.3f} s, ratio {c['ratio']:.2f}x")
+        print(
+            f"stdio connect->tools: app/mcp {c['app_s']:.3f} s, bare SDK {c['bare_s']:.3f} s, "
+            f"ratio {c['ratio']:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { McpServerCreate, McpServerView } from "@/api/generated";
+import type { AppEvent, McpServerCreate, McpServerView } from "@/api/generated";
 import { ApiError } from "@/api/transport";
 import { MASK, draftFrom, toPayload } from "@/model/mcpForm";
 import McpView from "@/views/McpView.vue";
@@ -120,5 +120,21 @@ describe("MCP Market view", () => {
     await row.get('[data-testid="mcp-tool-policy"]').setValue("always");
     await tick();
     expect(fake.callsTo("mcp.tools.set_policy")).toEqual([{ server: "test_stdio_mcp", tool: "say_hello", policy: "always" }]);
+  });
+});
+
+describe("MCP progress on the tool card", () => {
+  it("shows the latest progress or log line on the running card of that tool", async () => {
+    const { setup, turn } = await import("./helpers");
+    const { chats } = setup();
+    const t = turn("c1", "t1");
+    const progress = (message: string, progress: number | null, kind: "progress" | "log" = "progress"): AppEvent => ({
+      type: "mcp_tool_progress", chat_id: "c1", turn_id: "t1", tool: "read_file", server: "fs", kind, message, progress, total: 3,
+    });
+    chats.applyBatch([t.started(), t.tool("k1"), progress("step 1", 1), progress("[info] starting", null, "log")]);
+    const card = () => chats.entries("c1").flatMap((e) => (e.kind === "assistant" ? e.parts : [])).find((p) => p.kind === "tool");
+    expect(card()?.kind === "tool" && card()?.tool.note).toBe("[info] starting");
+    chats.applyBatch([progress("step 2", 2)]);
+    expect(card()?.kind === "tool" && card()?.tool.note).toBe("step 2 · 2/3");
   });
 });

@@ -148,6 +148,22 @@ class McpToolProgress(_TurnEvent):
     total: float | None = None
 
 
+class McpElicitation(_Event):
+    """An MCP server asks the user to fill a form during a call (`closed`: answered or timed
+    out; the UI removes it). Answer with the `mcp.elicitation.answer` route."""
+
+    type: Literal["mcp_elicitation"] = "mcp_elicitation"
+    id: str
+    server: str
+    chat_id: str = ""
+    turn_id: str = ""
+    tool: str = ""
+    message: str
+    requested_schema: dict[str, object]
+    defaults: dict[str, object]
+    closed: bool = False
+
+
 AppEvent = Annotated[
     TurnStarted
     | Delta
@@ -164,6 +180,7 @@ AppEvent = Annotated[
     | SkillsChanged
     | ImportSkillRequested
     | McpServerStatus
-    | McpToolProgress,
+    | McpToolProgress
+    | McpElicitation,
     Field(discriminator="type"),
 ]

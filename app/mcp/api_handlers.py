@@ -13,6 +13,7 @@ from app.mcp import api_models as x
 from app.mcp.catalog import EntryInput
 from app.mcp.config import ConfigError, ServerEntry
 from app.mcp.connection import ServerGone
+from app.mcp.elicitation import ElicitationError
 from app.mcp.importer import parse_snippet
 from app.mcp.service import McpService, NeedsConfirmation, NotFoundError
 from app.mcp.tools import McpDirectory
@@ -45,6 +46,7 @@ class McpRoutes:
             "mcp.resources.read": self.read_resource,
             "mcp.prompts.list": self.prompts,
             "mcp.prompts.get": self.get_prompt,
+            "mcp.elicitation.answer": self.answer_elicitation,
         }
         return {name: _mapped(h) for name, h in handlers.items()}
 
@@ -240,6 +242,15 @@ class McpRoutes:
                 x.McpPromptMessage(role=msg.role, text=text if text is not None else f"[{content.type}]")
             )
         return x.McpPromptResult(description=result.description or "", messages=messages)
+
+    async def answer_elicitation(self, req: x.McpElicitationAnswer) -> m.Ok:
+        try:
+            found = self._s.elicitations.answer(req.id, req.action, req.content)
+        except ElicitationError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        if not found:
+            raise ApiFailure("not_found", "That request is no longer waiting (answered or timed out).")
+        return m.Ok()
 
 
 def _mapped(handler: Callable[[Any], Awaitable[BaseModel]]) -> Callable[[Any], Awaitable[BaseModel]]:

@@ -181,4 +181,10 @@ class McpCallResult(_Model):
     truncated: bool = False
 
 
+class McpElicitationAnswer(_Model):
+    id: str = Field(min_length=1, max_length=64)
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
 __all__ = ["Ok"]

@@ -28,4 +28,5 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp.resources.read": (x.McpResourceRead, x.McpResourceContents),
     "mcp.prompts.list": (x.McpServerRef, x.McpPromptList),
     "mcp.prompts.get": (x.McpPromptGet, x.McpPromptResult),
+    "mcp.elicitation.answer": (x.McpElicitationAnswer, m.Ok),
 }

@@ -69,5 +69,10 @@ class McpCapability(Capability):
     def routes(self) -> Mapping[str, Handler]:
         return self._routes.table()
 
+    async def start(self) -> None:
+        """Long-lived surfaces have a UI that can show a server's form; the CLI never calls
+        this, so there elicitation requests are declined."""
+        self.service.elicitations.enable()
+
     async def aclose(self) -> None:
         await self.service.aclose()

@@ -18,6 +18,7 @@ from app.mcp import transports
 from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
 from app.mcp.config import ConfigError, Resolved, ServerEntry
 from app.mcp.connection import Connection, ServerGone, ToolDef, describe
+from app.mcp.elicitation import Elicitations
 from app.mcp.results import cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
 from app.settings.secrets import redact
@@ -87,7 +88,9 @@ class McpService:
         self._state: dict[str, _State] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._known_secrets: set[str] = set()
+        self.elicitations = Elicitations(publish)
         self.revision = 0  # bumped when any server's tools change (search index)
+        quiet_sdk_loggers()
 
     # ---- catalog -------------------------------------------------------------------------------
 
@@ -186,11 +189,34 @@ class McpService:
         async def on_log(params: Any) -> None:
             self._notify(name, "log", message=f"[{params.level}] {_short(params.data)}")
 
+        async def on_elicit(context: Any, params: Any) -> Any:
+            return await self._elicit(name, params)
+
         return {
+            "elicitation_callback": on_elicit,
             "mode": "legacy",  # server-to-client requests (elicitation, logging) need the handshake
             "logging_callback": on_log,
             "client_info": Implementation(name="CashCode", version="1"),
         }
+
+    async def _elicit(self, name: str, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if getattr(params, "mode", "form") != "form" or schema is None:
+            return ElicitResult(action="decline")  # URL mode is not supported
+        schema_dict = dict(schema)
+        calls = self._state.get(name, _State()).active_calls
+        site = calls[-1] if calls else CallSite()
+        action, content = await self.elicitations.ask(
+            name,
+            self.redact(params.message),
+            schema_dict,
+            chat_id=site.chat_id,
+            turn_id=site.turn_id,
+            tool=site.tool,
+        )
+        return ElicitResult(action=action, content=content)
 
     async def _list_tools(self, client: Any) -> list[ToolDef]:
         tools: list[ToolDef] = []
@@ -331,6 +357,19 @@ class _Opening:
     async def __aexit__(self, *exc: Any) -> bool | None:
         result: bool | None = await self._cm.__aexit__(*exc)
         return result
+
+
+# The SDK logs every wire message at DEBUG (tool output included, which a careless server may
+# fill with a secret it was given); the HTTP stack logs request details. Keep them above DEBUG
+# unless someone set a level on purpose.
+_QUIET = {"mcp": logging.INFO, "httpx2": logging.WARNING, "httpcore2": logging.WARNING}
+
+
+def quiet_sdk_loggers() -> None:
+    for name, level in _QUIET.items():
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(level)
 
 
 def _is_gone(exc: BaseException) -> bool:

@@ -176,6 +176,29 @@ export interface McpCallResult {
   truncated: boolean;
 }
 
+/**
+ * An MCP server asks the user to fill a form during a call (`closed`: answered or timed
+ * out; the UI removes it). Answer with the `mcp.elicitation.answer` route.
+ */
+export interface McpElicitation {
+  type: "mcp_elicitation";
+  id: string;
+  server: string;
+  chat_id: string;
+  turn_id: string;
+  tool: string;
+  message: string;
+  requested_schema: Record<string, unknown>;
+  defaults: Record<string, unknown>;
+  closed: boolean;
+}
+
+export interface McpElicitationAnswer {
+  id: string;
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown> | null;
+}
+
 export interface McpImportItem {
   name: string;
   ok: boolean;
@@ -585,7 +608,8 @@ export type AppEvent =
   | SkillsChanged
   | ImportSkillRequested
   | McpServerStatus
-  | McpToolProgress;
+  | McpToolProgress
+  | McpElicitation;
 
 export type AppEventType = AppEvent["type"];
 
@@ -605,6 +629,7 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
   "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
   "mcp.resources.list": { request: McpServerRef; response: McpResourceList };
@@ -649,6 +674,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "desktop.pick_folder",
+  "mcp.elicitation.answer",
   "mcp.prompts.get",
   "mcp.prompts.list",
   "mcp.resources.list",

@@ -12,6 +12,7 @@ import sys
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 server = MCPServer("rough")
 
@@ -61,6 +62,21 @@ def echo_header(ctx: Context) -> str:
     """Echo the Authorization header of the HTTP request (a careless server)."""
     request = ctx.request_context.request
     return "auth=" + (request.headers.get("authorization", "") if request is not None else "")
+
+
+class Person(BaseModel):
+    name: str
+    age: int = 30
+    happy: bool = True
+
+
+@server.tool()
+async def ask_person(ctx: Context) -> str:
+    """Ask the user for a person (elicitation)."""
+    result = await ctx.elicit("Who should I greet?", Person)
+    if result.action == "accept" and result.data is not None:
+        return f"accepted {result.data.name} {result.data.age} {result.data.happy}"
+    return result.action
 
 
 @server.tool()

@@ -232,6 +232,10 @@ export const en = {
   "mcp.transport.stdio": "stdio (a local program)",
   "mcp.transport.http": "Streamable HTTP",
   "mcp.transport.sse": "SSE (legacy)",
+  "mcp.elicit.heading": "{server} asks",
+  "mcp.elicit.accept": "Submit",
+  "mcp.elicit.decline": "Decline",
+  "mcp.elicit.cancel": "Cancel",
   "mcp.import.preview": "Preview",
   "mcp.import.save": "Import {count}",
 } as const;

@@ -234,6 +234,10 @@ export const zhCN: Record<MessageKey, string> = {
   "mcp.transport.stdio": "stdio（本地程序）",
   "mcp.transport.http": "Streamable HTTP",
   "mcp.transport.sse": "SSE（旧版）",
+  "mcp.elicit.heading": "{server} 请求信息",
+  "mcp.elicit.accept": "提交",
+  "mcp.elicit.decline": "拒绝",
+  "mcp.elicit.cancel": "取消",
   "mcp.import.preview": "预览",
   "mcp.import.save": "导入 {count} 个",
 };

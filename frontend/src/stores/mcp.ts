@@ -1,7 +1,7 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
 import type {
-  AppEvent, McpImportPreview, McpImportResult, McpPromptList, McpPromptResult, McpResourceContents,
+  AppEvent, McpElicitation, McpImportPreview, McpImportResult, McpPromptList, McpPromptResult, McpResourceContents,
   McpResourceList, McpServerCreate, McpServerView, McpToolList,
 } from "@/api/generated";
 import { errorMessage, useApiStore } from "./api";
@@ -15,6 +15,7 @@ export const useMcpStore = defineStore("mcp", () => {
   const busy = ref<Record<string, boolean>>({});
   const errors = ref<Record<string, string>>({});
   const loaded = ref(false);
+  const elicitations = ref<McpElicitation[]>([]);
 
   async function load(): Promise<void> {
     servers.value = (await api.invoke("mcp.servers.list", {})).servers;
@@ -36,6 +37,12 @@ export const useMcpStore = defineStore("mcp", () => {
 
   function apply(batch: AppEvent[]): void {
     for (const ev of batch) {
+      if (ev.type === "mcp_elicitation") {
+        elicitations.value = ev.closed
+          ? elicitations.value.filter((e) => e.id !== ev.id)
+          : [...elicitations.value.filter((e) => e.id !== ev.id), ev];
+        continue;
+      }
       if (ev.type !== "mcp_server_status") continue;
       const s = servers.value.find((x) => x.name === ev.name);
       if (s) put({ ...s, status: ev.status, error: ev.error, tool_count: ev.status === "connected" ? ev.tool_count : s.tool_count });
@@ -81,6 +88,11 @@ export const useMcpStore = defineStore("mcp", () => {
     api.invoke("mcp.prompts.get", { name, prompt, arguments: args });
   const importPreview = (text: string): Promise<McpImportPreview> => api.invoke("mcp.servers.import_preview", { text });
 
+  async function answer(id: string, action: "accept" | "decline" | "cancel", content: Record<string, unknown> | null): Promise<void> {
+    await api.invoke("mcp.elicitation.answer", { id, action, content });
+    elicitations.value = elicitations.value.filter((e) => e.id !== id);
+  }
+
   async function importSave(text: string, names: string[]): Promise<McpImportResult> {
     const result = await api.invoke("mcp.servers.import", { text, names });
     await load();
@@ -88,7 +100,7 @@ export const useMcpStore = defineStore("mcp", () => {
   }
 
   return {
-    servers, busy, errors, loaded, load, listen, apply, connect, disconnect, confirm, save, remove,
+    servers, busy, errors, loaded, elicitations, answer, load, listen, apply, connect, disconnect, confirm, save, remove,
     tools, setPolicy, resources, readResource, prompts, getPrompt, importPreview, importSave,
   };
 });

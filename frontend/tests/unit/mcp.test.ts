@@ -138,3 +138,24 @@ describe("MCP progress on the tool card", () => {
     expect(card()?.kind === "tool" && card()?.tool.note).toBe("step 2 · 2/3");
   });
 });
+
+describe("MCP elicitation dialog", () => {
+  it("renders the server's form with defaults and sends the answer", async () => {
+    const Dialog = (await import("@/components/mcp/McpElicitationDialog.vue")).default;
+    const { wrapper, fake } = await mountWith(Dialog);
+    fake.on("mcp.elicitation.answer", () => ({ ok: true }));
+    fake.emit([{
+      type: "mcp_elicitation", id: "e1", server: "rough", chat_id: "", turn_id: "", tool: "", message: "Who should I greet?", closed: false,
+      requested_schema: { type: "object", properties: { name: { type: "string" }, age: { type: "integer", default: 30 } }, required: ["name"] },
+      defaults: { age: 30 },
+    }]);
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-elicitation"]').text()).toContain("Who should I greet?");
+    expect((wrapper.get('[data-testid="elicit-field-age"]').element as HTMLInputElement).value).toBe("30");
+    await wrapper.get('[data-testid="elicit-field-name"]').setValue("Ann");
+    await wrapper.get('[data-testid="mcp-elicitation"]').trigger("submit");
+    await tick();
+    expect(fake.callsTo("mcp.elicitation.answer")).toEqual([{ id: "e1", action: "accept", content: { name: "Ann", age: 30 } }]);
+    expect(wrapper.find('[data-testid="mcp-elicitation"]').exists()).toBe(false);
+  });
+});

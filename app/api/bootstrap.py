@@ -69,9 +69,11 @@ def build_app(
     if provider_override is not None:
         providers.add_override(provider_override)
     db = Database(paths.db_path)
+    bus = EventBus()
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
     caps.append(importer := ImportCapability())  # bound to the app below (it calls other routes)
+    caps.append(_mcp(paths, env, db, secret_store, settings_store, bus))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -92,7 +94,7 @@ def build_app(
         secrets=secret_store,
         providers=providers,
         tools=ToolCatalog(_registry(tools)),
-        bus=EventBus(),
+        bus=bus,
         notices=tuple(notices),
         capabilities=tuple(caps),
     )
@@ -133,6 +135,19 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         migrate_legacy_env(env, store, secrets)
     except (SecretStoreError, SettingsError) as exc:
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
+
+
+def _mcp(
+    paths: AppPaths,
+    env: Mapping[str, str],
+    db: Database,
+    secrets: SecretStore,
+    settings: SettingsStore,
+    bus: EventBus,
+) -> Capability:
+    from app.mcp.capability import McpCapability  # the MCP SDK itself loads only on connect
+
+    return McpCapability.build(paths, env, db, secrets, settings, bus.publish)
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

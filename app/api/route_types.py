@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from app.api import models as m
 from app.importer import api_routes as import_routes
+from app.mcp import api_routes as mcp_api_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -48,4 +49,5 @@ CORE_ROUTES: RouteTable = {
 ROUTE_TYPES: RouteTable = {
     **CORE_ROUTES,
     **import_routes.ROUTE_TYPES,
+    **mcp_api_routes.ROUTE_TYPES,
 }

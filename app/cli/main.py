@@ -41,6 +41,7 @@ COMMANDS = {
     "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
     "import": ("app.cli.import_cmd", "import chats, memories and Skills from CashCode or cdy-agent folders"),
+    "mcp": ("app.cli.mcp_cmd", "manage MCP servers (list, add, import, tools, call, …)"),
 }
 
 

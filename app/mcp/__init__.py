@@ -1,0 +1,1 @@
+"""MCP connectors: catalogs, connections, deferred activation (docs/architecture.md)."""

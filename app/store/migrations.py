@@ -119,9 +119,17 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
+def _mcp_activations(conn: sqlite3.Connection) -> None:
+    from app.mcp.activations import migrate
+
+    migrate(conn)
+
+
+# One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
     migrate_import_records,
+    _mcp_activations,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -164,6 +164,222 @@ export interface KeyringStatus {
   message: string;
 }
 
+export interface McpCall {
+  name: string;
+  tool: string;
+  arguments?: Record<string, unknown>;
+}
+
+export interface McpCallResult {
+  ok: boolean;
+  text: string;
+  truncated: boolean;
+}
+
+/**
+ * An MCP server asks the user to fill a form during a call (`closed`: answered or timed
+ * out; the UI removes it). Answer with the `mcp.elicitation.answer` route.
+ */
+export interface McpElicitation {
+  type: "mcp_elicitation";
+  id: string;
+  server: string;
+  chat_id: string;
+  turn_id: string;
+  tool: string;
+  message: string;
+  requested_schema: Record<string, unknown>;
+  defaults: Record<string, unknown>;
+  closed: boolean;
+}
+
+export interface McpElicitationAnswer {
+  id: string;
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown> | null;
+}
+
+export interface McpImportItem {
+  name: string;
+  ok: boolean;
+  error: string | null;
+  exists: boolean;
+  server: McpServerView | null;
+}
+
+export interface McpImportPreview {
+  items: McpImportItem[];
+}
+
+export interface McpImportResult {
+  created: string[];
+  skipped: McpImportItem[];
+}
+
+export interface McpImportText {
+  text: string;
+  names?: string[] | null;
+}
+
+export interface McpPromptArgument {
+  name: string;
+  description: string;
+  required: boolean;
+}
+
+export interface McpPromptGet {
+  name: string;
+  prompt: string;
+  arguments?: Record<string, string>;
+}
+
+export interface McpPromptList {
+  prompts: McpPromptView[];
+}
+
+export interface McpPromptMessage {
+  role: string;
+  text: string;
+}
+
+export interface McpPromptResult {
+  description: string;
+  messages: McpPromptMessage[];
+}
+
+export interface McpPromptView {
+  name: string;
+  description: string;
+  arguments: McpPromptArgument[];
+}
+
+export interface McpResourceContent {
+  uri: string;
+  mime_type: string | null;
+  text: string | null;
+  blob_bytes: number | null;
+}
+
+export interface McpResourceContents {
+  contents: McpResourceContent[];
+}
+
+export interface McpResourceList {
+  resources: McpResourceView[];
+}
+
+export interface McpResourceRead {
+  name: string;
+  uri: string;
+}
+
+export interface McpResourceView {
+  uri: string;
+  name: string;
+  description: string;
+  mime_type: string | null;
+}
+
+export interface McpServerCreate {
+  name: string;
+  transport: string;
+  display_name?: string | null;
+  description?: string | null;
+  url?: string | null;
+  headers?: Record<string, string> | null;
+  command?: string | null;
+  args?: string[] | null;
+  env?: Record<string, string> | null;
+  secret_env?: string[] | null;
+}
+
+export interface McpServerList {
+  servers: McpServerView[];
+}
+
+export interface McpServerRef {
+  name: string;
+}
+
+/** An MCP server's connection status changed (MCP Market updates live). */
+export interface McpServerStatus {
+  type: "mcp_server_status";
+  name: string;
+  status: "disconnected" | "connecting" | "connected" | "failed";
+  error: string | null;
+  tool_count: number;
+}
+
+export interface McpServerUpdate {
+  name: string;
+  transport?: string | null;
+  display_name?: string | null;
+  description?: string | null;
+  url?: string | null;
+  headers?: Record<string, string> | null;
+  command?: string | null;
+  args?: string[] | null;
+  env?: Record<string, string> | null;
+  secret_env?: string[] | null;
+}
+
+export interface McpServerView {
+  name: string;
+  display_name: string;
+  description: string;
+  transport: "stdio" | "sse" | "http";
+  source: "builtin" | "user";
+  status: "disconnected" | "connecting" | "connected" | "failed";
+  error: string | null;
+  tool_count: number;
+  url: string;
+  headers: Record<string, string>;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  secret_env: string[];
+  argv: string[];
+  needs_confirmation: boolean;
+  editable: boolean;
+}
+
+export interface McpToolList {
+  tools: McpToolView[];
+  live: boolean;
+}
+
+export interface McpToolPolicySet {
+  server: string;
+  tool: string;
+  policy: "always" | "ask" | "never";
+}
+
+/**
+ * A progress or logging notification from the MCP server of a running tool call; the UI
+ * shows it on the card of the running call named `tool`.
+ */
+export interface McpToolProgress {
+  chat_id: string;
+  turn_id: string;
+  type: "mcp_tool_progress";
+  tool: string;
+  server: string;
+  kind: "progress" | "log";
+  message: string;
+  progress: number | null;
+  total: number | null;
+}
+
+export interface McpToolView {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  exposed_name: string;
+  read_only_hint: boolean | null;
+  policy: "always" | "ask" | "never";
+  diagnostic: string | null;
+}
+
 /**
  * An explicit @-selection sent with a user message (SPEC S7.9): structured metadata,
  * never appended to the text.
@@ -393,7 +609,10 @@ export type AppEvent =
   | SessionUpdated
   | SessionDeleted
   | SkillsChanged
-  | ImportSkillRequested;
+  | ImportSkillRequested
+  | McpServerStatus
+  | McpToolProgress
+  | McpElicitation;
 
 export type AppEventType = AppEvent["type"];
 
@@ -413,6 +632,24 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
+  "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
+  "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
+  "mcp.resources.list": { request: McpServerRef; response: McpResourceList };
+  "mcp.resources.read": { request: McpResourceRead; response: McpResourceContents };
+  "mcp.servers.confirm": { request: McpServerRef; response: McpServerView };
+  "mcp.servers.connect": { request: McpServerRef; response: McpServerView };
+  "mcp.servers.create": { request: McpServerCreate; response: McpServerView };
+  "mcp.servers.delete": { request: McpServerRef; response: Ok };
+  "mcp.servers.disconnect": { request: McpServerRef; response: McpServerView };
+  "mcp.servers.get": { request: McpServerRef; response: McpServerView };
+  "mcp.servers.import": { request: McpImportText; response: McpImportResult };
+  "mcp.servers.import_preview": { request: McpImportText; response: McpImportPreview };
+  "mcp.servers.list": { request: Empty; response: McpServerList };
+  "mcp.servers.tools": { request: McpServerRef; response: McpToolList };
+  "mcp.servers.update": { request: McpServerUpdate; response: McpServerView };
+  "mcp.tools.call": { request: McpCall; response: McpCallResult };
+  "mcp.tools.set_policy": { request: McpToolPolicySet; response: Ok };
   "models.list": { request: ModelsQuery; response: ModelList };
   "providers.delete": { request: ProviderRef; response: Ok };
   "providers.list": { request: Empty; response: ProviderList };
@@ -440,6 +677,24 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "desktop.pick_folder",
+  "mcp.elicitation.answer",
+  "mcp.prompts.get",
+  "mcp.prompts.list",
+  "mcp.resources.list",
+  "mcp.resources.read",
+  "mcp.servers.confirm",
+  "mcp.servers.connect",
+  "mcp.servers.create",
+  "mcp.servers.delete",
+  "mcp.servers.disconnect",
+  "mcp.servers.get",
+  "mcp.servers.import",
+  "mcp.servers.import_preview",
+  "mcp.servers.list",
+  "mcp.servers.tools",
+  "mcp.servers.update",
+  "mcp.tools.call",
+  "mcp.tools.set_policy",
   "models.list",
   "providers.delete",
   "providers.list",

@@ -24,6 +24,7 @@ export interface ToolView {
   output: string | null;
   truncated: boolean;
   durationMs: number | null;
+  note?: string; // the latest progress or log line from an MCP server while the call runs
 }
 
 export type Part =
@@ -118,6 +119,17 @@ export function setToolResult(entry: AssistantEntry, ev: ToolResultEvent): void 
   tool.output = ev.output;
   tool.truncated = ev.truncated;
   tool.durationMs = ev.duration_ms;
+}
+
+/** An MCP progress/log notification: shown on the running card of that tool (the newest one). */
+export function setToolNote(entry: AssistantEntry, toolName: string, note: string): void {
+  for (let i = entry.parts.length - 1; i >= 0; i--) {
+    const part = entry.parts[i];
+    if (part.kind === "tool" && part.tool.name === toolName && part.tool.status === "running") {
+      part.tool.note = note;
+      return;
+    }
+  }
 }
 
 /** Finish a turn: tools still spinning stop, and a reply that never streamed is filled in. */

@@ -58,6 +58,12 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         if (live) tx.setToolResult(live.entry, ev);
         return;
       }
+      case "mcp_tool_progress": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        const count = ev.progress !== null && ev.progress !== undefined ? `${ev.progress}${ev.total ? `/${ev.total}` : ""}` : "";
+        if (live) tx.setToolNote(live.entry, ev.tool, [ev.message, count].filter(Boolean).join(" · "));
+        return;
+      }
       case "usage": {
         const live = liveFor(ev.chat_id, ev.turn_id);
         if (live) live.usage = ev;

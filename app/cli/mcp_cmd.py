@@ -1,0 +1,231 @@
+"""`cashcode mcp …`: list, add, import, remove, confirm, tools, call, resources, prompts.
+
+Every command goes through the API facade (mcp.* routes) like the desktop app does. A stdio
+server added here runs exactly the argv typed on the command line, so `add` confirms it; an
+imported stdio server must be confirmed with `cashcode mcp confirm NAME` after reading its argv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.api.app import CashCodeApp
+
+_SECRET_HINT = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL", "COOKIE")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser("mcp", help="manage MCP servers (list, add, import, call, …)")
+    sub = parser.add_subparsers(dest="mcp_command", required=True)
+    listing = sub.add_parser("list", help="list built-in and user MCP servers")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(func=_runner(_list))
+    add = sub.add_parser(
+        "add",
+        help="add a server: NAME --command PROG [ARG ...] [--env K=V ...] | NAME --url URL "
+        "[--transport http|sse] [--header K=V ...]",
+    )
+    add.add_argument("name")
+    add.add_argument("--url")
+    add.add_argument("--transport", choices=["http", "sse"], default="http")
+    add.add_argument("--header", action="append", default=[], metavar="K=V")
+    add.add_argument("--env", action="append", default=[], metavar="K=V")
+    add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
+    add.set_defaults(func=_runner(_add))
+    imp = sub.add_parser("import", help="import servers from an mcpServers JSON file")
+    imp.add_argument("file")
+    imp.set_defaults(func=_runner(_import))
+    for name, help_text, func in (
+        ("remove", "delete a user server", _remove),
+        ("confirm", "allow a stdio server's command line to run", _confirm),
+        ("resources", "list a server's resources", _resources),
+        ("prompts", "list a server's prompts", _prompts),
+    ):
+        cmd = sub.add_parser(name, help=help_text)
+        cmd.add_argument("name")
+        cmd.set_defaults(func=_runner(func))
+    tools = sub.add_parser("tools", help="connect and list a server's tools")
+    tools.add_argument("name")
+    tools.add_argument("--json", action="store_true")
+    tools.set_defaults(func=_runner(_tools))
+    call = sub.add_parser("call", help="call a tool and print its text (exit 1 on a tool error)")
+    call.add_argument("name")
+    call.add_argument("tool")
+    call.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    call.set_defaults(func=_runner(_call))
+
+
+class _Failed(Exception):
+    pass
+
+
+def _runner(
+    body: Callable[[CashCodeApp, argparse.Namespace], Awaitable[int]],
+) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        async def main() -> int:
+            from app.cli.runtime import open_plain_app
+
+            app = open_plain_app(os.environ)
+            try:
+                return await body(app, args)
+            except _Failed as exc:
+                print(f"cashcode: error: {exc}", file=sys.stderr)
+                return 1
+            finally:
+                await app.aclose()
+
+        return asyncio.run(main())
+
+    return run
+
+
+async def _call_route(app: CashCodeApp, route: str, payload: dict[str, Any]) -> Any:
+    envelope = await app.invoke(route, payload)
+    if not envelope["ok"]:
+        raise _Failed(envelope["error"]["message"])
+    return envelope["data"]
+
+
+async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
+    servers = (await _call_route(app, "mcp.servers.list", {}))["servers"]
+    if args.json:
+        print(json.dumps(servers, indent=2, ensure_ascii=False))
+        return 0
+    for s in servers:
+        where = " ".join(s["argv"]) if s["transport"] == "stdio" else s["url"]
+        flag = " [needs confirmation]" if s["needs_confirmation"] else ""
+        print(f"{s['name']:<24} {s['transport']:<6} {s['source']:<8} {s['status']:<12} {where}{flag}")
+    if not servers:
+        print("No MCP servers.")
+    return 0
+
+
+def _pairs(items: Sequence[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise _Failed(f"{what} must look like NAME=VALUE, got {item!r}")
+        out[key] = value
+    return out
+
+
+def _split_command(tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`--command PROG ARG … [--env K=V …]`: --env pairs may follow the program's arguments."""
+    argv: list[str] = []
+    env: list[str] = []
+    it = iter(tokens)
+    for token in it:
+        if token == "--env":
+            env.append(next(it, ""))
+        else:
+            argv.append(token)
+    return argv, env
+
+
+async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
+    if bool(args.command) == bool(args.url):
+        raise _Failed("give either --command PROG [ARG ...] or --url URL")
+    if args.command:
+        argv, more_env = _split_command(args.command)
+        if not argv:
+            raise _Failed("--command needs the program to run")
+        env = _pairs([*args.env, *more_env], "--env")
+        payload: dict[str, Any] = {
+            "name": args.name,
+            "transport": "stdio",
+            "command": argv[0],
+            "args": argv[1:],
+            "env": env,
+            "secret_env": [k for k in env if any(h in k.upper() for h in _SECRET_HINT)],
+        }
+        await _call_route(app, "mcp.servers.create", payload)
+        view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
+        print(f"Added {args.name} (stdio): {' '.join(view['argv'])}")
+        return 0
+    payload = {
+        "name": args.name,
+        "transport": args.transport,
+        "url": args.url,
+        "headers": _pairs(args.header, "--header"),
+    }
+    await _call_route(app, "mcp.servers.create", payload)
+    print(f"Added {args.name} ({args.transport}): {args.url}")
+    return 0
+
+
+async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise _Failed(f"cannot read {args.file}: {exc.strerror}") from None
+    result = await _call_route(app, "mcp.servers.import", {"text": text})
+    for name in result["created"]:
+        view = await _call_route(app, "mcp.servers.get", {"name": name})
+        where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
+        print(f"Imported {name} ({view['transport']}): {where}")
+        if view["needs_confirmation"]:
+            print(f"  check the command above, then allow it: cashcode mcp confirm {name}")
+    for item in result["skipped"]:
+        print(f"Skipped {item['name']}: {item['error']}", file=sys.stderr)
+    return 0 if result["created"] or not result["skipped"] else 1
+
+
+async def _remove(app: CashCodeApp, args: argparse.Namespace) -> int:
+    await _call_route(app, "mcp.servers.delete", {"name": args.name})
+    print(f"Removed {args.name}")
+    return 0
+
+
+async def _confirm(app: CashCodeApp, args: argparse.Namespace) -> int:
+    view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
+    print(f"Confirmed {args.name}: {' '.join(view['argv']) or view['url']}")
+    return 0
+
+
+async def _tools(app: CashCodeApp, args: argparse.Namespace) -> int:
+    await _call_route(app, "mcp.servers.connect", {"name": args.name})
+    tools = (await _call_route(app, "mcp.servers.tools", {"name": args.name}))["tools"]
+    if args.json:
+        print(json.dumps(tools, indent=2, ensure_ascii=False))
+        return 0
+    for t in tools:
+        params = ", ".join((t["input_schema"].get("properties") or {}).keys())
+        print(f"{t['name']}({params})  {' '.join(t['description'].split())[:100]}")
+    return 0
+
+
+async def _call(app: CashCodeApp, args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        raise _Failed(f"--args is not valid JSON ({exc.msg})") from None
+    if not isinstance(arguments, dict):
+        raise _Failed("--args must be a JSON object")
+    result = await _call_route(
+        app, "mcp.tools.call", {"name": args.name, "tool": args.tool, "arguments": arguments}
+    )
+    print(result["text"])
+    return 0 if result["ok"] else 1
+
+
+async def _resources(app: CashCodeApp, args: argparse.Namespace) -> int:
+    for r in (await _call_route(app, "mcp.resources.list", {"name": args.name}))["resources"]:
+        print(f"{r['uri']}  {r['name']}  {r['description']}".rstrip())
+    return 0
+
+
+async def _prompts(app: CashCodeApp, args: argparse.Namespace) -> int:
+    for p in (await _call_route(app, "mcp.prompts.list", {"name": args.name}))["prompts"]:
+        names = ", ".join(a["name"] + ("" if a["required"] else "?") for a in p["arguments"])
+        print(f"{p['name']}({names})  {p['description']}".rstrip())
+    return 0

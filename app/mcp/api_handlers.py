@@ -1,0 +1,274 @@
+"""Handlers of the mcp.* routes: validation, views with masked secrets, error mapping."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.api import models as m
+from app.api.errors import ApiFailure
+from app.mcp import api_models as x
+from app.mcp.catalog import EntryInput
+from app.mcp.config import ConfigError, ServerEntry
+from app.mcp.connection import ServerGone
+from app.mcp.elicitation import ElicitationError
+from app.mcp.importer import parse_snippet
+from app.mcp.service import McpService, NeedsConfirmation, NotFoundError
+from app.mcp.tools import McpDirectory
+from app.settings.secrets import MASK
+from app.settings.user_settings import SettingsStore
+
+
+class McpRoutes:
+    def __init__(self, service: McpService, directory: McpDirectory, settings: SettingsStore) -> None:
+        self._s = service
+        self._dir = directory
+        self._settings = settings
+
+    def table(self) -> dict[str, Callable[[Any], Awaitable[BaseModel]]]:
+        handlers: dict[str, Callable[[Any], Awaitable[BaseModel]]] = {
+            "mcp.servers.list": self.list,
+            "mcp.servers.get": self.get,
+            "mcp.servers.create": self.create,
+            "mcp.servers.update": self.update,
+            "mcp.servers.delete": self.delete,
+            "mcp.servers.confirm": self.confirm,
+            "mcp.servers.connect": self.connect,
+            "mcp.servers.disconnect": self.disconnect,
+            "mcp.servers.tools": self.tools,
+            "mcp.servers.import_preview": self.import_preview,
+            "mcp.servers.import": self.import_save,
+            "mcp.tools.set_policy": self.set_policy,
+            "mcp.tools.call": self.call,
+            "mcp.resources.list": self.resources,
+            "mcp.resources.read": self.read_resource,
+            "mcp.prompts.list": self.prompts,
+            "mcp.prompts.get": self.get_prompt,
+            "mcp.elicitation.answer": self.answer_elicitation,
+        }
+        return {name: _mapped(h) for name, h in handlers.items()}
+
+    def view(self, e: ServerEntry, *, preview: bool = False) -> x.McpServerView:
+        conn = self._s.status(e.name) if not preview else None
+        known = [] if conn is None else conn.tools if conn.status == "connected" else self._s.tools(e.name)
+        return x.McpServerView(
+            name=e.name,
+            display_name=e.display_name or e.name,
+            description=e.description,
+            transport=e.transport,
+            source=e.source,
+            status=conn.status if conn else "disconnected",
+            error=conn.error if conn else None,
+            tool_count=len(known or []),
+            url=e.url,
+            headers=dict.fromkeys(e.header_names, MASK),
+            command=e.command,
+            args=list(e.args),
+            env={**dict(e.env), **dict.fromkeys(e.secret_env, MASK)},
+            secret_env=list(e.secret_env),
+            argv=list(e.argv),
+            needs_confirmation=e.needs_confirmation,
+            editable=e.source == "user",
+        )
+
+    async def list(self, req: m.Empty) -> x.McpServerList:
+        return x.McpServerList(servers=[self.view(e) for e in self._s.entries()])
+
+    async def get(self, req: x.McpServerRef) -> x.McpServerView:
+        return self.view(self._s.entry(req.name))
+
+    async def create(self, req: x.McpServerCreate) -> x.McpServerView:
+        return self.view(self._s.save(EntryInput(**req.model_dump()), create=True))
+
+    async def update(self, req: x.McpServerUpdate) -> x.McpServerView:
+        old = self._s.entry(req.name)
+        if old.source == "builtin":
+            raise ApiFailure("invalid", f"{req.name!r} is a built-in server and cannot be edited")
+        fields = req.model_dump()
+        fields["transport"] = fields["transport"] or old.transport
+        await self._s.disconnect(req.name)  # the next connect uses the new settings
+        return self.view(self._s.save(EntryInput(**fields), create=False))
+
+    async def delete(self, req: x.McpServerRef) -> m.Ok:
+        entry = self._s.entry(req.name)
+        if entry.source == "builtin":
+            raise ApiFailure("invalid", f"{req.name!r} is a built-in server and cannot be deleted")
+        await self._s.forget(req.name)
+        self._s.catalog.delete(entry)
+        return m.Ok()
+
+    async def confirm(self, req: x.McpServerRef) -> x.McpServerView:
+        entry = self._s.entry(req.name)
+        if entry.source == "user" and entry.transport == "stdio":
+            entry = self._s.catalog.confirm(entry)
+        return self.view(entry)
+
+    async def connect(self, req: x.McpServerRef) -> x.McpServerView:
+        await self._s.connect(req.name)
+        return self.view(self._s.entry(req.name))
+
+    async def disconnect(self, req: x.McpServerRef) -> x.McpServerView:
+        await self._s.disconnect(req.name)
+        return self.view(self._s.entry(req.name))
+
+    async def tools(self, req: x.McpServerRef) -> x.McpToolList:
+        entry = self._s.entry(req.name)
+        conn = self._s.status(entry.name)
+        known = self._s.tools(entry.name) or []
+        d = self._dir.refresh()
+        policies = self._settings.load().tool_policies
+        views = []
+        for t in known:
+            exposed = d.names.get((entry.name, t.name), "")
+            views.append(
+                x.McpToolView(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.input_schema,
+                    exposed_name=exposed,
+                    read_only_hint=t.read_only_hint,
+                    policy=policies.get(exposed, "ask"),
+                    diagnostic=t.diagnostic,
+                )
+            )
+        return x.McpToolList(tools=views, live=conn.status == "connected")
+
+    async def import_preview(self, req: x.McpImportText) -> x.McpImportPreview:
+        names = {e.name for e in self._s.entries()}
+        items = []
+        for item in parse_snippet(req.text):
+            items.append(
+                x.McpImportItem(
+                    name=item.name,
+                    ok=item.error is None and item.name not in names,
+                    error=item.error
+                    or (f"a server named {item.name!r} already exists" if item.name in names else None),
+                    exists=item.name in names,
+                    server=self._preview_view(item.preview) if item.preview else None,
+                )
+            )
+        return x.McpImportPreview(items=items)
+
+    def _preview_view(self, e: ServerEntry) -> x.McpServerView:
+        return self.view(e, preview=True)
+
+    async def import_save(self, req: x.McpImportText) -> x.McpImportResult:
+        preview = await self.import_preview(req)
+        wanted = set(req.names) if req.names is not None else None
+        entries = {i.name: i.entry for i in parse_snippet(req.text)}
+        created, skipped = [], []
+        for item in preview.items:
+            if wanted is not None and item.name not in wanted:
+                continue
+            entry = entries.get(item.name)
+            if not item.ok or entry is None:
+                skipped.append(item)
+                continue
+            self._s.save(entry, create=True)
+            created.append(item.name)
+        return x.McpImportResult(created=created, skipped=skipped)
+
+    async def set_policy(self, req: x.McpToolPolicySet) -> m.Ok:
+        self._s.entry(req.server)
+        d = self._dir.refresh()
+        exposed = d.names.get((req.server, req.tool))
+        if exposed is None:
+            raise ApiFailure("not_found", f"{req.server!r} has no known tool {req.tool!r} (connect it first)")
+        self._settings.update(
+            lambda s: s.model_copy(update={"tool_policies": {**s.tool_policies, exposed: req.policy}})
+        )
+        return m.Ok()
+
+    async def call(self, req: x.McpCall) -> x.McpCallResult:
+        from app.mcp.service import CallSite
+
+        out = await self._s.call(req.name, req.tool, req.arguments, CallSite())
+        return x.McpCallResult(ok=out.ok, text=out.text, truncated=out.truncated)
+
+    async def resources(self, req: x.McpServerRef) -> x.McpResourceList:
+        result = await self._s.request(req.name, "list_resources")
+        return x.McpResourceList(
+            resources=[
+                x.McpResourceView(
+                    uri=str(r.uri), name=r.name, description=r.description or "", mime_type=r.mime_type
+                )
+                for r in result.resources
+            ]
+        )
+
+    async def read_resource(self, req: x.McpResourceRead) -> x.McpResourceContents:
+        result = await self._s.request(req.name, "read_resource", req.uri)
+        out = []
+        for c in result.contents:
+            text = getattr(c, "text", None)
+            blob = getattr(c, "blob", None)
+            out.append(
+                x.McpResourceContent(
+                    uri=str(c.uri),
+                    mime_type=c.mime_type,
+                    text=self._s.redact(text)[:1_000_000] if text is not None else None,
+                    blob_bytes=len(blob) * 3 // 4 if blob is not None else None,
+                )
+            )
+        return x.McpResourceContents(contents=out)
+
+    async def prompts(self, req: x.McpServerRef) -> x.McpPromptList:
+        result = await self._s.request(req.name, "list_prompts")
+        return x.McpPromptList(
+            prompts=[
+                x.McpPromptView(
+                    name=p.name,
+                    description=p.description or "",
+                    arguments=[
+                        x.McpPromptArgument(
+                            name=a.name, description=a.description or "", required=bool(a.required)
+                        )
+                        for a in (p.arguments or [])
+                    ],
+                )
+                for p in result.prompts
+            ]
+        )
+
+    async def get_prompt(self, req: x.McpPromptGet) -> x.McpPromptResult:
+        result = await self._s.request(req.name, "get_prompt", req.prompt, dict(req.arguments))
+        messages = []
+        for msg in result.messages:
+            content = msg.content
+            text = getattr(content, "text", None)
+            messages.append(
+                x.McpPromptMessage(role=msg.role, text=text if text is not None else f"[{content.type}]")
+            )
+        return x.McpPromptResult(description=result.description or "", messages=messages)
+
+    async def answer_elicitation(self, req: x.McpElicitationAnswer) -> m.Ok:
+        try:
+            found = self._s.elicitations.answer(req.id, req.action, req.content)
+        except ElicitationError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        if not found:
+            raise ApiFailure("not_found", "That request is no longer waiting (answered or timed out).")
+        return m.Ok()
+
+
+def _mapped(handler: Callable[[Any], Awaitable[BaseModel]]) -> Callable[[Any], Awaitable[BaseModel]]:
+    """Our exceptions -> API error codes (messages are already redacted)."""
+
+    async def run(req: Any) -> BaseModel:
+        try:
+            return await handler(req)
+        except NotFoundError as exc:
+            raise ApiFailure("not_found", str(exc)) from None
+        except NeedsConfirmation as exc:
+            raise ApiFailure("conflict", str(exc)) from None
+        except ConfigError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        except ServerGone as exc:
+            raise ApiFailure("provider_error", str(exc), {"retryable": "true"}) from None
+
+    return run
+
+
+__all__ = ["McpRoutes", "Mapping"]

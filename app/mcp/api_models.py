@@ -1,0 +1,190 @@
+"""Request/response models of the mcp.* routes (CONTRACTS.md). Secret values never appear in a
+response: header values and secret env values are always `********`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from app.api.models import Ok, ToolPolicy, _Model
+
+TransportName = Literal["stdio", "sse", "http"]
+StatusName = Literal["disconnected", "connecting", "connected", "failed"]
+
+
+class McpServerView(_Model):
+    name: str
+    display_name: str
+    description: str
+    transport: TransportName
+    source: Literal["builtin", "user"]
+    status: StatusName
+    error: str | None = None
+    tool_count: int = 0
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)  # values are always ********
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)  # secret values are ********
+    secret_env: list[str] = Field(default_factory=list)
+    argv: list[str] = Field(default_factory=list)  # stdio: exactly what will run
+    needs_confirmation: bool = False
+    editable: bool = False
+
+
+class McpServerList(_Model):
+    servers: list[McpServerView]
+
+
+class McpServerRef(_Model):
+    name: str = Field(min_length=1, max_length=100)
+
+
+class McpServerCreate(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    transport: str = Field(min_length=1, max_length=40)
+    display_name: str | None = None
+    description: str | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    command: str | None = None
+    args: list[str] | None = None
+    env: dict[str, str] | None = None
+    secret_env: list[str] | None = None
+
+
+class McpServerUpdate(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    transport: str | None = None
+    display_name: str | None = None
+    description: str | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    command: str | None = None
+    args: list[str] | None = None
+    env: dict[str, str] | None = None
+    secret_env: list[str] | None = None
+
+
+class McpToolView(_Model):
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    exposed_name: str
+    read_only_hint: bool | None = None
+    policy: ToolPolicy = "ask"
+    diagnostic: str | None = None
+
+
+class McpToolList(_Model):
+    tools: list[McpToolView]
+    live: bool = False  # False: from the schema cache (not connected now)
+
+
+class McpToolPolicySet(_Model):
+    server: str = Field(min_length=1, max_length=100)
+    tool: str = Field(min_length=1, max_length=200)
+    policy: ToolPolicy
+
+
+class McpImportText(_Model):
+    text: str = Field(max_length=1_000_000)
+    names: list[str] | None = None  # import only these (default: every valid one)
+
+
+class McpImportItem(_Model):
+    name: str
+    ok: bool
+    error: str | None = None
+    exists: bool = False
+    server: McpServerView | None = None
+
+
+class McpImportPreview(_Model):
+    items: list[McpImportItem]
+
+
+class McpImportResult(_Model):
+    created: list[str]
+    skipped: list[McpImportItem]
+
+
+class McpResourceView(_Model):
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str | None = None
+
+
+class McpResourceList(_Model):
+    resources: list[McpResourceView]
+
+
+class McpResourceRead(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    uri: str = Field(min_length=1, max_length=4_000)
+
+
+class McpResourceContent(_Model):
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob_bytes: int | None = None
+
+
+class McpResourceContents(_Model):
+    contents: list[McpResourceContent]
+
+
+class McpPromptArgument(_Model):
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+class McpPromptView(_Model):
+    name: str
+    description: str = ""
+    arguments: list[McpPromptArgument] = Field(default_factory=list)
+
+
+class McpPromptList(_Model):
+    prompts: list[McpPromptView]
+
+
+class McpPromptGet(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    prompt: str = Field(min_length=1, max_length=200)
+    arguments: dict[str, str] = Field(default_factory=dict)
+
+
+class McpPromptMessage(_Model):
+    role: str
+    text: str
+
+
+class McpPromptResult(_Model):
+    description: str = ""
+    messages: list[McpPromptMessage]
+
+
+class McpCall(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    tool: str = Field(min_length=1, max_length=200)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class McpCallResult(_Model):
+    ok: bool
+    text: str
+    truncated: bool = False
+
+
+class McpElicitationAnswer(_Model):
+    id: str = Field(min_length=1, max_length=64)
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+__all__ = ["Ok"]

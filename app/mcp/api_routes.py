@@ -1,0 +1,32 @@
+"""Route types of the MCP capability, merged into app/api/route_types.py with one line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from app.api import models as m
+from app.mcp import api_models as x
+
+# Same shape as app/api/route_types.RouteTable (not imported: that module imports this one).
+ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
+    "mcp.servers.list": (m.Empty, x.McpServerList),
+    "mcp.servers.get": (x.McpServerRef, x.McpServerView),
+    "mcp.servers.create": (x.McpServerCreate, x.McpServerView),
+    "mcp.servers.update": (x.McpServerUpdate, x.McpServerView),
+    "mcp.servers.delete": (x.McpServerRef, m.Ok),
+    "mcp.servers.confirm": (x.McpServerRef, x.McpServerView),
+    "mcp.servers.connect": (x.McpServerRef, x.McpServerView),
+    "mcp.servers.disconnect": (x.McpServerRef, x.McpServerView),
+    "mcp.servers.tools": (x.McpServerRef, x.McpToolList),
+    "mcp.servers.import_preview": (x.McpImportText, x.McpImportPreview),
+    "mcp.servers.import": (x.McpImportText, x.McpImportResult),
+    "mcp.tools.set_policy": (x.McpToolPolicySet, m.Ok),
+    "mcp.tools.call": (x.McpCall, x.McpCallResult),
+    "mcp.resources.list": (x.McpServerRef, x.McpResourceList),
+    "mcp.resources.read": (x.McpResourceRead, x.McpResourceContents),
+    "mcp.prompts.list": (x.McpServerRef, x.McpPromptList),
+    "mcp.prompts.get": (x.McpPromptGet, x.McpPromptResult),
+    "mcp.elicitation.answer": (x.McpElicitationAnswer, m.Ok),
+}

@@ -1,0 +1,78 @@
+"""The MCP capability (app/api/extensions.py): per-turn tools, route handlers, shutdown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from app.api.extensions import Capability, Handler
+from app.core.context import ToolBox, TurnSpec
+from app.core.events import AppEvent
+from app.mcp.activations import ActivationStore
+from app.mcp.api_handlers import McpRoutes
+from app.mcp.catalog import UserCatalog, builtin_dir
+from app.mcp.service import DEFAULT_CALL_TIMEOUT_S, McpPaths, McpService
+from app.mcp.tools import McpDirectory, McpToolBox
+from app.settings.paths import AppPaths
+from app.settings.secrets import SecretStore
+from app.settings.user_settings import SettingsStore
+from app.store.db import Database
+
+ENV_CALL_TIMEOUT = "CASHCODE_MCP_CALL_TIMEOUT_S"
+
+
+class McpCapability(Capability):
+    name = "mcp"
+
+    def __init__(
+        self,
+        service: McpService,
+        activations: ActivationStore,
+        settings: SettingsStore,
+    ) -> None:
+        self.service = service
+        self.activations = activations
+        self.directory = McpDirectory(service)
+        self._routes = McpRoutes(service, self.directory, settings)
+
+    @classmethod
+    def build(
+        cls,
+        paths: AppPaths,
+        env: Mapping[str, str],
+        db: Database,
+        secrets: SecretStore,
+        settings: SettingsStore,
+        publish: Callable[[AppEvent], None],
+        builtin: Path | None = None,
+    ) -> McpCapability:
+        try:
+            timeout = float(env.get(ENV_CALL_TIMEOUT, "") or DEFAULT_CALL_TIMEOUT_S)
+        except ValueError:
+            timeout = DEFAULT_CALL_TIMEOUT_S
+        service = McpService(
+            McpPaths(
+                builtin=builtin or builtin_dir(),
+                catalog=paths.data_dir / "mcp" / "servers.json",
+                cache=paths.cache_dir / "mcp_cache",
+                logs=paths.log_dir / "mcp",
+            ),
+            UserCatalog(paths.data_dir / "mcp" / "servers.json", secrets),
+            publish,
+            call_timeout_s=timeout,
+        )
+        return cls(service, ActivationStore(db), settings)
+
+    def toolset(self, spec: TurnSpec) -> ToolBox:
+        return McpToolBox(spec.chat_id, self.service, self.directory, self.activations)
+
+    def routes(self) -> Mapping[str, Handler]:
+        return self._routes.table()
+
+    async def start(self) -> None:
+        """Long-lived surfaces have a UI that can show a server's form; the CLI never calls
+        this, so there elicitation requests are declined."""
+        self.service.elicitations.enable()
+
+    async def aclose(self) -> None:
+        await self.service.aclose()

@@ -1,0 +1,274 @@
+"""The two catalogs: the built-in read-only one (resources/mcp_servers/mcp_config.json) and the
+user's (`<data>/mcp/servers.json`, written atomically). Secrets go to the keyring only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from app.mcp.config import (
+    ConfigError,
+    Launch,
+    Resolved,
+    ServerEntry,
+    check_env,
+    check_header,
+    check_name,
+    check_transport,
+    check_url,
+    secret_name,
+)
+from app.settings.secrets import MASK, SecretStore
+
+FILE_VERSION = 1
+MAX_ARGS = 200
+MAX_TEXT = 2_000
+
+
+def builtin_dir() -> Path:
+    """`resources/mcp_servers` in a source checkout."""
+    return Path(__file__).resolve().parents[2] / "resources" / "mcp_servers"
+
+
+def load_builtin(folder: Path) -> list[ServerEntry]:
+    """Read the built-in catalog. `${python}` is this interpreter (a frozen build has none, see
+    docs/decisions.md), `${here}` the catalog folder; `${port}` stays for the launcher."""
+    path = folder / "mcp_config.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    out = []
+    for name, item in (raw.get("mcpServers") or {}).items():
+
+        def sub(text: str) -> str:
+            return text.replace("${python}", sys.executable).replace("${here}", str(folder))
+
+        launch = item.get("launch")
+        out.append(
+            ServerEntry(
+                name=check_name(name),
+                transport=check_transport(str(item.get("transport", "stdio"))),
+                source="builtin",
+                display_name=str(item.get("display_name", name)),
+                description=str(item.get("description", "")),
+                url=str(item.get("url", "")),
+                command=sub(str(item.get("command", ""))),
+                args=tuple(sub(str(a)) for a in item.get("args", [])),
+                launch=Launch(sub(launch["command"]), tuple(sub(str(a)) for a in launch.get("args", [])))
+                if launch
+                else None,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class EntryInput:
+    """What a create/update/import asks for. Secret values may be MASK (= keep the stored one)."""
+
+    name: str
+    transport: str
+    display_name: str | None = None
+    description: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] | None = None
+    command: str | None = None
+    args: Sequence[str] | None = None
+    env: Mapping[str, str] | None = None
+    secret_env: Sequence[str] | None = None
+
+
+class UserCatalog:
+    """The user's servers; every write goes temp file + fsync + rename under a lock."""
+
+    def __init__(self, path: Path, secrets: SecretStore) -> None:
+        self._path = path
+        self._secrets = secrets
+        self._lock = threading.Lock()
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def entries(self) -> list[ServerEntry]:
+        return [_from_json(name, item) for name, item in self._read().items()]
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            raw = json.loads(self._path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"the MCP catalog {self._path} cannot be read ({exc})") from exc
+        servers = raw.get("servers") if isinstance(raw, dict) else None
+        return dict(servers) if isinstance(servers, dict) else {}
+
+    def resolve(self, entry: ServerEntry) -> Resolved:
+        headers = {
+            h: self._secrets.get(secret_name(entry.name, "header", h)) or "" for h in entry.header_names
+        }
+        env = dict(entry.env)
+        for key in entry.secret_env:
+            env[key] = self._secrets.get(secret_name(entry.name, "env", key)) or ""
+        return Resolved(entry=entry, headers=headers, env=env)
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def save(self, req: EntryInput, *, existing: ServerEntry | None) -> ServerEntry:
+        """Create (existing None) or update an entry. Secrets are written to the keyring first;
+        the file only names them."""
+        entry, secret_values = build_entry(req, existing)
+        for (kind, key), value in secret_values.items():
+            self._secrets.set(secret_name(entry.name, kind, key), value)
+        if existing is not None:
+            self._forget_dropped(existing, entry)
+        with self._lock:
+            data = self._read()
+            data[entry.name] = _to_json(entry)
+            self._write(data)
+        return entry
+
+    def confirm(self, entry: ServerEntry) -> ServerEntry:
+        confirmed = replace(entry, confirmed_argv=entry.argv)
+        with self._lock:
+            data = self._read()
+            data[entry.name] = _to_json(confirmed)
+            self._write(data)
+        return confirmed
+
+    def delete(self, entry: ServerEntry) -> None:
+        with self._lock:
+            data = self._read()
+            data.pop(entry.name, None)
+            self._write(data)
+        for h in entry.header_names:
+            self._secrets.delete(secret_name(entry.name, "header", h))
+        for key in entry.secret_env:
+            self._secrets.delete(secret_name(entry.name, "env", key))
+
+    def _forget_dropped(self, old: ServerEntry, new: ServerEntry) -> None:
+        for h in set(old.header_names) - set(new.header_names):
+            self._secrets.delete(secret_name(old.name, "header", h))
+        for key in set(old.secret_env) - set(new.secret_env):
+            self._secrets.delete(secret_name(old.name, "env", key))
+
+    def _write(self, servers: Mapping[str, Any]) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"version": FILE_VERSION, "servers": servers}, indent=2, ensure_ascii=False)
+        fd, tmp = tempfile.mkstemp(prefix=".servers-", suffix=".tmp", dir=self._path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self._path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+SecretValues = dict[tuple[Any, str], str]
+
+
+def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEntry, SecretValues]:
+    """Validate a request into an entry and the secret values to store (MASK keeps the old)."""
+    name = check_name(req.name)
+    transport = check_transport(req.transport)
+    base = existing or ServerEntry(name=name, transport=transport, source="user")
+    secrets: SecretValues = {}
+    fields: dict[str, Any] = {"transport": transport}
+    if req.display_name is not None:
+        fields["display_name"] = _text(req.display_name, "display_name")
+    if req.description is not None:
+        fields["description"] = _text(req.description, "description")
+    if transport == "stdio":
+        command = req.command if req.command is not None else base.command
+        if not command or not command.strip():
+            raise ConfigError("a stdio server needs a command (the program to run)")
+        args = tuple(req.args) if req.args is not None else base.args
+        if len(args) > MAX_ARGS or any("\0" in a for a in (command, *args)):
+            raise ConfigError("the command line is too long or contains a NUL byte")
+        secret_env = tuple(
+            check_env(k) for k in (req.secret_env if req.secret_env is not None else base.secret_env)
+        )
+        kept = {**base.env, **dict.fromkeys(base.secret_env, MASK)}
+        env_in = dict(req.env) if req.env is not None else kept
+        env: dict[str, str] = {}
+        for key, value in env_in.items():
+            check_env(key)
+            if key in secret_env:
+                if value != MASK:
+                    secrets[("env", key)] = _secret(value, key)
+                elif key not in base.secret_env:
+                    raise ConfigError(f"enter a value for the secret variable {key}")
+            else:
+                env[key] = "" if value == MASK else str(value)
+        missing = [k for k in secret_env if k not in env_in]
+        if missing:
+            raise ConfigError(f"no value for the secret variable {missing[0]}")
+        fields.update(command=command, args=args, env=env, secret_env=secret_env, url="", header_names=())
+    else:
+        url = check_url(req.url if req.url is not None else base.url)
+        headers_in = dict(req.headers) if req.headers is not None else dict.fromkeys(base.header_names, MASK)
+        for header, value in headers_in.items():
+            check_header(header)
+            if value != MASK:
+                secrets[("header", header)] = _secret(value, header)
+            elif header not in base.header_names:
+                raise ConfigError(f"enter a value for the header {header}")
+        fields.update(url=url, header_names=tuple(headers_in), command="", args=(), env={}, secret_env=())
+    return replace(base, **fields), secrets
+
+
+def _text(value: str, what: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise ConfigError(f"{what} is too long (at most {MAX_TEXT} characters)")
+    return value
+
+
+def _secret(value: str, what: str) -> str:
+    if not value or "\n" in value or "\r" in value:
+        raise ConfigError(f"the value of {what} must be one non-empty line")
+    return value
+
+
+def _to_json(e: ServerEntry) -> dict[str, Any]:
+    return {
+        "transport": e.transport,
+        "display_name": e.display_name,
+        "description": e.description,
+        "url": e.url,
+        "header_names": list(e.header_names),
+        "command": e.command,
+        "args": list(e.args),
+        "env": dict(e.env),
+        "secret_env": list(e.secret_env),
+        "confirmed_argv": list(e.confirmed_argv) if e.confirmed_argv is not None else None,
+    }
+
+
+def _from_json(name: str, item: Any) -> ServerEntry:
+    if not isinstance(item, dict):
+        raise ConfigError(f"the catalog entry {name!r} is not an object")
+    confirmed = item.get("confirmed_argv")
+    return ServerEntry(
+        name=check_name(name),
+        transport=check_transport(str(item.get("transport", ""))),
+        source="user",
+        display_name=str(item.get("display_name", "")),
+        description=str(item.get("description", "")),
+        url=str(item.get("url", "")),
+        header_names=tuple(str(h) for h in item.get("header_names", [])),
+        command=str(item.get("command", "")),
+        args=tuple(str(a) for a in item.get("args", [])),
+        env={str(k): str(v) for k, v in dict(item.get("env", {})).items()},
+        secret_env=tuple(str(k) for k in item.get("secret_env", [])),
+        confirmed_argv=tuple(str(a) for a in confirmed) if isinstance(confirmed, list) else None,
+    )

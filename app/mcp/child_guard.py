@@ -1,0 +1,69 @@
+"""Runs an MCP server so that it never outlives the app, even when the app is killed (-9).
+
+Started as `python -I -S child_guard.py PARENT_PID PROG [ARG ...]` in a new process group (the
+SDK's stdio client and our launcher both start a new session). The guard starts the server
+with the same stdin/stdout/stderr, so it adds no copying, then waits. When the app dies:
+- Linux: the kernel sends the parent-death signal (prctl PR_SET_PDEATHSIG) to the guard;
+- elsewhere (and as a backup): a thread notices that the parent pid changed;
+either way the guard kills its whole process group (the server and any children it started).
+A normal shutdown is untouched: the SDK closes stdin, then signals the group.
+
+Standalone on purpose (only the standard library, no app imports): it must start fast.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+_DEATH_SIGNAL = signal.SIGUSR1
+_PR_SET_PDEATHSIG = 1
+
+
+def _kill_group(*_: object) -> None:
+    try:
+        os.killpg(0, signal.SIGTERM)
+        time.sleep(0.5)
+        os.killpg(0, signal.SIGKILL)  # ends the guard too
+    finally:
+        os._exit(137)
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        if os.getppid() != parent:
+            _kill_group()
+        time.sleep(0.5)
+
+
+def main(argv: list[str]) -> int:
+    parent = int(argv[0])
+    signal.signal(_DEATH_SIGNAL, _kill_group)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(_DEATH_SIGNAL), 0, 0, 0)
+    if os.getppid() != parent:  # the app died before the signal was armed
+        _kill_group()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    try:
+        child = subprocess.Popen(argv[1:])
+    except OSError as exc:
+        print(f"cannot start {argv[1]!r}: {exc}", file=sys.stderr)
+        return 127
+
+    def _on_term(*_: object) -> None:
+        child.terminate()
+        os._exit(143)
+
+    signal.signal(signal.SIGTERM, _on_term)
+    return child.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

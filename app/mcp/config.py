@@ -1,0 +1,135 @@
+"""Typed MCP server entries, shared by the catalogs, connections and the API layer.
+
+An entry never holds a secret value: header values, secret env values and OAuth tokens live
+in the keyring under `secret_name(...)`; `Resolved` (built only right before a connection)
+is the one place where they are joined with the entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Transport = Literal["stdio", "sse", "http"]
+Source = Literal["builtin", "user"]
+TRANSPORTS: tuple[Transport, ...] = ("stdio", "sse", "http")
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
+_HEADER_RE = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
+_ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,100}$")
+# Env names that usually carry credentials: an import stores their values in the keyring.
+SECRET_ENV_HINT = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
+
+
+class ConfigError(ValueError):
+    """An entry is invalid; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How the app starts a built-in HTTP/SSE server on demand (`${port}` is filled in)."""
+
+    command: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    name: str
+    transport: Transport
+    source: Source
+    display_name: str = ""
+    description: str = ""
+    url: str = ""  # http/sse
+    header_names: tuple[str, ...] = ()  # values: keyring
+    command: str = ""  # stdio
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)  # plain values only
+    secret_env: tuple[str, ...] = ()  # values: keyring
+    confirmed_argv: tuple[str, ...] | None = None  # stdio: the argv the user confirmed
+    launch: Launch | None = None  # built-in HTTP/SSE only
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return (self.command, *self.args) if self.transport == "stdio" else ()
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """A user stdio entry runs a program: its exact argv must be confirmed first."""
+        return self.source == "user" and self.transport == "stdio" and self.confirmed_argv != self.argv
+
+    def fingerprint(self) -> str:
+        """Changes whenever what we connect to changes (schema cache invalidation). No secret
+        values go in, only names."""
+        data = {
+            "t": self.transport,
+            "u": self.url,
+            "h": sorted(self.header_names),
+            "c": self.command,
+            "a": list(self.args),
+            "e": sorted(self.env.items()),
+            "s": sorted(self.secret_env),
+            "l": [self.launch.command, *self.launch.args] if self.launch else None,
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """An entry with its secrets, right before connecting. Never logged, never returned."""
+
+    entry: ServerEntry
+    headers: Mapping[str, str]
+    env: Mapping[str, str]
+
+    def secret_values(self) -> list[str]:
+        secret_env = {k: v for k, v in self.env.items() if k in self.entry.secret_env}
+        return [*self.headers.values(), *secret_env.values()]
+
+
+def secret_name(server: str, kind: Literal["header", "env", "oauth"], key: str) -> str:
+    return f"mcp:{server}:{kind}:{key}"
+
+
+def check_name(name: str) -> str:
+    if not NAME_RE.fullmatch(name):
+        raise ConfigError(
+            f"invalid server name {name[:60]!r}: use 1-48 letters, digits, '_' or '-', starting "
+            "with a letter or digit"
+        )
+    return name
+
+
+def check_header(name: str) -> str:
+    if not _HEADER_RE.fullmatch(name):
+        raise ConfigError(f"invalid header name {name[:60]!r}")
+    return name
+
+
+def check_env(name: str) -> str:
+    if not _ENV_RE.fullmatch(name):
+        raise ConfigError(f"invalid environment variable name {name[:60]!r}")
+    return name
+
+
+def check_url(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"the URL must be http(s)://host/…, got {url[:120]!r}")
+    if parts.username or parts.password:
+        raise ConfigError("put credentials in a header, not in the URL")
+    return url
+
+
+def check_transport(value: str) -> Transport:
+    aliases = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http"}
+    value = aliases.get(value, value)
+    if value not in TRANSPORTS:
+        raise ConfigError(f"unknown transport {value[:40]!r}: use one of stdio, sse, http")
+    return value  # type: ignore[return-value,unused-ignore]

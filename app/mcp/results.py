@@ -1,0 +1,107 @@
+"""Turning MCP wire objects into what we keep and show: tool definitions (with sanitised
+schemas), tool names the providers accept, and call results as capped text."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from app.mcp.connection import ToolDef
+
+MAX_NAME = 64
+MAX_OUTPUT_CHARS = 100_000  # what one call may put into a message (the loop caps the model's view)
+MAX_DESCRIPTION = 2_000
+_BAD = re.compile(r"[^A-Za-z0-9_-]")
+EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def tool_def(tool: Any) -> ToolDef:
+    """From an SDK `Tool`. A schema that is not a JSON-Schema object is replaced by an empty
+    object schema and the tool carries a diagnostic (a bad server must not break the turn)."""
+    schema = tool.input_schema
+    diagnostic = None
+    if (
+        not isinstance(schema, dict)
+        or schema.get("type", "object") != "object"
+        or not isinstance(schema.get("properties", {}), dict)
+    ):
+        diagnostic = "the server sent an invalid input schema; the tool is offered without parameters"
+        schema = dict(EMPTY_SCHEMA)
+    elif not _valid_schema(schema):
+        diagnostic = "the server sent an invalid JSON Schema; the tool is offered without parameters"
+        schema = dict(EMPTY_SCHEMA)
+    hint = getattr(getattr(tool, "annotations", None), "read_only_hint", None)
+    return ToolDef(
+        name=str(tool.name),
+        description=(tool.description or "")[:MAX_DESCRIPTION],
+        input_schema=schema,
+        read_only_hint=hint,
+        diagnostic=diagnostic,
+    )
+
+
+def _valid_schema(schema: dict[str, Any]) -> bool:
+    """A provider rejects the whole request for one bad tool schema, so check it first."""
+    import jsonschema  # a dependency of the MCP SDK
+
+    try:
+        json.dumps(schema)
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except (TypeError, ValueError, jsonschema.SchemaError):
+        return False
+    return True
+
+
+def _base_name(server: str, tool: str) -> str:
+    return _BAD.sub("_", f"mcp_{server}_{tool}")
+
+
+def _hashed(server: str, tool: str, base: str) -> str:
+    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    return f"{base[: MAX_NAME - 9]}_{digest}"
+
+
+def name_map(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """`mcp_<server>_<tool>` per pair, sanitised to ≤ 64 chars of [A-Za-z0-9_-] and unique:
+    a name that had to be shortened or that collides gets a short hash of (server, tool).
+    Deterministic for the same set of pairs."""
+    out: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    for server, tool in sorted(set(pairs)):
+        base = _base_name(server, tool)
+        name = base if len(base) <= MAX_NAME else _hashed(server, tool, base)
+        if name in taken:
+            name = _hashed(server, tool, base)
+        taken.add(name)
+        out[(server, tool)] = name
+    return out
+
+
+def result_text(result: Any) -> str:
+    """The text the model sees: text blocks, then short notes for images/audio/resources, or
+    the structured content as JSON when there is no text."""
+    parts: list[str] = []
+    for block in getattr(result, "content", None) or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {block.mime_type}, {len(block.data) * 3 // 4} bytes]")
+        elif kind == "resource":
+            res = block.resource
+            parts.append(getattr(res, "text", None) or f"[binary resource {res.uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link {block.uri}]")
+    structured = getattr(result, "structured_content", None)
+    if not parts and structured is not None:
+        parts.append(json.dumps(structured, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def cap(text: str, limit: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + f"\n[… MCP output truncated: kept {limit} of {len(text)} characters]", True

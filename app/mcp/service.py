@@ -1,0 +1,391 @@
+"""McpService: the merged catalog, one Connection per server, schema cache and calls.
+
+Runs on the core asyncio loop. Connecting is always explicit (a route, the CLI, or the model's
+`mcp_prepare`); saving an entry never connects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.events import AppEvent, McpServerStatus, McpToolProgress
+from app.mcp import transports
+from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
+from app.mcp.config import ConfigError, Resolved, ServerEntry
+from app.mcp.connection import Connection, ServerGone, ToolDef, describe
+from app.mcp.elicitation import Elicitations
+from app.mcp.results import cap, result_text, tool_def
+from app.mcp.schema_cache import SchemaCache
+from app.settings.secrets import redact
+
+_log = logging.getLogger(__name__)
+DEFAULT_CALL_TIMEOUT_S = 120.0
+MAX_TOOLS = 5_000
+
+
+class NotFoundError(LookupError):
+    """No server with that name."""
+
+
+class NeedsConfirmation(ConfigError):
+    """A user stdio entry whose argv has not been confirmed yet."""
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """Who is calling, so progress and log notifications reach the right tool card."""
+
+    chat_id: str = ""
+    turn_id: str = ""
+    tool: str = ""
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    ok: bool
+    text: str
+    truncated: bool = False
+
+
+@dataclass
+class McpPaths:
+    builtin: Path
+    catalog: Path
+    cache: Path
+    logs: Path
+
+
+@dataclass
+class _State:
+    resolved: Resolved | None = None
+    launched: transports.Launched | None = None
+    active_calls: list[CallSite] = field(default_factory=list)
+
+
+class McpService:
+    def __init__(
+        self,
+        paths: McpPaths,
+        catalog: UserCatalog,
+        publish: Callable[[AppEvent], None],
+        *,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        connect_timeout_s: float = transports.CONNECT_TIMEOUT_S,
+    ) -> None:
+        self._paths = paths
+        self.catalog = catalog
+        self._publish = publish
+        self.cache = SchemaCache(paths.cache)
+        self.call_timeout_s = call_timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self._builtin = {e.name: e for e in load_builtin(paths.builtin)}
+        self._conns: dict[str, Connection] = {}
+        self._state: dict[str, _State] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._known_secrets: set[str] = set()
+        self.elicitations = Elicitations(publish)
+        self.revision = 0  # bumped when any server's tools change (search index)
+        quiet_sdk_loggers()
+
+    # ---- catalog -------------------------------------------------------------------------------
+
+    def entries(self) -> list[ServerEntry]:
+        user = [e for e in self.catalog.entries() if e.name not in self._builtin]
+        return [*self._builtin.values(), *user]
+
+    def entry(self, name: str) -> ServerEntry:
+        found = self._builtin.get(name) or next((e for e in self.catalog.entries() if e.name == name), None)
+        if found is None:
+            raise NotFoundError(f"there is no MCP server named {name[:60]!r}")
+        return found
+
+    def is_builtin(self, name: str) -> bool:
+        return name in self._builtin
+
+    def save(self, req: EntryInput, *, create: bool) -> ServerEntry:
+        if req.name in self._builtin:
+            raise ConfigError(f"{req.name!r} is a built-in server and cannot be changed")
+        existing = next((e for e in self.catalog.entries() if e.name == req.name), None)
+        if create and existing is not None:
+            raise ConfigError(f"a server named {req.name!r} already exists")
+        if not create and existing is None:
+            raise NotFoundError(f"there is no user MCP server named {req.name[:60]!r}")
+        saved = self.catalog.save(req, existing=existing)
+        if existing is not None and existing.fingerprint() != saved.fingerprint():
+            self.cache.drop(saved.name)
+            self.revision += 1
+        return saved
+
+    def status(self, name: str) -> Connection:
+        conn = self._conns.get(name)
+        if conn is None:
+            conn = Connection(name, lambda: _never(), on_change=self._changed, redact=self.redact)
+            self._conns[name] = conn
+        return conn
+
+    def tools(self, name: str) -> list[ToolDef] | None:
+        """Live tools when connected, else the cached schemas (None: never seen)."""
+        conn = self._conns.get(name)
+        if conn is not None and conn.status == "connected":
+            return conn.tools
+        return self.cache.load(name, self.entry(name).fingerprint())
+
+    # ---- connections ---------------------------------------------------------------------------
+
+    async def connect(self, name: str) -> Connection:
+        entry = self.entry(name)
+        if entry.needs_confirmation:
+            raise NeedsConfirmation(
+                f"confirm the command line of {name!r} before its first start: {' '.join(entry.argv)}"
+            )
+        lock = self._locks.setdefault(name, asyncio.Lock())
+        async with lock:
+            conn = self._conns.get(name)
+            if conn is not None and conn.status == "connected":
+                return conn
+            if conn is not None and conn.status != "disconnected":
+                await conn.disconnect()
+            resolved = (
+                self._builtin_resolved(entry) if entry.source == "builtin" else self.catalog.resolve(entry)
+            )
+            self._known_secrets.update(v for v in resolved.secret_values() if v)
+            state = self._state.setdefault(name, _State())
+            state.resolved = resolved
+            conn = Connection(
+                name,
+                lambda: self._open(resolved, state),
+                on_change=self._changed,
+                redact=self.redact,
+                after_close=lambda: self._stop_launched(state),
+            )
+            self._conns[name] = conn
+            await conn.connect(self._list_tools, self.connect_timeout_s)
+            self.cache.save(name, entry.fingerprint(), conn.tools)
+            self.revision += 1
+            return conn
+
+    def _builtin_resolved(self, entry: ServerEntry) -> Resolved:
+        return Resolved(entry=entry, headers={}, env={})
+
+    def _open(self, resolved: Resolved, state: _State) -> Any:
+        return _Opening(self, resolved, state)
+
+    async def _stop_launched(self, state: _State) -> None:
+        launched, state.launched = state.launched, None
+        if launched is not None:
+            await launched.stop()
+
+    def stderr_path(self, name: str) -> Path:
+        return self._paths.logs / f"{name}.stderr.log"
+
+    def client_kwargs(self, name: str) -> dict[str, Any]:
+        from mcp.types import Implementation
+
+        async def on_log(params: Any) -> None:
+            self._notify(name, "log", message=f"[{params.level}] {_short(params.data)}")
+
+        async def on_elicit(context: Any, params: Any) -> Any:
+            return await self._elicit(name, params)
+
+        return {
+            "elicitation_callback": on_elicit,
+            "mode": "legacy",  # server-to-client requests (elicitation, logging) need the handshake
+            "logging_callback": on_log,
+            "client_info": Implementation(name="CashCode", version="1"),
+        }
+
+    async def _elicit(self, name: str, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if getattr(params, "mode", "form") != "form" or schema is None:
+            return ElicitResult(action="decline")  # URL mode is not supported
+        schema_dict = dict(schema)
+        calls = self._state.get(name, _State()).active_calls
+        site = calls[-1] if calls else CallSite()
+        action, content = await self.elicitations.ask(
+            name,
+            self.redact(params.message),
+            schema_dict,
+            chat_id=site.chat_id,
+            turn_id=site.turn_id,
+            tool=site.tool,
+        )
+        return ElicitResult(action=action, content=content)
+
+    async def _list_tools(self, client: Any) -> list[ToolDef]:
+        tools: list[ToolDef] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
+            tools.extend(tool_def(t) for t in page.tools)
+            cursor = page.next_cursor
+            if not cursor or len(tools) >= MAX_TOOLS:
+                return tools[:MAX_TOOLS]
+
+    async def disconnect(self, name: str) -> None:
+        self.entry(name)
+        conn = self._conns.get(name)
+        if conn is not None:
+            await conn.disconnect()
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.disconnect() for c in self._conns.values()), return_exceptions=True)
+
+    async def forget(self, name: str) -> None:
+        await self.disconnect(name)
+        self._conns.pop(name, None)
+        self._state.pop(name, None)
+        self.cache.drop(name)
+        self.revision += 1
+
+    def _changed(self, conn: Connection) -> None:
+        self._publish(
+            McpServerStatus(name=conn.name, status=conn.status, error=conn.error, tool_count=len(conn.tools))
+        )
+
+    # ---- using a connection ---------------------------------------------------------------------
+
+    async def connected(self, name: str) -> Connection:
+        conn = self._conns.get(name)
+        if conn is None or conn.status != "connected" or conn.client is None:
+            conn = await self.connect(name)
+        return conn
+
+    async def call(self, server: str, tool: str, args: Mapping[str, Any], site: CallSite) -> CallOutcome:
+        conn = await self.connected(server)
+        state = self._state.setdefault(server, _State())
+        state.active_calls.append(site)
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            self._notify(server, "progress", message=message or "", progress=progress, total=total, only=site)
+
+        try:
+            result = await self._guarded(
+                conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
+            )
+        finally:
+            state.active_calls.remove(site)
+        text, truncated = cap(self.redact(result_text(result)))
+        return CallOutcome(ok=not bool(result.is_error), text=text, truncated=truncated)
+
+    async def _guarded(self, conn: Connection, request: Any) -> Any:
+        """Await a request; a timeout or a dead server becomes a clear error, and a dead server
+        is reported (status failed) so it can be reconnected."""
+        try:
+            async with asyncio.timeout(self.call_timeout_s + 5):
+                return await request
+        except TimeoutError:
+            raise ServerGone(f"the server did not answer within {self.call_timeout_s:.0f} s") from None
+        except Exception as exc:
+            reason = self.redact(describe(exc))
+            if _is_gone(exc):
+                await conn.crashed(f"the server stopped: {reason}")
+                raise ServerGone(
+                    f"the server stopped during the call ({reason}); reconnect to retry"
+                ) from None
+            if "timed out" in reason.lower() or "timeout" in reason.lower():
+                raise ServerGone(f"the server did not answer within {self.call_timeout_s:.0f} s") from None
+            raise ServerGone(reason) from None
+
+    async def request(self, server: str, what: str, *args: Any) -> Any:
+        """resources/prompts: `what` is a Client method name (list_resources, read_resource,
+        list_prompts, get_prompt)."""
+        conn = await self.connected(server)
+        return await self._guarded(conn, getattr(conn.client, what)(*args))
+
+    def _notify(self, server: str, kind: Any, *, only: CallSite | None = None, **fields: Any) -> None:
+        sites = [only] if only is not None else list(self._state.get(server, _State()).active_calls)
+        message = self.redact(str(fields.pop("message", "")))[:1_000]
+        for site in sites:
+            if site.chat_id:
+                self._publish(
+                    McpToolProgress(
+                        chat_id=site.chat_id,
+                        turn_id=site.turn_id,
+                        tool=site.tool,
+                        server=server,
+                        kind=kind,
+                        message=message,
+                        **fields,
+                    )
+                )
+
+    def redact(self, text: str) -> str:
+        return redact(text, self._known_secrets)
+
+
+class _Opening:
+    """The async context manager the owner task enters: launch (built-in HTTP) + client."""
+
+    def __init__(self, service: McpService, resolved: Resolved, state: _State) -> None:
+        self._s = service
+        self._r = resolved
+        self._state = state
+        self._cm: Any = None
+
+    async def __aenter__(self) -> Any:
+        entry = self._r.entry
+        url = entry.url
+        if entry.launch is not None:
+            launched = await transports.launch(
+                entry.launch.command, entry.launch.args, self._s.stderr_path(entry.name)
+            )
+            self._state.launched = launched
+            url = url.replace("${port}", str(launched.port))
+        self._cm = transports.open_client(
+            self._r,
+            url=url,
+            stderr_path=self._s.stderr_path(entry.name),
+            client_kwargs=self._s.client_kwargs(entry.name),
+        )
+        try:
+            return await self._cm.__aenter__()
+        except BaseException as exc:
+            tail = (
+                transports.stderr_tail(self._s.stderr_path(entry.name)) if entry.transport == "stdio" else ""
+            )
+            if tail and not isinstance(exc, asyncio.CancelledError):
+                raise ServerGone(f"{describe(exc)} — server output: {tail[-300:]}") from exc
+            raise
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._cm.__aexit__(*exc)
+        return result
+
+
+# The SDK logs every wire message at DEBUG (tool output included, which a careless server may
+# fill with a secret it was given); the HTTP stack logs request details. Keep them above DEBUG
+# unless someone set a level on purpose.
+_QUIET = {"mcp": logging.INFO, "httpx2": logging.WARNING, "httpcore2": logging.WARNING}
+
+
+def quiet_sdk_loggers() -> None:
+    for name, level in _QUIET.items():
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(level)
+
+
+def _is_gone(exc: BaseException) -> bool:
+    import anyio
+
+    if isinstance(
+        exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)
+    ):
+        return True
+    text = str(exc).lower()
+    return "connection closed" in text or "closed" in text and "stream" in text
+
+
+def _short(data: Any) -> str:
+    return data if isinstance(data, str) else repr(data)[:500]
+
+
+def _never() -> Any:
+    raise ConfigError("not connected")

@@ -1,0 +1,268 @@
+"""What the model sees of MCP: `tool_search`, `mcp_prepare` and the chat's activated tools.
+
+MCP tools stay hidden until activated (SPEC S6.4–S6.5): the model searches, prepares a server
+(lazy connect + activation in this chat), and from the next step on calls `mcp_<server>_<tool>`
+directly — also in later turns and after a restart (activations are stored per chat).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.core.messages import ToolSpec
+from app.mcp.activations import CAPACITY, ActivationStore
+from app.mcp.config import ConfigError
+from app.mcp.connection import ServerGone, ToolDef
+from app.mcp.results import name_map
+from app.mcp.service import CallSite, McpService, NotFoundError
+from app.search.bm25 import BM25Index
+from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+
+SEARCH_LIMIT = 8
+
+
+class McpDirectory:
+    """Every known tool (live or cached) and every server without known tools, with the
+    provider-safe names and a BM25 index; rebuilt when the service's revision changes."""
+
+    def __init__(self, service: McpService) -> None:
+        self._service = service
+        self._revision = -1
+        self._catalog_key: tuple[str, ...] = ()
+        self.tools: dict[tuple[str, str], ToolDef] = {}
+        self.names: dict[tuple[str, str], str] = {}
+        self.by_name: dict[str, tuple[str, str]] = {}
+        self.unknown: list[str] = []  # servers never connected
+        self.index = BM25Index([])
+
+    def refresh(self) -> McpDirectory:
+        entries = self._service.entries()
+        key = tuple(f"{e.name}:{e.fingerprint()}" for e in entries)
+        if self._revision == self._service.revision and key == self._catalog_key:
+            return self
+        tools: dict[tuple[str, str], ToolDef] = {}
+        unknown: list[str] = []
+        docs: list[tuple[str, Sequence[str]]] = []
+        for entry in entries:
+            known = self._service.tools(entry.name)
+            if known is None:
+                unknown.append(entry.name)
+                docs.append(
+                    (
+                        f"server:{entry.name}",
+                        [entry.name, entry.display_name, entry.description, entry.transport],
+                    )
+                )
+                continue
+            for t in known:
+                tools[(entry.name, t.name)] = t
+        self.names = name_map(tools)
+        for (server, tool), t in tools.items():
+            params = " ".join((t.input_schema.get("properties") or {}).keys())
+            entry = next(e for e in entries if e.name == server)
+            docs.append(
+                (self.names[(server, tool)], [tool, t.description, params, server, entry.display_name])
+            )
+        self.tools, self.unknown = tools, unknown
+        self.by_name = {v: k for k, v in self.names.items()}
+        self.index = BM25Index(docs)
+        self._revision, self._catalog_key = self._service.revision, key
+        return self
+
+
+class ToolSearchTool(Tool):
+    name = "tool_search"
+    description = (
+        "Search the MCP tools of the configured MCP servers (they are hidden until activated). "
+        "Returns matching tools and servers; activate one with mcp_prepare(server) and then call "
+        "its tool by the returned name."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "what the tool should do, in a few words"}},
+        "required": ["query"],
+    }
+    read_only = True
+
+    def __init__(self, directory: McpDirectory, active: set[str]) -> None:
+        self._dir = directory
+        self._active = active
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ToolError("'query' must be a non-empty string")
+        return PreparedCall(tool=self.name, args={"query": query[:500]}, approval=None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        d = self._dir.refresh()
+        hits = d.index.search(str(call.args["query"]), SEARCH_LIMIT)
+        results: list[dict[str, Any]] = []
+        for doc_id, score in hits:
+            if doc_id.startswith("server:"):
+                server = doc_id.split(":", 1)[1]
+                results.append(
+                    {
+                        "server": server,
+                        "tools": "unknown until connected",
+                        "next": f"call mcp_prepare with server={server!r}",
+                    }
+                )
+                continue
+            server, tool = d.by_name[doc_id]
+            t = d.tools[(server, tool)]
+            results.append(
+                {
+                    "name": doc_id,
+                    "server": server,
+                    "tool": tool,
+                    "description": t.description[:300],
+                    "parameters": sorted((t.input_schema.get("properties") or {}).keys()),
+                    "active": doc_id in self._active,
+                    **(
+                        {} if doc_id in self._active else {"next": f"call mcp_prepare with server={server!r}"}
+                    ),
+                    "score": round(score, 3),
+                }
+            )
+        if not results:
+            return ToolResult(ok=True, content=f"No MCP tool matches {call.args['query']!r}.")
+        return ToolResult(ok=True, content=json.dumps(results, ensure_ascii=False, indent=1))
+
+
+class McpPrepareTool(Tool):
+    name = "mcp_prepare"
+    description = (
+        "Connect an MCP server (by its catalog name from tool_search) and activate its tools in this "
+        "chat, so they can be called directly from the next step on."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "server": {"type": "string", "description": "the server's catalog name"},
+            "tools": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "optional: only these tool names (default: all, up to 50)",
+            },
+        },
+        "required": ["server"],
+    }
+    read_only = True  # connecting a configured (and, for programs, confirmed) server changes nothing
+
+    def __init__(self, service: McpService, directory: McpDirectory, store: ActivationStore) -> None:
+        self._service = service
+        self._dir = directory
+        self._store = store
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        server = args.get("server")
+        wanted = args.get("tools")
+        if not isinstance(server, str) or not server:
+            raise ToolError("'server' must be the catalog name of an MCP server")
+        if wanted is not None and (
+            not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted)
+        ):
+            raise ToolError("'tools' must be a list of tool names")
+        return PreparedCall(tool=self.name, args={"server": server, "tools": wanted}, approval=None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        server = str(call.args["server"])
+        try:
+            conn = await self._service.connect(server)
+        except (NotFoundError, ConfigError, ServerGone) as exc:
+            raise ToolError(f"could not prepare {server!r}: {self._service.redact(str(exc))}") from None
+        wanted = call.args.get("tools")
+        names = [t.name for t in conn.tools if wanted is None or t.name in wanted]
+        if wanted is not None and not names:
+            raise ToolError(f"{server!r} has none of the tools {wanted!r}")
+        chosen = names[:CAPACITY]
+        if ctx.chat_id:
+            self._store.touch(ctx.chat_id, [(server, n) for n in chosen])
+        d = self._dir.refresh()
+        exposed = [d.names[(server, n)] for n in chosen if (server, n) in d.names]
+        more = (
+            f" ({len(names) - len(chosen)} more not activated: name them in 'tools')"
+            if len(names) > len(chosen)
+            else ""
+        )
+        return ToolResult(
+            ok=True,
+            content=f"Connected {server!r}. Activated tools (call them directly): {', '.join(exposed)}{more}",
+        )
+
+
+class McpTool(Tool):
+    """One activated MCP tool. Asks by default; "always" stores GrantKey("mcp", (server, tool)).
+    A readOnlyHint is shown in the approval, never trusted to skip it."""
+
+    read_only = False
+
+    def __init__(
+        self, exposed: str, server: str, definition: ToolDef, service: McpService, store: ActivationStore
+    ) -> None:
+        self.name = exposed  # type: ignore[misc]
+        hint = " (the server says it is read-only)" if definition.read_only_hint else ""
+        self.description = (definition.description or f"{definition.name} from MCP server {server}") + hint  # type: ignore[misc]
+        self.parameters = definition.input_schema  # type: ignore[misc]
+        self._server = server
+        self._def = definition
+        self._service = service
+        self._store = store
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        detail = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
+        if self._def.read_only_hint:
+            detail += "\n\nThe server marks this tool read-only (a hint, not verified)."
+        info = ApprovalInfo(
+            title=f"Use MCP tool {self._def.name} on {self._server}",
+            detail=detail,
+            grant_key=GrantKey(kind="mcp", key=(self._server, self._def.name)),
+        )
+        return PreparedCall(tool=self.name, args=args, approval=info)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        if ctx.chat_id:
+            self._store.touch(ctx.chat_id, [(self._server, self._def.name)])
+        site = CallSite(chat_id=ctx.chat_id, turn_id=ctx.turn_id, tool=self.name)
+        try:
+            out = await self._service.call(self._server, self._def.name, call.args, site)
+        except (NotFoundError, ConfigError, ServerGone) as exc:
+            raise ToolError(self._service.redact(str(exc))) from None
+        content = out.text if out.ok else f"Error from the MCP tool: {out.text}"
+        return ToolResult(ok=out.ok, content=content, truncated=out.truncated)
+
+
+class McpToolBox:
+    """The per-turn ToolBox: recomputed on every `specs()` so tools activated by `mcp_prepare`
+    appear at the next step of the same turn."""
+
+    def __init__(
+        self, chat_id: str, service: McpService, directory: McpDirectory, store: ActivationStore
+    ) -> None:
+        self._chat_id = chat_id
+        self._service = service
+        self._dir = directory
+        self._store = store
+
+    def _tools(self) -> dict[str, Tool]:
+        d = self._dir.refresh()
+        active: dict[str, Tool] = {}
+        for server, tool in self._store.list(self._chat_id) if self._chat_id else []:
+            definition = d.tools.get((server, tool))
+            exposed = d.names.get((server, tool))
+            if definition is not None and exposed is not None:
+                active[exposed] = McpTool(exposed, server, definition, self._service, self._store)
+        base: dict[str, Tool] = {
+            "tool_search": ToolSearchTool(d, set(active)),
+            "mcp_prepare": McpPrepareTool(self._service, d, self._store),
+        }
+        return {**base, **active}
+
+    def specs(self) -> Sequence[ToolSpec]:
+        return [t.spec() for t in self._tools().values()]
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools().get(name)

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { AppEvent, McpServerCreate, McpServerView } from "@/api/generated";
+import { ApiError } from "@/api/transport";
+import { MASK, draftFrom, toPayload } from "@/model/mcpForm";
+import McpView from "@/views/McpView.vue";
+import { mountWith, tick } from "./mount";
+
+function view(over: Partial<McpServerView>): McpServerView {
+  return {
+    name: "test_stdio_mcp", display_name: "stdio test MCP", description: "", transport: "stdio", source: "builtin",
+    status: "disconnected", error: null, tool_count: 0, url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
+    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, editable: false, ...over,
+  };
+}
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+describe("mcp form logic", () => {
+  it("shows secrets as the mask and sends the mask back to keep them", () => {
+    const d = draftFrom(view({ transport: "http", url: "https://x/mcp", headers: { Authorization: MASK }, source: "user" }));
+    expect(d.headers).toBe(`Authorization: ${MASK}`);
+    expect(toPayload(d).headers).toEqual({ Authorization: MASK });
+  });
+
+  it("keeps arguments verbatim (no shell parsing) and rejects a line without a value", () => {
+    const d = { ...draftFrom(null), name: "x", command: "npx", args: "-y\npkg name with spaces", env: "A=1\nTOKEN=s" , secretEnv: "TOKEN" };
+    expect(toPayload(d)).toMatchObject({ args: ["-y", "pkg name with spaces"], env: { A: "1", TOKEN: "s" }, secret_env: ["TOKEN"] });
+    expect(() => toPayload({ ...d, env: "NOVALUE" })).toThrow("NOVALUE");
+  });
+});
+
+describe("MCP Market view", () => {
+  async function market(servers: McpServerView[]) {
+    const ctx = await mountWith(McpView, { path: "/mcp" });
+    const created: McpServerCreate[] = [];
+    ctx.fake
+      .on("mcp.servers.list", () => ({ servers }))
+      .on("mcp.servers.connect", ({ name }) => {
+        if (name === "broken") throw new ApiError("mcp.servers.connect", "provider_error", "the command 'nope' was not found");
+        return { ...servers.find((s) => s.name === name)!, status: "connected", tool_count: 1 };
+      })
+      .on("mcp.servers.create", (p) => {
+        created.push(p);
+        return view({ name: p.name, source: "user", editable: true, needs_confirmation: true, transport: "stdio" });
+      })
+      .on("mcp.servers.tools", () => ({
+        live: true,
+        tools: [{ name: "say_hello", description: "Say hello", input_schema: {}, exposed_name: "mcp_x_say_hello", read_only_hint: true, policy: "ask", diagnostic: null }],
+      }))
+      .on("mcp.tools.set_policy", () => ({ ok: true }))
+      .on("mcp.servers.import_preview", () => ({ items: [
+        { name: "good", ok: true, error: null, exists: false, server: view({ name: "good", source: "user" }) },
+        { name: "bad", ok: false, error: "unknown transport 'x'", exists: false, server: null },
+      ] }))
+      .on("mcp.servers.import", () => ({ created: ["good"], skipped: [] }));
+    // the view loaded before the handlers existed: load again
+    const { useMcpStore } = await import("@/stores/mcp");
+    await useMcpStore().load();
+    await tick();
+    return { ...ctx, created };
+  }
+
+  it("lists servers, connects one and follows live status events", async () => {
+    const { wrapper, fake } = await market([view({})]);
+    const row = wrapper.get('[data-testid="mcp-row"]');
+    expect(row.attributes("data-status")).toBe("disconnected");
+    await row.get('[data-testid="mcp-connect"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("mcp.servers.connect")).toEqual([{ name: "test_stdio_mcp" }]);
+    expect(wrapper.get('[data-testid="mcp-row"]').attributes("data-status")).toBe("connected");
+    fake.emit([{ type: "mcp_server_status", name: "test_stdio_mcp", status: "failed", error: "the server stopped", tool_count: 0 }]);
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-row"]').attributes("data-status")).toBe("failed");
+    expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("the server stopped");
+  });
+
+  it("shows a failed connect with a retry button", async () => {
+    const { wrapper, fake } = await market([view({ name: "broken", source: "user", editable: true })]);
+    await wrapper.get('[data-testid="mcp-connect"]').trigger("click");
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("was not found");
+    await wrapper.get('[data-testid="mcp-retry"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("mcp.servers.connect")).toHaveLength(2);
+  });
+
+  it("adds a stdio server that then asks for confirmation", async () => {
+    const { wrapper, created } = await market([]);
+    await wrapper.get('[data-testid="mcp-add"]').trigger("click");
+    await wrapper.get('[data-testid="mcp-form-name"]').setValue("mine");
+    await wrapper.get('[data-testid="mcp-form-command"]').setValue("npx");
+    await wrapper.get('[data-testid="mcp-form-args"]').setValue("-y\nsome-server");
+    await wrapper.get('[data-testid="mcp-form"]').trigger("submit");
+    await tick();
+    expect(created).toEqual([expect.objectContaining({ name: "mine", transport: "stdio", command: "npx", args: ["-y", "some-server"] })]);
+    expect(wrapper.find('[data-testid="mcp-confirm"]').exists()).toBe(true);
+  });
+
+  it("previews a pasted snippet, then imports the valid servers", async () => {
+    const { wrapper, fake } = await market([]);
+    await wrapper.get('[data-testid="mcp-open-import"]').trigger("click");
+    await wrapper.get('[data-testid="mcp-import-text"]').setValue('{"mcpServers": {}}');
+    await wrapper.get('[data-testid="mcp-import-preview"]').trigger("click");
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-import-items"]').text()).toContain("unknown transport");
+    await wrapper.get('[data-testid="mcp-import-save"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("mcp.servers.import")).toEqual([{ text: '{"mcpServers": {}}', names: ["good"] }]);
+  });
+
+  it("shows tools with the read-only hint and sets a per-tool policy", async () => {
+    const { wrapper, fake } = await market([view({ status: "connected", tool_count: 1 })]);
+    await wrapper.get('[data-testid="mcp-details"]').trigger("click");
+    await tick();
+    const row = wrapper.get('[data-testid="mcp-tool-row"]');
+    expect(row.text()).toContain("say_hello");
+    expect(row.text()).toContain("says read-only");
+    await row.get('[data-testid="mcp-tool-policy"]').setValue("always");
+    await tick();
+    expect(fake.callsTo("mcp.tools.set_policy")).toEqual([{ server: "test_stdio_mcp", tool: "say_hello", policy: "always" }]);
+  });
+});
+
+describe("MCP progress on the tool card", () => {
+  it("shows the latest progress or log line on the running card of that tool", async () => {
+    const { setup, turn } = await import("./helpers");
+    const { chats } = setup();
+    const t = turn("c1", "t1");
+    const progress = (message: string, progress: number | null, kind: "progress" | "log" = "progress"): AppEvent => ({
+      type: "mcp_tool_progress", chat_id: "c1", turn_id: "t1", tool: "read_file", server: "fs", kind, message, progress, total: 3,
+    });
+    chats.applyBatch([t.started(), t.tool("k1"), progress("step 1", 1), progress("[info] starting", null, "log")]);
+    const card = () => chats.entries("c1").flatMap((e) => (e.kind === "assistant" ? e.parts : [])).find((p) => p.kind === "tool");
+    expect(card()?.kind === "tool" && card()?.tool.note).toBe("[info] starting");
+    chats.applyBatch([progress("step 2", 2)]);
+    expect(card()?.kind === "tool" && card()?.tool.note).toBe("step 2 · 2/3");
+  });
+});
+
+describe("MCP elicitation dialog", () => {
+  it("renders the server's form with defaults and sends the answer", async () => {
+    const Dialog = (await import("@/components/mcp/McpElicitationDialog.vue")).default;
+    const { wrapper, fake } = await mountWith(Dialog);
+    fake.on("mcp.elicitation.answer", () => ({ ok: true }));
+    fake.emit([{
+      type: "mcp_elicitation", id: "e1", server: "rough", chat_id: "", turn_id: "", tool: "", message: "Who should I greet?", closed: false,
+      requested_schema: { type: "object", properties: { name: { type: "string" }, age: { type: "integer", default: 30 } }, required: ["name"] },
+      defaults: { age: 30 },
+    }]);
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-elicitation"]').text()).toContain("Who should I greet?");
+    expect((wrapper.get('[data-testid="elicit-field-age"]').element as HTMLInputElement).value).toBe("30");
+    await wrapper.get('[data-testid="elicit-field-name"]').setValue("Ann");
+    await wrapper.get('[data-testid="mcp-elicitation"]').trigger("submit");
+    await tick();
+    expect(fake.callsTo("mcp.elicitation.answer")).toEqual([{ id: "e1", action: "accept", content: { name: "Ann", age: 30 } }]);
+    expect(wrapper.find('[data-testid="mcp-elicitation"]').exists()).toBe(false);
+  });
+});

@@ -1,0 +1,118 @@
+"""`cashcode mcp …` in real subprocesses (exact syntax from the issue), and `ask` seeing MCP
+servers through tool_search/mcp_prepare."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.cli.conftest import base_env, cashcode
+
+ROUGH = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "rough_server.py"
+
+
+def test_list_add_call_tools_resources_prompts_remove(home: Path) -> None:
+    env = base_env(home)
+    listed = cashcode("mcp", "list", "--json", env=env, cwd=home)
+    assert listed.returncode == 0, listed.stderr
+    assert {s["name"] for s in json.loads(listed.stdout)} >= {
+        "test_stdio_mcp",
+        "test_sse_mcp",
+        "test_http_mcp",
+    }
+
+    called = cashcode("mcp", "call", "test_stdio_mcp", "say_hello", env=env, cwd=home, timeout=120)
+    assert called.returncode == 0 and called.stdout.strip() == "Hello, Cash", called.stderr
+
+    added = cashcode(
+        "mcp",
+        "add",
+        "rough",
+        "--command",
+        sys.executable,
+        str(ROUGH),
+        "--env",
+        "ROUGH_TOKEN=tok-12345",
+        env=env,
+        cwd=home,
+    )
+    assert added.returncode == 0, added.stderr
+    assert "tok-12345" not in (home / "data" / "mcp" / "servers.json").read_text()
+    failing = cashcode("mcp", "call", "rough", "fail", env=env, cwd=home, timeout=120)
+    assert failing.returncode == 1 and "fail" in failing.stdout
+    bad_args = cashcode("mcp", "call", "rough", "fail", "--args", "[1", env=env, cwd=home)
+    assert bad_args.returncode == 1 and "not valid JSON" in bad_args.stderr
+
+    tools = cashcode("mcp", "tools", "rough", "--json", env=env, cwd=home, timeout=120)
+    assert tools.returncode == 0 and "echo_token" in {t["name"] for t in json.loads(tools.stdout)}
+    resources = cashcode("mcp", "resources", "test_http_mcp", env=env, cwd=home, timeout=120)
+    assert resources.returncode == 0 and "cash://readme" in resources.stdout, resources.stderr
+    prompts = cashcode("mcp", "prompts", "test_sse_mcp", env=env, cwd=home, timeout=120)
+    assert prompts.returncode == 0 and "greet(person)" in prompts.stdout, prompts.stderr
+
+    url = cashcode(
+        "mcp",
+        "add",
+        "remote",
+        "--url",
+        "http://127.0.0.1:9/sse",
+        "--transport",
+        "sse",
+        "--header",
+        "Authorization=Bearer hdr-secret-999",
+        env=env,
+        cwd=home,
+    )
+    assert url.returncode == 0, url.stderr
+    again = cashcode("mcp", "list", "--json", env=env, cwd=home)
+    remote = next(s for s in json.loads(again.stdout) if s["name"] == "remote")
+    assert remote["headers"] == {"Authorization": "********"} and "hdr-secret-999" not in again.stdout
+
+    assert cashcode("mcp", "remove", "remote", env=env, cwd=home).returncode == 0
+    gone = cashcode("mcp", "remove", "remote", env=env, cwd=home)
+    assert gone.returncode == 1 and "no MCP server" in gone.stderr
+    builtin = cashcode("mcp", "remove", "test_stdio_mcp", env=env, cwd=home)
+    assert builtin.returncode == 1 and "built-in" in builtin.stderr
+
+
+def test_import_needs_a_confirmation_for_stdio(home: Path) -> None:
+    env = base_env(home)
+    snippet = home / "claude.json"
+    snippet.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "rough": {"command": sys.executable, "args": [str(ROUGH)]},
+                    "oops": {"type": "carrier-pigeon", "url": "http://127.0.0.1:9"},
+                }
+            }
+        )
+    )
+    imported = cashcode("mcp", "import", str(snippet), env=env, cwd=home)
+    assert imported.returncode == 0 and "cashcode mcp confirm rough" in imported.stdout
+    assert "Skipped oops: unknown transport" in imported.stderr
+    refused = cashcode("mcp", "call", "rough", "fail", env=env, cwd=home)
+    assert refused.returncode == 1 and "confirm" in refused.stderr
+    assert cashcode("mcp", "confirm", "rough", env=env, cwd=home).returncode == 0
+    assert cashcode("mcp", "call", "rough", "echo_token", env=env, cwd=home, timeout=120).returncode == 0
+    broken = home / "broken.json"
+    broken.write_text("{nope")
+    bad = cashcode("mcp", "import", str(broken), env=env, cwd=home)
+    assert bad.returncode == 1 and "not valid JSON" in bad.stderr
+
+
+def test_ask_offers_tool_search_and_mcp_prepare(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "hello cash"}}]},
+        {"text": "found it"},
+    )
+    done = cashcode("ask", "find a greeting tool", env=env, cwd=home / "ws", timeout=120)
+    assert done.returncode == 0, done.stderr
+    first, second = fake_llm.model_requests()[-2:]
+    names = [t.get("name") or t.get("function", {}).get("name") for t in first.body["tools"]]
+    assert "tool_search" in names and "mcp_prepare" in names
+    outputs = [str(i.get("output", "")) for i in second.body.get("input", []) if isinstance(i, dict)]
+    outputs += [str(m.get("content")) for m in second.body.get("messages", []) if m.get("role") == "tool"]
+    assert any("test_stdio_mcp" in o for o in outputs)

@@ -1,0 +1,108 @@
+"""A misbehaving MCP test server (stdio, or streamable HTTP with `--http PORT`).
+
+Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), progress (progress and
+log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
+(an invalid input schema). `--many N` adds N more tools.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
+server = MCPServer("rough")
+
+
+@server.tool()
+def crash() -> str:
+    """Exit the process in the middle of a call."""
+    os._exit(3)
+
+
+@server.tool()
+async def hang() -> str:
+    """Never answer."""
+    await anyio.sleep(3600)
+    return "late"
+
+
+@server.tool()
+def big() -> str:
+    """Return 10 MB of text."""
+    return "x" * 10_000_000
+
+
+@server.tool()
+async def progress(ctx: Context) -> str:
+    """Report progress and log lines, then answer."""
+    await ctx.info("starting the work")
+    for i in range(3):
+        await ctx.report_progress(i + 1, 3, f"step {i + 1}")
+    return "done"
+
+
+@server.tool()
+def fail() -> str:
+    """Report a tool error."""
+    raise ValueError("this tool always fails")
+
+
+@server.tool()
+def echo_token() -> str:
+    """Echo the ROUGH_TOKEN variable (a careless server leaking a secret)."""
+    return "token=" + os.environ.get("ROUGH_TOKEN", "")
+
+
+@server.tool()
+def echo_header(ctx: Context) -> str:
+    """Echo the Authorization header of the HTTP request (a careless server)."""
+    request = ctx.request_context.request
+    return "auth=" + (request.headers.get("authorization", "") if request is not None else "")
+
+
+class Person(BaseModel):
+    name: str
+    age: int = 30
+    happy: bool = True
+
+
+@server.tool()
+async def ask_person(ctx: Context) -> str:
+    """Ask the user for a person (elicitation)."""
+    result = await ctx.elicit("Who should I greet?", Person)
+    if result.action == "accept" and result.data is not None:
+        return f"accepted {result.data.name} {result.data.age} {result.data.happy}"
+    return result.action
+
+
+@server.tool()
+def bad_schema() -> str:
+    """A tool whose input schema is broken."""
+    return "still callable"
+
+
+# Passes the wire format (an object schema) but is not valid JSON Schema: a provider would reject it.
+server._tool_manager._tools["bad_schema"].parameters = {
+    "type": "object",
+    "properties": {"x": {"type": "no-such-type"}},
+}
+
+if "--many" in sys.argv:
+    count = int(sys.argv[sys.argv.index("--many") + 1])
+    for i in range(count):
+
+        def make(i: int = i) -> str:
+            return f"tool {i}"
+
+        server.add_tool(make, name=f"extra_tool_{i}", description=f"Extra tool number {i} for load tests")
+
+if __name__ == "__main__":
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run(transport="streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run()

@@ -1,0 +1,110 @@
+"""The seed walkthrough with the scripted LLM (SPEC S6.4–S6.5): tool_search -> mcp_prepare ->
+mcp_test_stdio_mcp_say_hello -> "Hello, Cash"; the next turn and the next after a restart call
+the tool directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.events import ApprovalRequired
+from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
+
+TOOL = "mcp_test_stdio_mcp_say_hello"
+
+
+def offered(request: Any) -> list[str]:
+    return [t["function"]["name"] for t in request.body.get("tools", [])]
+
+
+def tool_outputs(request: Any) -> list[str]:
+    return [str(m.get("content")) for m in request.body["messages"] if m.get("role") == "tool"]
+
+
+async def approve_always(app: Any, events: Recorder, turn: str) -> None:
+    await events.until(
+        lambda: "approval_required" in events.types(turn) or "turn_done" in events.types(turn), 60
+    )
+    pending = [e for e in events.of(ApprovalRequired) if e.turn_id == turn]
+    assert pending and pending[0].tool == TOOL and pending[0].can_always
+    await ok(app, "chat.approve", {"approval_id": pending[0].approval_id, "decision": "always"})
+
+
+async def test_search_prepare_call_then_direct_calls_in_later_turns_and_after_restart(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "stdio Hello Cash"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": TOOL, "arguments": {}}]},
+        {"text": "The server says: Hello, Cash"},
+    )
+    turn = await send(app, chat, "Call the stdio test MCP", pid)
+    await approve_always(app, events, turn)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    first, second, third, fourth = fake_llm.model_requests()[-4:]
+    # hidden until activated: only the two discovery tools at first
+    assert "tool_search" in offered(first) and "mcp_prepare" in offered(first)
+    assert TOOL not in offered(first) and TOOL not in offered(second)
+    assert "test_stdio_mcp" in tool_outputs(second)[0]  # the search found the stdio server
+    assert TOOL in offered(third)  # activated at the next step of the same turn
+    assert tool_outputs(fourth)[-1] == "Hello, Cash"
+
+    # next turn: called directly, no tool_search, no approval (always-allowed)
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "again"})
+    turn2 = await send(app, chat, "Again please", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    a, b = fake_llm.model_requests()[-2:]
+    assert TOOL in offered(a)
+    assert tool_outputs(b)[-1] == "Hello, Cash"
+    assert "approval_required" not in events.types(turn2)
+    await app.aclose()
+
+    # restart: a new app on the same data; the activation and the cached schema survive
+    app2, events2 = await make_app()
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "after restart"})
+    turn3 = await send(app2, chat, "And after a restart", pid)
+    assert (await events2.turn_end(turn3, 60)).type == "turn_done"
+    a, b = fake_llm.model_requests()[-2:]
+    assert TOOL in offered(a) and "tool_search" in offered(a)
+    assert tool_outputs(b)[-1] == "Hello, Cash"
+    stored = await ok(app2, "chats.get", {"chat_id": chat})
+    assert [m["content"] for m in stored["messages"] if m["role"] == "tool"][-1] == "Hello, Cash"
+
+
+async def test_a_denied_mcp_call_is_reported_and_the_read_only_mode_refuses_it(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": TOOL, "arguments": {}}]},
+        {"text": "ok"},
+    )
+    turn = await send(app, chat, "hi", pid)
+    await events.until(lambda: "approval_required" in events.types(turn), 60)
+    approval = events.of(ApprovalRequired)[-1]
+    assert "read-only" in approval.detail  # the hint is shown …
+    await ok(app, "chat.approve", {"approval_id": approval.approval_id, "decision": "deny"})  # … not trusted
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    assert "denied" in tool_outputs(fake_llm.model_requests()[-1])[-1]
+
+    await ok(app, "settings.update", {"approval_mode": "read_only"})
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"})
+    turn2 = await send(app, chat, "again", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    assert "read-only mode" in tool_outputs(fake_llm.model_requests()[-1])[-1]
+    assert "approval_required" not in events.types(turn2)
+
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    await ok(
+        app, "mcp.tools.set_policy", {"server": "test_stdio_mcp", "tool": "say_hello", "policy": "never"}
+    )
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"})
+    turn3 = await send(app, chat, "and now", pid)
+    assert (await events.turn_end(turn3, 60)).type == "turn_done"
+    assert "policy: never" in tool_outputs(fake_llm.model_requests()[-1])[-1]

@@ -20,6 +20,8 @@ for _name in _SCRUBBED:
     os.environ.pop(_name, None)
 # Subprocesses started by tests must not talk to a proxy either.
 os.environ["NO_PROXY"] = "*"
+# No Dream timer in app processes started by tests (memory tests run Dream explicitly).
+os.environ["CASHCODE_DREAM"] = "off"
 
 
 def _is_loopback(address: object) -> bool:

@@ -68,6 +68,7 @@ def build_app(
     db = Database(paths.db_path)
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
+    caps.append(_memory(db, paths, settings_store, providers, env))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -126,6 +127,14 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         migrate_legacy_env(env, store, secrets)
     except (SecretStoreError, SettingsError) as exc:
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
+
+
+def _memory(
+    db: Database, paths: AppPaths, settings: SettingsStore, providers: ProviderService, env: Mapping[str, str]
+) -> Capability:
+    from app.memory.capability import MemoryCapability
+
+    return MemoryCapability(db, paths.data_dir, settings, providers.get, env)
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

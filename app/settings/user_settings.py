@@ -90,6 +90,10 @@ class UserSettings(_Frozen):
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
     legacy_migrated: bool = False
+    memory_consolidation_chars: int = Field(default=40_000, ge=1_000, le=10_000_000)  # SPEC S5.2
+    dream_enabled: bool = True  # SPEC S5.3
+    dream_interval_minutes: int = Field(default=5, ge=1, le=1440)
+    dream_review: bool = False  # Dream's changes wait in an inbox
 
     @field_validator("providers")
     @classmethod

@@ -117,6 +117,12 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
-MIGRATIONS: Sequence[Migration] = (_v1,)
+def _memory(conn: sqlite3.Connection) -> None:
+    from app.memory.schema import migrate_memory  # the memory capability's own tables
+
+    migrate_memory(conn)
+
+
+MIGRATIONS: Sequence[Migration] = (_v1, _memory)
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -118,6 +118,19 @@ export interface Delta {
   channel: "text" | "reasoning";
 }
 
+export interface DreamResult {
+  status: "nothing_new" | "no_model" | "applied" | "proposed" | "unchanged" | "failed";
+  message: string;
+  chats: string[];
+  version_id: number | null;
+  proposal_id: string | null;
+  diff: string;
+}
+
+export interface DreamRun {
+  model?: ModelRef | null;
+}
+
 export type Empty = Record<string, never>;
 
 /** An actionable error: `code` is stable, `message` is for people. */
@@ -158,10 +171,104 @@ export interface ImportSkillRequested {
   path: string;
 }
 
+export interface ImportSummary {
+  chat_id: string;
+  content: string;
+  keep_from_cursor: number;
+}
+
+export interface ItemRef {
+  id: string;
+}
+
 export interface KeyringStatus {
   available: boolean;
   backend: string;
   message: string;
+}
+
+export interface MemoriesAdd {
+  content: string;
+  tags?: string[];
+  id?: string | null;
+}
+
+export interface MemoriesDelete {
+  id: string;
+  expected_updated_at?: string | null;
+}
+
+export interface MemoriesSearch {
+  words?: string[];
+  tags?: string[];
+}
+
+export interface MemoriesUpdate {
+  id: string;
+  content: string;
+  tags?: string[];
+  expected_updated_at?: string | null;
+}
+
+export interface MemoryDoc {
+  text: string;
+  hash: string;
+  version_id: number | null;
+  path: string;
+}
+
+export interface MemoryItem {
+  id: string;
+  content: string;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MemoryItems {
+  memories: MemoryItem[];
+  total: number;
+}
+
+export interface MemorySave {
+  text: string;
+  base_hash?: string | null;
+}
+
+export interface MemorySettings {
+  consolidation_chars: number;
+  dream_enabled: boolean;
+  dream_interval_minutes: number;
+  dream_review: boolean;
+}
+
+export interface MemorySettingsPatch {
+  consolidation_chars?: number | null;
+  dream_enabled?: boolean | null;
+  dream_interval_minutes?: number | null;
+  dream_review?: boolean | null;
+}
+
+export interface MemoryVersionItem {
+  id: number;
+  author: string;
+  note: string;
+  created_at: string;
+  diff: string;
+  chars: number;
+}
+
+export interface MemoryVersionList {
+  versions: MemoryVersionItem[];
+}
+
+export interface MemoryVersionRef {
+  version_id: number;
+}
+
+export interface MemoryVersionText {
+  id: number;
+  text: string;
 }
 
 /**
@@ -219,6 +326,23 @@ export interface ModelsQuery {
   provider_id?: string | null;
 }
 
+export interface NoteCreate {
+  title: string;
+  content?: string;
+}
+
+export interface NoteItem {
+  id: string;
+  title: string;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NoteList {
+  notes: NoteItem[];
+}
+
 export interface Ok {
   ok: true;
 }
@@ -228,6 +352,22 @@ export interface OllamaProbe {
   base_url: string;
   models: string[];
   message: string;
+}
+
+export interface ProposalItem {
+  id: string;
+  diff: string;
+  analysis: string;
+  status: string;
+  created_at: string;
+}
+
+export interface ProposalList {
+  proposals: ProposalItem[];
+}
+
+export interface ProposalRef {
+  id: string;
 }
 
 export interface ProviderInput {
@@ -291,6 +431,50 @@ export interface SettingsView {
 export interface SkillsChanged {
   type: "skills_changed";
   revision: number;
+}
+
+export interface SoulDoc {
+  text: string;
+  is_default: boolean;
+  max_chars: number;
+  notice: string | null;
+}
+
+export interface SoulSave {
+  text: string;
+}
+
+export interface SummariesQuery {
+  chat_id: string;
+}
+
+export interface SummaryItem {
+  id: number;
+  chat_id: string;
+  content: string;
+  keep_from_cursor: number;
+  created_at: string;
+}
+
+export interface SummaryList {
+  summaries: SummaryItem[];
+  running: boolean;
+}
+
+export interface TodoCreate {
+  title: string;
+}
+
+export interface TodoItem {
+  id: string;
+  title: string;
+  done: boolean;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface TodoList {
+  todos: TodoItem[];
 }
 
 export interface ToolCallEvent {
@@ -410,13 +594,41 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "dream.accept": { request: ProposalRef; response: MemoryDoc };
+  "dream.proposals": { request: Empty; response: ProposalList };
+  "dream.reject": { request: ProposalRef; response: Ok };
+  "dream.run": { request: DreamRun; response: DreamResult };
+  "memories.add": { request: MemoriesAdd; response: MemoryItem };
+  "memories.delete": { request: MemoriesDelete; response: MemoryItem };
+  "memories.list": { request: Empty; response: MemoryItems };
+  "memories.search": { request: MemoriesSearch; response: MemoryItems };
+  "memories.update": { request: MemoriesUpdate; response: MemoryItem };
+  "memory.get": { request: Empty; response: MemoryDoc };
+  "memory.import_summary": { request: ImportSummary; response: SummaryItem };
+  "memory.revert": { request: MemoryVersionRef; response: MemoryDoc };
+  "memory.save": { request: MemorySave; response: MemoryDoc };
+  "memory.settings": { request: Empty; response: MemorySettings };
+  "memory.settings_update": { request: MemorySettingsPatch; response: MemorySettings };
+  "memory.summaries": { request: SummariesQuery; response: SummaryList };
+  "memory.version": { request: MemoryVersionRef; response: MemoryVersionText };
+  "memory.versions": { request: Empty; response: MemoryVersionList };
   "models.list": { request: ModelsQuery; response: ModelList };
+  "notes.create": { request: NoteCreate; response: NoteItem };
+  "notes.delete": { request: ItemRef; response: Ok };
+  "notes.get": { request: ItemRef; response: NoteItem };
+  "notes.list": { request: Empty; response: NoteList };
   "providers.delete": { request: ProviderRef; response: Ok };
   "providers.list": { request: Empty; response: ProviderList };
   "providers.save": { request: ProviderInput; response: ProviderView };
   "providers.test": { request: ProviderRef; response: ConnectionTest };
   "settings.get": { request: Empty; response: SettingsView };
   "settings.update": { request: SettingsPatch; response: SettingsView };
+  "soul.get": { request: Empty; response: SoulDoc };
+  "soul.save": { request: SoulSave; response: SoulDoc };
+  "todos.complete": { request: ItemRef; response: TodoItem };
+  "todos.create": { request: TodoCreate; response: TodoItem };
+  "todos.delete": { request: ItemRef; response: Ok };
+  "todos.list": { request: Empty; response: TodoList };
   "tools.list": { request: Empty; response: ToolList };
 }
 
@@ -437,12 +649,40 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "desktop.pick_folder",
+  "dream.accept",
+  "dream.proposals",
+  "dream.reject",
+  "dream.run",
+  "memories.add",
+  "memories.delete",
+  "memories.list",
+  "memories.search",
+  "memories.update",
+  "memory.get",
+  "memory.import_summary",
+  "memory.revert",
+  "memory.save",
+  "memory.settings",
+  "memory.settings_update",
+  "memory.summaries",
+  "memory.version",
+  "memory.versions",
   "models.list",
+  "notes.create",
+  "notes.delete",
+  "notes.get",
+  "notes.list",
   "providers.delete",
   "providers.list",
   "providers.save",
   "providers.test",
   "settings.get",
   "settings.update",
+  "soul.get",
+  "soul.save",
+  "todos.complete",
+  "todos.create",
+  "todos.delete",
+  "todos.list",
   "tools.list",
 ];

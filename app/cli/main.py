@@ -39,6 +39,9 @@ COMMANDS = {
     "config": ("app.cli.config_cmd", "show the effective configuration"),
     "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
+    "memories": ("app.cli.memories_cmd", "manage explicit memories (add, list, search, update, delete)"),
+    "memory": ("app.cli.memory_cmd", "show MEMORY.md, its versions, or revert it"),
+    "dream": ("app.cli.dream_cmd", "distil new chat history into MEMORY.md (dream --now)"),
 }
 
 

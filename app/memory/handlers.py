@@ -67,6 +67,7 @@ class MemoryHandlers:
         return {
             "memories.add": self.memories_add,
             "memories.list": self.memories_list,
+            "memories.get": self.memories_get,
             "memories.search": self.memories_search,
             "memories.update": self.memories_update,
             "memories.delete": self.memories_delete,
@@ -103,6 +104,9 @@ class MemoryHandlers:
     async def memories_list(self, req: m.Empty) -> a.MemoryItems:
         repo = self._s.memories
         return a.MemoryItems(memories=[memory_item(r) for r in repo.list()], total=repo.count())
+
+    async def memories_get(self, req: a.ItemRef) -> a.MemoryItem:
+        return memory_item(self._s.memories.get(req.id))
 
     async def memories_search(self, req: a.MemoriesSearch) -> a.MemoryItems:
         repo = self._s.memories

@@ -600,6 +600,7 @@ export interface Routes {
   "dream.run": { request: DreamRun; response: DreamResult };
   "memories.add": { request: MemoriesAdd; response: MemoryItem };
   "memories.delete": { request: MemoriesDelete; response: MemoryItem };
+  "memories.get": { request: ItemRef; response: MemoryItem };
   "memories.list": { request: Empty; response: MemoryItems };
   "memories.search": { request: MemoriesSearch; response: MemoryItems };
   "memories.update": { request: MemoriesUpdate; response: MemoryItem };
@@ -655,6 +656,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "dream.run",
   "memories.add",
   "memories.delete",
+  "memories.get",
   "memories.list",
   "memories.search",
   "memories.update",

@@ -87,7 +87,10 @@ class MemoryCapability(Capability):
         return ConsolidatedStore(store, self.services.chats, self.services.summaries)
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
-        # A task, not an await: turn_done is emitted right after this returns.
+        # A task, not an await: turn_done is emitted right after this returns. Claiming is a
+        # set insertion, so "one per chat at a time" holds without delaying the answer.
+        if not self.services.consolidator.claim(spec.chat_id):
+            return
         task = asyncio.get_running_loop().create_task(
             self._consolidate(spec), name=f"consolidate:{spec.chat_id}"
         )
@@ -96,7 +99,7 @@ class MemoryCapability(Capability):
 
     async def _consolidate(self, spec: TurnSpec) -> None:
         try:
-            await self.services.consolidator.run(spec.chat_id, spec.provider_id, spec.model)
+            await self.services.consolidator.run(spec.chat_id, spec.provider_id, spec.model, claimed=True)
         except asyncio.CancelledError:
             raise
         except Exception:  # background work: log, never crash the loop

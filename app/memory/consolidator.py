@@ -102,11 +102,20 @@ class Consolidator:
         tail = self._chats.stored_messages(chat_id, from_cursor=previous.keep_from_cursor if previous else 0)
         return plan_consolidation(chat_id, previous, tail, self._threshold())
 
-    async def run(self, chat_id: str, provider_id: str, model: str) -> ChatSummaryRecord | None:
-        """Consolidate when needed; None when not needed, already running, or it failed."""
+    def claim(self, chat_id: str) -> bool:
+        """Mark the chat as consolidating (synchronously, before turn_done); False when a
+        consolidation of it is already under way. `run(..., claimed=True)` releases it."""
         if chat_id in self._running:
-            return None
+            return False
         self._running.add(chat_id)
+        return True
+
+    async def run(
+        self, chat_id: str, provider_id: str, model: str, *, claimed: bool = False
+    ) -> ChatSummaryRecord | None:
+        """Consolidate when needed; None when not needed, already running, or it failed."""
+        if not claimed and not self.claim(chat_id):
+            return None
         try:
             plan = self.plan(chat_id)
             if plan is None:

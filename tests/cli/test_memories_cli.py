@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,17 @@ def test_memory_show_versions_and_revert(plain_env: dict[str, str], home: Path) 
     broken = cashcode("memory", "show", env=plain_env, cwd=ws)
     assert broken.returncode == 1 and "not valid UTF-8" in broken.stderr
     assert (data / "MEMORY.md").read_bytes() == b"\xff\xfe broken"
+
+
+def test_dream_now_prints_what_changed(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    ws = home / "ws"
+    fake_llm.script({"text": "Nice cat."})
+    asked = cashcode("ask", "My cat is called Miso.", env=env, cwd=ws)
+    assert asked.returncode == 0, asked.stderr
+    fake_llm.script({"text": "ADD: cat Miso"}, {"text": "- Has a cat called Miso"})
+    dreamed = cashcode("dream", "--now", env=env, cwd=ws)
+    assert dreamed.returncode == 0, dreamed.stderr
+    assert "MEMORY.md updated." in dreamed.stdout and "+- Has a cat called Miso" in dreamed.stdout
+    again = cashcode("dream", "--now", env=env, cwd=ws)
+    assert again.returncode == 0 and "No new chat history" in again.stdout
+    assert cashcode("memory", "show", env=env, cwd=ws).stdout == "- Has a cat called Miso\n"

@@ -119,7 +119,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
-    listed = await app.invoke("memories.list", {})
+    listed = await app.invoke("memories.list", {"limit": 100_000})
     if not listed["ok"]:
         return error(listed)
     _print_items(listed["data"]["memories"], args.json)
@@ -127,7 +127,7 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _search(app: CashCodeApp, args: argparse.Namespace) -> int:
-    found = await app.invoke("memories.search", {"words": args.words, "tags": args.tag})
+    found = await app.invoke("memories.search", {"words": args.words, "tags": args.tag, "limit": 100_000})
     if not found["ok"]:
         return error(found)
     _print_items(found["data"]["memories"], args.json)

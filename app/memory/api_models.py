@@ -20,8 +20,13 @@ class MemoryItem(_Model):
 
 
 class MemoryItems(_Model):
-    memories: list[MemoryItem]
+    memories: list[MemoryItem]  # newest first, at most `limit`
+    more: bool  # more memories match than were returned
     total: int  # all stored memories (not just the ones listed)
+
+
+class MemoriesList(_Model):
+    limit: int = Field(default=100, ge=1, le=100_000)
 
 
 class MemoriesAdd(_Model):
@@ -33,6 +38,7 @@ class MemoriesAdd(_Model):
 class MemoriesSearch(_Model):
     words: list[str] = Field(default_factory=list, max_length=50)
     tags: list[str] = Field(default_factory=list, max_length=50)
+    limit: int = Field(default=100, ge=1, le=100_000)
 
 
 class MemoriesUpdate(_Model):
@@ -110,8 +116,9 @@ class SummaryItem(_Model):
 
 
 class SummaryList(_Model):
-    summaries: list[SummaryItem]
-    running: bool
+    latest: SummaryItem | None  # the summary in use (cumulative: it includes the earlier ones)
+    count: int  # how many summaries the chat has had
+    running: bool  # a consolidation of this chat is under way
 
 
 class SummariesQuery(_Model):

@@ -11,7 +11,7 @@ from app.memory import api_models as a
 
 ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "memories.add": (a.MemoriesAdd, a.MemoryItem),
-    "memories.list": (m.Empty, a.MemoryItems),
+    "memories.list": (a.MemoriesList, a.MemoryItems),
     "memories.get": (a.ItemRef, a.MemoryItem),
     "memories.search": (a.MemoriesSearch, a.MemoryItems),
     "memories.update": (a.MemoriesUpdate, a.MemoryItem),

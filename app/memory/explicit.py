@@ -92,14 +92,12 @@ class MemoryRepository:
         now = utc_now_iso()
         try:
             with self._db.transaction() as conn:
-                conn.execute(
+                cur = conn.execute(
                     "INSERT INTO memories (id, content, tags, search_text, created_at, updated_at)"
                     " VALUES (?,?,?,?,?,?)",
                     (mid, text, json.dumps(clean_tags), _search_text(text, clean_tags), now, now),
                 )
-                conn.executemany(
-                    "INSERT INTO memory_tags (tag, memory_id) VALUES (?, ?)", [(t, mid) for t in clean_tags]
-                )
+                _write_tags(conn, int(cur.lastrowid or 0), clean_tags, now)
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"memory {mid} already exists") from exc
         return MemoryRecord(mid, text, clean_tags, now, now)
@@ -122,25 +120,39 @@ class MemoryRepository:
     def search(
         self, words: Sequence[str] = (), tags: Sequence[str] = (), *, limit: int = 200
     ) -> builtins.list[MemoryRecord]:
-        """AND over keywords (text or tag) and required tags; newest first."""
+        """AND over keywords (text or tag) and required tags; newest first.
+
+        The most selective index leads: the trigram index for keywords of 3+ characters, else
+        the first tag's (tag, updated_at) index read newest-first, else the memories in
+        updated order; the other conditions filter, and reading stops at `limit`."""
         terms, required = normalize_words(words), normalize_tags(tags)
+        match = fts_query(terms) if terms and self._has_fts() else None
         where: builtins.list[str] = []
         params: builtins.list[object] = []
-        for tag in required:
-            where.append("m.id IN (SELECT memory_id FROM memory_tags WHERE tag = ?)")
-            params.append(tag)
-        match = fts_query(terms) if terms and self._has_fts() else None
         if match is not None:
+            source, order = "memories m", "m.updated_at DESC, m.num DESC"
             where.append(f"m.num IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
             params.append(match)
-        elif terms:
+            rest = required
+        elif required:
+            source = "memory_tags t CROSS JOIN memories m ON m.num = t.memory_num"
+            order = "t.updated_at DESC, t.memory_num DESC"
+            where.append("t.tag = ?")
+            params.append(required[0])
+            rest = required[1:]
+        else:
+            source, order, rest = "memories m", "m.updated_at DESC, m.num DESC", ()
+        for tag in rest:
+            where.append("EXISTS (SELECT 1 FROM memory_tags x WHERE x.tag = ? AND x.memory_num = m.num)")
+            params.append(tag)
+        if terms and match is None:
             patterns = like_patterns(terms)
             where.extend("m.search_text LIKE ? ESCAPE '\\'" for _ in patterns)
             params.extend(patterns)
-        sql = "SELECT m.* FROM memories m"
+        sql = f"SELECT m.* FROM {source}"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        rows = self._db.query(sql + " ORDER BY m.updated_at DESC, m.num DESC LIMIT ?", (*params, limit))
+        rows = self._db.query(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit))
         return [_record(r) for r in rows]
 
     def update(
@@ -161,10 +173,8 @@ class MemoryRepository:
                 "UPDATE memories SET content = ?, tags = ?, search_text = ?, updated_at = ? WHERE id = ?",
                 (text, json.dumps(clean_tags), _search_text(text, clean_tags), now, mid),
             )
-            conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
-            conn.executemany(
-                "INSERT INTO memory_tags (tag, memory_id) VALUES (?, ?)", [(t, mid) for t in clean_tags]
-            )
+            conn.execute("DELETE FROM memory_tags WHERE memory_num = ?", (row["num"],))
+            _write_tags(conn, int(row["num"]), clean_tags, now)
         return MemoryRecord(mid, text, clean_tags, row["created_at"], now)
 
     def delete(self, memory_id: str, *, expected_updated_at: str | None = None) -> MemoryRecord:
@@ -188,6 +198,13 @@ class MemoryRepository:
         if self._fts is None:
             self._fts = self._db.has_table(FTS_TABLE)
         return self._fts
+
+
+def _write_tags(conn: sqlite3.Connection, num: int, tags: Sequence[str], updated_at: str) -> None:
+    conn.executemany(
+        "INSERT INTO memory_tags (tag, memory_num, updated_at) VALUES (?, ?, ?)",
+        [(t, num, updated_at) for t in tags],
+    )
 
 
 def _record(row: sqlite3.Row) -> MemoryRecord:

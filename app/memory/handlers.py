@@ -101,17 +101,19 @@ class MemoryHandlers:
     async def memories_add(self, req: a.MemoriesAdd) -> a.MemoryItem:
         return memory_item(self._s.memories.add(req.content, req.tags, memory_id=req.id))
 
-    async def memories_list(self, req: m.Empty) -> a.MemoryItems:
-        repo = self._s.memories
-        return a.MemoryItems(memories=[memory_item(r) for r in repo.list()], total=repo.count())
+    async def memories_list(self, req: a.MemoriesList) -> a.MemoryItems:
+        return self._items(self._s.memories.list(limit=req.limit + 1), req.limit)
 
     async def memories_get(self, req: a.ItemRef) -> a.MemoryItem:
         return memory_item(self._s.memories.get(req.id))
 
     async def memories_search(self, req: a.MemoriesSearch) -> a.MemoryItems:
-        repo = self._s.memories
-        found = repo.search(req.words, req.tags, limit=10_000)
-        return a.MemoryItems(memories=[memory_item(r) for r in found], total=repo.count())
+        return self._items(self._s.memories.search(req.words, req.tags, limit=req.limit + 1), req.limit)
+
+    def _items(self, found: list[MemoryRecord], limit: int) -> a.MemoryItems:
+        # One row more than asked says whether there are more, without counting every match.
+        shown = [memory_item(r) for r in found[:limit]]
+        return a.MemoryItems(memories=shown, more=len(found) > limit, total=self._s.memories.count())
 
     async def memories_update(self, req: a.MemoriesUpdate) -> a.MemoryItem:
         record = self._s.memories.update(
@@ -157,8 +159,12 @@ class MemoryHandlers:
 
     async def memory_summaries(self, req: a.SummariesQuery) -> a.SummaryList:
         self._s.chats.get(req.chat_id)  # not_found for an unknown chat
-        items = [_summary_item(s) for s in self._s.summaries.list(req.chat_id)]
-        return a.SummaryList(summaries=items, running=self._s.consolidator.is_running(req.chat_id))
+        latest = self._s.summaries.latest(req.chat_id)
+        return a.SummaryList(
+            latest=_summary_item(latest) if latest else None,
+            count=self._s.summaries.count(req.chat_id),
+            running=self._s.consolidator.is_running(req.chat_id),
+        )
 
     async def import_summary(self, req: a.ImportSummary) -> a.SummaryItem:
         return _summary_item(self._s.summaries.add(req.chat_id, req.content, req.keep_from_cursor))

@@ -24,14 +24,16 @@ CREATE TABLE memories (
     created_at   TEXT NOT NULL,
     updated_at   TEXT NOT NULL
 );
-CREATE INDEX memories_updated ON memories(updated_at DESC);
+CREATE INDEX memories_updated ON memories(updated_at DESC, num DESC);
 
 CREATE TABLE memory_tags (
-    tag        TEXT NOT NULL,
-    memory_id  TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
-    PRIMARY KEY (tag, memory_id)
+    tag         TEXT NOT NULL,
+    memory_num  INTEGER NOT NULL REFERENCES memories(num) ON DELETE CASCADE,
+    updated_at  TEXT NOT NULL,  -- the memory's, so a tag filter reads newest-first from the index
+    PRIMARY KEY (tag, memory_num)
 );
-CREATE INDEX memory_tags_memory ON memory_tags(memory_id);
+CREATE INDEX memory_tags_newest ON memory_tags(tag, updated_at DESC, memory_num DESC);
+CREATE INDEX memory_tags_memory ON memory_tags(memory_num);
 
 CREATE TABLE memory_versions (
     id          INTEGER PRIMARY KEY,

@@ -52,6 +52,10 @@ class SummaryRepository:
         rows = self._db.query("SELECT * FROM chat_summaries WHERE chat_id = ? ORDER BY id", (cid,))
         return [_summary(r) for r in rows]
 
+    def count(self, chat_id: str) -> int:
+        cid = validate_chat_id(chat_id)
+        return int(self._db.query("SELECT count(*) FROM chat_summaries WHERE chat_id = ?", (cid,))[0][0])
+
     def add(
         self, chat_id: str, content: str, keep_from_cursor: int, *, expected_previous: int | None = -1
     ) -> ChatSummaryRecord:

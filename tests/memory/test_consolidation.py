@@ -19,6 +19,10 @@ async def _turn(app: Any, events: Any, chat_id: str, pid: str, text: str) -> Non
     assert (await events.turn_end(turn)).type == "turn_done"
 
 
+def _summaries(app: Any, chat: str) -> list[tuple[str, int]]:
+    return [(s.content, s.keep_from_cursor) for s in memory_cap(app).services.summaries.list(chat)]
+
+
 def _contents(request: Any) -> list[tuple[str, str]]:
     return [(m["role"], m.get("content") or "") for m in request.body["messages"]]
 
@@ -33,11 +37,13 @@ async def test_past_the_threshold_a_chat_is_consolidated_and_a_restart_loads_sum
     fake_llm.script({"text": "A1 " + WORDS}, {"text": "A2 " + WORDS}, {"text": "SUMMARY-ONE"})
     await _turn(app, events, chat, pid, "U1 " + WORDS)
     await memory_cap(app).wait_background()
-    assert (await ok(app, "memory.summaries", {"chat_id": chat}))["summaries"] == []  # 800 chars: under
+    assert _summaries(app, chat) == []  # 800 chars: under the threshold
     await _turn(app, events, chat, pid, "U2 " + WORDS)
     await memory_cap(app).wait_background()
-    summaries = (await ok(app, "memory.summaries", {"chat_id": chat}))["summaries"]
-    assert [(s["content"], s["keep_from_cursor"]) for s in summaries] == [("SUMMARY-ONE", 3)]
+    assert _summaries(app, chat) == [("SUMMARY-ONE", 3)]
+    shown = await ok(app, "memory.summaries", {"chat_id": chat})
+    assert shown["latest"]["content"] == "SUMMARY-ONE" and shown["latest"]["keep_from_cursor"] == 3
+    assert shown["count"] == 1 and shown["running"] is False
     summary_request = fake_llm.model_requests()[-1]
     asked = summary_request.body["messages"][1]["content"]
     assert "U1 " in asked and "A1 " in asked and "U2 " not in asked  # the newest ~50% stay verbatim
@@ -68,9 +74,9 @@ async def test_a_second_consolidation_includes_the_first_summary(make_app: AppMa
     await memory_cap(app).wait_background()
     second = fake_llm.model_requests()[-1].body["messages"][1]["content"]
     assert "Previous summary:\nSUMMARY-ONE" in second and "U2 " in second
-    summaries = (await ok(app, "memory.summaries", {"chat_id": chat}))["summaries"]
-    assert [s["content"] for s in summaries] == ["SUMMARY-ONE", "SUMMARY-TWO"]
-    assert summaries[1]["keep_from_cursor"] > summaries[0]["keep_from_cursor"]
+    summaries = _summaries(app, chat)
+    assert [content for content, _ in summaries] == ["SUMMARY-ONE", "SUMMARY-TWO"]
+    assert summaries[1][1] > summaries[0][1]
 
 
 async def test_a_failed_or_empty_summary_changes_nothing(make_app: AppMaker, fake_llm: Any) -> None:
@@ -82,11 +88,11 @@ async def test_a_failed_or_empty_summary_changes_nothing(make_app: AppMaker, fak
     await _turn(app, events, chat, pid, "U1 " + WORDS)
     await _turn(app, events, chat, pid, "U2 " + WORDS)
     await memory_cap(app).wait_background()
-    assert (await ok(app, "memory.summaries", {"chat_id": chat}))["summaries"] == []
+    assert _summaries(app, chat) == []
     fake_llm.script({"text": "A3"}, {"text": "   "})
     await _turn(app, events, chat, pid, "U3")
     await memory_cap(app).wait_background()
-    assert (await ok(app, "memory.summaries", {"chat_id": chat}))["summaries"] == []
+    assert _summaries(app, chat) == []
     # The turn after both failures still got the whole history.
     turn_request = [r for r in fake_llm.model_requests() if "U3" in str(r.body["messages"][-1])][0]
     assert [c[:3] for _, c in _contents(turn_request)[1:]] == ["U1 ", "A1 ", "U2 ", "A2 ", "U3"]
@@ -105,9 +111,7 @@ async def test_turn_done_does_not_wait_for_the_summary(make_app: AppMaker, fake_
     assert cap.services.consolidator.is_running(chat)  # turn_done came first
     assert (await ok(app, "memory.summaries", {"chat_id": chat}))["running"] is True
     await cap.wait_background()
-    assert [s["content"] for s in (await ok(app, "memory.summaries", {"chat_id": chat}))["summaries"]] == [
-        "SLOW SUMMARY"
-    ]
+    assert [content for content, _ in _summaries(app, chat)] == ["SLOW SUMMARY"]
 
 
 def _stored(cursor: int, message: Message) -> StoredMessage:

@@ -198,9 +198,14 @@ export interface MemoriesDelete {
   expected_updated_at?: string | null;
 }
 
+export interface MemoriesList {
+  limit?: number;
+}
+
 export interface MemoriesSearch {
   words?: string[];
   tags?: string[];
+  limit?: number;
 }
 
 export interface MemoriesUpdate {
@@ -227,6 +232,7 @@ export interface MemoryItem {
 
 export interface MemoryItems {
   memories: MemoryItem[];
+  more: boolean;
   total: number;
 }
 
@@ -457,7 +463,8 @@ export interface SummaryItem {
 }
 
 export interface SummaryList {
-  summaries: SummaryItem[];
+  latest: SummaryItem | null;
+  count: number;
   running: boolean;
 }
 
@@ -601,7 +608,7 @@ export interface Routes {
   "memories.add": { request: MemoriesAdd; response: MemoryItem };
   "memories.delete": { request: MemoriesDelete; response: MemoryItem };
   "memories.get": { request: ItemRef; response: MemoryItem };
-  "memories.list": { request: Empty; response: MemoryItems };
+  "memories.list": { request: MemoriesList; response: MemoryItems };
   "memories.search": { request: MemoriesSearch; response: MemoryItems };
   "memories.update": { request: MemoriesUpdate; response: MemoryItem };
   "memory.get": { request: Empty; response: MemoryDoc };

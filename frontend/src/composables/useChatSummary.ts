@@ -21,7 +21,7 @@ export function useChatSummary(chatId: Ref<string | null>, entries: Ref<Entry[]>
     try {
       const list = await api.invoke("memory.summaries", { chat_id: id });
       if (id !== chatId.value) return;
-      summary.value = list.summaries.at(-1) ?? null;
+      summary.value = list.latest;
       // A consolidation started by the last turn: look again shortly (bounded).
       if (list.running && retries < 30) timer = setTimeout(() => void load(id, retries + 1), 2000);
     } catch {

@@ -29,8 +29,8 @@ function memoryBackend(): FakeTransport {
     .on("memory.settings", () => ({ consolidation_chars: 40000, dream_enabled: true, dream_interval_minutes: 5, dream_review: true }))
     .on("dream.proposals", () => ({ proposals: [{ id: "p1", diff: "+- Has a cat\n", analysis: "ADD cat", status: "pending", created_at: NOW }] }))
     .on("dream.accept", () => DOC)
-    .on("memories.list", () => ({ memories: [ITEM], total: 1 }))
-    .on("memories.search", () => ({ memories: [], total: 1 }))
+    .on("memories.list", () => ({ memories: [ITEM], more: false, total: 1 }))
+    .on("memories.search", () => ({ memories: [], more: false, total: 1 }))
     .on("soul.get", () => ({ text: "You are Cash.", is_default: false, max_chars: 20000, notice: null }))
     .on("soul.save", () => {
       throw new ApiError("soul.save", "invalid", "SOUL.md is limited to 20000 characters (this text has 20001)");
@@ -121,7 +121,8 @@ describe("consolidation divider", () => {
         has_more: false,
       }))
       .on("memory.summaries", () => ({
-        summaries: [{ id: 1, chat_id: id, content: "The user said first.", keep_from_cursor: 3, created_at: NOW }],
+        latest: { id: 1, chat_id: id, content: "The user said first.", keep_from_cursor: 3, created_at: NOW },
+        count: 1,
         running: false,
       }))
       .on("providers.list", () => ({ providers: [] }))

@@ -23,6 +23,8 @@ for _name in _SCRUBBED:
 os.environ["NO_PROXY"] = "*"
 # `cashcode serve` publishes serve.json in the runtime folder: never the user's real one.
 os.environ["CASHCODE_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="cashcode-test-runtime-")
+# No Dream timer in app processes started by tests (memory tests run Dream explicitly).
+os.environ["CASHCODE_DREAM"] = "off"
 
 
 def _is_loopback(address: object) -> bool:

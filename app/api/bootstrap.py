@@ -74,6 +74,7 @@ def build_app(
     caps: list[Capability] = []
     caps.append(importer := ImportCapability())  # bound to the app below (it calls other routes)
     caps.append(_mcp(paths, env, db, secret_store, settings_store, bus))
+    caps.append(_memory(db, paths, settings_store, providers, env))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -148,6 +149,12 @@ def _mcp(
     from app.mcp.capability import McpCapability  # the MCP SDK itself loads only on connect
 
     return McpCapability.build(paths, env, db, secrets, settings, bus.publish)
+def _memory(
+    db: Database, paths: AppPaths, settings: SettingsStore, providers: ProviderService, env: Mapping[str, str]
+) -> Capability:
+    from app.memory.capability import MemoryCapability
+
+    return MemoryCapability(db, paths.data_dir, settings, providers.get, env)
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from app.api import models as m
 from app.importer import api_routes as import_routes
 from app.mcp import api_routes as mcp_api_routes
+from app.memory import api_routes as memory_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -50,4 +51,5 @@ ROUTE_TYPES: RouteTable = {
     **CORE_ROUTES,
     **import_routes.ROUTE_TYPES,
     **mcp_api_routes.ROUTE_TYPES,
+    **memory_routes.ROUTE_TYPES,
 }

@@ -42,6 +42,9 @@ COMMANDS = {
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
     "import": ("app.cli.import_cmd", "import chats, memories and Skills from CashCode or cdy-agent folders"),
     "mcp": ("app.cli.mcp_cmd", "manage MCP servers (list, add, import, tools, call, …)"),
+    "memories": ("app.cli.memories_cmd", "manage explicit memories (add, list, search, update, delete)"),
+    "memory": ("app.cli.memory_cmd", "show MEMORY.md, its versions, or revert it"),
+    "dream": ("app.cli.dream_cmd", "distil new chat history into MEMORY.md (dream --now)"),
 }
 
 

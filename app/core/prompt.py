@@ -12,7 +12,7 @@ precise edits, and explain briefly what you did. Never invent file contents or c
 When a tool call is denied, respect that and continue without it."""
 
 SOUL_FILE = "SOUL.md"
-_MAX_SOUL_CHARS = 20_000
+MAX_SOUL_CHARS = 20_000  # a persona longer than this is cut (the editor refuses to save it)
 
 
 def load_persona(data_dir: Path) -> str:
@@ -22,7 +22,7 @@ def load_persona(data_dir: Path) -> str:
         text = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return DEFAULT_PERSONA
-    return text[:_MAX_SOUL_CHARS] if text else DEFAULT_PERSONA
+    return text[:MAX_SOUL_CHARS] if text else DEFAULT_PERSONA
 
 
 def build_system_prompt(persona: str, workspace: Path, now: datetime) -> str:

@@ -102,7 +102,12 @@ class UserSettings(_Frozen):
         if bad:
             raise ValueError(f"not environment variable names: {', '.join(bad)}")
         return list(dict.fromkeys(names))
+
     local_api: bool = False  # desktop: serve the script API (serve.json) while the window is open
+    memory_consolidation_chars: int = Field(default=40_000, ge=1_000, le=10_000_000)  # SPEC S5.2
+    dream_enabled: bool = True  # SPEC S5.3
+    dream_interval_minutes: int = Field(default=5, ge=1, le=1440)
+    dream_review: bool = False  # Dream's changes wait in an inbox
 
     @field_validator("providers")
     @classmethod

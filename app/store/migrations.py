@@ -125,11 +125,18 @@ def _mcp_activations(conn: sqlite3.Connection) -> None:
     migrate(conn)
 
 
+def _memory(conn: sqlite3.Connection) -> None:
+    from app.memory.schema import migrate_memory  # the memory capability's own tables
+
+    migrate_memory(conn)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
     migrate_import_records,
     _mcp_activations,
+    _memory,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

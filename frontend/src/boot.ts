@@ -8,6 +8,7 @@ import { createAppRouter } from "./router";
 import { errorMessage } from "./stores/api";
 import { useAppStore } from "./stores/app";
 import "./styles/main.css";
+import "./styles/memory.css";
 
 /** Mount the UI on `selector` and start talking to the backend through `transport`. */
 export function boot(transport: Transport, selector = "#app", history?: RouterHistory): App {

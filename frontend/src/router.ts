@@ -4,6 +4,7 @@ import ChatView from "@/views/ChatView.vue";
 import OnboardingView from "@/views/OnboardingView.vue";
 import McpView from "@/views/McpView.vue";
 import SettingsView from "@/views/SettingsView.vue";
+import MemoryView from "@/views/MemoryView.vue";
 
 /** Hash history: pywebview's static server has no SPA fallback for deep paths. */
 export function createAppRouter(history: RouterHistory = createWebHashHistory()): Router {
@@ -15,6 +16,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/settings", name: "settings", component: SettingsView },
       { path: "/welcome", name: "welcome", component: OnboardingView },
       { path: "/mcp", name: "mcp", component: McpView },
+      { path: "/memory", name: "memory", component: MemoryView },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

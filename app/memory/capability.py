@@ -1,0 +1,125 @@
+"""The memory capability: tools, MEMORY.md in the prompt, consolidation and Dream (SPEC S5).
+
+- `toolset`: explicit-memory tools, save_memory, notes and todos.
+- `prompt_section`: MEMORY.md under "Information you already remember" (the persona, SOUL.md,
+  comes first from app/core/prompt.py).
+- `wrap_store`: the model sees the latest consolidation summary + messages from its
+  keep_from_cursor on.
+- `after_turn`: schedules consolidation as a background task (never delays `turn_done`).
+- `start`/`aclose`: the Dream timer (only in long-lived surfaces; `CASHCODE_DREAM=off` stops it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from app.api.extensions import Capability, Handler
+from app.core.context import ToolBox, TurnSpec, TurnStore
+from app.core.messages import Message
+from app.llm.base import Provider
+from app.memory.handlers import MemoryHandlers
+from app.memory.memory_file import MemoryFileError
+from app.memory.memory_tools import (
+    ForgetMemoryTool,
+    RememberMemoryTool,
+    SaveMemoryTool,
+    SearchMemoriesTool,
+    UpdateMemoryTool,
+)
+from app.memory.notes_tools import NOTES_TOOLS
+from app.memory.service import MemoryServices, build_services
+from app.memory.summaries import ConsolidatedStore
+from app.memory.tool_base import ToolSet
+from app.settings.user_settings import SettingsStore
+from app.store.db import Database
+
+_log = logging.getLogger(__name__)
+
+MEMORY_HEADING = "## Information you already remember"
+CLOSE_GRACE_S = 10.0
+
+
+class MemoryCapability(Capability):
+    name = "memory"
+
+    def __init__(
+        self,
+        db: Database,
+        data_dir: Path,
+        settings: SettingsStore,
+        provider_for: Callable[[str], Provider],
+        env: Mapping[str, str],
+    ) -> None:
+        self.services: MemoryServices = build_services(db, data_dir, settings, provider_for, env)
+        s = self.services
+        self._tools = ToolSet(
+            [
+                RememberMemoryTool(s.memories),
+                SearchMemoriesTool(s.memories),
+                UpdateMemoryTool(s.memories),
+                ForgetMemoryTool(s.memories),
+                SaveMemoryTool(s.memory),
+                *(cls(s.notes) for cls in NOTES_TOOLS),
+            ]
+        )
+        self._handlers = MemoryHandlers(s)
+        self._tasks: set[asyncio.Task[object]] = set()
+
+    def routes(self) -> Mapping[str, Handler]:
+        return self._handlers.table()
+
+    def toolset(self, spec: TurnSpec) -> ToolBox | None:
+        return self._tools
+
+    def prompt_section(self, spec: TurnSpec) -> str | None:
+        try:
+            text = self.services.memory.read().text.strip()
+        except MemoryFileError as exc:
+            # The turn goes on without long-term memory; the Memory view shows the problem.
+            _log.warning("MEMORY.md not used in this turn: %s", exc)
+            return None
+        return f"{MEMORY_HEADING}\n{text}" if text else None
+
+    def wrap_store(self, store: TurnStore) -> TurnStore:
+        return ConsolidatedStore(store, self.services.chats, self.services.summaries)
+
+    def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
+        # A task, not an await: turn_done is emitted right after this returns. Claiming is a
+        # set insertion, so "one per chat at a time" holds without delaying the answer.
+        if not self.services.consolidator.claim(spec.chat_id):
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._consolidate(spec), name=f"consolidate:{spec.chat_id}"
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _consolidate(self, spec: TurnSpec) -> None:
+        try:
+            await self.services.consolidator.run(spec.chat_id, spec.provider_id, spec.model, claimed=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # background work: log, never crash the loop
+            _log.warning("consolidation of chat %s failed", spec.chat_id, exc_info=True)
+
+    async def wait_background(self) -> None:
+        """Wait for scheduled consolidations (tests, `cashcode ask` before exit)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def start(self) -> None:
+        self.services.scheduler.start()
+
+    async def aclose(self) -> None:
+        await self.services.scheduler.stop()
+        tasks = list(self._tasks)
+        if tasks:
+            # A consolidation already asked the model gets a bounded chance to finish (the CLI
+            # closes right after its turn); cancelling it would change nothing either.
+            _, pending = await asyncio.wait(tasks, timeout=CLOSE_GRACE_S)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,150 @@
+"""Consolidation (SPEC S5.2): fold older messages into a cumulative summary after a turn.
+
+- Runs after `turn_done` as a background task, at most one per chat at a time.
+- Triggered when the chat's context (latest summary + messages from its keep_from_cursor)
+  exceeds the threshold; the newest ~50% of those characters stay verbatim, and the kept part
+  never starts with a tool result (its tool call stays with it).
+- The model gets the previous summary plus the messages to fold, and answers with the new
+  cumulative summary. Only a non-empty answer is stored, in one transaction that also checks no
+  other summary was written meanwhile: a failed, cancelled or empty call changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from app.core.messages import Message
+from app.llm.base import Provider, ProviderError
+from app.memory.llm_call import complete, strip_fence
+from app.memory.summaries import ChatSummaryRecord, SummaryRepository
+from app.memory.transcript import message_chars, render
+from app.store.chats import ChatRepository, StoredMessage
+from app.store.errors import Conflict, NotFound
+
+_log = logging.getLogger(__name__)
+
+SUMMARY_SYSTEM = """\
+You maintain the running summary of a conversation between a user and an AI assistant, so the
+assistant can continue it without the older messages. Write a concise but complete summary that
+keeps: the user's goals, decisions and preferences, facts learned, files and commands involved,
+results of tool use, open questions and what was about to happen next. The new summary replaces
+the previous one, so it must include everything important from the previous summary too.
+Answer with the summary text only."""
+
+
+@dataclass(frozen=True)
+class ConsolidationPlan:
+    chat_id: str
+    previous: ChatSummaryRecord | None
+    fold: tuple[Message, ...]
+    keep_from_cursor: int
+    context_chars: int
+
+
+def plan_consolidation(
+    chat_id: str, previous: ChatSummaryRecord | None, tail: Sequence[StoredMessage], threshold: int
+) -> ConsolidationPlan | None:
+    """What to fold, or None when the context is within the threshold or nothing can fold."""
+    sizes = [message_chars(s.message) for s in tail]
+    tail_chars = sum(sizes)
+    context = tail_chars + (len(previous.content) if previous else 0)
+    if context <= threshold or len(tail) < 2:
+        return None
+    kept, start = 0, len(tail)
+    while start > 0 and kept * 2 < tail_chars:
+        start -= 1
+        kept += sizes[start]
+    # Never split a tool call from its results: the kept part must not open with a result.
+    while start > 0 and tail[start].message.role == "tool":
+        start -= 1
+    if start == 0:
+        return None
+    return ConsolidationPlan(
+        chat_id=chat_id,
+        previous=previous,
+        fold=tuple(s.message for s in tail[:start]),
+        keep_from_cursor=tail[start].cursor,
+        context_chars=context,
+    )
+
+
+def summary_request(plan: ConsolidationPlan) -> list[Message]:
+    previous = plan.previous.content if plan.previous else "(none yet)"
+    body = (
+        f"Previous summary:\n{previous}\n\n"
+        f"Messages to fold into the summary:\n\n{render(plan.fold)}\n\n"
+        "Write the new cumulative summary."
+    )
+    return [Message(role="system", content=SUMMARY_SYSTEM), Message(role="user", content=body)]
+
+
+class Consolidator:
+    def __init__(
+        self,
+        chats: ChatRepository,
+        summaries: SummaryRepository,
+        provider_for: Callable[[str], Provider],
+        threshold: Callable[[], int],
+    ) -> None:
+        self._chats = chats
+        self._summaries = summaries
+        self._provider_for = provider_for
+        self._threshold = threshold
+        self._running: set[str] = set()
+
+    def is_running(self, chat_id: str) -> bool:
+        return chat_id in self._running
+
+    def plan(self, chat_id: str) -> ConsolidationPlan | None:
+        previous = self._summaries.latest(chat_id)
+        tail = self._chats.stored_messages(chat_id, from_cursor=previous.keep_from_cursor if previous else 0)
+        return plan_consolidation(chat_id, previous, tail, self._threshold())
+
+    def claim(self, chat_id: str) -> bool:
+        """Mark the chat as consolidating (synchronously, before turn_done); False when a
+        consolidation of it is already under way. `run(..., claimed=True)` releases it."""
+        if chat_id in self._running:
+            return False
+        self._running.add(chat_id)
+        return True
+
+    async def run(
+        self, chat_id: str, provider_id: str, model: str, *, claimed: bool = False
+    ) -> ChatSummaryRecord | None:
+        """Consolidate when needed; None when not needed, already running, or it failed."""
+        if not claimed and not self.claim(chat_id):
+            return None
+        try:
+            plan = self.plan(chat_id)
+            if plan is None:
+                return None
+            return await self._summarise(plan, provider_id, model)
+        except NotFound:
+            return None  # the chat was deleted meanwhile
+        finally:
+            self._running.discard(chat_id)
+
+    async def _summarise(
+        self, plan: ConsolidationPlan, provider_id: str, model: str
+    ) -> ChatSummaryRecord | None:
+        try:
+            answer = strip_fence(
+                await complete(self._provider_for(provider_id), model, summary_request(plan))
+            )
+        except ProviderError as exc:
+            _log.warning("consolidation of chat %s failed: %s", plan.chat_id, exc.message)
+            return None
+        if not answer:
+            _log.warning(
+                "consolidation of chat %s: the model returned an empty summary; nothing changed", plan.chat_id
+            )
+            return None
+        expected = plan.previous.id if plan.previous else None
+        try:
+            return self._summaries.add(
+                plan.chat_id, answer, plan.keep_from_cursor, expected_previous=expected
+            )
+        except Conflict:
+            return None

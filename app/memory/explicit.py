@@ -1,0 +1,217 @@
+"""Explicit memories (SPEC S5.4, cdy-agent's behaviour): add / list / search / update / delete.
+
+Search is AND over keywords and tags: every keyword must occur (case-insensitively, as a
+substring) in the normalised text or in one of the tags, and the record must carry every
+requested tag. Ids are full lowercase UUIDs only — no abbreviations.
+
+Writes that were confirmed by a user may pass `expected_updated_at`: when the record changed
+(or vanished) since the user saw it, the write fails with Conflict/NotFound and changes nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.memory.schema import FTS_TABLE
+from app.store.db import Database
+from app.store.errors import Conflict, NotFound
+from app.store.ids import new_id, validate_id
+from app.store.search import fts_query, like_patterns
+from app.store.timeutil import utc_now_iso
+
+MAX_CONTENT = 10_000
+MAX_TAGS = 20
+MAX_TAG = 64
+MAX_WORDS = 20
+_TAG = re.compile(r"^[^\s,]{1,64}$")
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    id: str
+    content: str
+    tags: tuple[str, ...]
+    created_at: str
+    updated_at: str
+
+
+def normalize_content(text: str) -> str:
+    """Trim and collapse runs of whitespace inside lines; keep line breaks (lists stay lists)."""
+    lines = [" ".join(line.split()) for line in str(text).strip().splitlines()]
+    cleaned = "\n".join(lines).strip()
+    if not cleaned:
+        raise ValueError("a memory must not be empty")
+    if len(cleaned) > MAX_CONTENT:
+        raise ValueError(f"a memory is limited to {MAX_CONTENT} characters (got {len(cleaned)})")
+    return cleaned
+
+
+def normalize_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    """Lowercase, unique, sorted. A tag is 1-64 characters without spaces or commas."""
+    out: set[str] = set()
+    for raw in tags:
+        tag = str(raw).strip().casefold()
+        if not _TAG.fullmatch(tag):
+            raise ValueError(f"invalid tag {str(raw)[:70]!r}: 1-{MAX_TAG} characters, no spaces or commas")
+        out.add(tag)
+    if len(out) > MAX_TAGS:
+        raise ValueError(f"at most {MAX_TAGS} tags per memory")
+    return tuple(sorted(out))
+
+
+def normalize_words(words: Sequence[str]) -> tuple[str, ...]:
+    """Search keywords: split on whitespace, case-folded, duplicates dropped (order kept)."""
+    seen: dict[str, None] = {}
+    for raw in words:
+        for part in str(raw).split():
+            seen.setdefault(part.casefold(), None)
+    if len(seen) > MAX_WORDS:
+        raise ValueError(f"at most {MAX_WORDS} search words")
+    return tuple(seen)
+
+
+def _search_text(content: str, tags: Sequence[str]) -> str:
+    # One line per part: a keyword (which never contains whitespace) cannot match across parts.
+    return "\n".join([content.casefold(), *tags])
+
+
+class MemoryRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._fts: bool | None = None
+
+    def add(self, content: str, tags: Sequence[str] = (), *, memory_id: str | None = None) -> MemoryRecord:
+        """A new memory. `memory_id`: the id shown in a confirmation (else a fresh one)."""
+        mid = new_id() if memory_id is None else validate_id(memory_id, "memory id")
+        text, clean_tags = normalize_content(content), normalize_tags(tags)
+        now = utc_now_iso()
+        try:
+            with self._db.transaction() as conn:
+                cur = conn.execute(
+                    "INSERT INTO memories (id, content, tags, search_text, created_at, updated_at)"
+                    " VALUES (?,?,?,?,?,?)",
+                    (mid, text, json.dumps(clean_tags), _search_text(text, clean_tags), now, now),
+                )
+                _write_tags(conn, int(cur.lastrowid or 0), clean_tags, now)
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"memory {mid} already exists") from exc
+        return MemoryRecord(mid, text, clean_tags, now, now)
+
+    def get(self, memory_id: str) -> MemoryRecord:
+        mid = validate_id(memory_id, "memory id")
+        rows = self._db.query("SELECT * FROM memories WHERE id = ?", (mid,))
+        if not rows:
+            raise NotFound(f"memory {mid} not found")
+        return _record(rows[0])
+
+    def list(self, *, limit: int = 10_000) -> builtins.list[MemoryRecord]:
+        """Most recently changed first."""
+        rows = self._db.query("SELECT * FROM memories ORDER BY updated_at DESC, num DESC LIMIT ?", (limit,))
+        return [_record(r) for r in rows]
+
+    def count(self) -> int:
+        return int(self._db.query("SELECT count(*) FROM memories")[0][0])
+
+    def search(
+        self, words: Sequence[str] = (), tags: Sequence[str] = (), *, limit: int = 200
+    ) -> builtins.list[MemoryRecord]:
+        """AND over keywords (text or tag) and required tags; newest first.
+
+        The most selective index leads: the trigram index for keywords of 3+ characters, else
+        the first tag's (tag, updated_at) index read newest-first, else the memories in
+        updated order; the other conditions filter, and reading stops at `limit`."""
+        terms, required = normalize_words(words), normalize_tags(tags)
+        match = fts_query(terms) if terms and self._has_fts() else None
+        where: builtins.list[str] = []
+        params: builtins.list[object] = []
+        if match is not None:
+            source, order = "memories m", "m.updated_at DESC, m.num DESC"
+            where.append(f"m.num IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
+            params.append(match)
+            rest = required
+        elif required:
+            source = "memory_tags t CROSS JOIN memories m ON m.num = t.memory_num"
+            order = "t.updated_at DESC, t.memory_num DESC"
+            where.append("t.tag = ?")
+            params.append(required[0])
+            rest = required[1:]
+        else:
+            source, order, rest = "memories m", "m.updated_at DESC, m.num DESC", ()
+        for tag in rest:
+            where.append("EXISTS (SELECT 1 FROM memory_tags x WHERE x.tag = ? AND x.memory_num = m.num)")
+            params.append(tag)
+        if terms and match is None:
+            patterns = like_patterns(terms)
+            where.extend("m.search_text LIKE ? ESCAPE '\\'" for _ in patterns)
+            params.extend(patterns)
+        sql = f"SELECT m.* FROM {source}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self._db.query(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit))
+        return [_record(r) for r in rows]
+
+    def update(
+        self,
+        memory_id: str,
+        content: str,
+        tags: Sequence[str] = (),
+        *,
+        expected_updated_at: str | None = None,
+    ) -> MemoryRecord:
+        """Replace content and tags entirely."""
+        mid = validate_id(memory_id, "memory id")
+        text, clean_tags = normalize_content(content), normalize_tags(tags)
+        now = utc_now_iso()
+        with self._db.transaction() as conn:
+            row = self._current(conn, mid, expected_updated_at)
+            conn.execute(
+                "UPDATE memories SET content = ?, tags = ?, search_text = ?, updated_at = ? WHERE id = ?",
+                (text, json.dumps(clean_tags), _search_text(text, clean_tags), now, mid),
+            )
+            conn.execute("DELETE FROM memory_tags WHERE memory_num = ?", (row["num"],))
+            _write_tags(conn, int(row["num"]), clean_tags, now)
+        return MemoryRecord(mid, text, clean_tags, row["created_at"], now)
+
+    def delete(self, memory_id: str, *, expected_updated_at: str | None = None) -> MemoryRecord:
+        mid = validate_id(memory_id, "memory id")
+        with self._db.transaction() as conn:
+            row = self._current(conn, mid, expected_updated_at)
+            conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
+        return _record(row)
+
+    @staticmethod
+    def _current(conn: sqlite3.Connection, mid: str, expected: str | None) -> sqlite3.Row:
+        row = conn.execute("SELECT * FROM memories WHERE id = ?", (mid,)).fetchone()
+        if row is None:
+            raise NotFound(f"memory {mid} not found (it may have been deleted meanwhile)")
+        if expected is not None and row["updated_at"] != expected:
+            raise Conflict(f"memory {mid} was changed meanwhile; look at it again and retry")
+        checked: sqlite3.Row = row
+        return checked
+
+    def _has_fts(self) -> bool:
+        if self._fts is None:
+            self._fts = self._db.has_table(FTS_TABLE)
+        return self._fts
+
+
+def _write_tags(conn: sqlite3.Connection, num: int, tags: Sequence[str], updated_at: str) -> None:
+    conn.executemany(
+        "INSERT INTO memory_tags (tag, memory_num, updated_at) VALUES (?, ?, ?)",
+        [(t, num, updated_at) for t in tags],
+    )
+
+
+def _record(row: sqlite3.Row) -> MemoryRecord:
+    return MemoryRecord(
+        id=row["id"],
+        content=row["content"],
+        tags=tuple(json.loads(row["tags"])),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )

@@ -1,0 +1,173 @@
+"""Notes and todo tools for the model. Create/complete/delete are asked; list/get are read-only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
+from app.memory.notes import NotesRepository
+from app.memory.tool_base import guarded, string_prop
+from app.tools.args import opt_str, req_str
+from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolResult
+
+_ID = {
+    "type": "object",
+    "properties": {"id": string_prop("The full id.")},
+    "required": ["id"],
+    "additionalProperties": False,
+}
+_NONE = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class _NotesTool(Tool):
+    def __init__(self, repo: NotesRepository) -> None:
+        self._repo = repo
+
+
+class CreateNoteTool(_NotesTool):
+    name = "create_note"
+    description = "Create a note (a title and Markdown content)."
+    parameters = {
+        "type": "object",
+        "properties": {"title": string_prop("Short title."), "content": string_prop("Note text.")},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        title, content = req_str(args, "title"), opt_str(args, "content") or ""
+        info = ApprovalInfo(title="Create a note", detail=f"{title}\n\n{content}".strip())
+        return PreparedCall(self.name, args, info, state=(title, content))
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        note = guarded(lambda: self._repo.create_note(*call.state))
+        return ToolResult(ok=True, content=_json({"created": asdict(note)}))
+
+
+class ListNotesTool(_NotesTool):
+    name = "list_notes"
+    description = "List notes (id, title, time)."
+    parameters = _NONE
+    read_only = True
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(self.name, args, None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        notes = [{"id": n.id, "title": n.title, "updated_at": n.updated_at} for n in self._repo.list_notes()]
+        return ToolResult(ok=True, content=_json({"notes": notes}))
+
+
+class GetNoteTool(_NotesTool):
+    name = "get_note"
+    description = "Read one note by its full id."
+    parameters = _ID
+    read_only = True
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(self.name, args, None, state=req_str(args, "id"))
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        note = guarded(lambda: self._repo.get_note(call.state))
+        return ToolResult(ok=True, content=_json(asdict(note)))
+
+
+class DeleteNoteTool(_NotesTool):
+    name = "delete_note"
+    description = "Delete a note by its full id."
+    parameters = _ID
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        note = guarded(lambda: self._repo.get_note(req_str(args, "id")))
+        return PreparedCall(
+            self.name,
+            args,
+            ApprovalInfo(title="Delete a note", detail=f"{note.id}: {note.title}"),
+            state=note.id,
+        )
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        guarded(lambda: self._repo.delete_note(call.state))
+        return ToolResult(ok=True, content=_json({"deleted": call.state}))
+
+
+class CreateTodoTool(_NotesTool):
+    name = "create_todo"
+    description = "Add a todo item."
+    parameters = {
+        "type": "object",
+        "properties": {"title": string_prop("What to do.")},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        title = req_str(args, "title")
+        return PreparedCall(self.name, args, ApprovalInfo(title="Add a todo", detail=title), state=title)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        todo = guarded(lambda: self._repo.create_todo(call.state))
+        return ToolResult(ok=True, content=_json({"created": asdict(todo)}))
+
+
+class ListTodosTool(_NotesTool):
+    name = "list_todos"
+    description = "List todo items (open first)."
+    parameters = _NONE
+    read_only = True
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(self.name, args, None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        return ToolResult(ok=True, content=_json({"todos": [asdict(t) for t in self._repo.list_todos()]}))
+
+
+class CompleteTodoTool(_NotesTool):
+    name = "complete_todo"
+    description = "Mark a todo item done by its full id."
+    parameters = _ID
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        todo = guarded(lambda: self._repo.get_todo(req_str(args, "id")))
+        return PreparedCall(
+            self.name, args, ApprovalInfo(title="Complete a todo", detail=todo.title), state=todo.id
+        )
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        todo = guarded(lambda: self._repo.complete_todo(call.state))
+        return ToolResult(ok=True, content=_json({"completed": asdict(todo)}))
+
+
+class DeleteTodoTool(_NotesTool):
+    name = "delete_todo"
+    description = "Delete a todo item by its full id."
+    parameters = _ID
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        todo = guarded(lambda: self._repo.get_todo(req_str(args, "id")))
+        return PreparedCall(
+            self.name, args, ApprovalInfo(title="Delete a todo", detail=todo.title), state=todo.id
+        )
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        guarded(lambda: self._repo.delete_todo(call.state))
+        return ToolResult(ok=True, content=_json({"deleted": call.state}))
+
+
+NOTES_TOOLS = (
+    CreateNoteTool,
+    ListNotesTool,
+    GetNoteTool,
+    DeleteNoteTool,
+    CreateTodoTool,
+    ListTodosTool,
+    CompleteTodoTool,
+    DeleteTodoTool,
+)

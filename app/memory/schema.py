@@ -1,0 +1,119 @@
+"""The memory capability's tables (one forward migration, appended to app/store/migrations.py).
+
+- `memories` (+ `memory_tags`, `memories_fts`): explicit memories; `search_text` is the
+  case-folded content and tags, the one column keyword search looks at.
+- `memory_versions`: every MEMORY.md text ever written, with author, time and a diff.
+- `chat_summaries`: consolidation summaries; the newest row of a chat is the one in use.
+- `dream_cursors` / `dream_proposals`: Dream's per-chat progress and its review inbox.
+- `notes` / `todos`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from app.store.migrations import run_script
+
+SCHEMA = """
+CREATE TABLE memories (
+    num          INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,
+    content      TEXT NOT NULL,
+    tags         TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(tags)),
+    search_text  TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL
+);
+CREATE INDEX memories_updated ON memories(updated_at DESC, num DESC);
+
+CREATE TABLE memory_tags (
+    tag         TEXT NOT NULL,
+    memory_num  INTEGER NOT NULL REFERENCES memories(num) ON DELETE CASCADE,
+    updated_at  TEXT NOT NULL,  -- the memory's, so a tag filter reads newest-first from the index
+    PRIMARY KEY (tag, memory_num)
+);
+CREATE INDEX memory_tags_newest ON memory_tags(tag, updated_at DESC, memory_num DESC);
+CREATE INDEX memory_tags_memory ON memory_tags(memory_num);
+
+CREATE TABLE memory_versions (
+    id          INTEGER PRIMARY KEY,
+    author      TEXT NOT NULL,
+    note        TEXT NOT NULL DEFAULT '',
+    text        TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    diff        TEXT NOT NULL DEFAULT '',
+    created_at  TEXT NOT NULL
+);
+
+CREATE TABLE chat_summaries (
+    id                INTEGER PRIMARY KEY,
+    chat_id           TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    content           TEXT NOT NULL,
+    keep_from_cursor  INTEGER NOT NULL,
+    created_at        TEXT NOT NULL
+);
+CREATE INDEX chat_summaries_chat ON chat_summaries(chat_id, id DESC);
+
+CREATE TABLE dream_cursors (
+    chat_id  TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+    cursor   INTEGER NOT NULL
+);
+
+CREATE TABLE dream_proposals (
+    id           TEXT PRIMARY KEY,
+    base_sha256  TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    diff         TEXT NOT NULL,
+    analysis     TEXT NOT NULL DEFAULT '',
+    status       TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'rejected')),
+    created_at   TEXT NOT NULL,
+    decided_at   TEXT
+);
+
+CREATE TABLE notes (
+    id          TEXT PRIMARY KEY,
+    title       TEXT NOT NULL,
+    content     TEXT NOT NULL DEFAULT '',
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+
+CREATE TABLE todos (
+    id            TEXT PRIMARY KEY,
+    title         TEXT NOT NULL,
+    done          INTEGER NOT NULL DEFAULT 0,
+    created_at    TEXT NOT NULL,
+    completed_at  TEXT
+);
+"""
+
+# Substring search over 100,000 memories must stay fast: a trigram index answers keywords of
+# three or more characters; shorter ones (and SQLite builds without FTS5) fall back to LIKE.
+FTS = """
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+    search_text, content='memories', content_rowid='num', tokenize='trigram'
+);
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, search_text) VALUES (new.num, new.search_text);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, search_text) VALUES ('delete', old.num, old.search_text);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF search_text ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, search_text) VALUES ('delete', old.num, old.search_text);
+    INSERT INTO memories_fts(rowid, search_text) VALUES (new.num, new.search_text);
+END;
+"""
+
+FTS_TABLE = "memories_fts"
+
+
+def migrate_memory(conn: sqlite3.Connection) -> None:
+    run_script(conn, SCHEMA)
+    try:
+        conn.execute("SAVEPOINT memfts")
+        run_script(conn, FTS)
+        conn.execute("RELEASE memfts")
+    except sqlite3.OperationalError:  # no fts5 or no trigram tokenizer: LIKE fallback
+        conn.execute("ROLLBACK TO memfts")
+        conn.execute("RELEASE memfts")

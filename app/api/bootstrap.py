@@ -22,6 +22,7 @@ from app.llm.base import ProviderConfig
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore
+from app.skills.capability import build_skills_capability
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
@@ -68,6 +69,7 @@ def build_app(
     db = Database(paths.db_path)
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
+    caps.append(build_skills_capability(paths, env, db, settings_store, workspace))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,

@@ -117,6 +117,12 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
-MIGRATIONS: Sequence[Migration] = (_v1,)
+def _skill_activations(conn: sqlite3.Connection) -> None:
+    from app.skills.activations import migrate  # the SQL lives with the Skills runtime
+
+    migrate(conn)
+
+
+MIGRATIONS: Sequence[Migration] = (_v1, _skill_activations)
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -133,9 +133,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print("No Skill matches that query.")
     for h in hits:
-        print(
-            f"{h.score:6.2f}  {h.entry.name} [{h.entry.source}]  {listing_description(h.entry.manifest.description, 100)}"
-        )
+        description = listing_description(h.entry.manifest.description, 100)
+        print(f"{h.score:6.2f}  {h.entry.name} [{h.entry.source}]  {description}")
     return 0
 
 

@@ -169,7 +169,8 @@ def test_search_prints_a_json_array_best_match_first(cli: Cli) -> None:
         skill_md("pdf-forms", description="Fill PDF forms.", extra="tags: [pdf, forms]\n"),
     )
     write_skill(cli.data / "skills" / "user", "docx", skill_md("docx", description="Word files; not PDF."))
-    write_skill(cli.home / ".claude" / "skills", "zh-tables", skill_md("zh-tables", description="处理表格文件"))
+    zh = skill_md("zh-tables", description="处理表格文件")
+    write_skill(cli.home / ".claude" / "skills", "zh-tables", zh)
     result = cli("search", "pdf forms", "--json")
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)

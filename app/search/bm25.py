@@ -9,6 +9,7 @@ fields of a document; a field may be repeated by the caller to weigh it more.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter
@@ -61,6 +62,9 @@ class BM25Index:
                 self._postings.setdefault(token, []).append((index, freq))
         total = len(self._ids)
         self._avg = (sum(self._lengths) / total) if total else 0.0
+        avg = self._avg or 1.0
+        # Per-document length normalisation, computed once (the hot loop only multiplies).
+        self._norm = [K1 * (1 - B + B * length / avg) for length in self._lengths]
         self._idf = {
             token: math.log(1 + (total - len(posts) + 0.5) / (len(posts) + 0.5))
             for token, posts in self._postings.items()
@@ -72,14 +76,14 @@ class BM25Index:
     def search(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
         """Best first; ties keep the order the documents were added in. Empty query → []."""
         scores: dict[int, float] = {}
-        avg = self._avg or 1.0
+        norm = self._norm
         for token in set(tokenize(query)):
             posts = self._postings.get(token)
             if not posts:
                 continue
-            idf = self._idf[token]
+            weight = self._idf[token] * (K1 + 1)
+            get = scores.get
             for index, freq in posts:
-                norm = K1 * (1 - B + B * self._lengths[index] / avg)
-                scores[index] = scores.get(index, 0.0) + idf * freq * (K1 + 1) / (freq + norm)
-        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[: max(0, limit)]
+                scores[index] = get(index, 0.0) + weight * freq / (freq + norm[index])
+        best = heapq.nsmallest(max(0, limit), scores.items(), key=lambda item: (-item[1], item[0]))
         return [(self._ids[i], score) for i, score in best]

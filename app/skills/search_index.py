@@ -48,16 +48,19 @@ class SkillSearchIndex:
         self._key: tuple[tuple[str, str, str], ...] | None = None
         self._index = BM25Index(())
         self._by_name: dict[str, CatalogEntry] = {}
+        self._entries: Sequence[CatalogEntry] | None = None
 
     def search(self, entries: Sequence[CatalogEntry], query: str, limit: int = 10) -> list[SearchHit]:
         """Active entries only (shadowed copies are never results), best first."""
-        active = [e for e in entries if e.active]
-        key = tuple((e.name, e.source, e.sha256) for e in active)
         with self._lock:
-            if key != self._key:
-                self._index = BM25Index((e.name, _fields(e)) for e in active)
-                self._key = key
-            self._by_name = {e.name: e for e in active}
+            if entries is not self._entries:  # a new snapshot: compare its content
+                active = [e for e in entries if e.active]
+                key = tuple((e.name, e.source, e.sha256) for e in active)
+                if key != self._key:
+                    self._index = BM25Index((e.name, _fields(e)) for e in active)
+                    self._key = key
+                self._by_name = {e.name: e for e in active}
+                self._entries = entries
             index, by_name = self._index, self._by_name
         return [SearchHit(by_name[name], score) for name, score in index.search(query, limit)]
 

@@ -122,13 +122,16 @@ export const useSkillsStore = defineStore("skills", () => {
   }
 
   /** Open the import preview for a path (desktop drop, native dialog) or uploaded bytes. */
+  let previewSeq = 0;
+
   async function preview(source: SkillImportSource, label: string): Promise<void> {
+    const seq = ++previewSeq; // a newer drop replaces an older preview
     pending.value = { source, label, preview: null, error: "", busy: true, done: "" };
     try {
       const result = await api.invoke("skills.import_preview", source);
-      if (pending.value?.source === source) pending.value = { ...pending.value, preview: result, busy: false };
+      if (seq === previewSeq && pending.value) pending.value = { ...pending.value, preview: result, busy: false };
     } catch (err) {
-      if (pending.value?.source === source) pending.value = { ...pending.value, error: errorMessage(err), busy: false };
+      if (seq === previewSeq && pending.value) pending.value = { ...pending.value, error: errorMessage(err), busy: false };
     }
   }
 

@@ -278,7 +278,7 @@ class CashCodeApp:
             workspace=workspace,
             max_iterations=self.ctx.settings.max_iterations(settings),
             allow_private_network=settings.allow_private_network,
-            protected_roots=(self.ctx.paths.skills_dir,),
+            protected_roots=(self.ctx.paths.skills_dir, *self._skill_roots(workspace)),
             tools=self.ctx.tools,
             stream=self.ctx.settings.stream,
             private_roots=private_app_roots(self.ctx.paths),
@@ -289,6 +289,12 @@ class CashCodeApp:
                 ledger=self.ctx.ledger,
             ),
         )
+
+    def _skill_roots(self, workspace: Path) -> tuple[Path, ...]:
+        from app.skills.sources import protected_skill_roots
+
+        home = Path(self.ctx.env.get("HOME") or Path.home())
+        return protected_skill_roots(self.ctx.paths.data_dir, home, workspace)
 
 
 def private_app_roots(paths: AppPaths) -> tuple[Path, ...]:

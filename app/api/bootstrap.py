@@ -23,6 +23,7 @@ from app.llm.base import ProviderConfig
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import ApprovalMode, SettingsStore
+from app.skills.capability import build_skills_capability
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
@@ -75,6 +76,7 @@ def build_app(
     caps.append(importer := ImportCapability())  # bound to the app below (it calls other routes)
     caps.append(_mcp(paths, env, db, secret_store, settings_store, bus))
     caps.append(_memory(db, paths, settings_store, providers, env))
+    caps.append(build_skills_capability(paths, env, db, settings_store, workspace))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,

@@ -17,6 +17,7 @@ from app.api import models as m
 from app.importer import api_routes as import_routes
 from app.mcp import api_routes as mcp_api_routes
 from app.memory import api_routes as memory_routes
+from app.skills import api_routes as skills_api_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -52,4 +53,5 @@ ROUTE_TYPES: RouteTable = {
     **import_routes.ROUTE_TYPES,
     **mcp_api_routes.ROUTE_TYPES,
     **memory_routes.ROUTE_TYPES,
+    **skills_api_routes.ROUTE_TYPES,
 }

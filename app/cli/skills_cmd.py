@@ -102,7 +102,39 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if isinstance(result, InvalidSkill):
         _fail(f"invalid: {describe_problems(result.problems)}")
         return 1
+    from app.skills.manifest import advisory_warnings
+
     print(f"valid: {result.document.manifest.name} (sha256 {result.document.sha256[:12]})")
+    for warning in advisory_warnings(result.document.manifest, result.document.body):
+        print(f"warning: {warning}")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    """BM25 over name, display name, description, tags and triggers (same as `skill_search`)."""
+    import json
+
+    from app.skills.search_index import SkillSearchIndex, listing_description
+
+    snapshot = _build(args).catalog.refresh()
+    hits = SkillSearchIndex().search(snapshot.entries, args.query, args.limit)
+    if args.json:
+        rows = [
+            {
+                "name": h.entry.name,
+                "source": h.entry.source,
+                "description": h.entry.manifest.description,
+                "score": round(h.score, 4),
+            }
+            for h in hits
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("No Skill matches that query.")
+    for h in hits:
+        description = listing_description(h.entry.manifest.description, 100)
+        print(f"{h.score:6.2f}  {h.entry.name} [{h.entry.source}]  {description}")
     return 0
 
 
@@ -196,6 +228,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
     add("list", cmd_list, "list Skills and invalid packages")
     add("show", cmd_show, "show one Skill and its SKILL.md").add_argument("name")
+    search = add("search", cmd_search, "search Skills by words (best match first)")
+    search.add_argument("query")
+    search.add_argument("--json", action="store_true", help="print a JSON array")
+    search.add_argument("--limit", type=int, default=20, help="at most this many results (default 20)")
     add("validate", cmd_validate, "validate a Skill folder, SKILL.md or ZIP").add_argument("path")
     add("import", cmd_import, "import a Skill from a ZIP file").add_argument("zip")
     export = add("export", cmd_export, "export a Skill as a ZIP file")

@@ -71,3 +71,11 @@ class Message(BaseModel):
     name: str | None = None
     mentions: tuple[Mention, ...] = ()
     attachments: tuple[AttachmentRef, ...] = ()
+    # Turn-only: stored history keeps this text instead of `content` (see `for_history`).
+    history_content: str | None = None
+
+    def for_history(self) -> Message:
+        """The message as history stores it (the turn-only content replaced)."""
+        if self.history_content is None:
+            return self
+        return self.model_copy(update={"content": self.history_content, "history_content": None})

@@ -82,7 +82,13 @@ class ToolCallRunner:
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
         )
-        return Message(role="tool", content=content, tool_call_id=call.id, name=call.name)
+        return Message(
+            role="tool",
+            content=content,
+            tool_call_id=call.id,
+            name=call.name,
+            history_content=result.history_content,
+        )
 
     async def _result_for(self, call: ToolCall) -> ToolResult:
         tool = self._deps.tools.get(call.name)

@@ -61,9 +61,10 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
         raise
     # No await between here and the event: Stop cannot split storing from announcing.
-    deps.store.append_turn(spec.chat_id, spec.turn_id, result.messages)
+    stored = [m.for_history() for m in result.messages]
+    deps.store.append_turn(spec.chat_id, spec.turn_id, stored)
     if deps.on_stored is not None:
-        deps.on_stored(spec, result.messages)
+        deps.on_stored(spec, stored)
     emit(
         TurnDone(
             chat_id=chat_id,

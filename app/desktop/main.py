@@ -148,6 +148,8 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
     assert window is not None
     window.events.shown += session.window_shown.set
     strict_csp.install(window, strict_csp.public_methods(bridge))
+    from app.desktop import dnd  # Skill drops anywhere on the window (app/desktop/dnd.py)
+    dnd.install(window, session.core.loop, session.app_task)
     startup_marks.attach(window)
     session.tracker = WindowStateTracker(state)
     session.tracker.attach(window)

@@ -114,6 +114,15 @@ def _strip_prefix(members: list[_Member]) -> list[_Member]:
         return members
     tops = sorted({m.parts[0] for m in members})
     if len(tops) > 1:
+        packages = [t for t in tops if any(m.parts[1:] == (SKILL_FILE,) for m in members if m.parts[0] == t)]
+        if len(packages) == 1:
+            beside = [t for t in tops if t != packages[0]]
+            listed = ", ".join(beside[:10]) + (f" and {len(beside) - 10} more" if len(beside) > 10 else "")
+            _reject(
+                "zip.layout",
+                f"The ZIP has files beside its Skill folder '{packages[0]}/': {listed}. "
+                "Put them inside the folder or remove them.",
+            )
         listed = ", ".join(tops[:5])
         _reject("zip.layout", f"The ZIP must hold one Skill, but it has several top-level entries: {listed}.")
     has_skill = any(m.parts[1:] == (SKILL_FILE,) and not m.is_dir for m in members)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.skills.model import WRITABLE_SOURCES, SkillManifest, SkillProblem, SourceKind
+from app.skills.model import (
+    SKILL_FILE,
+    WRITABLE_SOURCES,
+    SkillManifest,
+    SkillProblem,
+    SourceKind,
+    ValidationResult,
+)
 from app.skills.redact import Redactor
 from app.skills.sources import SkillRoots, package_dirs
 from app.skills.state import SkillStateFile
@@ -89,6 +97,10 @@ class SkillCatalog:
         self._lock = threading.Lock()
         self._revision = 0
         self._current: CatalogSnapshot | None = None
+        # Validation results per package folder, keyed by the stat of the folder and its
+        # SKILL.md: an unchanged package is not parsed again, so a refresh of 2,000 Skills is
+        # a stat walk. Tools that act on a package (skill_load) still validate it in full.
+        self._memo: dict[Path, tuple[tuple[int, ...], ValidationResult]] = {}
 
     @property
     def current(self) -> CatalogSnapshot:
@@ -109,13 +121,37 @@ class SkillCatalog:
         diagnostics: list[SkillDiagnostic] = []
         for root in self.roots.ordered():
             for folder in package_dirs(root.path):
-                result = validate_package(folder)
+                result = self._validate(folder)
                 if result.kind == "valid":
                     doc = result.document
                     found.append(_Found(root.source, folder, doc.manifest, doc.sha256))
                 else:
                     diagnostics.append(self._diagnostic(root.source, folder, result.problems))
         return found, diagnostics
+
+    def _validate(self, folder: Path) -> ValidationResult:
+        try:
+            d, f = os.stat(folder), os.stat(folder / SKILL_FILE)
+            key: tuple[int, ...] | None = (
+                d.st_ino,
+                d.st_mtime_ns,
+                f.st_ino,
+                f.st_mtime_ns,
+                f.st_size,
+                f.st_ctime_ns,
+            )
+        except OSError:
+            key = None
+        if key is not None:
+            with self._lock:
+                known = self._memo.get(folder)
+            if known is not None and known[0] == key:
+                return known[1]
+        result = validate_package(folder)
+        if key is not None:
+            with self._lock:
+                self._memo[folder] = (key, result)
+        return result
 
     def _diagnostic(
         self, source: SourceKind, folder: Path, problems: tuple[SkillProblem, ...]

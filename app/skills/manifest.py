@@ -14,6 +14,7 @@ from app.skills.model import (
     SkillRequirements,
 )
 
+MAX_BODY_LINES = 500
 _NAME_CHARS = re.compile(r"[a-z0-9-]+")
 KNOWN_KEYS = frozenset(
     {
@@ -123,16 +124,43 @@ def _requirements(data: dict[str, object], key: str, problems: list[SkillProblem
     return SkillRequirements(**lists)
 
 
+def advisory_warnings(manifest: SkillManifest, body: str = "") -> list[str]:
+    """Limits the Agent Skills spec recommends: reported (validate, preview, Market), never
+    refused, so Skills from other tools import as they are."""
+    out: list[str] = []
+    if len(manifest.description) > MAX_DESCRIPTION_CHARS:
+        out.append(
+            f"The description is {len(manifest.description)} characters; the recommended limit is "
+            f"{MAX_DESCRIPTION_CHARS} (the model's Skill list shows it shortened)."
+        )
+    if manifest.compatibility is not None and len(manifest.compatibility) > MAX_COMPATIBILITY_CHARS:
+        out.append(
+            f"'compatibility' is {len(manifest.compatibility)} characters; the recommended limit is "
+            f"{MAX_COMPATIBILITY_CHARS}."
+        )
+    lines = body.count("\n")
+    if lines > MAX_BODY_LINES:
+        out.append(
+            f"The instructions are {lines} lines long; keep SKILL.md under {MAX_BODY_LINES} lines "
+            "and move details into reference files."
+        )
+    return out
+
+
 def build_manifest(data: dict[str, object]) -> SkillManifest | list[SkillProblem]:
     problems = name_problems(data.get("name"))
     description = data.get("description")
     if description is None or (isinstance(description, str) and not description.strip()):
         problems.append(SkillProblem("description.required", "The frontmatter needs a 'description'."))
     else:
-        _text(data, "description", MAX_DESCRIPTION_CHARS, problems)
+        # Advisory in the Agent Skills spec: real Skills exceed it, so it is a warning
+        # (`advisory_warnings`), not a refusal. SKILL.md's 256 KiB cap still bounds it.
+        _text(data, "description", None, problems)
     license_ = _text(data, "license", None, problems)
-    compatibility = _text(data, "compatibility", MAX_COMPATIBILITY_CHARS, problems)
+    compatibility = _text(data, "compatibility", None, problems)
     display_name = _text(data, "display_name", MAX_DISPLAY_NAME_CHARS, problems)
+    if display_name is not None and ("\n" in display_name or "\r" in display_name):
+        problems.append(SkillProblem("display_name.lines", "'display_name' must be one line."))
     metadata = _metadata(data, problems)
     allowed_tools = _string_list(data.get("allowed-tools"), "allowed-tools", problems)
     version = _version(data, problems)

@@ -101,3 +101,15 @@ def package_dirs(root: Path) -> Iterator[Path]:
                 yield child
         except OSError:
             continue
+
+
+def protected_skill_roots(
+    data_dir: Path, home: Path, workspace: Path | None, builtin_dir: Path | None = None
+) -> tuple[Path, ...]:
+    """Every folder generic write/edit/exec tools must refuse: all Skill roots of every source
+    (builtin, external incl. the workspace's `.agents/skills`, user, agent) and the store's own
+    folders (staging, snapshots). Only the Skill store writes there."""
+    roots = default_roots(data_dir, home, workspace, builtin_dir)
+    paths = SkillDataPaths.from_data_dir(data_dir)
+    found = [r.path for r in roots.ordered()] + [paths.staging, paths.snapshots]
+    return tuple(dict.fromkeys(found))

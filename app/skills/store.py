@@ -12,7 +12,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -234,6 +234,39 @@ class SkillStore:
             publish_new(staged, root / name, self._hook)
         self.catalog.refresh()
         return InstalledSkill(name, source, root / name, result.document.sha256)
+
+    def update_package(self, name: str, source: SourceKind, apply: Callable[[Path], None]) -> SkillText:
+        """Copy the `source` package to staging, let `apply` change the copy, validate it (the
+        name must stay), snapshot the live version and swap the copy in. Nothing changes on
+        any failure."""
+        root = self._writable_root(source)
+        with self._locks.hold(name), self.staging_dir() as work:
+            target = root / name
+            live = validate_package(target)
+            if live.kind == "invalid":
+                raise SkillNotFound(f"No valid {source} Skill named '{name[:80]}'.")
+            staged = work / name
+            copy_tree(target, staged)
+            apply(staged)
+            checked = validate_package(staged, folder_name=name)
+            if checked.kind == "invalid":
+                reasons = describe_problems(checked.problems)
+                raise SkillInvalid(f"Not a valid Skill: {reasons}", checked.problems)
+            self._snapshots.take(source, name, target, "replace", live.document.sha256)
+            fsync_tree(staged)
+            sibling = hidden_sibling(target, "stage")
+            os.rename(staged, sibling)  # same filesystem as the root: staging is its sibling
+            swap_in(sibling, target, self._hook)
+        self.catalog.refresh()
+        return self.read(name)
+
+    @property
+    def limits(self) -> ArchiveLimits:
+        return self._limits
+
+    def check_name_free(self, name: str) -> None:
+        """SkillConflict when a Skill or any folder named `name` exists in any source."""
+        self._check_name_free(name)
 
     def _check_name_free(self, name: str) -> None:
         taken = self.catalog.refresh().get(name)

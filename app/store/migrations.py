@@ -131,12 +131,19 @@ def _memory(conn: sqlite3.Connection) -> None:
     migrate_memory(conn)
 
 
+def _skill_activations(conn: sqlite3.Connection) -> None:
+    from app.skills.activations import migrate  # the SQL lives with the Skills runtime
+
+    migrate(conn)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
     migrate_import_records,
     _mcp_activations,
     _memory,
+    _skill_activations,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -78,6 +78,9 @@ class ToolResult:
     display: str | None = None  # fuller text for the UI; None = same as content
     truncated: bool = False
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # What history keeps instead of `content` once the turn is stored (e.g. a receipt for a
+    # large body the model needs only in this turn). None: history keeps `content`.
+    history_content: str | None = None
 
 
 class ToolError(Exception):

@@ -5,6 +5,7 @@ import OnboardingView from "@/views/OnboardingView.vue";
 import McpView from "@/views/McpView.vue";
 import SettingsView from "@/views/SettingsView.vue";
 import MemoryView from "@/views/MemoryView.vue";
+import SkillsView from "@/views/SkillsView.vue";
 
 /** Hash history: pywebview's static server has no SPA fallback for deep paths. */
 export function createAppRouter(history: RouterHistory = createWebHashHistory()): Router {
@@ -17,6 +18,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/welcome", name: "welcome", component: OnboardingView },
       { path: "/mcp", name: "mcp", component: McpView },
       { path: "/memory", name: "memory", component: MemoryView },
+      { path: "/skills", name: "skills", component: SkillsView },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -73,7 +74,11 @@ def test_validate_accepts_a_good_folder_and_refuses_a_bad_one_in_one_line(cli: C
     assert cli("validate", str(good / "SKILL.md")).returncode == 0
     bad = write_skill(tmp_path / "src", "Bad", skill_md("Bad", description="d" * 1025))
     line = one_error_line(cli("validate", str(bad)))
-    assert "lowercase" in line and "1024" in line
+    assert "lowercase" in line
+    long = write_skill(tmp_path / "src", "long", skill_md("long", description="d" * 1068))
+    result = cli("validate", str(long))
+    assert result.returncode == 0 and result.stdout.startswith("valid: long")
+    assert "warning: The description is 1068 characters; the recommended limit is 1024" in result.stdout
 
 
 def test_validate_checks_a_zip_without_importing_it(cli: Cli, tmp_path: Path) -> None:
@@ -155,3 +160,24 @@ def test_importing_a_duplicate_name_is_a_conflict(cli: Cli, tmp_path: Path) -> N
         prefix="cashcode-skill-creator",
     )
     assert "already exists" in one_error_line(cli("import", str(archive)))
+
+
+def test_search_prints_a_json_array_best_match_first(cli: Cli) -> None:
+    write_skill(
+        cli.data / "skills" / "user",
+        "pdf-forms",
+        skill_md("pdf-forms", description="Fill PDF forms.", extra="tags: [pdf, forms]\n"),
+    )
+    write_skill(cli.data / "skills" / "user", "docx", skill_md("docx", description="Word files; not PDF."))
+    zh = skill_md("zh-tables", description="处理表格文件")
+    write_skill(cli.home / ".claude" / "skills", "zh-tables", zh)
+    result = cli("search", "pdf forms", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [r["name"] for r in rows] == ["pdf-forms", "docx"]
+    assert set(rows[0]) == {"name", "source", "description", "score"}
+    assert rows[0]["source"] == "user" and rows[0]["score"] > rows[1]["score"] > 0
+    assert json.loads(cli("search", "zzqx", "--json").stdout) == []
+    assert [r["name"] for r in json.loads(cli("search", "表格", "--json").stdout)] == ["zh-tables"]
+    human = cli("search", "pdf")
+    assert human.returncode == 0 and "pdf-forms [user]" in human.stdout

@@ -10,7 +10,7 @@ from app.store.errors import SchemaTooNew, StoreError
 from app.store.migrations import LATEST_VERSION, MIGRATIONS
 
 
-def test_a_fresh_database_is_at_schema_version_1_with_wal_and_foreign_keys(db_path: Path) -> None:
+def test_a_fresh_database_is_at_the_latest_schema_version_with_wal_and_foreign_keys(db_path: Path) -> None:
     with Database(db_path) as db:
         assert db.schema_version == LATEST_VERSION == len(MIGRATIONS)
         assert db.query("PRAGMA journal_mode")[0][0] == "wal"
@@ -18,7 +18,7 @@ def test_a_fresh_database_is_at_schema_version_1_with_wal_and_foreign_keys(db_pa
         assert db.query("PRAGMA synchronous")[0][0] == 1  # NORMAL
         assert db.query("PRAGMA busy_timeout")[0][0] > 0
         tables = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"chats", "messages", "approval_grants", "usage"} <= tables
+    assert {"chats", "messages", "approval_grants", "usage", "skill_activations"} <= tables
 
 
 def test_reopening_a_database_keeps_its_data_and_version(db_path: Path) -> None:

@@ -506,6 +506,149 @@ export interface SettingsView {
   exec_env: string[];
 }
 
+export interface SkillContent {
+  name: string;
+  content: string;
+  hash: string;
+  source: "builtin" | "external" | "user" | "agent";
+  mutable: boolean;
+  enabled: boolean;
+}
+
+export interface SkillCreate {
+  content: string;
+}
+
+export interface SkillDetail {
+  skill: SkillItem;
+  files: string[];
+  file_count: number;
+  body: string;
+  license: string | null;
+  compatibility: string | null;
+  allowed_tools: string[];
+  requires: Record<string, string[]>;
+}
+
+export interface SkillDiagnosticView {
+  source: "builtin" | "external" | "user" | "agent";
+  directory: string;
+  path: string;
+  reason: string;
+  problems: SkillProblemView[];
+}
+
+export interface SkillExport {
+  filename: string;
+  data_base64: string;
+}
+
+export interface SkillImportPreview {
+  valid: boolean;
+  name: string | null;
+  display_name: string | null;
+  description: string | null;
+  files: string[];
+  file_count: number;
+  size: number;
+  warnings: string[];
+  problems: SkillProblemView[];
+  conflict: string | null;
+}
+
+/** A path on this machine (desktop, CLI) or uploaded bytes (browser). */
+export interface SkillImportSource {
+  path?: string | null;
+  data_base64?: string | null;
+  filename?: string | null;
+}
+
+export interface SkillInvalidRef {
+  source: "builtin" | "external" | "user" | "agent";
+  directory: string;
+}
+
+export interface SkillItem {
+  name: string;
+  display_name: string | null;
+  description: string;
+  source: "builtin" | "external" | "user" | "agent";
+  version: string | null;
+  tags: string[];
+  enabled: boolean;
+  selectable: boolean;
+  writable: boolean;
+  sha256: string;
+  path: string;
+  shadows: SkillRefView[];
+  shadowed_by: SkillRefView | null;
+  missing: string[];
+  warnings: string[];
+  score: number | null;
+}
+
+export interface SkillListQuery {
+  query?: string;
+  page?: number;
+  page_size?: number;
+}
+
+export interface SkillListResult {
+  items: SkillItem[];
+  total: number;
+  page: number;
+  page_size: number;
+  invalid: SkillDiagnosticView[];
+}
+
+export interface SkillName {
+  name: string;
+}
+
+export interface SkillProblemView {
+  rule: string;
+  message: string;
+}
+
+export interface SkillRefView {
+  source: "builtin" | "external" | "user" | "agent";
+  path: string;
+}
+
+export interface SkillRollback {
+  name: string;
+  version: string;
+}
+
+export interface SkillSave {
+  name: string;
+  content: string;
+  base_hash: string;
+}
+
+export interface SkillSetEnabled {
+  name: string;
+  enabled: boolean;
+}
+
+export interface SkillValidation {
+  name: string;
+  valid: boolean;
+  problems: SkillProblemView[];
+  warnings: string[];
+}
+
+export interface SkillVersionList {
+  versions: SkillVersionView[];
+}
+
+export interface SkillVersionView {
+  id: string;
+  reason: string;
+  created_at: string;
+  sha256: string | null;
+}
+
 export interface SkillsChanged {
   type: "skills_changed";
   revision: number;
@@ -657,6 +800,20 @@ export interface Routes {
   "providers.test": { request: ProviderRef; response: ConnectionTest };
   "settings.get": { request: Empty; response: SettingsView };
   "settings.update": { request: SettingsPatch; response: SettingsView };
+  "skills.content": { request: SkillName; response: SkillContent };
+  "skills.create": { request: SkillCreate; response: SkillItem };
+  "skills.delete": { request: SkillName; response: Ok };
+  "skills.export": { request: SkillName; response: SkillExport };
+  "skills.get": { request: SkillName; response: SkillDetail };
+  "skills.import": { request: SkillImportSource; response: SkillItem };
+  "skills.import_preview": { request: SkillImportSource; response: SkillImportPreview };
+  "skills.invalid_delete": { request: SkillInvalidRef; response: Ok };
+  "skills.list": { request: SkillListQuery; response: SkillListResult };
+  "skills.rollback": { request: SkillRollback; response: SkillContent };
+  "skills.save": { request: SkillSave; response: SkillContent };
+  "skills.set_enabled": { request: SkillSetEnabled; response: SkillItem };
+  "skills.validate": { request: SkillName; response: SkillValidation };
+  "skills.versions": { request: SkillName; response: SkillVersionList };
   "tools.list": { request: Empty; response: ToolList };
 }
 
@@ -702,5 +859,19 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "providers.test",
   "settings.get",
   "settings.update",
+  "skills.content",
+  "skills.create",
+  "skills.delete",
+  "skills.export",
+  "skills.get",
+  "skills.import",
+  "skills.import_preview",
+  "skills.invalid_delete",
+  "skills.list",
+  "skills.rollback",
+  "skills.save",
+  "skills.set_enabled",
+  "skills.validate",
+  "skills.versions",
   "tools.list",
 ];

@@ -6,6 +6,7 @@
 import type {
   ApprovalRequired,
   ErrorInfo,
+  MentionOutput,
   MessageView,
   ToolCallEvent,
   ToolResultEvent,
@@ -36,6 +37,7 @@ export interface UserEntry {
   kind: "user";
   key: string;
   text: string;
+  mentions?: MentionOutput[];
 }
 
 export interface AssistantEntry {
@@ -151,7 +153,7 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
   let current: AssistantEntry | null = null;
   for (const msg of messages) {
     if (msg.role === "user") {
-      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content });
+      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content, mentions: msg.mentions });
       current = null;
       continue;
     }

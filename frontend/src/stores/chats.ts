@@ -5,6 +5,7 @@ import type {
   ApprovalRequired,
   ChatSummary,
   ErrorInfo,
+  MentionInput,
   MessageView,
   ModelRef,
   UsageEvent,
@@ -216,12 +217,12 @@ export const useChatsStore = defineStore("chats", () => {
     }
   }
 
-  async function send(chatId: string, text: string, model: ModelRef | null): Promise<boolean> {
+  async function send(chatId: string, text: string, model: ModelRef | null, mentions: MentionInput[] = []): Promise<boolean> {
     const rt = runtime(chatId);
     rt.error = null;
     rt.sending = true;
     try {
-      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model }));
+      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model, mentions }));
     } finally {
       rt.sending = false;
     }

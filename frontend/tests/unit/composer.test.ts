@@ -35,7 +35,7 @@ describe("composer", () => {
     await input.trigger("keydown", { key: "Enter", shiftKey: true });
     expect(w.emitted("send")).toBeUndefined();
     await input.trigger("keydown", { key: "Enter" });
-    expect(w.emitted("send")).toEqual([["hello"]]);
+    expect(w.emitted("send")).toEqual([["hello", []]]);
     expect((input.element as HTMLTextAreaElement).value).toBe("");
   });
 
@@ -46,7 +46,7 @@ describe("composer", () => {
     await input.trigger("keydown", { key: "Enter", ctrlKey: true });
     await input.setValue("two");
     await input.trigger("keydown", { key: "Enter", metaKey: true });
-    expect(w.emitted("send")).toEqual([["one"], ["two"]]);
+    expect(w.emitted("send")).toEqual([["one", []], ["two", []]]);
   });
 
   it("ignores Enter while an IME is composing", async () => {

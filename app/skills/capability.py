@@ -1,0 +1,217 @@
+"""The Skills capability (app/api/extensions.py): runtime tools, the Skills part of the system
+prompt, the per-chat activations and the `skills.*` routes."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.api.extensions import Capability, Handler
+from app.core.context import ToolBox, TurnSpec
+from app.core.messages import Message, ToolSpec
+from app.settings.paths import AppPaths
+from app.settings.user_settings import SettingsStore
+from app.skills import tool_specs
+from app.skills.activations import ActivationRepository
+from app.skills.runtime import McpPreparer, RuntimeConfig, SkillRuntime
+from app.skills.search_index import listing_description
+from app.store.db import Database
+from app.tools.base import Tool
+
+if TYPE_CHECKING:
+    from app.skills.catalog import CatalogSnapshot
+
+LISTED_IN_PROMPT = 30
+MAX_MENTIONS = 8
+_TYPED_MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9-]{0,63})\b")
+
+
+class SkillToolBox:
+    """The Skill tools. Their specs are static (app/skills/tool_specs.py); the tool objects,
+    which need the YAML loader, are built on the first call of any of them."""
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self._runtime = runtime
+        self._tools: dict[str, Tool] | None = None
+
+    def specs(self) -> Sequence[ToolSpec]:
+        return tool_specs.ALL
+
+    def get(self, name: str) -> Tool | None:
+        if name not in self.names():
+            return None
+        if self._tools is None:
+            from app.skills.manage_tool import AgentSkillManageTool
+            from app.skills.script_tool import RunSkillScriptTool
+            from app.skills.tools import SkillLoadTool, SkillReadResourceTool, SkillSearchTool
+
+            classes = (
+                SkillSearchTool,
+                SkillLoadTool,
+                SkillReadResourceTool,
+                RunSkillScriptTool,
+                AgentSkillManageTool,
+            )
+            self._tools = {c.name: c(self._runtime) for c in classes}
+        return self._tools.get(name)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(s.name for s in tool_specs.ALL)
+
+
+class SkillsCapability(Capability):
+    name = "skills"
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self.runtime = runtime
+        self._box = SkillToolBox(runtime)
+        self._warm = False
+        self._api: Mapping[str, Handler] | None = (
+            None  # long-lived surfaces scan the catalog at start; `ask` does not
+        )
+
+    def tool_names(self) -> frozenset[str]:
+        return self._box.names()
+
+    def routes(self) -> Mapping[str, Handler]:
+        from app.skills.api_routes import ROUTE_TYPES
+
+        return {name: self._lazy_handler(name) for name in ROUTE_TYPES}
+
+    def _lazy_handler(self, route: str) -> Handler:
+        """The route code (archives, YAML) loads on the first Skills request, not at start-up."""
+
+        async def handle(req: Any) -> Any:
+            if self._api is None:
+                from app.skills.api_service import SkillsApi
+
+                self._api = SkillsApi(self.runtime).handlers()
+            return await self._api[route](req)
+
+        return handle
+
+    async def start(self) -> None:
+        self._warm = True
+
+    def toolset(self, spec: TurnSpec) -> ToolBox:
+        self.runtime.begin_turn(spec.chat_id, spec.turn_id)
+        return self._box
+
+    def prompt_section(self, spec: TurnSpec) -> str:
+        # Scan the catalog only when it is needed: in long-lived surfaces (listing), or when the
+        # chat has activations or the message selects Skills. A plain `cashcode ask` stays cheap.
+        wanted = self._warm or "@" in spec.user_text or bool(spec.mentions)
+        snapshot = self.runtime.snapshot() if wanted or self.runtime.has_activations(spec.chat_id) else None
+        if snapshot is None:
+            return (
+                "## Skills\nSkills are packaged instructions for specific tasks: find one with "
+                "skill_search, then call skill_load before following it."
+            )
+        parts = [
+            "## Skills",
+            "Skills are packaged instructions for specific tasks. Find one with skill_search, "
+            "then call skill_load before following it (its files: skill_read_resource, "
+            "run_skill_script). To write a Skill, load cashcode-skill-creator and use "
+            "agent_skill_manage.",
+            self._listing(snapshot),
+            self._loaded(spec.chat_id, snapshot),
+            self._mentioned(spec, snapshot),
+        ]
+        return "\n\n".join(p for p in parts if p)
+
+    def _listing(self, snapshot: CatalogSnapshot) -> str:
+        usable = [e for e in snapshot.active() if e.enabled]
+        if not usable:
+            return "No Skills are installed."
+        lines = [f"Available Skills ({len(usable)}):"]
+        for e in usable[:LISTED_IN_PROMPT]:
+            lines.append(f"- {e.name}: {listing_description(e.manifest.description)}")
+        if len(usable) > LISTED_IN_PROMPT:
+            lines.append(f"- … {len(usable) - LISTED_IN_PROMPT} more: use skill_search.")
+        return "\n".join(lines)
+
+    def _loaded(self, chat_id: str, snapshot: CatalogSnapshot) -> str:
+        items = self.runtime.loaded(chat_id, snapshot)
+        if not items:
+            return ""
+        lines = [
+            "Skills activated earlier in this chat (history keeps only a receipt: call skill_load "
+            "again before relying on their details):"
+        ]
+        lines += [
+            f"- {a.name} v{a.version or '0'} {a.sha256[:12]}: {listing_description(a.description, 160)}"
+            for a in items
+        ]
+        return "\n".join(lines)
+
+    def _mentioned(self, spec: TurnSpec, snapshot: CatalogSnapshot) -> str:
+        names = [m.name for m in spec.mentions if m.kind == "skill"]
+        names += [n for n in _TYPED_MENTION.findall(spec.user_text) if snapshot.get(n) is not None]
+        names = list(dict.fromkeys(names))[:MAX_MENTIONS]
+        if not names:
+            return ""
+        lines = ["The user selected these Skills for this message; call skill_load for each first:"]
+        for name in names:
+            entry = snapshot.get(name)
+            if entry is None:
+                lines.append(f"- {name}: not installed (tell the user).")
+            elif not entry.enabled:
+                lines.append(f"- {name}: disabled by the user (tell the user).")
+            elif missing := self.runtime.missing(entry):
+                lines.append(f"- {name}: missing dependencies ({', '.join(missing)}).")
+            else:
+                lines.append(f"- {name}: {listing_description(entry.manifest.description, 200)}")
+        return "\n".join(lines)
+
+    def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
+        self.runtime.turn_stored(spec.chat_id, spec.turn_id)
+
+
+def build_skills_capability(
+    paths: AppPaths,
+    env: Mapping[str, str],
+    db: Database,
+    settings: SettingsStore,
+    workspace: Path | None,
+    *,
+    mcp: McpPreparer | None = None,
+) -> SkillsCapability:
+    """The one line in bootstrap.py. `mcp` stays None until an MCP capability offers
+    `prepare_servers` (see docs/skills.md)."""
+    from app.api.settings_service import SettingsService
+
+    service = SettingsService(
+        settings,
+        data_dir=paths.data_dir,
+        env=env,
+        workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
+    )
+    config = RuntimeConfig(
+        data_dir=paths.data_dir,
+        home=Path(env.get("HOME") or Path.home()),
+        workspace=lambda: service.workspace(),
+        env=env,
+    )
+    holder: list[SkillsCapability] = []
+    runtime = SkillRuntime(config, ActivationRepository(db), known_tools=_known_tools(env, holder), mcp=mcp)
+    cap = SkillsCapability(runtime)
+    holder.append(cap)
+    return cap
+
+
+def _known_tools(env: Mapping[str, str], holder: list[SkillsCapability]) -> Callable[[], frozenset[str]]:
+    """Built-in tool names plus the Skill tools (tools of other capabilities are not known)."""
+    cache: list[frozenset[str]] = []
+
+    def names() -> frozenset[str]:
+        if not cache:
+            from app.tools.registry import builtin_tools
+
+            own = holder[0].tool_names() if holder else frozenset()
+            cache.append(frozenset(t.name for t in builtin_tools(env=env)) | own)
+        return cache[0]
+
+    return names

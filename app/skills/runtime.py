@@ -1,0 +1,137 @@
+"""What the Skill tools, prompt section and routes share: the services for the current
+workspace, the search index, dependency checks and the activations of each chat.
+
+Nothing here is global: the capability builds one `SkillRuntime` and passes it to its tools.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from app.skills.activations import Activation, ActivationRepository
+
+if TYPE_CHECKING:  # the catalog parses YAML: loaded on first use, not at start-up
+    from app.skills.catalog import CatalogEntry, CatalogSnapshot
+    from app.skills.search_index import SearchHit, SkillSearchIndex
+    from app.skills.wiring import SkillServices
+
+
+class McpPreparer(Protocol):
+    """What the Skills runtime asks of an MCP capability (when one is wired): connect the
+    servers a loaded Skill requires. Returns one human-readable status line per server."""
+
+    async def prepare_servers(self, names: Sequence[str]) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class RuntimeConfig:
+    data_dir: Path
+    home: Path
+    workspace: Callable[[], Path]
+    env: Mapping[str, str]
+    builtin_dir: Path | None = None
+
+
+class SkillRuntime:
+    def __init__(
+        self,
+        config: RuntimeConfig,
+        activations: ActivationRepository | None,
+        *,
+        known_tools: Callable[[], frozenset[str]] = frozenset,
+        mcp: McpPreparer | None = None,
+    ) -> None:
+        self.config = config
+        self.activations = activations
+        self.known_tools = known_tools
+        self.mcp = mcp
+        self._index: SkillSearchIndex | None = None
+        self._lock = threading.Lock()
+        self._services: dict[Path, SkillServices] = {}
+        self._pending: dict[str, dict[str, list[Activation]]] = {}  # chat -> turn -> loaded
+
+    # -- services --------------------------------------------------------------------------------
+
+    def services(self) -> SkillServices:
+        """The Skill services of the current workspace (cached per workspace folder)."""
+        workspace = self.config.workspace()
+        with self._lock:
+            found = self._services.get(workspace)
+            if found is None:
+                from app.skills.wiring import build_skill_services
+
+                found = build_skill_services(
+                    self.config.data_dir, self.config.home, workspace, builtin_dir=self.config.builtin_dir
+                )
+                self._services[workspace] = found
+            return found
+
+    def snapshot(self) -> CatalogSnapshot:
+        return self.services().catalog.refresh()
+
+    def has_activations(self, chat_id: str) -> bool:
+        return self.activations is not None and bool(chat_id) and self.activations.any(chat_id)
+
+    def search(self, query: str, limit: int = 10, snapshot: CatalogSnapshot | None = None) -> list[SearchHit]:
+        from app.skills.search_index import SkillSearchIndex
+
+        snap = snapshot or self.snapshot()
+        with self._lock:
+            if self._index is None:
+                self._index = SkillSearchIndex()
+            index = self._index
+        return index.search(snap.entries, query, limit)
+
+    def protected_roots(self) -> tuple[Path, ...]:
+        """Every Skill root (builtin, external, user, agent) and the store's own folders."""
+        services = self.services()
+        roots = [r.path for r in services.roots.ordered()]
+        roots += [services.paths.staging, services.paths.snapshots]
+        return tuple(dict.fromkeys(roots))
+
+    # -- dependencies ----------------------------------------------------------------------------
+
+    def missing(self, entry: CatalogEntry) -> list[str]:
+        """Required bins, env variables and tools that are absent ("missing dependencies")."""
+        req = entry.manifest.requires
+        path = self.config.env.get("PATH", os.environ.get("PATH", ""))
+        out = [f"program '{b}'" for b in req.bins if shutil.which(b, path=path) is None]
+        out += [f"environment variable '{v}'" for v in req.env if not self.config.env.get(v)]
+        known = self.known_tools()
+        out += [f"tool '{t}'" for t in req.tools if t not in known]
+        return out
+
+    # -- activations -----------------------------------------------------------------------------
+
+    def begin_turn(self, chat_id: str, turn_id: str) -> None:
+        """Loads of earlier, unfinished turns of this chat are dropped (they were not stored)."""
+        with self._lock:
+            self._pending[chat_id] = {turn_id: []}
+
+    def note_loaded(self, chat_id: str, turn_id: str, item: Activation) -> None:
+        with self._lock:
+            turns = self._pending.setdefault(chat_id, {})
+            turns.setdefault(turn_id, []).append(item)
+
+    def turn_stored(self, chat_id: str, turn_id: str) -> None:
+        with self._lock:
+            items = self._pending.get(chat_id, {}).pop(turn_id, [])
+        if self.activations is not None and items:
+            self.activations.record(chat_id, items)
+
+    def loaded(self, chat_id: str, snapshot: CatalogSnapshot) -> list[Activation]:
+        """The chat's activations that still hold: same SKILL.md hash, enabled, selectable."""
+        if self.activations is None or not chat_id:
+            return []
+        out: list[Activation] = []
+        for item in self.activations.list(chat_id):
+            entry = snapshot.get(item.name)
+            if entry is not None and entry.selectable and entry.sha256 == item.sha256:
+                out.append(item)
+        return out

@@ -1,0 +1,141 @@
+"""`run_skill_script`: run a script shipped in a Skill package (SPEC S7.3).
+
+- argv only, never a shell: the interpreter is chosen from the file extension (`.py` → the
+  `python3` on PATH, `.sh` → `bash`, `.js`/`.mjs` → `node`), anything else runs directly and
+  must be executable.
+- The approval shows the Skill, the script path and its sha256; "Always allow" stores a
+  `skill_script` grant for exactly that digest, so a changed script asks again. The digest is
+  computed in `prepare` and re-checked just before the run: a script changed between approval
+  and run is refused. (Between that re-check and the interpreter opening the file there is a
+  window of microseconds that portable APIs cannot close; see docs/skills.md.)
+- The command runs in the workspace (scripts write their outputs there) with the Skill folder
+  in `SKILL_DIR`, under app/tools/process.py: own process group, killed on Stop or timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.skills import tool_specs as specs
+from app.skills.resources import ResourceError, file_sha256, resolve_package_file
+from app.skills.runtime import SkillRuntime
+from app.skills.tools import selectable_entry, timeout_arg
+from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.tools.exec_env import command_env
+from app.tools.process import CapturedStream, run_process
+
+OUTPUT_CAP = 64 * 1024
+DEFAULT_TIMEOUT_S = specs.SCRIPT_DEFAULT_TIMEOUT_S
+MAX_TIMEOUT_S = specs.SCRIPT_MAX_TIMEOUT_S
+MAX_ARGS = 64
+_INTERPRETERS = {".py": "python3", ".sh": "bash", ".js": "node", ".mjs": "node"}
+
+
+@dataclass(frozen=True)
+class ScriptPlan:
+    skill: str
+    rel: str
+    skill_dir: Path
+    script: Path
+    sha256: str
+    argv: tuple[str, ...]
+    cwd: Path
+    timeout: int
+
+
+class RunSkillScriptTool(Tool):
+    name = specs.RUN_SKILL_SCRIPT.name
+    description = specs.RUN_SKILL_SCRIPT.description
+    parameters = specs.RUN_SKILL_SCRIPT.parameters
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self._rt = runtime
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        name, rel = args.get("name"), args.get("path")
+        if not isinstance(name, str) or not isinstance(rel, str):
+            raise ToolError("Arguments 'name' and 'path' are required strings.")
+        extra = args.get("args", [])
+        if extra is None:
+            extra = []
+        if not isinstance(extra, list) or not all(isinstance(a, str) and "\x00" not in a for a in extra):
+            raise ToolError("Argument 'args' must be a list of strings.")
+        if len(extra) > MAX_ARGS:
+            raise ToolError(f"At most {MAX_ARGS} arguments.")
+        timeout = timeout_arg(args, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+        entry = selectable_entry(self._rt, name)
+        try:
+            script = resolve_package_file(entry.path, rel)
+            digest = file_sha256(script)
+        except (ResourceError, OSError) as exc:
+            raise ToolError(str(exc)) from None
+        argv = (*self._launcher(script), *extra)
+        plan = ScriptPlan(
+            name, rel, entry.path, script, digest, argv, Path(os.path.realpath(ctx.workspace)), timeout
+        )
+        approval = ApprovalInfo(
+            title="Run a Skill script",
+            detail=f"{name}/{rel} (sha256 {digest})\n{shlex.join(argv)}\n(in {plan.cwd})",
+            argv=argv,
+            grant_key=GrantKey(kind="skill_script", key=(name, rel, digest)),
+        )
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
+
+    def _launcher(self, script: Path) -> tuple[str, ...]:
+        interpreter = _INTERPRETERS.get(script.suffix.lower())
+        if interpreter is None:
+            if not os.access(script, os.X_OK):
+                raise ToolError(f"'{script.name}' is not executable and has no known interpreter.")
+            return (str(script),)
+        path = self._rt.config.env.get("PATH", os.environ.get("PATH", ""))
+        found = shutil.which(interpreter, path=path)
+        if found is None:
+            raise ToolError(f"'{interpreter}' (needed for {script.name}) was not found on PATH.")
+        return (os.path.abspath(found), str(script))
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        plan: ScriptPlan = call.state
+        try:
+            again = resolve_package_file(plan.skill_dir, plan.rel)
+            now = file_sha256(again)
+        except (ResourceError, OSError):
+            now = ""
+        if now != plan.sha256:
+            raise ToolError(
+                f"The script {plan.skill}/{plan.rel} changed after it was approved; it was not run."
+            )
+        env = command_env(self._rt.config.env or os.environ, is_git=False)
+        env["SKILL_DIR"] = str(plan.skill_dir)
+        try:
+            outcome = await run_process(
+                plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP
+            )
+        except (FileNotFoundError, PermissionError) as exc:
+            raise ToolError(f"Could not start the script: {exc.strerror or exc}.") from None
+        head = (
+            f"Timed out after {plan.timeout} s; the script and its children were killed."
+            if outcome.timed_out
+            else f"Exit code: {outcome.returncode}"
+        )
+        parts = [head, _section("stdout", outcome.stdout), _section("stderr", outcome.stderr)]
+        return ToolResult(
+            ok=outcome.returncode == 0 and not outcome.timed_out,
+            content="\n".join(p for p in parts if p),
+            truncated=outcome.stdout.truncated or outcome.stderr.truncated,
+            metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
+        )
+
+
+def _section(label: str, stream: CapturedStream) -> str:
+    if stream.total == 0:
+        return ""
+    text = stream.data.decode("utf-8", errors="replace")
+    if stream.truncated:
+        text += f"\n[truncated: {label} was {stream.total} bytes; first {len(stream.data)} shown]"
+    return f"--- {label} ---\n{text}"

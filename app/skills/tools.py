@@ -1,0 +1,155 @@
+"""The runtime Skill tools the model uses (SPEC S7.3): search, load, read a resource, run a
+script. They are offered by the Skills capability (app/skills/capability.py) in every turn."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.skills import tool_specs as specs
+from app.skills.activations import Activation
+from app.skills.catalog import CatalogEntry
+from app.skills.resources import ResourceError, list_package_files, read_resource
+from app.skills.runtime import SkillRuntime
+from app.skills.search_index import listing_description
+from app.skills.validate import validate_package
+from app.tools.args import opt_int, req_str
+from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
+
+SEARCH_LIMIT = 8
+
+
+def selectable_entry(runtime: SkillRuntime, name: str) -> CatalogEntry:
+    """The live, enabled, selectable entry for `name`, or a ToolError saying why not."""
+    snapshot = runtime.snapshot()
+    entry = snapshot.get(name)
+    if entry is None:
+        raise ToolError(f"No Skill named '{name[:80]}'. Use skill_search to find one.")
+    if not entry.enabled:
+        raise ToolError(f"The Skill '{name}' is disabled by the user.")
+    missing = runtime.missing(entry)
+    if missing:
+        raise ToolError(f"The Skill '{name}' has missing dependencies: {', '.join(missing)}.")
+    return entry
+
+
+def receipt(name: str, version: str | None, sha256: str) -> str:
+    return f"[Skill loaded: {name} v{version or '0'} {sha256[:12]}]"
+
+
+class SkillSearchTool(Tool):
+    name = specs.SKILL_SEARCH.name
+    description = specs.SKILL_SEARCH.description
+    parameters = specs.SKILL_SEARCH.parameters
+    read_only = True
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self._rt = runtime
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(tool=self.name, args={"query": req_str(args, "query")}, approval=None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        hits = self._rt.search(call.args["query"], SEARCH_LIMIT)
+        if not hits:
+            return ToolResult(ok=True, content="No Skill matches that query.")
+        lines = []
+        for hit in hits:
+            e = hit.entry
+            state = "" if e.enabled else " (disabled)"
+            missing = self._rt.missing(e) if e.enabled else []
+            if missing:
+                state = f" (missing dependencies: {', '.join(missing)})"
+            desc = listing_description(e.manifest.description)
+            lines.append(f"- {e.name} [{e.source}]{state}: {desc}")
+        return ToolResult(ok=True, content="\n".join(lines))
+
+
+class SkillLoadTool(Tool):
+    name = specs.SKILL_LOAD.name
+    description = specs.SKILL_LOAD.description
+    parameters = specs.SKILL_LOAD.parameters
+    read_only = True
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self._rt = runtime
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(tool=self.name, args={"name": req_str(args, "name")}, approval=None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        entry = selectable_entry(self._rt, call.args["name"])
+        checked = validate_package(entry.path)  # re-validate: the disk may have changed
+        if checked.kind == "invalid":
+            reasons = "; ".join(p.message for p in checked.problems)
+            raise ToolError(f"The Skill '{entry.name}' is no longer valid: {reasons}")
+        doc = checked.document
+        m = doc.manifest
+        files, total = list_package_files(entry.path)
+        head = receipt(m.name, m.version, doc.sha256)
+        parts = [
+            head,
+            f'<skill name="{m.name}" source="{entry.source}">',
+            doc.body.strip(),
+            "</skill>",
+            f"Files in the Skill ({total}):",
+            *(f"- {f}" for f in files),
+        ]
+        if total > len(files):
+            parts.append(f"[… {total - len(files)} more files not listed]")
+        parts.append(await self._mcp_note(m.requires.mcp_servers))
+        self._rt.note_loaded(
+            ctx.chat_id, ctx.turn_id, Activation(m.name, m.description, m.version or "", doc.sha256)
+        )
+        return ToolResult(
+            ok=True,
+            content="\n".join(p for p in parts if p),
+            display=head,
+            history_content=head,
+            metadata={"skill": m.name, "sha256": doc.sha256},
+        )
+
+    async def _mcp_note(self, servers: tuple[str, ...]) -> str:
+        if not servers:
+            return ""
+        if self._rt.mcp is None:
+            return f"This Skill uses MCP servers ({', '.join(servers)}); MCP is not available here."
+        status = await self._rt.mcp.prepare_servers(servers)
+        return "MCP servers for this Skill:\n" + "\n".join(f"- {s}" for s in status)
+
+
+class SkillReadResourceTool(Tool):
+    name = specs.SKILL_READ_RESOURCE.name
+    description = specs.SKILL_READ_RESOURCE.description
+    parameters = specs.SKILL_READ_RESOURCE.parameters
+    read_only = True
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self._rt = runtime
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(
+            tool=self.name, args={"name": req_str(args, "name"), "path": req_str(args, "path")}, approval=None
+        )
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        entry = selectable_entry(self._rt, call.args["name"])
+        try:
+            res = read_resource(entry.path, call.args["path"])
+        except ResourceError as exc:
+            raise ToolError(str(exc)) from None
+        if res.text is None:
+            return ToolResult(
+                ok=True,
+                content=(
+                    f"'{res.rel}' is a binary file ({res.mime}, {res.size} bytes, sha256 {res.sha256}); "
+                    "its content is not shown."
+                ),
+            )
+        note = f"\n[… truncated: the file has {res.size} bytes]" if res.truncated else ""
+        return ToolResult(ok=True, content=res.text + note, truncated=res.truncated)
+
+
+def timeout_arg(args: Mapping[str, Any], default: int, hi: int) -> int:
+    value = opt_int(args, "timeout", default=default, lo=1, hi=hi)
+    return value if value is not None else default

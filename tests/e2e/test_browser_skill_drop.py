@@ -1,0 +1,69 @@
+"""A Skill ZIP dropped on the served UI in real Chromium: the page reads the File, uploads it
+(`skills.import` with data_base64), shows the preview and the Market lists the Skill; another
+kind of file is refused politely."""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
+    EventFrames,
+    PageProblems,
+    browser_page,
+    serve_env,
+    served_ui,
+)
+from tests.server.process import ServeProcess
+
+pytestmark = pytest.mark.browser
+
+SKILL = "---\nname: browser-dropped\ndescription: Arrived in the browser.\n---\n# Dropped\n\nSteps.\n"
+
+DROP_JS = """([name, b64, type]) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], name, { type }));
+  const target = document.querySelector("[data-testid='skills-view']") || document.body;
+  for (const kind of ["dragenter", "dragover", "drop"]) {
+    target.dispatchEvent(new DragEvent(kind, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }
+}"""
+
+
+def _zip() -> str:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("browser-dropped/SKILL.md", SKILL)
+        z.writestr("browser-dropped/reference/a.md", "# A\n")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_a_zip_dropped_on_the_page_uploads_previews_imports_and_shows_in_the_market(
+    served_ui: ServeProcess,  # noqa: F811
+    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+) -> None:
+    page, problems, _ = browser_page
+    page.goto(served_ui.start_url)
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+    page.get_by_test_id("nav-skills").click()
+    expect(page.get_by_test_id("skills-view")).to_be_visible()
+
+    page.evaluate(DROP_JS, ["notes.txt", base64.b64encode(b"hello").decode(), "text/plain"])
+    expect(page.get_by_test_id("drop-refused")).to_contain_text("Only Skill .zip files")
+
+    page.evaluate(DROP_JS, ["browser-dropped.zip", _zip(), "application/zip"])
+    preview = page.get_by_test_id("skill-preview")
+    expect(preview).to_be_visible()
+    expect(page.get_by_test_id("skill-preview-name")).to_contain_text("browser-dropped")
+    expect(preview).to_contain_text("reference/a.md")
+    page.get_by_test_id("skill-preview-import").click()
+    expect(page.get_by_test_id("skill-preview-done")).to_contain_text("browser-dropped")
+    page.get_by_test_id("skill-preview-cancel").click()
+    expect(page.locator('[data-skill="browser-dropped"]')).to_be_visible()
+    expect(page.locator('[data-skill="browser-dropped"] [data-testid="skill-source"]')).to_have_text("User")
+    assert problems.messages == []

@@ -1,0 +1,33 @@
+"""The shared tokeniser and BM25 index (used by skill_search and MCP's tool_search)."""
+
+from __future__ import annotations
+
+from app.search.bm25 import BM25Index, tokenize
+
+
+def test_tokenize_splits_camel_snake_kebab_and_makes_cjk_bigrams() -> None:
+    assert tokenize("parseHTTPResponse") == ["parsehttpresponse", "parse", "http", "response"]
+    assert tokenize("skill_search") == ["skill_search", "skill", "search"]
+    assert tokenize("pdf-tools") == ["pdf", "tools"]
+    assert tokenize("处理PDF文件") == ["处理", "pdf", "文件"]
+    assert tokenize("表格文件") == ["表格", "格文", "文件"]
+    assert tokenize("中") == ["中"]
+    assert tokenize("  ,;  ") == []
+
+
+def test_bm25_ranks_the_best_match_first_and_limits() -> None:
+    index = BM25Index(
+        [
+            ("pdf", ["pdf tools", "Extract text and tables from PDF files"]),
+            ("docx", ["docx", "Word documents; can export to PDF"]),
+            ("zh", ["表格", "处理表格文件"]),
+            ("git", ["gitHelper", "Review commits"]),
+        ]
+    )
+    hits = index.search("pdf tables", 10)
+    assert [h[0] for h in hits] == ["pdf", "docx"] and hits[0][1] > hits[1][1] > 0
+    assert [h[0] for h in index.search("表格", 5)] == ["zh"]
+    assert [h[0] for h in index.search("helper", 5)] == ["git"]
+    assert index.search("pdf", 1) == hits[:1] or index.search("pdf", 1)[0][0] == "pdf"
+    assert index.search("", 5) == [] and index.search("nothing", 5) == []
+    assert len(index) == 4 and BM25Index([]).search("pdf", 3) == []

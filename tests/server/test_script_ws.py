@@ -215,3 +215,26 @@ async def test_an_attached_script_never_answers_the_windows_approvals(
     result = next(f for f in frames if f["event"] == "tool_result")
     assert not result["result"].startswith(DENIED_NOTE)
     assert (workspace / "ui.txt").read_text(encoding="utf-8") == "from the UI"
+
+
+async def test_a_message_may_name_its_own_new_chat_and_a_refused_one_leaves_no_chat(
+    served_app: Served,
+    fake_llm: Any,  # noqa: F811
+) -> None:
+    app: Any = served_app.app
+    fake_llm.script({"text": "Hi."})
+    own = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+    refused = "16fd2706-8baf-433b-82eb-8c7fada847da"
+    too_many = {"mentioned_skills": [{"name": f"s{i}", "label": f"S{i}"} for i in range(9)]}
+    async with script_socket(served_app) as ws:
+        await recv(ws)
+        await ws.send(json.dumps({"type": "message", "chat_id": own, "content": "hello"}))
+        assert (await until_done(ws))[-1]["chat_id"] == own
+        await ws.send(
+            json.dumps({"type": "message", "chat_id": refused, "content": "x", "metadata": too_many})
+        )
+        frame = await recv(ws)
+        assert frame["event"] == "error" and frame["chat_id"] == refused
+        await ws.send(json.dumps({"type": "message", "chat_id": "not-a-uuid", "content": "x"}))
+        assert (await recv(ws))["event"] == "error"
+    assert [c["id"] for c in (await ok(app, "chats.list"))["chats"]] == [own]

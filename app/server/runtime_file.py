@@ -9,9 +9,12 @@ being the one scripts reach).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
+import stat
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,7 +32,11 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
         return Path(value).expanduser().absolute()
     import platformdirs  # lazy: keeps CLI start-up light
 
-    return Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
+    with warnings.catch_warnings():
+        # Without XDG_RUNTIME_DIR platformdirs warns and falls back to /tmp/runtime-<uid>;
+        # publish() checks that folder is really ours.
+        warnings.simplefilter("ignore")
+        return Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,19 @@ def is_live(info: RuntimeInfo) -> bool:
     return _pid_alive(info.pid) and 0 < info.port < 65536 and _listening(info.port)
 
 
+def _check_private(directory: Path) -> None:
+    """The folder must be ours and closed to others: in a shared place (platformdirs falls back
+    to /tmp/runtime-<uid> without XDG_RUNTIME_DIR) someone else could have made it first and
+    swap serve.json for one pointing scripts at their server."""
+    if os.name != "posix":
+        return
+    info = os.lstat(directory)
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid():
+        raise PermissionError(errno.EPERM, "the runtime folder is not owned by this user", str(directory))
+    if info.st_mode & 0o077:
+        os.chmod(directory, 0o700)
+
+
 class RuntimeFile:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -96,6 +116,7 @@ class RuntimeFile:
         if current is not None and current.pid != info.pid and is_live(current):
             return False
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _check_private(self.directory)
         tmp = self.directory / f".{FILE_NAME}.{info.pid}.tmp"
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

@@ -80,7 +80,7 @@ class ScriptSession:
         self._send_lock = asyncio.Lock()
         self.client_id = str(uuid.uuid4())
         self.chat_id = str(uuid.uuid4())
-        self._announced: set[str] = {self.chat_id}  # ids offered in `ready`, created on first use
+        self._existing: set[str] = set()  # chats known to exist (created or attached here)
         self._watched: set[str] = set()
         self._own_turns: set[str] = set()
         self._turns: dict[str, _TurnState] = {}
@@ -137,24 +137,38 @@ class ScriptSession:
         if not isinstance(content, str) or not content.strip():
             await self.send(_error("A message needs non-empty text in `content`.", chat_id))
             return
-        if chat_id in self._announced:
-            created = await self._call("chats.create", {"chat_id": chat_id}, chat_id)
-            if created is None:
-                return
-            self._announced.discard(chat_id)
+        created = await self._ensure_chat(chat_id)
+        if created is None:
+            return
         self._watched.add(chat_id)
         self.chat_id = chat_id
         payload = {"chat_id": chat_id, "text": content, "mentions": mentions_from(frame.get("metadata"))}
         ref = await self._call("chat.send", payload, chat_id)
         if ref is not None:
             self._own_turns.add(str(ref["turn_id"]))
+        elif created:
+            # The turn never started: leave no empty chat behind.
+            await self._app.invoke("chats.delete", {"chat_id": chat_id})
+            self._existing.discard(chat_id)
+
+    async def _ensure_chat(self, chat_id: str) -> bool | None:
+        """Like the earlier app, a message may name a new chat (the id from `ready`, or any UUID
+        the client made): create it. True if created now, False if it existed, None on error."""
+        if chat_id in self._existing:
+            return False
+        envelope = await self._app.invoke("chats.create", {"chat_id": chat_id})
+        error = envelope.get("error") or {}
+        if not envelope.get("ok") and error.get("code") != "conflict":
+            await self.send(_error(str(error.get("message", "Cannot use that chat id.")), chat_id))
+            return None
+        self._existing.add(chat_id)
+        return bool(envelope.get("ok"))
 
     async def _on_ping(self, frame: Mapping[str, Any]) -> None:
         await self.send({"event": "pong"})
 
     async def _on_new_chat(self, frame: Mapping[str, Any]) -> None:
         self.chat_id = str(uuid.uuid4())
-        self._announced.add(self.chat_id)
         await self.ready()
 
     async def _on_attach(self, frame: Mapping[str, Any]) -> None:
@@ -166,6 +180,7 @@ class ScriptSession:
             return
         self.chat_id = chat_id
         self._watched.add(chat_id)
+        self._existing.add(chat_id)
         await self.ready()
 
     async def _on_cancel(self, frame: Mapping[str, Any]) -> None:

@@ -61,6 +61,12 @@ class RollbackReq(NameReq):
     version: int = Field(ge=1)
 
 
+class ImportReq(_M):
+    path: str | None = None
+    data_base64: str | None = None
+    filename: str | None = None
+
+
 class Done(_M):
     ok: bool = True
 
@@ -73,6 +79,7 @@ ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "skills.delete": (NameReq, Done),
     "skills.set_enabled": (EnabledReq, SkillView),
     "skills.rollback": (RollbackReq, SkillView),
+    "skills.import": (ImportReq, Done),
 }
 
 
@@ -93,6 +100,7 @@ class FakeSkills(Capability):
             "mine": {"source": "user", "content": "---\nname: mine\n---\nbody", "enabled": True},
         }
         self.calls: list[str] = []
+        self.imports: list[ImportReq] = []
 
     def _view(self, name: str) -> SkillView:
         s = self.skills[name]
@@ -153,7 +161,14 @@ class FakeSkills(Capability):
             self._mutable(req.name)
             raise ApiFailure("not_found", f"No version {req.version} of {req.name!r}.")
 
+        async def import_(req: ImportReq) -> Done:
+            if (req.path is None) == (req.data_base64 is None):
+                raise ApiFailure("invalid", "Give either a path or the uploaded bytes.")
+            self.imports.append(req)
+            return Done()
+
         return {
+            "skills.import": import_,
             "skills.list": list_,
             "skills.get": get,
             "skills.create": create,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,14 @@ async def rest(
         monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)  # type: ignore[arg-type]
     skills = FakeSkills()
     app, _ = await make_app(capabilities=[skills])
+    # Whatever the merged build contains, these two are absent here (checked only when serving).
+    for name in ABSENT:
+        monkeypatch.delitem(route_types.ROUTE_TYPES, name, raising=False)
     async with serve_built(static_dir, app) as served:
         yield served, skills
+
+
+ABSENT = ("skills.versions", "mcp.servers.list")
 
 
 def _rebase(schema: Any) -> Any:
@@ -147,6 +154,10 @@ async def test_every_documented_operation_answers_per_its_openapi_entry(
         rest_paths = {spec.path for spec in REST_ROUTES if spec.route in FAKE_SKILL_TYPES}
         assert rest_paths <= set(doc["paths"])
         assert {"/api/skills/{name}/versions", "/api/mcp/servers"}.isdisjoint(doc["paths"])  # absent
+        served_routes = served.app.routes()
+        for spec in REST_ROUTES:
+            present = spec.route in route_types.ROUTE_TYPES and spec.route in served_routes
+            assert (spec.method.lower() in doc["paths"].get(spec.path, {})) == present, spec
         for route in route_types.ROUTE_TYPES:
             assert f"/api/invoke/{route}" in doc["paths"], route
         checked = 0
@@ -169,3 +180,21 @@ async def test_every_documented_operation_answers_per_its_openapi_entry(
 
 # Core routes that reach out to a provider or a local model server: left out of request sweeps.
 _NETWORK_ROUTES = {"providers.test", "models.list", "app.detect_ollama", "chat.send", "chat.retry"}
+
+
+async def test_skill_import_takes_a_json_path_or_a_raw_zip_body(rest: tuple[Served, FakeSkills]) -> None:
+    served, skills = rest
+    archive = b"PK\x03\x04 not really a zip, the capability validates it"
+    async with served.client() as c:
+        by_path = await c.post("/api/skills/import", json={"path": "/tmp/x.zip"}, headers=served.bearer)
+        raw = await c.post(
+            "/api/skills/import",
+            params={"filename": "review.zip"},
+            content=archive,
+            headers={"content-type": "application/zip", **served.bearer},
+        )
+        neither = await c.post("/api/skills/import", json={}, headers=served.bearer)
+    assert [by_path.status_code, raw.status_code, neither.status_code] == [200, 200, 400]
+    assert skills.imports[0].path == "/tmp/x.zip"
+    assert skills.imports[1].filename == "review.zip"
+    assert base64.b64decode(skills.imports[1].data_base64 or "") == archive

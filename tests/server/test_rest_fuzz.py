@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api import route_types
+from app.server.rest_table import REST_ROUTES
 from tests.api.conftest import AppMaker, make_app, paths, secrets, workspace  # noqa: F401
 from tests.server.conftest import Served, serve_built
 from tests.server.fake_skills import ROUTE_TYPES as FAKE_SKILL_TYPES
@@ -97,11 +98,18 @@ async def rest(
 
 
 def _operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Only operations whose effects stay in this test: the fake Skills rows and local core
+    routes (a merged build's MCP rows, for instance, would start whatever command they are given)."""
+    fake_rows = {(spec.method.lower(), spec.path) for spec in REST_ROUTES if spec.route in FAKE_SKILL_TYPES}
     ops = []
     for path, methods in doc["paths"].items():
-        if path.startswith("/api/invoke/") and path.removeprefix("/api/invoke/") not in LOCAL_ROUTES:
-            continue
-        ops += [(path, method, op) for method, op in methods.items()]
+        for method, op in methods.items():
+            if path.startswith("/api/invoke/"):
+                keep = path.removeprefix("/api/invoke/") in LOCAL_ROUTES
+            else:
+                keep = (method, path) in fake_rows
+            if keep:
+                ops.append((path, method, op))
     return ops
 
 

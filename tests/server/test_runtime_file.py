@@ -6,6 +6,8 @@ import socket
 from dataclasses import asdict
 from pathlib import Path
 
+import pytest
+
 from app.server.runtime_file import ENV_RUNTIME_DIR, RuntimeFile, RuntimeInfo, runtime_dir
 
 
@@ -50,3 +52,15 @@ def test_a_file_of_another_live_server_is_left_alone_but_a_dead_or_damaged_one_i
     assert runtime.publish(mine) is True
     runtime.remove()
     assert not runtime.path.exists()
+
+
+def test_a_runtime_folder_open_to_others_is_closed_and_a_symlinked_one_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    info = RuntimeInfo(url="http://127.0.0.1:1", port=1, token="t", pid=os.getpid())
+    assert RuntimeFile(shared).publish(info) is True
+    assert shared.stat().st_mode & 0o777 == 0o700
+    (tmp_path / "link").symlink_to(shared)
+    with pytest.raises(PermissionError):
+        RuntimeFile(tmp_path / "link").publish(info)

@@ -23,7 +23,7 @@ from tests.api.conftest import (  # noqa: F401  (fixtures used by name)
     secrets,
     workspace,
 )
-from tests.server.conftest import WAIT_S, Served, serve_built
+from tests.server.conftest import WAIT_S, Served, serve_built, wait_until
 
 
 @pytest.fixture
@@ -184,3 +184,57 @@ async def test_without_the_bearer_token_the_upgrade_is_refused(served_app: Serve
             async with script_socket(served_app, headers):
                 pass
         assert refused.value.response.status_code == 401
+
+
+async def test_an_attached_script_never_answers_the_windows_approvals(
+    served_app: Served,
+    fake_llm: Any,  # noqa: F811
+    workspace: Path,  # noqa: F811
+) -> None:
+    app: Any = served_app.app
+    fake_llm.script(
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "ui.txt", "content": "from the UI"}}]},
+        {"text": "Written."},
+    )
+    chat = await ok(app, "chats.create")
+    asked: list[Any] = []
+    unsubscribe = app.bus.subscribe(lambda e: asked.append(e) if e.type == "approval_required" else None)
+    try:
+        async with script_socket(served_app) as ws:
+            await recv(ws)
+            await ws.send(json.dumps({"type": "attach", "chat_id": chat["id"]}))
+            assert (await recv(ws))["event"] == "ready"
+            await ok(app, "chat.send", {"chat_id": chat["id"], "text": "write it"})  # the window's turn
+            assert (await recv(ws))["event"] == "tool_call"
+            await wait_until(lambda: bool(asked), "the window was asked")
+            # Still pending for the window to answer: the script did not deny it.
+            await ok(app, "chat.approve", {"approval_id": asked[0].approval_id, "decision": "once"})
+            frames = await until_done(ws)
+    finally:
+        unsubscribe()
+    result = next(f for f in frames if f["event"] == "tool_result")
+    assert not result["result"].startswith(DENIED_NOTE)
+    assert (workspace / "ui.txt").read_text(encoding="utf-8") == "from the UI"
+
+
+async def test_a_message_may_name_its_own_new_chat_and_a_refused_one_leaves_no_chat(
+    served_app: Served,
+    fake_llm: Any,  # noqa: F811
+) -> None:
+    app: Any = served_app.app
+    fake_llm.script({"text": "Hi."})
+    own = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+    refused = "16fd2706-8baf-433b-82eb-8c7fada847da"
+    too_many = {"mentioned_skills": [{"name": f"s{i}", "label": f"S{i}"} for i in range(9)]}
+    async with script_socket(served_app) as ws:
+        await recv(ws)
+        await ws.send(json.dumps({"type": "message", "chat_id": own, "content": "hello"}))
+        assert (await until_done(ws))[-1]["chat_id"] == own
+        await ws.send(
+            json.dumps({"type": "message", "chat_id": refused, "content": "x", "metadata": too_many})
+        )
+        frame = await recv(ws)
+        assert frame["event"] == "error" and frame["chat_id"] == refused
+        await ws.send(json.dumps({"type": "message", "chat_id": "not-a-uuid", "content": "x"}))
+        assert (await recv(ws))["event"] == "error"
+    assert [c["id"] for c in (await ok(app, "chats.list"))["chats"]] == [own]

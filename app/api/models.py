@@ -93,6 +93,9 @@ class ChatList(_Model):
 
 class ChatCreate(_Model):
     title: str | None = None
+    # True: the chat is stored together with its first completed turn (nothing before that), so
+    # an interrupted `cashcode ask` leaves no empty chat. Only this process can send to it.
+    lazy: bool = False
 
 
 class ChatRef(_Model):

@@ -91,7 +91,10 @@ class ChatService:
         return m.ChatList(chats=[self.summary(c) for c in self._d.chats.list(limit=10_000)])
 
     def create(self, req: m.ChatCreate) -> m.ChatSummary:
-        return self.summary(self._d.chats.create(req.title, chat_id=req.chat_id))
+        chats = self._d.chats
+        if req.lazy:
+            return self.summary(chats.reserve(req.title))
+        return self.summary(chats.create(req.title, chat_id=req.chat_id))
 
     def get(self, req: m.ChatGet) -> m.ChatDetail:
         record = self._d.chats.get(req.chat_id)
@@ -124,7 +127,8 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] = (),
     ) -> m.TurnRef:
         """Start a turn (returns at once). `provider` is the live Provider for `provider_id`."""
-        self._d.chats.get(chat_id)  # NotFound / InvalidId before anything starts
+        if not self._d.chats.is_reserved(chat_id):
+            self._d.chats.get(chat_id)  # NotFound / InvalidId before anything starts
         spec = TurnSpec(
             chat_id=chat_id,
             turn_id=str(uuid.uuid4()),

@@ -94,6 +94,9 @@ class ChatList(_Model):
 class ChatCreate(_Model):
     title: str | None = None
     chat_id: str | None = None  # a client-chosen UUID (the /ws protocol announces it before use)
+    # True: the chat is stored together with its first completed turn (nothing before that), so
+    # an interrupted `cashcode ask` leaves no empty chat. Only this process can send to it.
+    lazy: bool = False
 
 
 class ChatRef(_Model):

@@ -35,7 +35,8 @@ async def _ask(args: argparse.Namespace, prompt: str) -> int:
     chat_id = ""
     code = 1
     try:
-        chat = await app.invoke("chats.create", {})
+        # Lazy: the chat is stored with its first completed turn, so a killed `ask` leaves none.
+        chat = await app.invoke("chats.create", {"lazy": True})
         chat_id = chat["data"]["id"]
         stdin = StdinLines() if StdinLines.is_interactive() else None
         turn = TerminalTurn(app, out=sys.stdout, err=sys.stderr, stream=session.config.stream, stdin=stdin)

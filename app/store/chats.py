@@ -61,6 +61,8 @@ class ChatRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._fts: bool | None = None  # whether full-text search is available (lazy)
+        # Chats reserved by this process: stored only together with their first turn.
+        self._reserved: dict[str, ChatRecord] = {}
 
     # ---- chats ------------------------------------------------------------------------------
 
@@ -78,6 +80,18 @@ class ChatRepository:
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"chat {cid} already exists") from exc
         return record
+
+    def reserve(self, title: str | None = None) -> ChatRecord:
+        """A chat that exists only in this process until its first turn is stored: `append_turn`
+        writes its row in the same transaction as the messages, so a process killed (or a turn
+        failing) before that leaves no empty chat behind (`cashcode ask`)."""
+        now = utc_now_iso()
+        record = ChatRecord(new_id(), _clean_title(title or ""), title is None, now, now)
+        self._reserved[record.id] = record
+        return record
+
+    def is_reserved(self, chat_id: str) -> bool:
+        return validate_chat_id(chat_id) in self._reserved
 
     def get(self, chat_id: str) -> ChatRecord:
         cid = validate_chat_id(chat_id)
@@ -140,7 +154,13 @@ class ChatRepository:
         now = utc_now_iso()
         with self._db.transaction() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
-                raise NotFound(f"chat {cid} not found")
+                reserved = self._reserved.get(cid)
+                if reserved is None:
+                    raise NotFound(f"chat {cid} not found")
+                conn.execute(
+                    "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?,?,?,?,?)",
+                    (cid, reserved.title, int(reserved.title_auto), reserved.created_at, now),
+                )
             if conn.execute(
                 "SELECT 1 FROM messages WHERE chat_id = ? AND turn_id = ? LIMIT 1", (cid, tid)
             ).fetchone():
@@ -155,6 +175,7 @@ class ChatRepository:
                 [_message_row(cid, s) for s in stored],
             )
             conn.execute("UPDATE chats SET updated_at = ? WHERE id = ?", (now, cid))
+        self._reserved.pop(cid, None)
         return stored
 
     def page(
@@ -181,6 +202,8 @@ class ChatRepository:
         cid = validate_chat_id(chat_id)
         with self._db.reading() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+                if cid in self._reserved:
+                    return []  # reserved, not stored yet: no history
                 raise NotFound(f"chat {cid} not found")
             rows = conn.execute(
                 "SELECT * FROM messages WHERE chat_id = ? AND cursor >= ? ORDER BY cursor",

@@ -115,3 +115,31 @@ def test_ask_answered_by_an_html_page_exits_1_with_one_line_and_stores_nothing(
     assert "HTML page titled 'Proxy login'" in line
     listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
     assert listed.returncode == 0 and "hello" not in listed.stdout
+
+
+def test_a_killed_ask_leaves_no_empty_chat(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    import os
+    import signal
+    import time
+
+    fake_llm.script({"text": "a slow answer " * 40, "chunk_size": 2, "delay_s": 0.2})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "ask", "hello"],
+        env=env,
+        cwd=home / "ws",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not fake_llm.model_requests() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert fake_llm.model_requests(), "ask never reached the model"
+        os.kill(proc.pid, signal.SIGKILL)  # mid-answer
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    db = home / "data" / "cashcode.sqlite3"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM chats").fetchone()[0] == 0

@@ -21,7 +21,7 @@ from app.settings.user_settings import SettingsStore
 from tests.cli.conftest import VALID_KEY
 
 REPO = Path(__file__).resolve().parents[2]
-KILLS = 4
+KILLS = 3
 
 
 @pytest.fixture

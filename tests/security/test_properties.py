@@ -176,7 +176,7 @@ def test_every_route_answers_garbage_with_a_clear_error(tmp_path: Path) -> None:
         deep = [deep]
 
     def check(route: str) -> None:
-        @settings(max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @settings(max_examples=6, deadline=None, database=None, suppress_health_check=list(HealthCheck))
         @given(_payloads())
         def one(payload: Any) -> None:
             envelope = loop.run_until_complete(asyncio.wait_for(app.invoke(route, payload), 30))

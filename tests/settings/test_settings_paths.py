@@ -37,3 +37,14 @@ def test_ensure_creates_private_directories(tmp_path: Path) -> None:
     paths.ensure()
     for d in (paths.data_dir, paths.config_dir, paths.log_dir, paths.cache_dir):
         assert stat.S_IMODE(d.stat().st_mode) == 0o700
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_ensure_leaves_the_permissions_of_existing_folders_alone(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)  # e.g. a data folder the user placed on a shared disk
+    paths = AppPaths(shared, tmp_path / "c", tmp_path / "l", tmp_path / "k")
+    paths.ensure()
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755
+    assert stat.S_IMODE(paths.config_dir.stat().st_mode) == 0o700  # created by us: private

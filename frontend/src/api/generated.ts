@@ -62,6 +62,7 @@ export interface AttachmentRef {
 
 export interface ChatCreate {
   title?: string | null;
+  lazy?: boolean;
 }
 
 export interface ChatDetail {

@@ -205,10 +205,17 @@ class Dream:
 class DreamScheduler:
     """Runs Dream every `interval_s()` seconds while `enabled()`; errors are logged, never raised."""
 
-    def __init__(self, dream: Dream, enabled: Callable[[], bool], interval_s: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        dream: Dream,
+        enabled: Callable[[], bool],
+        interval_s: Callable[[], float],
+        on_outcome: Callable[[DreamOutcome], None] | None = None,
+    ) -> None:
         self._dream = dream
         self._enabled = enabled
         self._interval_s = interval_s
+        self._on_outcome = on_outcome
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -229,6 +236,8 @@ class DreamScheduler:
             try:
                 outcome = await self._dream.run_once()
                 _log.info("dream: %s (%s)", outcome.status, outcome.message)
+                if self._on_outcome is not None:
+                    self._on_outcome(outcome)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a background job must survive one bad run

@@ -122,3 +122,28 @@ async def test_no_model_chosen_means_no_run(make_app: AppMaker, fake_llm: Any) -
     memory_cap(app).services.chats.append_turn(chat, "t1", [Message(role="user", content="hi")])
     result = await ok(app, "dream.run")
     assert result["status"] == "no_model" and fake_llm.requests == []
+
+
+async def test_the_timer_runs_dream_in_the_background_and_stops(make_app: AppMaker, fake_llm: Any) -> None:
+    import asyncio
+
+    from app.memory.dream import DreamOutcome, DreamScheduler
+
+    app, events = await make_app()
+    _, first, second = await _two_chats(app, events, fake_llm)
+    fake_llm.script({"text": "ADD cat"}, {"text": "- Has a cat called Miso"})
+    outcomes: list[DreamOutcome] = []
+    ran = asyncio.Event()
+
+    def record(outcome: DreamOutcome) -> None:
+        outcomes.append(outcome)
+        ran.set()
+
+    scheduler = DreamScheduler(memory_cap(app).services.dream, lambda: True, lambda: 1.0, on_outcome=record)
+    scheduler.start()
+    try:
+        await asyncio.wait_for(ran.wait(), 30)
+    finally:
+        await scheduler.stop()
+    assert outcomes[0].status == "applied" and set(outcomes[0].chats) == {first, second}
+    assert (await ok(app, "memory.get"))["text"] == "- Has a cat called Miso\n"

@@ -28,6 +28,7 @@ from app.store.db import Database
 _log = logging.getLogger(__name__)
 
 MAX_BATCH_CHARS = 60_000  # one run reads at most this much new history; the rest waits
+MAX_BATCH_MESSAGES = 2_000
 
 PHASE1 = """\
 You curate the long-term memory of a personal AI assistant. Below are the current MEMORY.md and
@@ -93,7 +94,10 @@ class DreamCursors:
         for row in rows:
             if budget <= 0:
                 break
-            stored = self._chats.stored_messages(row["id"], from_cursor=int(row["done"]) + 1)
+            # A chat read for the first time may be huge: fetch a bounded slice, the rest waits.
+            stored = self._chats.stored_messages(
+                row["id"], from_cursor=int(row["done"]) + 1, limit=MAX_BATCH_MESSAGES
+            )
             taken: list[StoredMessage] = []
             for s in stored:
                 if taken and budget <= 0:

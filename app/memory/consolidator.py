@@ -41,10 +41,21 @@ class ConsolidationPlan:
     fold: tuple[Message, ...]
     keep_from_cursor: int
     context_chars: int
+    partial: bool = False  # the fold was capped at MAX_FOLD_CHARS; more should follow at once
+
+
+# One summary request folds at most this much (a chat imported with a long history and no
+# summary would otherwise exceed the model's context); the rest is folded by the next runs.
+MAX_FOLD_CHARS = 200_000
+MAX_ROUNDS = 20
 
 
 def plan_consolidation(
-    chat_id: str, previous: ChatSummaryRecord | None, tail: Sequence[StoredMessage], threshold: int
+    chat_id: str,
+    previous: ChatSummaryRecord | None,
+    tail: Sequence[StoredMessage],
+    threshold: int,
+    max_fold_chars: int = MAX_FOLD_CHARS,
 ) -> ConsolidationPlan | None:
     """What to fold, or None when the context is within the threshold or nothing can fold."""
     sizes = [message_chars(s.message) for s in tail]
@@ -61,12 +72,22 @@ def plan_consolidation(
         start -= 1
     if start == 0:
         return None
+    partial = False
+    if sum(sizes[:start]) > max_fold_chars:
+        end, folded = 0, 0
+        while end < start and (end == 0 or folded + sizes[end] <= max_fold_chars):
+            folded += sizes[end]
+            end += 1
+        while end < start and tail[end].message.role == "tool":  # keep results with their call
+            end += 1
+        start, partial = end, end < len(tail)
     return ConsolidationPlan(
         chat_id=chat_id,
         previous=previous,
         fold=tuple(s.message for s in tail[:start]),
         keep_from_cursor=tail[start].cursor,
         context_chars=context,
+        partial=partial,
     )
 
 
@@ -117,10 +138,15 @@ class Consolidator:
         if not claimed and not self.claim(chat_id):
             return None
         try:
-            plan = self.plan(chat_id)
-            if plan is None:
-                return None
-            return await self._summarise(plan, provider_id, model)
+            latest: ChatSummaryRecord | None = None
+            for _ in range(MAX_ROUNDS):
+                plan = self.plan(chat_id)
+                if plan is None:
+                    break
+                latest = await self._summarise(plan, provider_id, model)
+                if latest is None or not plan.partial:
+                    break
+            return latest
         except NotFound:
             return None  # the chat was deleted meanwhile
         finally:

@@ -28,6 +28,7 @@ from app.store.db import Database
 _log = logging.getLogger(__name__)
 
 MAX_BATCH_CHARS = 60_000  # one run reads at most this much new history; the rest waits
+MAX_BATCH_MESSAGES = 2_000
 
 PHASE1 = """\
 You curate the long-term memory of a personal AI assistant. Below are the current MEMORY.md and
@@ -93,7 +94,10 @@ class DreamCursors:
         for row in rows:
             if budget <= 0:
                 break
-            stored = self._chats.stored_messages(row["id"], from_cursor=int(row["done"]) + 1)
+            # A chat read for the first time may be huge: fetch a bounded slice, the rest waits.
+            stored = self._chats.stored_messages(
+                row["id"], from_cursor=int(row["done"]) + 1, limit=MAX_BATCH_MESSAGES
+            )
             taken: list[StoredMessage] = []
             for s in stored:
                 if taken and budget <= 0:
@@ -205,10 +209,17 @@ class Dream:
 class DreamScheduler:
     """Runs Dream every `interval_s()` seconds while `enabled()`; errors are logged, never raised."""
 
-    def __init__(self, dream: Dream, enabled: Callable[[], bool], interval_s: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        dream: Dream,
+        enabled: Callable[[], bool],
+        interval_s: Callable[[], float],
+        on_outcome: Callable[[DreamOutcome], None] | None = None,
+    ) -> None:
         self._dream = dream
         self._enabled = enabled
         self._interval_s = interval_s
+        self._on_outcome = on_outcome
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -229,6 +240,8 @@ class DreamScheduler:
             try:
                 outcome = await self._dream.run_once()
                 _log.info("dream: %s (%s)", outcome.status, outcome.message)
+                if self._on_outcome is not None:
+                    self._on_outcome(outcome)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a background job must survive one bad run

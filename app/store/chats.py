@@ -197,8 +197,10 @@ class ChatRepository:
         has_more = len(rows) > limit
         return [_stored(r) for r in reversed(rows[:limit])], has_more
 
-    def stored_messages(self, chat_id: str, *, from_cursor: int = 0) -> builtins.list[StoredMessage]:
-        """All messages with cursor >= `from_cursor`, in cursor order."""
+    def stored_messages(
+        self, chat_id: str, *, from_cursor: int = 0, limit: int | None = None
+    ) -> builtins.list[StoredMessage]:
+        """Messages with cursor >= `from_cursor` (the first `limit` of them), in cursor order."""
         cid = validate_chat_id(chat_id)
         with self._db.reading() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
@@ -206,8 +208,8 @@ class ChatRepository:
                     return []  # reserved, not stored yet: no history
                 raise NotFound(f"chat {cid} not found")
             rows = conn.execute(
-                "SELECT * FROM messages WHERE chat_id = ? AND cursor >= ? ORDER BY cursor",
-                (cid, from_cursor),
+                "SELECT * FROM messages WHERE chat_id = ? AND cursor >= ? ORDER BY cursor LIMIT ?",
+                (cid, from_cursor, -1 if limit is None else limit),
             ).fetchall()
         return [_stored(r) for r in rows]
 

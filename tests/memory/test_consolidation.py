@@ -149,3 +149,14 @@ async def test_import_summary_sets_where_the_model_context_begins(make_app: AppM
         ("assistant", "A2"),
         ("user", "U3"),
     ]
+
+
+def test_a_huge_unsummarised_history_is_folded_in_bounded_slices() -> None:
+    tail = [
+        _stored(i, Message(role="user" if i % 2 else "assistant", content="x" * 100)) for i in range(1, 101)
+    ]
+    plan = plan_consolidation("chat", None, tail, threshold=1000, max_fold_chars=1000)
+    assert plan is not None and plan.partial
+    assert len(plan.fold) == 10 and plan.keep_from_cursor == 11
+    whole = plan_consolidation("chat", None, tail, threshold=1000)
+    assert whole is not None and not whole.partial and whole.keep_from_cursor == 51

@@ -122,3 +122,52 @@ async def test_no_model_chosen_means_no_run(make_app: AppMaker, fake_llm: Any) -
     memory_cap(app).services.chats.append_turn(chat, "t1", [Message(role="user", content="hi")])
     result = await ok(app, "dream.run")
     assert result["status"] == "no_model" and fake_llm.requests == []
+
+
+async def test_the_timer_runs_dream_in_the_background_and_stops(make_app: AppMaker, fake_llm: Any) -> None:
+    import asyncio
+
+    from app.memory.dream import DreamOutcome, DreamScheduler
+
+    app, events = await make_app()
+    _, first, second = await _two_chats(app, events, fake_llm)
+    fake_llm.script({"text": "ADD cat"}, {"text": "- Has a cat called Miso"})
+    outcomes: list[DreamOutcome] = []
+    ran = asyncio.Event()
+
+    def record(outcome: DreamOutcome) -> None:
+        outcomes.append(outcome)
+        ran.set()
+
+    scheduler = DreamScheduler(memory_cap(app).services.dream, lambda: True, lambda: 1.0, on_outcome=record)
+    scheduler.start()
+    try:
+        await asyncio.wait_for(ran.wait(), 30)
+    finally:
+        await scheduler.stop()
+    assert outcomes[0].status == "applied" and set(outcomes[0].chats) == {first, second}
+    assert (await ok(app, "memory.get"))["text"] == "- Has a cat called Miso\n"
+
+
+def test_a_large_backlog_is_read_in_bounded_slices(tmp_path: Any) -> None:
+    from app.core.messages import Message
+    from app.memory.dream import DreamCursors
+    from app.store.chats import ChatRepository
+    from app.store.db import Database
+
+    db = Database(tmp_path / "db.sqlite3")
+    chats = ChatRepository(db)
+    chat = chats.create("big").id
+    for i in range(10):
+        chats.append_turn(
+            chat, f"t{i}", [Message(role="user", content="u" * 100), Message(role="assistant", content="a")]
+        )
+    cursors = DreamCursors(db, chats)
+    first = cursors.pending(max_chars=500)
+    assert len(first) == 1 and first[0].to_cursor < 20
+    cursors.advance(first)
+    assert cursors.get(chat) == first[0].to_cursor
+    rest = cursors.pending()
+    assert rest[0].messages[0].content == chats.history(chat, from_cursor=first[0].to_cursor + 1)[0].content
+    cursors.advance(rest)
+    assert cursors.pending() == [] and cursors.get(chat) == 20

@@ -115,3 +115,43 @@ async def test_oversized_soul_is_refused_with_a_clear_error(make_app: AppMaker, 
     doc = await ok(app, "soul.get")
     assert doc["is_default"] and doc["text"] == DEFAULT_PERSONA
     assert not Path(paths.data_dir / "SOUL.md").exists()
+
+
+async def test_a_memory_md_that_is_not_utf8_is_reported_and_kept(
+    make_app: AppMaker, fake_llm: Any, paths: AppPaths
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    bad = b"- caf\xe9\n"
+    (paths.data_dir / "MEMORY.md").write_bytes(bad)
+    error = await err(app, "memory.get")
+    assert error["code"] == "invalid" and "not valid UTF-8" in error["message"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "save_memory", "arguments": {"fact": "x"}}]}, {"text": "could not"}
+    )
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "save x", pid)
+    assert (await events.turn_end(turn)).type == "turn_done"  # the turn goes on without MEMORY.md
+    first, second = fake_llm.model_requests()[-2:]
+    assert "Information you already remember" not in first.body["messages"][0]["content"]
+    tool_result = [m for m in second.body["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "not valid UTF-8" in tool_result
+    assert (paths.data_dir / "MEMORY.md").read_bytes() == bad
+
+
+async def test_deleting_a_chat_removes_its_summaries_and_dream_cursor(make_app: AppMaker) -> None:
+    from app.core.messages import Message
+    from tests.memory.helpers import memory_cap
+
+    app, _ = await make_app()
+    services = memory_cap(app).services
+    chat = (await ok(app, "chats.create"))["id"]
+    services.chats.append_turn(
+        chat, "t1", [Message(role="user", content="hi"), Message(role="assistant", content="yo")]
+    )
+    await ok(app, "memory.import_summary", {"chat_id": chat, "content": "S", "keep_from_cursor": 2})
+    services.dream.cursors.advance(services.dream.cursors.pending())
+    await ok(app, "chats.delete", {"chat_id": chat})
+    assert app.ctx.db.query("SELECT count(*) FROM chat_summaries")[0][0] == 0
+    assert app.ctx.db.query("SELECT count(*) FROM dream_cursors")[0][0] == 0

@@ -62,6 +62,7 @@ export interface AttachmentRef {
 
 export interface ChatCreate {
   title?: string | null;
+  chat_id?: string | null;
   lazy?: boolean;
 }
 
@@ -119,6 +120,19 @@ export interface Delta {
   channel: "text" | "reasoning";
 }
 
+export interface DreamResult {
+  status: "nothing_new" | "no_model" | "applied" | "proposed" | "unchanged" | "failed";
+  message: string;
+  chats: string[];
+  version_id: number | null;
+  proposal_id: string | null;
+  diff: string;
+}
+
+export interface DreamRun {
+  model?: ModelRef | null;
+}
+
 export type Empty = Record<string, never>;
 
 /** An actionable error: `code` is stable, `message` is for people. */
@@ -149,6 +163,26 @@ export interface GrantView {
   chat_id: string | null;
 }
 
+export interface ImportItem {
+  kind: string;
+  name: string;
+  status: "imported" | "would_import" | "already_imported" | "conflict" | "invalid" | "unavailable" | "failed";
+  reason: string;
+}
+
+export interface ImportPath {
+  path: string;
+}
+
+export interface ImportReport {
+  source: "cashcode" | "cdy_agent";
+  path: string;
+  dry_run: boolean;
+  items: ImportItem[];
+  imported: number;
+  skipped: number;
+}
+
 /**
  * A Skill ZIP or folder reached the app from outside the page (a window drop, or
  * `cashcode desktop --import-skill FILE` forwarded to the running instance): the UI opens its
@@ -157,6 +191,16 @@ export interface GrantView {
 export interface ImportSkillRequested {
   type: "import_skill_requested";
   path: string;
+}
+
+export interface ImportSummary {
+  chat_id: string;
+  content: string;
+  keep_from_cursor: number;
+}
+
+export interface ItemRef {
+  id: string;
 }
 
 export interface KeyringStatus {
@@ -381,6 +425,96 @@ export interface McpToolView {
   diagnostic: string | null;
 }
 
+export interface MemoriesAdd {
+  content: string;
+  tags?: string[];
+  id?: string | null;
+}
+
+export interface MemoriesDelete {
+  id: string;
+  expected_updated_at?: string | null;
+}
+
+export interface MemoriesList {
+  limit?: number;
+}
+
+export interface MemoriesSearch {
+  words?: string[];
+  tags?: string[];
+  limit?: number;
+}
+
+export interface MemoriesUpdate {
+  id: string;
+  content: string;
+  tags?: string[];
+  expected_updated_at?: string | null;
+}
+
+export interface MemoryDoc {
+  text: string;
+  hash: string;
+  version_id: number | null;
+  path: string;
+}
+
+export interface MemoryItem {
+  id: string;
+  content: string;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MemoryItems {
+  memories: MemoryItem[];
+  more: boolean;
+  total: number;
+}
+
+export interface MemorySave {
+  text: string;
+  base_hash?: string | null;
+}
+
+export interface MemorySettings {
+  consolidation_chars: number;
+  dream_enabled: boolean;
+  dream_interval_minutes: number;
+  dream_review: boolean;
+}
+
+export interface MemorySettingsPatch {
+  consolidation_chars?: number | null;
+  dream_enabled?: boolean | null;
+  dream_interval_minutes?: number | null;
+  dream_review?: boolean | null;
+}
+
+export interface MemoryVersionItem {
+  id: number;
+  author: string;
+  note: string;
+  created_at: string;
+  diff: string;
+  chars: number;
+}
+
+export interface MemoryVersionList {
+  versions: MemoryVersionItem[];
+}
+
+export interface MemoryVersionRef {
+  version_id: number;
+}
+
+export interface MemoryVersionText {
+  id: number;
+  text: string;
+}
+
 /**
  * An explicit @-selection sent with a user message (SPEC S7.9): structured metadata,
  * never appended to the text.
@@ -436,6 +570,23 @@ export interface ModelsQuery {
   provider_id?: string | null;
 }
 
+export interface NoteCreate {
+  title: string;
+  content?: string;
+}
+
+export interface NoteItem {
+  id: string;
+  title: string;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NoteList {
+  notes: NoteItem[];
+}
+
 export interface Ok {
   ok: true;
 }
@@ -445,6 +596,22 @@ export interface OllamaProbe {
   base_url: string;
   models: string[];
   message: string;
+}
+
+export interface ProposalItem {
+  id: string;
+  diff: string;
+  analysis: string;
+  status: string;
+  created_at: string;
+}
+
+export interface ProposalList {
+  proposals: ProposalItem[];
+}
+
+export interface ProposalRef {
+  id: string;
 }
 
 export interface ProviderInput {
@@ -493,6 +660,7 @@ export interface SettingsPatch {
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
   exec_env?: string[] | null;
+  local_api?: boolean | null;
 }
 
 export interface SettingsView {
@@ -505,6 +673,7 @@ export interface SettingsView {
   max_iterations: number;
   allow_private_network: boolean;
   exec_env: string[];
+  local_api: boolean;
 }
 
 export interface SkillContent {
@@ -655,6 +824,51 @@ export interface SkillsChanged {
   revision: number;
 }
 
+export interface SoulDoc {
+  text: string;
+  is_default: boolean;
+  max_chars: number;
+  notice: string | null;
+}
+
+export interface SoulSave {
+  text: string;
+}
+
+export interface SummariesQuery {
+  chat_id: string;
+}
+
+export interface SummaryItem {
+  id: number;
+  chat_id: string;
+  content: string;
+  keep_from_cursor: number;
+  created_at: string;
+}
+
+export interface SummaryList {
+  latest: SummaryItem | null;
+  count: number;
+  running: boolean;
+}
+
+export interface TodoCreate {
+  title: string;
+}
+
+export interface TodoItem {
+  id: string;
+  title: string;
+  done: boolean;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface TodoList {
+  todos: TodoItem[];
+}
+
 export interface ToolCallEvent {
   chat_id: string;
   turn_id: string;
@@ -776,6 +990,12 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "dream.accept": { request: ProposalRef; response: MemoryDoc };
+  "dream.proposals": { request: Empty; response: ProposalList };
+  "dream.reject": { request: ProposalRef; response: Ok };
+  "dream.run": { request: DreamRun; response: DreamResult };
+  "import.preview": { request: ImportPath; response: ImportReport };
+  "import.run": { request: ImportPath; response: ImportReport };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
   "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
@@ -794,7 +1014,26 @@ export interface Routes {
   "mcp.servers.update": { request: McpServerUpdate; response: McpServerView };
   "mcp.tools.call": { request: McpCall; response: McpCallResult };
   "mcp.tools.set_policy": { request: McpToolPolicySet; response: Ok };
+  "memories.add": { request: MemoriesAdd; response: MemoryItem };
+  "memories.delete": { request: MemoriesDelete; response: MemoryItem };
+  "memories.get": { request: ItemRef; response: MemoryItem };
+  "memories.list": { request: MemoriesList; response: MemoryItems };
+  "memories.search": { request: MemoriesSearch; response: MemoryItems };
+  "memories.update": { request: MemoriesUpdate; response: MemoryItem };
+  "memory.get": { request: Empty; response: MemoryDoc };
+  "memory.import_summary": { request: ImportSummary; response: SummaryItem };
+  "memory.revert": { request: MemoryVersionRef; response: MemoryDoc };
+  "memory.save": { request: MemorySave; response: MemoryDoc };
+  "memory.settings": { request: Empty; response: MemorySettings };
+  "memory.settings_update": { request: MemorySettingsPatch; response: MemorySettings };
+  "memory.summaries": { request: SummariesQuery; response: SummaryList };
+  "memory.version": { request: MemoryVersionRef; response: MemoryVersionText };
+  "memory.versions": { request: Empty; response: MemoryVersionList };
   "models.list": { request: ModelsQuery; response: ModelList };
+  "notes.create": { request: NoteCreate; response: NoteItem };
+  "notes.delete": { request: ItemRef; response: Ok };
+  "notes.get": { request: ItemRef; response: NoteItem };
+  "notes.list": { request: Empty; response: NoteList };
   "providers.delete": { request: ProviderRef; response: Ok };
   "providers.list": { request: Empty; response: ProviderList };
   "providers.save": { request: ProviderInput; response: ProviderView };
@@ -815,6 +1054,12 @@ export interface Routes {
   "skills.set_enabled": { request: SkillSetEnabled; response: SkillItem };
   "skills.validate": { request: SkillName; response: SkillValidation };
   "skills.versions": { request: SkillName; response: SkillVersionList };
+  "soul.get": { request: Empty; response: SoulDoc };
+  "soul.save": { request: SoulSave; response: SoulDoc };
+  "todos.complete": { request: ItemRef; response: TodoItem };
+  "todos.create": { request: TodoCreate; response: TodoItem };
+  "todos.delete": { request: ItemRef; response: Ok };
+  "todos.list": { request: Empty; response: TodoList };
   "tools.list": { request: Empty; response: ToolList };
 }
 
@@ -835,6 +1080,12 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "desktop.pick_folder",
+  "dream.accept",
+  "dream.proposals",
+  "dream.reject",
+  "dream.run",
+  "import.preview",
+  "import.run",
   "mcp.elicitation.answer",
   "mcp.prompts.get",
   "mcp.prompts.list",
@@ -853,7 +1104,26 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.servers.update",
   "mcp.tools.call",
   "mcp.tools.set_policy",
+  "memories.add",
+  "memories.delete",
+  "memories.get",
+  "memories.list",
+  "memories.search",
+  "memories.update",
+  "memory.get",
+  "memory.import_summary",
+  "memory.revert",
+  "memory.save",
+  "memory.settings",
+  "memory.settings_update",
+  "memory.summaries",
+  "memory.version",
+  "memory.versions",
   "models.list",
+  "notes.create",
+  "notes.delete",
+  "notes.get",
+  "notes.list",
   "providers.delete",
   "providers.list",
   "providers.save",
@@ -874,5 +1144,11 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "skills.set_enabled",
   "skills.validate",
   "skills.versions",
+  "soul.get",
+  "soul.save",
+  "todos.complete",
+  "todos.create",
+  "todos.delete",
+  "todos.list",
   "tools.list",
 ];

@@ -69,7 +69,7 @@ def build_app(
     db = Database(paths.db_path)
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
-    caps.append(build_skills_capability(paths, env, db, settings_store, workspace))
+    caps.append(build_skills_capability(paths, env, db, settings_store, workspace, providers=providers.get))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,

@@ -220,6 +220,7 @@ class SettingsView(_Model):
     tool_policies: dict[str, ToolPolicy]
     max_iterations: int
     allow_private_network: bool
+    skill_evolution: bool = False
 
 
 class SettingsPatch(_Model):
@@ -230,6 +231,7 @@ class SettingsPatch(_Model):
     tool_policies: dict[str, ToolPolicy] | None = None
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     allow_private_network: bool | None = None
+    skill_evolution: bool | None = None
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

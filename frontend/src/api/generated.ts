@@ -230,6 +230,24 @@ export interface OllamaProbe {
   message: string;
 }
 
+export interface ProposalList {
+  enabled: boolean;
+  proposals: ProposalView[];
+}
+
+export interface ProposalRef {
+  id: string;
+}
+
+export interface ProposalView {
+  id: string;
+  status: "drafting" | "pending" | "approved" | "rejected" | "failed";
+  name: string;
+  content: string;
+  reason: string;
+  created_at: string;
+}
+
 export interface ProviderInput {
   id?: string | null;
   name: string;
@@ -275,6 +293,7 @@ export interface SettingsPatch {
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
+  skill_evolution?: boolean | null;
 }
 
 export interface SettingsView {
@@ -286,6 +305,7 @@ export interface SettingsView {
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
+  skill_evolution: boolean;
 }
 
 export interface SkillContent {
@@ -569,6 +589,9 @@ export interface Routes {
   "skills.import_preview": { request: SkillImportSource; response: SkillImportPreview };
   "skills.invalid_delete": { request: SkillInvalidRef; response: Ok };
   "skills.list": { request: SkillListQuery; response: SkillListResult };
+  "skills.proposals.approve": { request: ProposalRef; response: ProposalView };
+  "skills.proposals.list": { request: Empty; response: ProposalList };
+  "skills.proposals.reject": { request: ProposalRef; response: ProposalView };
   "skills.rollback": { request: SkillRollback; response: SkillContent };
   "skills.save": { request: SkillSave; response: SkillContent };
   "skills.set_enabled": { request: SkillSetEnabled; response: SkillItem };
@@ -610,6 +633,9 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "skills.import_preview",
   "skills.invalid_delete",
   "skills.list",
+  "skills.proposals.approve",
+  "skills.proposals.list",
+  "skills.proposals.reject",
   "skills.rollback",
   "skills.save",
   "skills.set_enabled",

@@ -137,6 +137,12 @@ class EvolutionRepository:
                 (status, name, content, reason, utc_now_iso(), fingerprint),
             )
 
+    def forget_draft(self, fingerprint: str) -> None:
+        with self._db.transaction() as conn:
+            conn.execute(
+                "DELETE FROM skill_proposals WHERE fingerprint = ? AND status = 'drafting'", (fingerprint,)
+            )
+
     def set_status(self, proposal_id: str, status: str, reason: str = "") -> None:
         with self._db.transaction() as conn:
             conn.execute(

@@ -45,7 +45,7 @@ class SkillEvolver:
         self._provider_for = provider_for
         self._threshold = threshold
         self._redact = Redactor(runtime.config.home)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], str] = {}  # running drafts -> fingerprint
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         if self._provider_for is None or not self.enabled():
@@ -56,8 +56,8 @@ class SkillEvolver:
         task = asyncio.get_running_loop().create_task(
             self._draft(spec.provider_id, spec.model, evidence.fingerprint), name="skill-evolver"
         )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[task] = evidence.fingerprint
+        task.add_done_callback(lambda t: self._tasks.pop(t, None))
 
     async def _draft(self, provider_id: str, model: str, fingerprint: str) -> None:
         from app.skills.validate import parse_skill_md
@@ -73,7 +73,9 @@ class SkillEvolver:
                 if isinstance(event, TextDelta):
                     text += event.text
         except asyncio.CancelledError:
-            self._repo.set_draft(fingerprint, "failed", "", "", "The app closed while drafting.")
+            # The app closed (e.g. a one-shot `cashcode ask`): forget the draft so the next
+            # recurrence of this workflow tries again.
+            self._repo.forget_draft(fingerprint)
             raise
         except Exception as exc:  # the evolver is best effort: a failure is recorded, not raised
             _log.warning("skill evolver: drafting failed", exc_info=True)
@@ -132,8 +134,11 @@ class SkillEvolver:
         return proposal
 
     async def aclose(self) -> None:
-        for task in list(self._tasks):
+        running = dict(self._tasks)
+        for task in running:
             task.cancel()
-        for task in list(self._tasks):
+        for task, fingerprint in running.items():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+            # A task cancelled before it started never ran its own clean-up.
+            self._repo.forget_draft(fingerprint)

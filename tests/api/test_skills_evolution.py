@@ -125,3 +125,21 @@ async def test_failed_calls_are_not_evidence_and_reject_marks_the_proposal(
     assert rejected["status"] == "rejected"
     names = [i["name"] for i in (await ok(app, "skills.list"))["items"]]
     assert "notes-digest" not in names
+
+
+async def test_closing_the_app_while_drafting_lets_the_workflow_be_proposed_again(
+    make_app: AppMaker, fake_llm: Any, home: Path, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("n")
+    app, events = await make_app(env={"HOME": str(home)})
+    await ok(app, "settings.update", {"skill_evolution": True})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = await ok(app, "chats.create")
+    fake_llm.script(*_workflow())
+    await _turn(app, events, chat["id"], pid, "digest")
+    fake_llm.script(*_workflow(), {"text": DRAFT, "chunk_size": 1, "delay_s": 0.05})  # a slow draft
+    await _turn(app, events, chat["id"], pid, "digest")
+    assert [p["status"] for p in await _proposals_until(app, bool)] == ["drafting"]
+    capability = next(c for c in app.ctx.capabilities if c.name == "skills")
+    await capability.aclose()  # what app.aclose() does at exit
+    assert (await ok(app, "skills.proposals.list"))["proposals"] == []

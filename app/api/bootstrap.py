@@ -74,9 +74,11 @@ def build_app(
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
     caps.append(importer := ImportCapability())  # bound to the app below (it calls other routes)
-    caps.append(_mcp(paths, env, db, secret_store, settings_store, bus))
+    caps.append(mcp := _mcp(paths, env, db, secret_store, settings_store, bus))
     caps.append(_memory(db, paths, settings_store, providers, env))
-    caps.append(build_skills_capability(paths, env, db, settings_store, workspace))
+    caps.append(
+        build_skills_capability(paths, env, db, settings_store, workspace, providers=providers.get, mcp=mcp)
+    )
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,

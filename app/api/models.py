@@ -226,6 +226,7 @@ class SettingsView(_Model):
     allow_private_network: bool
     exec_env: list[str] = Field(default_factory=list)  # extra environment names for commands
     local_api: bool = False
+    skill_evolution: bool = False
 
 
 class SettingsPatch(_Model):
@@ -240,6 +241,7 @@ class SettingsPatch(_Model):
         default=None, max_length=64
     )
     local_api: bool | None = None
+    skill_evolution: bool | None = None
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -73,6 +73,7 @@ class SettingsService:
             allow_private_network=s.allow_private_network,
             exec_env=list(s.exec_env),
             local_api=s.local_api,
+            skill_evolution=s.skill_evolution,
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:

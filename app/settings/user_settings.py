@@ -92,6 +92,7 @@ class UserSettings(_Frozen):
     tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
+    skill_evolution: bool = False  # SPEC S7.10: proposals from recurring workflows (off by default)
     legacy_migrated: bool = False
     exec_env: list[str] = Field(default_factory=list, max_length=64)  # extra names commands see
 

@@ -32,8 +32,11 @@ CREATE TABLE skill_activations (
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    """Schema migration (app/store/migrations.py): the activations table."""
+    """Schema migration (app/store/migrations.py): activations, evolution evidence, proposals."""
+    from app.skills.evolution import migrate as migrate_evolution
+
     run_script(conn, SCHEMA)
+    migrate_evolution(conn)
 
 
 @dataclass(frozen=True)

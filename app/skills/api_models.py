@@ -163,3 +163,21 @@ class SkillSearchHitView(_Model):
     source: SourceName
     description: str
     score: float
+
+
+class ProposalRef(_Model):
+    id: str = Field(min_length=1, max_length=64)
+
+
+class ProposalView(_Model):
+    id: str
+    status: Literal["drafting", "pending", "approved", "rejected", "failed"]
+    name: str
+    content: str
+    reason: str
+    created_at: str
+
+
+class ProposalList(_Model):
+    enabled: bool
+    proposals: list[ProposalView]

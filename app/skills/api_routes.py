@@ -24,4 +24,7 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "skills.import": (am.SkillImportSource, am.SkillItem),
     "skills.export": (am.SkillName, am.SkillExport),
     "skills.invalid_delete": (am.SkillInvalidRef, m.Ok),
+    "skills.proposals.list": (m.Empty, am.ProposalList),
+    "skills.proposals.approve": (am.ProposalRef, am.ProposalView),
+    "skills.proposals.reject": (am.ProposalRef, am.ProposalView),
 }

@@ -16,6 +16,8 @@ from app.api.errors import ApiFailure
 from app.api.extensions import Handler
 from app.skills import api_models as am
 from app.skills.catalog import CatalogEntry
+from app.skills.evolution import Proposal
+from app.skills.evolver import ProposalError, SkillEvolver
 from app.skills.importing import ImportSource, SkillImporter
 from app.skills.model import (
     ArchiveRejected,
@@ -56,8 +58,9 @@ async def _run(fn: Callable[[], T]) -> T:
 
 
 class SkillsApi:
-    def __init__(self, runtime: SkillRuntime) -> None:
+    def __init__(self, runtime: SkillRuntime, evolver: SkillEvolver | None = None) -> None:
         self._rt = runtime
+        self._evolver = evolver
         self._redact = Redactor(runtime.config.home)
 
     def handlers(self) -> Mapping[str, Handler]:
@@ -76,6 +79,9 @@ class SkillsApi:
             "skills.import": self.import_,
             "skills.export": self.export,
             "skills.invalid_delete": self.invalid_delete,
+            "skills.proposals.list": self.proposals_list,
+            "skills.proposals.approve": self.proposals_approve,
+            "skills.proposals.reject": self.proposals_reject,
         }
         return table
 
@@ -206,6 +212,33 @@ class SkillsApi:
     async def export(self, req: am.SkillName) -> am.SkillExport:
         return await _run(lambda: self._importer().export_bytes(req.name))
 
+    # -- self-evolution proposals --------------------------------------------------------------
+
+    def _need_evolver(self) -> SkillEvolver:
+        if self._evolver is None:
+            raise ApiFailure("unsupported", "Self-evolution is not available here.")
+        return self._evolver
+
+    async def proposals_list(self, req: m.Empty) -> am.ProposalList:
+        evolver = self._need_evolver()
+        return am.ProposalList(
+            enabled=evolver.enabled(), proposals=[_proposal_view(p) for p in evolver.list()]
+        )
+
+    async def proposals_approve(self, req: am.ProposalRef) -> am.ProposalView:
+        evolver = self._need_evolver()
+        try:
+            return _proposal_view(await _run(lambda: evolver.approve(req.id)))
+        except ProposalError as exc:
+            raise ApiFailure("not_found", str(exc)) from None
+
+    async def proposals_reject(self, req: am.ProposalRef) -> am.ProposalView:
+        evolver = self._need_evolver()
+        try:
+            return _proposal_view(evolver.reject(req.id))
+        except ProposalError as exc:
+            raise ApiFailure("not_found", str(exc)) from None
+
 
 def _import_source(req: am.SkillImportSource) -> ImportSource:
     if (req.path is None) == (req.data_base64 is None):
@@ -225,3 +258,17 @@ def _import_source(req: am.SkillImportSource) -> ImportSource:
     except (binascii.Error, ValueError):
         raise ApiFailure("invalid", "data_base64 is not valid base64.") from None
     return ImportSource(data=data)
+
+
+def _proposal_view(p: Proposal) -> am.ProposalView:
+    # The table's CHECK constraint limits `status` to the literal's values.
+    return am.ProposalView.model_validate(
+        {
+            "id": p.id,
+            "status": p.status,
+            "name": p.name,
+            "content": p.content,
+            "reason": p.reason,
+            "created_at": p.created_at,
+        }
+    )

@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING, Any
 from app.api.extensions import Capability, Handler
 from app.core.context import ToolBox, TurnSpec
 from app.core.messages import Message, ToolSpec
+from app.llm.base import Provider
 from app.settings.paths import AppPaths
 from app.settings.user_settings import SettingsStore
 from app.skills import tool_specs
 from app.skills.activations import ActivationRepository
+from app.skills.evolution import EvolutionRepository
+from app.skills.evolver import SkillEvolver
 from app.skills.runtime import McpPreparer, RuntimeConfig, SkillRuntime
 from app.skills.search_index import listing_description
 from app.store.db import Database
@@ -65,8 +68,9 @@ class SkillToolBox:
 class SkillsCapability(Capability):
     name = "skills"
 
-    def __init__(self, runtime: SkillRuntime) -> None:
+    def __init__(self, runtime: SkillRuntime, evolver: SkillEvolver | None = None) -> None:
         self.runtime = runtime
+        self.evolver = evolver
         self._box = SkillToolBox(runtime)
         self._warm = False
         self._api: Mapping[str, Handler] | None = (
@@ -88,7 +92,7 @@ class SkillsCapability(Capability):
             if self._api is None:
                 from app.skills.api_service import SkillsApi
 
-                self._api = SkillsApi(self.runtime).handlers()
+                self._api = SkillsApi(self.runtime, self.evolver).handlers()
             return await self._api[route](req)
 
         return handle
@@ -168,6 +172,12 @@ class SkillsCapability(Capability):
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         self.runtime.turn_stored(spec.chat_id, spec.turn_id)
+        if self.evolver is not None:
+            self.evolver.after_turn(spec, messages)
+
+    async def aclose(self) -> None:
+        if self.evolver is not None:
+            await self.evolver.aclose()
 
 
 def build_skills_capability(
@@ -178,6 +188,7 @@ def build_skills_capability(
     workspace: Path | None,
     *,
     mcp: McpPreparer | None = None,
+    providers: Callable[[str], Provider] | None = None,
 ) -> SkillsCapability:
     """The one line in bootstrap.py. `mcp` stays None until an MCP capability offers
     `prepare_servers` (see docs/skills.md)."""
@@ -197,7 +208,13 @@ def build_skills_capability(
     )
     holder: list[SkillsCapability] = []
     runtime = SkillRuntime(config, ActivationRepository(db), known_tools=_known_tools(env, holder), mcp=mcp)
-    cap = SkillsCapability(runtime)
+    evolver = SkillEvolver(
+        EvolutionRepository(db),
+        runtime,
+        enabled=lambda: settings.load().skill_evolution,
+        provider_for=providers,
+    )
+    cap = SkillsCapability(runtime, evolver)
     holder.append(cap)
     return cap
 

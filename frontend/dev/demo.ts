@@ -18,6 +18,7 @@ let settings: SettingsView = {
   allow_private_network: false,
   exec_env: [],
   local_api: false,
+  allow_private_network: false, skill_evolution: false,
 };
 const providers: ProviderView[] =
   scenario === "first-run"

@@ -95,6 +95,7 @@ async def test_real_skill_shapes_import_with_warnings_load_and_read_through_the_
     )
     archive = zip_folder(source, tmp_path / "docx.zip", prefix="docx")
     app, events = await make_app(env={"HOME": str(home)})
+    await app.start_background()  # as desktop/serve: the prompt lists the catalog
 
     preview = await ok(app, "skills.import_preview", {"path": str(archive)})
     assert preview["valid"] and preview["name"] == "docx" and preview["file_count"] >= 80
@@ -143,7 +144,9 @@ async def test_real_skill_shapes_import_with_warnings_load_and_read_through_the_
     assert "binary file" in tools[2] and "41000 bytes" in tools[2]
     assert tools[3].startswith("Error:") and "'..'" in tools[3]
     system = fake_llm.model_requests()[-1].body["messages"][0]["content"]
-    assert LONG_DESCRIPTION not in system  # the listing cuts long descriptions with a marker
+    listed = next(line for line in system.splitlines() if line.startswith("- docx: "))
+    assert listed.endswith(" […]") and len(listed) < 320  # cut with a marker
+    assert LONG_DESCRIPTION not in system
 
 
 async def test_upload_export_roundtrip_and_archive_layout_errors(

@@ -390,6 +390,18 @@ export const en = {
   "skills.mention.max": "At most {max} mentions per message.",
   "skills.mention.remove": "Remove {label}",
   "skills.mention.picker": "Mention a Skill or MCP server",
+  "skills.proposals.title": "Proposals (self-evolution)",
+  "skills.proposals.toggle": "Propose Skills from workflows I repeat",
+  "skills.proposals.hint": "Off by default. When a successful workflow with several tool calls recurs, CashCode drafts a Skill from redacted evidence (one model call, no tools). Nothing is applied until you approve it.",
+  "skills.proposals.empty": "No proposals.",
+  "skills.proposals.unnamed": "Draft",
+  "skills.proposals.approve": "Approve",
+  "skills.proposals.reject": "Reject",
+  "skills.proposals.status.drafting": "Drafting…",
+  "skills.proposals.status.pending": "Waiting for your decision",
+  "skills.proposals.status.approved": "Approved",
+  "skills.proposals.status.rejected": "Rejected",
+  "skills.proposals.status.failed": "Failed",
 } as const;
 
 export type MessageKey = keyof typeof en;

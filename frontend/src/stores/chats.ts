@@ -222,7 +222,7 @@ export const useChatsStore = defineStore("chats", () => {
     rt.error = null;
     rt.sending = true;
     try {
-      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model, mentions }));
+      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model, ...(mentions.length ? { mentions } : {}) }));
     } finally {
       rt.sending = false;
     }

@@ -141,3 +141,40 @@ describe("Skills host: drops and import requests", () => {
     wrapper.unmount();
   });
 });
+
+describe("Skill proposals", () => {
+  it("shows pending proposals, approves one and turns self-evolution on", async () => {
+    const fake = market([]);
+    let status: "pending" | "approved" = "pending";
+    let enabled = false;
+    fake.on("skills.proposals.list", () => ({
+      enabled,
+      proposals: [{ id: "p1", status, name: "notes-digest", content: "---\nname: notes-digest\n---\n", reason: "", created_at: "2026-12-01" }],
+    }));
+    fake.on("skills.proposals.approve", () => {
+      status = "approved";
+      return { id: "p1", status, name: "notes-digest", content: "", reason: "", created_at: "2026-12-01" };
+    });
+    fake.on("settings.update", (patch) => {
+      enabled = Boolean(patch.skill_evolution);
+      return {
+        theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
+        tool_policies: {}, max_iterations: 20, allow_private_network: false, skill_evolution: enabled,
+      };
+    });
+    const { wrapper } = await mountWith(SkillsView, { fake, path: "/skills" });
+    await tick();
+    const section = wrapper.get('[data-testid="skills-proposals"]');
+    expect(section.text()).toContain("notes-digest");
+    expect(section.text()).toContain("Waiting for your decision");
+    await wrapper.get('[data-testid="skills-evolution-toggle"]').trigger("change");
+    await tick();
+    expect(fake.callsTo("settings.update")).toEqual([{ skill_evolution: true }]);
+    await wrapper.get('[data-testid="proposal-approve"]').trigger("click");
+    await tick();
+    await tick();
+    expect(fake.callsTo("skills.proposals.approve")).toEqual([{ id: "p1" }]);
+    expect(wrapper.get('[data-testid="skills-proposals"]').text()).toContain("Approved");
+    expect(wrapper.find('[data-testid="proposal-approve"]').exists()).toBe(false);
+  });
+});

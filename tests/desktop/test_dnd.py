@@ -1,0 +1,27 @@
+"""Which dropped paths the window's drop handler turns into import requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.desktop.dnd import skill_paths
+
+
+def _event(*paths: str | None, dropzone: str | None = None) -> dict[str, object]:
+    files = [{"name": Path(p).name if p else "x", "pywebviewFullPath": p} for p in paths]
+    target = {"dataset": {"dropzone": dropzone}} if dropzone else {}
+    return {"type": "drop", "target": target, "dataTransfer": {"files": files}}
+
+
+def test_zips_and_folders_are_import_requests_other_files_are_not(tmp_path: Path) -> None:
+    folder = tmp_path / "my-skill"
+    folder.mkdir()
+    archive = tmp_path / "Skill Ü.ZIP"
+    other = tmp_path / "notes.txt"
+    event = _event(str(archive), str(other), str(folder), None)
+    assert skill_paths(event) == [str(archive), str(folder)]
+
+
+def test_drops_on_the_composer_are_left_to_the_composer(tmp_path: Path) -> None:
+    assert skill_paths(_event(str(tmp_path / "a.zip"), dropzone="composer")) == []
+    assert skill_paths({"type": "drop"}) == []

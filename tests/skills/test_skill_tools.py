@@ -1,0 +1,91 @@
+"""The Skill tools called directly: MCP preparation after load (the McpPreparer protocol),
+resource paths (links, escapes, binary, caps) and dependency checks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from app.skills.resources import ResourceError, read_resource, resolve_package_file
+from app.skills.runtime import RuntimeConfig, SkillRuntime
+from app.skills.tools import SkillLoadTool
+from app.tools.base import ToolContext, ToolError
+
+from .helpers import skill_md, write_skill
+
+
+class FakeMcp:
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    async def prepare_servers(self, names: Sequence[str]) -> list[str]:
+        self.asked.append(list(names))
+        return [f"{n}: connected (3 tools)" for n in names]
+
+
+def _runtime(tmp_path: Path, mcp: FakeMcp | None = None, env: dict[str, str] | None = None) -> SkillRuntime:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    config = RuntimeConfig(
+        data_dir=tmp_path / "data",
+        home=tmp_path / "home",
+        workspace=lambda: ws,
+        env=env or {"PATH": os.environ.get("PATH", "")},
+        builtin_dir=tmp_path / "builtin",
+    )
+    return SkillRuntime(config, None, mcp=mcp)
+
+
+async def _load(rt: SkillRuntime, name: str, tmp_path: Path) -> str:
+    tool = SkillLoadTool(rt)
+    ctx = ToolContext(workspace=tmp_path / "ws", chat_id="c", turn_id="t")
+    call = await tool.prepare({"name": name}, ctx)
+    return (await tool.execute(call, ctx)).content
+
+
+async def test_required_mcp_servers_are_prepared_after_load(tmp_path: Path) -> None:
+    user = tmp_path / "data" / "skills" / "user"
+    write_skill(user, "gh", skill_md("gh", extra="requires:\n  mcp_servers: [github, linear]\n"))
+    mcp = FakeMcp()
+    text = await _load(_runtime(tmp_path, mcp), "gh", tmp_path)
+    assert mcp.asked == [["github", "linear"]]
+    assert "- github: connected (3 tools)" in text and "- linear: connected" in text
+    without = await _load(_runtime(tmp_path), "gh", tmp_path)
+    assert "MCP is not available here" in without
+
+
+async def test_missing_dependencies_refuse_a_load(tmp_path: Path) -> None:
+    user = tmp_path / "data" / "skills" / "user"
+    write_skill(user, "needs", skill_md("needs", extra="requires:\n  env: [NEEDED_VAR_XYZ]\n"))
+    with pytest.raises(ToolError, match="missing dependencies: environment variable 'NEEDED_VAR_XYZ'"):
+        await _load(_runtime(tmp_path), "needs", tmp_path)
+    assert "# Demo" in await _load(_runtime(tmp_path, env={"NEEDED_VAR_XYZ": "1"}), "needs", tmp_path)
+
+
+def test_resource_paths_refuse_links_escapes_and_specials(tmp_path: Path) -> None:
+    pkg = write_skill(tmp_path, "pkg", files={"ref/a.md": b"A" * 100, "font.ttf": b"\x00\x01" * 10})
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    os.symlink(outside, pkg / "link.txt")
+    os.symlink(pkg / "ref", pkg / "reflink")
+    for bad in (
+        "../secret.txt",
+        "/etc/passwd",
+        "ref\\a.md",
+        "link.txt",
+        "reflink/a.md",
+        "ref",
+        "nope.md",
+        "",
+        "C:/x",
+    ):
+        with pytest.raises(ResourceError):
+            resolve_package_file(pkg, bad)
+    assert resolve_package_file(pkg, "./ref/a.md") == pkg / "ref" / "a.md"
+    text = read_resource(pkg, "ref/a.md", max_chars=10)
+    assert text.text == "A" * 10 and text.truncated and text.size == 100
+    binary = read_resource(pkg, "font.ttf")
+    assert binary.text is None and binary.size == 20 and len(binary.sha256) == 64

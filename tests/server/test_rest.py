@@ -38,7 +38,7 @@ async def rest(
         yield served, skills
 
 
-ABSENT = ("skills.versions", "mcp.servers.list")
+ABSENT = ("skills.versions", "mcp.servers.list", "mcp.servers.create")
 
 
 def _rebase(schema: Any) -> Any:

@@ -106,7 +106,7 @@ class McpRoutes:
         return self.view(entry)
 
     async def connect(self, req: x.McpServerRef) -> x.McpServerView:
-        await self._s.connect(req.name)
+        await self._s.connect(req.name, interactive=True)  # a sign-in may open the browser
         return self.view(self._s.entry(req.name))
 
     async def disconnect(self, req: x.McpServerRef) -> x.McpServerView:

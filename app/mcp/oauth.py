@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import webbrowser
 from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
@@ -70,9 +69,9 @@ class KeyringTokenStorage:
 class BrowserSignIn:
     """Opens the system browser and waits for the redirect on a loopback port."""
 
-    def __init__(self, interactive: bool, open_url: Callable[[str], object] = webbrowser.open) -> None:
+    def __init__(self, interactive: bool, open_url: Callable[[str], object] | None = None) -> None:
         self._interactive = interactive
-        self._open_url = open_url
+        self._open_url = open_url or _open_browser
         self._port = free_port()
         self.redirect_uri = f"http://127.0.0.1:{self._port}/callback"
         self._result: asyncio.Future[dict[str, str]] | None = None
@@ -114,6 +113,12 @@ class BrowserSignIn:
             if self._result is not None and not self._result.done() and urlsplit(target).path == "/callback":
                 self._result.set_result(query)
         writer.close()
+
+
+def _open_browser(url: str) -> object:
+    import webbrowser  # only when a sign-in really happens
+
+    return webbrowser.open(url)
 
 
 def oauth_provider(

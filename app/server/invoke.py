@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse
 
 from app.server.contracts import ServedApp
 
-ROUTE_PATTERN = re.compile(r"^[a-z_]+\.[a-z_]+$")
+ROUTE_PATTERN = re.compile(r"^[a-z_]+(?:\.[a-z_]+){1,3}$")  # e.g. chats.list, mcp.servers.list
 MAX_BODY_BYTES = 1024 * 1024
 _NO_STORE = {"cache-control": "no-store"}
 

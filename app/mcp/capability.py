@@ -33,7 +33,7 @@ class McpCapability(Capability):
         self.service = service
         self.activations = activations
         self.directory = McpDirectory(service)
-        self._routes = McpRoutes(service, self.directory, settings)
+        self._routes = McpRoutes(service, self.directory, settings, activations)
 
     @classmethod
     def build(

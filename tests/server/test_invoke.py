@@ -38,7 +38,7 @@ async def test_an_empty_body_is_an_empty_payload(served: Served) -> None:
 
 async def test_bad_route_names_get_an_error_envelope_and_never_reach_the_app(served: Served) -> None:
     async with served.client() as client:
-        for route in ("chats", "Chats.list", "chats.list.more.deeper.x", "chats.l1st", "..%2Fetc", "chats.-x"):
+        for route in ("chats", "Chats.list", "a.b.c.d.e", "chats.l1st", "..%2Fetc", "chats.-x"):
             response = await client.post(
                 f"/api/invoke/{route}", json={}, headers={"origin": served.origin, **served.cookie_header}
             )

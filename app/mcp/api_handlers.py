@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from app.api import models as m
 from app.api.errors import ApiFailure
 from app.mcp import api_models as x
+from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput
 from app.mcp.config import ConfigError, ServerEntry
 from app.mcp.connection import ServerGone
@@ -22,10 +23,17 @@ from app.settings.user_settings import SettingsStore
 
 
 class McpRoutes:
-    def __init__(self, service: McpService, directory: McpDirectory, settings: SettingsStore) -> None:
+    def __init__(
+        self,
+        service: McpService,
+        directory: McpDirectory,
+        settings: SettingsStore,
+        activations: ActivationStore,
+    ) -> None:
         self._s = service
         self._dir = directory
         self._settings = settings
+        self._activations = activations
 
     def table(self) -> dict[str, Callable[[Any], Awaitable[BaseModel]]]:
         handlers: dict[str, Callable[[Any], Awaitable[BaseModel]]] = {
@@ -97,6 +105,7 @@ class McpRoutes:
             raise ApiFailure("invalid", f"{req.name!r} is a built-in server and cannot be deleted")
         await self._s.forget(req.name)
         self._s.catalog.delete(entry)
+        self._activations.forget_server(req.name)  # a new server of that name starts hidden
         return m.Ok()
 
     async def confirm(self, req: x.McpServerRef) -> x.McpServerView:
@@ -106,7 +115,7 @@ class McpRoutes:
         return self.view(entry)
 
     async def connect(self, req: x.McpServerRef) -> x.McpServerView:
-        await self._s.connect(req.name)
+        await self._s.connect(req.name, interactive=True)  # a sign-in may open the browser
         return self.view(self._s.entry(req.name))
 
     async def disconnect(self, req: x.McpServerRef) -> x.McpServerView:

@@ -33,7 +33,7 @@ class McpCapability(Capability):
         self.service = service
         self.activations = activations
         self.directory = McpDirectory(service)
-        self._routes = McpRoutes(service, self.directory, settings)
+        self._routes = McpRoutes(service, self.directory, settings, activations)
 
     @classmethod
     def build(
@@ -64,7 +64,24 @@ class McpCapability(Capability):
         return cls(service, ActivationStore(db), settings)
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
-        return McpToolBox(spec.chat_id, self.service, self.directory, self.activations)
+        mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]
+        return McpToolBox(spec.chat_id, self.service, self.directory, self.activations, mentioned)
+
+    def prompt_section(self, spec: TurnSpec) -> str | None:
+        """@-selected MCP servers (SPEC S7.9): their tools are offered directly in this turn;
+        a server whose tools are not known yet must be prepared first."""
+        mentioned = [m for m in spec.mentions if m.kind == "mcp"]
+        if not mentioned:
+            return None
+        d = self.directory.refresh()
+        lines = ["The user selected these MCP servers for this message:"]
+        for m in mentioned:
+            known = [d.names[p] for p in d.tools if p[0] == m.name and p in d.names]
+            if known:
+                lines.append(f"- {m.name}: call its tools directly ({', '.join(known[:20])})")
+            else:
+                lines.append(f"- {m.name}: call mcp_prepare with server={m.name!r} first to use its tools")
+        return "\n".join(lines)
 
     def routes(self) -> Mapping[str, Handler]:
         return self._routes.table()

@@ -93,6 +93,7 @@ class UserCatalog:
     def __init__(self, path: Path, secrets: SecretStore) -> None:
         self._path = path
         self._secrets = secrets
+        self.secrets = secrets  # OAuth tokens of user servers live here too
         self._lock = threading.Lock()
 
     # ---- reading -------------------------------------------------------------------------------
@@ -152,6 +153,8 @@ class UserCatalog:
             self._secrets.delete(secret_name(entry.name, "header", h))
         for key in entry.secret_env:
             self._secrets.delete(secret_name(entry.name, "env", key))
+        for what in ("tokens", "client"):
+            self._secrets.delete(secret_name(entry.name, "oauth", what))
 
     def _forget_dropped(self, old: ServerEntry, new: ServerEntry) -> None:
         for h in set(old.header_names) - set(new.header_names):

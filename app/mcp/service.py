@@ -19,6 +19,7 @@ from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
 from app.mcp.config import ConfigError, Resolved, ServerEntry
 from app.mcp.connection import Connection, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
+from app.mcp.oauth import BrowserSignIn, SignIn, oauth_provider
 from app.mcp.results import cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
 from app.settings.secrets import redact
@@ -63,6 +64,7 @@ class McpPaths:
 @dataclass
 class _State:
     resolved: Resolved | None = None
+    interactive: bool = False  # may a sign-in open the browser (the user pressed Connect)
     launched: transports.Launched | None = None
     active_calls: list[CallSite] = field(default_factory=list)
 
@@ -76,7 +78,11 @@ class McpService:
         *,
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
         connect_timeout_s: float = transports.CONNECT_TIMEOUT_S,
+        sign_in: Callable[[bool], SignIn] | None = None,
+        client_metadata_url: str | None = None,
     ) -> None:
+        self._client_metadata_url = client_metadata_url
+        self._sign_in = sign_in or (lambda interactive: BrowserSignIn(interactive))
         self._paths = paths
         self.catalog = catalog
         self._publish = publish
@@ -137,7 +143,7 @@ class McpService:
 
     # ---- connections ---------------------------------------------------------------------------
 
-    async def connect(self, name: str) -> Connection:
+    async def connect(self, name: str, *, interactive: bool = False) -> Connection:
         entry = self.entry(name)
         if entry.needs_confirmation:
             raise NeedsConfirmation(
@@ -156,6 +162,7 @@ class McpService:
             self._known_secrets.update(v for v in resolved.secret_values() if v)
             state = self._state.setdefault(name, _State())
             state.resolved = resolved
+            state.interactive = interactive
             conn = Connection(
                 name,
                 lambda: self._open(resolved, state),
@@ -164,7 +171,8 @@ class McpService:
                 after_close=lambda: self._stop_launched(state),
             )
             self._conns[name] = conn
-            await conn.connect(self._list_tools, self.connect_timeout_s)
+            # an interactive connect may include a browser sign-in, which takes minutes
+            await conn.connect(self._list_tools, self.connect_timeout_s * (6 if interactive else 1))
             self.cache.save(name, entry.fingerprint(), conn.tools)
             self.revision += 1
             return conn
@@ -179,6 +187,15 @@ class McpService:
         launched, state.launched = state.launched, None
         if launched is not None:
             await launched.stop()
+
+    def auth_for(self, entry: ServerEntry, url: str, state: _State) -> Any:
+        """OAuth for user HTTP/SSE servers, unless the user set an Authorization header."""
+        if entry.source != "user" or entry.transport == "stdio":
+            return None
+        if any(h.lower() == "authorization" for h in entry.header_names):
+            return None
+        sign_in = self._sign_in(state.interactive)
+        return oauth_provider(entry.name, url, self.catalog.secrets, sign_in, self._client_metadata_url)
 
     def stderr_path(self, name: str) -> Path:
         return self._paths.logs / f"{name}.stderr.log"
@@ -343,6 +360,7 @@ class _Opening:
             url=url,
             stderr_path=self._s.stderr_path(entry.name),
             client_kwargs=self._s.client_kwargs(entry.name),
+            auth=self._s.auth_for(entry, url, self._state),
         )
         try:
             return await self._cm.__aenter__()

@@ -240,17 +240,25 @@ class McpToolBox:
     appear at the next step of the same turn."""
 
     def __init__(
-        self, chat_id: str, service: McpService, directory: McpDirectory, store: ActivationStore
+        self,
+        chat_id: str,
+        service: McpService,
+        directory: McpDirectory,
+        store: ActivationStore,
+        mentioned: Sequence[str] = (),
     ) -> None:
         self._chat_id = chat_id
         self._service = service
         self._dir = directory
         self._store = store
+        self._mentioned = tuple(mentioned)  # @-selected servers: their tools for this turn only
 
     def _tools(self) -> dict[str, Tool]:
         d = self._dir.refresh()
         active: dict[str, Tool] = {}
-        for server, tool in self._store.list(self._chat_id) if self._chat_id else []:
+        pairs = list(self._store.list(self._chat_id)) if self._chat_id else []
+        pairs += [p for p in d.tools if p[0] in self._mentioned]
+        for server, tool in pairs:
             definition = d.tools.get((server, tool))
             exposed = d.names.get((server, tool))
             if definition is not None and exposed is not None:

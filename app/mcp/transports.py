@@ -53,7 +53,7 @@ def stderr_tail(path: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def open_client(
-    resolved: Resolved, *, url: str, stderr_path: Path, client_kwargs: dict[str, Any]
+    resolved: Resolved, *, url: str, stderr_path: Path, client_kwargs: dict[str, Any], auth: Any = None
 ) -> AsyncIterator[Any]:
     """`async with open_client(...) as client` — must be entered and exited in one task."""
     from mcp import Client
@@ -80,7 +80,7 @@ async def open_client(
         from mcp.client.sse import sse_client
 
         async with Client(
-            sse_client(url, headers=headers, timeout=30, sse_read_timeout=300), **client_kwargs
+            sse_client(url, headers=headers, timeout=30, sse_read_timeout=300, auth=auth), **client_kwargs
         ) as c:
             yield c
         return
@@ -88,7 +88,7 @@ async def open_client(
 
     timeout = httpx2.Timeout(30, read=300)
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+        httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth) as http,
         Client(streamable_http_client(url, http_client=http), **client_kwargs) as client,
     ):
         yield client

@@ -9,6 +9,7 @@ from app.mcp.activations import ActivationStore
 from app.mcp.results import name_map
 from app.store.chats import ChatRepository
 from app.store.db import Database
+from tests.api.conftest import AppMaker, ok
 
 VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -49,3 +50,15 @@ def test_activations_are_an_lru_of_fifty_per_chat_and_survive_reopening(tmp_path
     chats2 = ChatRepository(Database(tmp_path / "db.sqlite3"))
     chats2.delete(one)
     assert ActivationStore(Database(tmp_path / "db.sqlite3")).list(one) == []
+
+
+async def test_deleting_a_server_forgets_its_activations(make_app: AppMaker) -> None:
+    from tests.mcp.helpers import add_rough
+
+    app, _ = await make_app()
+    await add_rough(app)
+    chat = (await ok(app, "chats.create"))["id"]
+    store = ActivationStore(app.ctx.db)
+    store.touch(chat, [("rough", "fail"), ("test_stdio_mcp", "say_hello")])
+    await ok(app, "mcp.servers.delete", {"name": "rough"})
+    assert store.list(chat) == [("test_stdio_mcp", "say_hello")]

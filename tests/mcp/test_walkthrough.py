@@ -108,3 +108,30 @@ async def test_a_denied_mcp_call_is_reported_and_the_read_only_mode_refuses_it(
     turn3 = await send(app, chat, "and now", pid)
     assert (await events.turn_end(turn3, 60)).type == "turn_done"
     assert "policy: never" in tool_outputs(fake_llm.model_requests()[-1])[-1]
+
+
+async def test_an_mcp_mention_offers_the_servers_tools_for_that_turn_only(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    await ok(app, "mcp.servers.connect", {"name": "test_stdio_mcp"})  # tools known (live + cache)
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script({"text": "ok"}, {"text": "ok"})
+    ref = await ok(
+        app,
+        "chat.send",
+        {
+            "chat_id": chat,
+            "text": "say hello",
+            "model": {"provider_id": pid, "model": "fake-model"},
+            "mentions": [{"kind": "mcp", "name": "test_stdio_mcp", "label": "stdio test MCP"}],
+        },
+    )
+    assert (await events.turn_end(ref["turn_id"], 60)).type == "turn_done"
+    first = fake_llm.model_requests()[-1]
+    assert TOOL in offered(first)
+    assert "The user selected these MCP servers" in first.body["messages"][0]["content"]
+    turn2 = await send(app, chat, "and without a mention", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    assert TOOL not in offered(fake_llm.model_requests()[-1])  # for that turn only

@@ -191,9 +191,13 @@ class CashCodeApp:
         return m.Ok()
 
     async def chat_send(self, req: m.ChatSend) -> m.TurnRef:
-        choice = req.model or self.ctx.settings.view().last_model
+        choice = req.model or self.ctx.settings.view().last_model or await self._choose_first_model()
         if choice is None:
-            raise ApiFailure("invalid", "No model chosen yet: pick a provider and a model first.")
+            raise ApiFailure(
+                "invalid",
+                "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
+                " and check that it lists models.",
+            )
         provider = self.ctx.providers.get(choice.provider_id)
         ref = self._chat.send(
             req.chat_id, req.text, choice.provider_id, choice.model, provider, mentions=tuple(req.mentions)
@@ -220,7 +224,11 @@ class CashCodeApp:
         return self.ctx.providers.list_views()
 
     async def providers_save(self, req: m.ProviderInput) -> m.ProviderView:
-        return self.ctx.providers.save(req)
+        view = self.ctx.providers.save(req)
+        if self.ctx.settings.view().last_model is None:
+            # The first provider: choose one of its models now, so the first message just works.
+            await self._choose_first_model([view.id])
+        return view
 
     async def providers_delete(self, req: m.ProviderRef) -> m.Ok:
         self.ctx.providers.delete(req.provider_id)
@@ -266,6 +274,14 @@ class CashCodeApp:
         raise ApiFailure("unsupported", "This action is only available in the desktop app.")
 
     # ---- internals -------------------------------------------------------------------------------
+
+    async def _choose_first_model(self, provider_ids: list[str] | None = None) -> m.ModelRef | None:
+        """Pick and remember a model when none is chosen yet (first run)."""
+        ids = provider_ids if provider_ids is not None else self.ctx.providers.provider_ids()
+        choice = await self.ctx.providers.first_model(ids)
+        if choice is not None and not self.ctx.providers.is_override(choice.provider_id):
+            self.ctx.settings.remember_model(choice.provider_id, choice.model)
+        return choice
 
     def _turn_environment(self) -> TurnEnvironment:
         settings = self.ctx.settings.load()

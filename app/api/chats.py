@@ -22,7 +22,7 @@ from app.core.turn import run_turn
 from app.core.turns import TurnManager
 from app.llm.base import Provider, UsageReport
 from app.store.approvals import SqliteApprovalLedger
-from app.store.chats import ChatRecord, ChatRepository, StoredMessage
+from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.errors import NotFound, StoreError
 from app.store.usage import UsageRepository
 from app.tools.base import ToolContext
@@ -76,17 +76,25 @@ class ChatService:
 
     # ---- chats -------------------------------------------------------------------------------
 
-    def summary(self, record: ChatRecord) -> m.ChatSummary:
+    def summary(self, record: ChatRecord, activity: ChatActivity | None = None) -> m.ChatSummary:
+        if activity is None:
+            activity = self._d.chats.activity([record.id]).get(record.id)
         return m.ChatSummary(
             id=record.id,
             title=record.title,
             created_at=record.created_at,
             updated_at=record.updated_at,
             running=self._d.turns.is_running(record.id),
+            message_count=activity.message_count if activity else 0,
+            last_activity=(activity.last_message_at if activity else None) or record.created_at,
         )
 
     def list(self) -> m.ChatList:
-        return m.ChatList(chats=[self.summary(c) for c in self._d.chats.list(limit=10_000)])
+        activity = self._d.chats.activity()
+        none = ChatActivity(0, None)
+        return m.ChatList(
+            chats=[self.summary(c, activity.get(c.id, none)) for c in self._d.chats.list(limit=10_000)]
+        )
 
     def create(self, req: m.ChatCreate) -> m.ChatSummary:
         return self.summary(self._d.chats.create(req.title))

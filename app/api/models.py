@@ -85,6 +85,8 @@ class ChatSummary(_Model):
     created_at: str
     updated_at: str
     running: bool = False
+    message_count: int = 0  # user and assistant messages
+    last_activity: str = ""  # when the last message was written (created_at for an empty chat)
 
 
 class ChatList(_Model):

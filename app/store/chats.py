@@ -33,6 +33,12 @@ class ChatRecord:
 
 
 @dataclass(frozen=True)
+class ChatActivity:
+    message_count: int  # user and assistant messages (tool results are not counted)
+    last_message_at: str | None
+
+
+@dataclass(frozen=True)
 class StoredMessage:
     cursor: int
     turn_id: str
@@ -98,6 +104,23 @@ class ChatRepository:
             "SELECT * FROM chats ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?", (limit, offset)
         )
         return [_chat(r) for r in rows]
+
+    def activity(self, chat_ids: Sequence[str] | None = None) -> dict[str, ChatActivity]:
+        """Per chat: how many user/assistant messages it has and when the last one was written.
+        `None` means every chat (one grouped query for the chat list)."""
+        sql = (
+            "SELECT chat_id, COUNT(*), MAX(created_at) FROM messages"
+            " WHERE role IN ('user', 'assistant'){where} GROUP BY chat_id"
+        )
+        if chat_ids is None:
+            rows = self._db.query(sql.format(where=""))
+        else:
+            ids = [validate_chat_id(c) for c in chat_ids]
+            if not ids:
+                return {}
+            marks = ",".join("?" for _ in ids)
+            rows = self._db.query(sql.format(where=f" AND chat_id IN ({marks})"), tuple(ids))
+        return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
 
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:
         """Set the title. An automatic title (`auto=True`) never replaces one the user chose;

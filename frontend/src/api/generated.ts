@@ -102,6 +102,8 @@ export interface ChatSummary {
   created_at: string;
   updated_at: string;
   running: boolean;
+  message_count: number;
+  last_activity: string;
 }
 
 export interface ConnectionTest {

@@ -174,6 +174,14 @@ export const en = {
   "onboarding.ready": "Ollama is connected. Available models:",
   "onboarding.start": "Start chatting",
   "onboarding.skip": "Skip for now",
+  "chatlist.messages": "{count} messages",
+  "chatlist.oneMessage": "1 message",
+  "chatlist.noMessages": "No messages",
+  "chatlist.justNow": "just now",
+  "chatlist.minutesAgo": "{n} min ago",
+  "chatlist.hoursAgo": "{n} h ago",
+  "chatlist.daysAgo": "{n} d ago",
+  "chatlist.lastActivity": "Last activity {when}",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -176,4 +176,12 @@ export const zhCN: Record<MessageKey, string> = {
   "onboarding.ready": "Ollama 已连接。可用模型：",
   "onboarding.start": "开始对话",
   "onboarding.skip": "暂时跳过",
+  "chatlist.messages": "{count} 条消息",
+  "chatlist.oneMessage": "1 条消息",
+  "chatlist.noMessages": "暂无消息",
+  "chatlist.justNow": "刚刚",
+  "chatlist.minutesAgo": "{n} 分钟前",
+  "chatlist.hoursAgo": "{n} 小时前",
+  "chatlist.daysAgo": "{n} 天前",
+  "chatlist.lastActivity": "最近活动：{when}",
 };

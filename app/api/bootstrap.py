@@ -68,6 +68,8 @@ def build_app(
     db = Database(paths.db_path)
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
+    bus = EventBus()
+    caps.append(_history(db, paths, bus))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -87,7 +89,7 @@ def build_app(
         secrets=secret_store,
         providers=providers,
         tools=ToolCatalog(_registry(tools)),
-        bus=EventBus(),
+        bus=bus,
         notices=tuple(notices),
         capabilities=tuple(caps),
     )
@@ -126,6 +128,13 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         migrate_legacy_env(env, store, secrets)
     except (SecretStoreError, SettingsError) as exc:
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
+
+
+def _history(db: Database, paths: AppPaths, bus: EventBus) -> Capability:
+    from app.attachments.store import AttachmentStore
+    from app.history.capability import HistoryCapability
+
+    return HistoryCapability(ChatRepository(db), AttachmentStore(paths.data_dir / "attachments"), bus.publish)
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

@@ -180,6 +180,27 @@ class ChatRepository:
             conn.execute("UPDATE chats SET updated_at = ? WHERE id = ?", (now, cid))
         return stored
 
+    def insert_imported(self, record: ChatRecord, messages: Sequence[StoredMessage]) -> ChatRecord:
+        """Write an imported chat with its messages (original cursors, turns and times) in one
+        transaction: all of it or nothing."""
+        cid = validate_chat_id(record.id)
+        for s in messages:
+            validate_turn_id(s.turn_id)
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?,?,?,?,?)",
+                    (cid, record.title, int(record.title_auto), record.created_at, record.updated_at),
+                )
+                conn.executemany(
+                    "INSERT INTO messages (chat_id, cursor, turn_id, role, content, tool_calls,"
+                    " tool_call_id, name, created_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [_message_row(cid, s) for s in messages],
+                )
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"chat {cid} could not be imported: {exc}") from exc
+        return self.get(cid)
+
     def page(
         self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
     ) -> tuple[builtins.list[StoredMessage], bool]:

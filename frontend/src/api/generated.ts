@@ -70,10 +70,19 @@ export interface ChatDetail {
   has_more: boolean;
 }
 
+export interface ChatExport {
+  chat_id: string;
+  format?: "md" | "json";
+}
+
 export interface ChatGet {
   chat_id: string;
   before_cursor?: number | null;
   limit?: number;
+}
+
+export interface ChatImport {
+  content: string;
 }
 
 export interface ChatList {
@@ -87,6 +96,11 @@ export interface ChatRef {
 export interface ChatRename {
   chat_id: string;
   title: string;
+}
+
+export interface ChatSearch {
+  query: string;
+  limit?: number;
 }
 
 export interface ChatSend {
@@ -127,6 +141,12 @@ export interface ErrorInfo {
   code: string;
   message: string;
   retry_after_s: number | null;
+}
+
+export interface ExportedChat {
+  filename: string;
+  mime: string;
+  content: string;
 }
 
 export interface FolderPick {
@@ -257,6 +277,19 @@ export interface ProviderView {
   has_key: boolean;
 }
 
+export interface SearchHitView {
+  chat_id: string;
+  chat_title: string;
+  cursor: number;
+  role: "user" | "assistant";
+  parts: SnippetPart[];
+  created_at: string;
+}
+
+export interface SearchResults {
+  hits: SearchHitView[];
+}
+
 export interface SessionDeleted {
   type: "session_deleted";
   chat_id: string;
@@ -293,6 +326,11 @@ export interface SettingsView {
 export interface SkillsChanged {
   type: "skills_changed";
   revision: number;
+}
+
+export interface SnippetPart {
+  text: string;
+  hit: boolean;
 }
 
 export interface ToolCallEvent {
@@ -408,9 +446,12 @@ export interface Routes {
   "chat.send": { request: ChatSend; response: TurnRef };
   "chats.create": { request: ChatCreate; response: ChatSummary };
   "chats.delete": { request: ChatRef; response: Ok };
+  "chats.export": { request: ChatExport; response: ExportedChat };
   "chats.get": { request: ChatGet; response: ChatDetail };
+  "chats.import": { request: ChatImport; response: ChatSummary };
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
+  "chats.search": { request: ChatSearch; response: SearchResults };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
   "models.list": { request: ModelsQuery; response: ModelList };
   "providers.delete": { request: ProviderRef; response: Ok };
@@ -435,9 +476,12 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chat.send",
   "chats.create",
   "chats.delete",
+  "chats.export",
   "chats.get",
+  "chats.import",
   "chats.list",
   "chats.rename",
+  "chats.search",
   "desktop.pick_folder",
   "models.list",
   "providers.delete",

@@ -182,6 +182,9 @@ export const en = {
   "chatlist.hoursAgo": "{n} h ago",
   "chatlist.daysAgo": "{n} d ago",
   "chatlist.lastActivity": "Last activity {when}",
+  "search.inMessages": "In messages",
+  "search.searching": "Searching…",
+  "search.none": "No messages contain this text.",
 } as const;
 
 export type MessageKey = keyof typeof en;

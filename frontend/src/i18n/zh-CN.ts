@@ -184,4 +184,7 @@ export const zhCN: Record<MessageKey, string> = {
   "chatlist.hoursAgo": "{n} 小时前",
   "chatlist.daysAgo": "{n} 天前",
   "chatlist.lastActivity": "最近活动：{when}",
+  "search.inMessages": "消息中",
+  "search.searching": "正在搜索…",
+  "search.none": "没有消息包含这段文字。",
 };

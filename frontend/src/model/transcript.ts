@@ -35,6 +35,8 @@ export interface UserEntry {
   kind: "user";
   key: string;
   text: string;
+  /** Stored message cursors shown by this entry (search opens a chat at one of them). */
+  cursors?: number[];
 }
 
 export interface AssistantEntry {
@@ -44,6 +46,7 @@ export interface AssistantEntry {
   state: AssistantState;
   parts: Part[];
   error: ErrorInfo | null;
+  cursors?: number[];
 }
 
 export type Entry = UserEntry | AssistantEntry;
@@ -139,15 +142,17 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
   let current: AssistantEntry | null = null;
   for (const msg of messages) {
     if (msg.role === "user") {
-      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content });
+      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content, cursors: [msg.cursor] });
       current = null;
       continue;
     }
     if (!current || current.turnId !== msg.turn_id) {
       current = newAssistant(msg.turn_id, "done");
       current.key = `a-${msg.turn_id}-${msg.cursor}`;
+      current.cursors = [];
       entries.push(current);
     }
+    current.cursors?.push(msg.cursor);
     if (msg.role === "assistant") {
       if (msg.content) appendText(current, "text", msg.content);
       for (const call of msg.tool_calls) {

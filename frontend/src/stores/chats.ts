@@ -167,6 +167,19 @@ export const useChatsStore = defineStore("chats", () => {
     rt.hasMore = detail.has_more;
   }
 
+  /** Make sure the message at `cursor` is loaded (search opens a chat at a hit). */
+  async function reveal(chatId: string, cursor: number): Promise<boolean> {
+    const rt = runtime(chatId);
+    if (rt.history === null) await loadHistory(chatId);
+    // Bounded: each page goes back up to 200 messages.
+    for (let pages = 0; pages < 500; pages++) {
+      const first = rt.history?.[0];
+      if (!first || first.cursor <= cursor || !rt.hasMore) break;
+      await loadOlder(chatId);
+    }
+    return Boolean(rt.history?.some((m) => m.cursor === cursor));
+  }
+
   function open(chatId: string | null): void {
     currentId.value = chatId;
     if (!chatId) return;
@@ -258,7 +271,7 @@ export const useChatsStore = defineStore("chats", () => {
   }
 
   return {
-    summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open,
+    summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
     entries, create, rename, remove, send, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
   };
 });

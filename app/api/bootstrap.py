@@ -69,7 +69,7 @@ def build_app(
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
     bus = EventBus()
-    caps.append(_history(db, paths, bus))
+    caps.append(_history(db, paths, bus, env))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -130,11 +130,20 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
 
 
-def _history(db: Database, paths: AppPaths, bus: EventBus) -> Capability:
+def _history(db: Database, paths: AppPaths, bus: EventBus, env: Mapping[str, str]) -> Capability:
     from app.attachments.store import AttachmentStore
     from app.history.capability import HistoryCapability
 
-    return HistoryCapability(ChatRepository(db), AttachmentStore(paths.data_dir / "attachments"), bus.publish)
+    def downloads() -> Path:
+        # CASHCODE_EXPORT_DIR: where the desktop window saves exports (tests point it at a temp dir).
+        if env.get("CASHCODE_EXPORT_DIR"):
+            return Path(env["CASHCODE_EXPORT_DIR"])
+        import platformdirs
+
+        return Path(platformdirs.user_downloads_dir())
+
+    files = AttachmentStore(paths.data_dir / "attachments")
+    return HistoryCapability(ChatRepository(db), files, bus.publish, downloads)
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

@@ -39,12 +39,15 @@ class SearchResults(_Model):
 class ChatExport(_Model):
     chat_id: str
     format: ExportFormat = "md"
+    # The desktop window cannot download: the backend saves into the Downloads folder instead.
+    save_to_downloads: bool = False
 
 
 class ExportedChat(_Model):
     filename: str
     mime: str
     content: str  # Markdown or JSON text (attachments are embedded in JSON as base64)
+    saved_path: str | None = None  # where it was saved (save_to_downloads)
 
 
 class ChatImport(_Model):

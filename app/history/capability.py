@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from app.api import models as m
 from app.api.errors import ApiFailure
@@ -10,7 +11,7 @@ from app.api.extensions import Capability, Handler
 from app.attachments.store import AttachmentStore
 from app.core.events import AppEvent, SessionUpdated
 from app.history import api_models as h
-from app.history.export import export_filename, to_json, to_markdown
+from app.history.export import export_filename, save_unique, to_json, to_markdown
 from app.history.highlight import segments
 from app.history.importer import ImportError_, import_chat
 from app.store.chats import ChatRepository
@@ -20,11 +21,16 @@ class HistoryCapability(Capability):
     name = "history"
 
     def __init__(
-        self, chats: ChatRepository, files: AttachmentStore, emit: Callable[[AppEvent], None]
+        self,
+        chats: ChatRepository,
+        files: AttachmentStore,
+        emit: Callable[[AppEvent], None],
+        downloads: Callable[[], Path],
     ) -> None:
         self._chats = chats
         self._files = files
         self._emit = emit
+        self._downloads = downloads
 
     def routes(self) -> Mapping[str, Handler]:
         return {"chats.search": self.search, "chats.export": self.export, "chats.import": self.import_}
@@ -48,16 +54,24 @@ class HistoryCapability(Capability):
         record = self._chats.get(req.chat_id)
         messages = self._chats.stored_messages(req.chat_id)
         if req.format == "json":
-            return h.ExportedChat(
+            out = h.ExportedChat(
                 filename=export_filename(record, "json"),
                 mime="application/json",
                 content=to_json(record, messages, self._files),
             )
-        return h.ExportedChat(
-            filename=export_filename(record, "md"),
-            mime="text/markdown",
-            content=to_markdown(record, messages),
-        )
+        else:
+            out = h.ExportedChat(
+                filename=export_filename(record, "md"),
+                mime="text/markdown",
+                content=to_markdown(record, messages),
+            )
+        if not req.save_to_downloads:
+            return out
+        try:
+            saved = save_unique(self._downloads(), out.filename, out.content)
+        except OSError as exc:
+            raise ApiFailure("invalid", f"Cannot save the export: {exc.strerror or exc}") from exc
+        return out.model_copy(update={"saved_path": str(saved)})
 
     async def import_(self, req: h.ChatImport) -> m.ChatSummary:
         try:

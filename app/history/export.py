@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.attachments.store import AttachmentMissing, AttachmentStore
 from app.store.chats import ChatRecord, StoredMessage
@@ -99,3 +102,25 @@ def _fenced(text: str, lang: str = "") -> list[str]:
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(len(_FENCE), longest + 1)
     return [fence + lang, text, fence]
+
+
+def save_unique(folder: Path, filename: str, content: str) -> Path:
+    """Write `content` as `folder/filename` atomically, never replacing an existing file
+    ("name (2).md", "name (3).md", … instead)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, dot, ext = filename.rpartition(".")
+    candidate = folder / filename
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = folder / f"{stem} ({n}){dot}{ext}"
+    fd, tmp = tempfile.mkstemp(prefix=".cashcode-export-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(content)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, candidate)  # fails instead of replacing a file that appeared meanwhile
+    finally:
+        os.unlink(tmp)
+    return candidate

@@ -163,3 +163,19 @@ async def test_a_damaged_import_is_refused_and_changes_nothing(make_app: AppMake
         error = await err(app, "chats.import", {"content": content})
         assert error["code"] == "invalid" and reason in error["message"], (reason, error)
     assert (await ok(app, "chats.list"))["chats"] == []
+
+
+async def test_the_desktop_saves_exports_into_the_downloads_folder_without_replacing_files(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Any
+) -> None:
+    downloads = tmp_path / "Downloads"
+    app, rec = await make_app(env={"CASHCODE_EXPORT_DIR": str(downloads)})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat_id = await _chat_with(app, rec, fake_llm, pid, [("Weekly plan: 周报", "ok")])
+    first = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md", "save_to_downloads": True})
+    second = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md", "save_to_downloads": True})
+    assert first["filename"] == "Weekly-plan-周报.md"
+    assert first["saved_path"] == str(downloads / "Weekly-plan-周报.md")
+    assert second["saved_path"] == str(downloads / "Weekly-plan-周报 (2).md")
+    assert sorted(p.name for p in downloads.iterdir()) == ["Weekly-plan-周报 (2).md", "Weekly-plan-周报.md"]
+    assert (downloads / "Weekly-plan-周报.md").read_text(encoding="utf-8") == first["content"]

@@ -73,6 +73,7 @@ export interface ChatDetail {
 export interface ChatExport {
   chat_id: string;
   format?: "md" | "json";
+  save_to_downloads?: boolean;
 }
 
 export interface ChatGet {
@@ -147,6 +148,7 @@ export interface ExportedChat {
   filename: string;
   mime: string;
   content: string;
+  saved_path: string | null;
 }
 
 export interface FolderPick {

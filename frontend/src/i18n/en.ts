@@ -185,6 +185,11 @@ export const en = {
   "search.inMessages": "In messages",
   "search.searching": "Searching…",
   "search.none": "No messages contain this text.",
+  "export.title": "Export",
+  "export.markdown": "Markdown (.md)",
+  "export.json": "JSON (.json, can be imported)",
+  "export.done": "Exported: {where}",
+  "export.import": "Import chat…",
 } as const;
 
 export type MessageKey = keyof typeof en;

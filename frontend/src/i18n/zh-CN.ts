@@ -187,4 +187,9 @@ export const zhCN: Record<MessageKey, string> = {
   "search.inMessages": "消息中",
   "search.searching": "正在搜索…",
   "search.none": "没有消息包含这段文字。",
+  "export.title": "导出",
+  "export.markdown": "Markdown（.md）",
+  "export.json": "JSON（.json，可导入）",
+  "export.done": "已导出：{where}",
+  "export.import": "导入对话…",
 };

@@ -33,6 +33,7 @@ from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.core.approvals import ApprovalGate
+from app.core.messages import AttachmentRef
 from app.core.turns import TurnManager
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -191,6 +192,10 @@ class CashCodeApp:
         return m.Ok()
 
     async def chat_send(self, req: m.ChatSend) -> m.TurnRef:
+        if not req.text.strip() and not req.attachments:
+            raise ApiFailure("invalid", "Type a message or attach a file first.")
+        if req.attachments:
+            self._check_files(req.attachments)
         choice = req.model or self.ctx.settings.view().last_model or await self._choose_first_model()
         if choice is None:
             raise ApiFailure(
@@ -198,9 +203,17 @@ class CashCodeApp:
                 "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
                 " and check that it lists models.",
             )
+        if req.attachments:
+            await self._check_vision(choice, req.attachments)
         provider = self.ctx.providers.get(choice.provider_id)
         ref = self._chat.send(
-            req.chat_id, req.text, choice.provider_id, choice.model, provider, mentions=tuple(req.mentions)
+            req.chat_id,
+            req.text,
+            choice.provider_id,
+            choice.model,
+            provider,
+            mentions=tuple(req.mentions),
+            attachments=tuple(req.attachments),
         )
         if req.model is not None and not self.ctx.providers.is_override(choice.provider_id):
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
@@ -274,6 +287,22 @@ class CashCodeApp:
         raise ApiFailure("unsupported", "This action is only available in the desktop app.")
 
     # ---- internals -------------------------------------------------------------------------------
+
+    def _check_files(self, refs: list[AttachmentRef]) -> None:
+        from app.attachments.send_checks import check_files
+        from app.attachments.store import AttachmentStore
+
+        check_files(AttachmentStore(self.ctx.paths.data_dir / "attachments"), refs)
+
+    async def _check_vision(self, choice: m.ModelRef, refs: list[AttachmentRef]) -> None:
+        from app.attachments.send_checks import check_vision
+
+        async def discovered() -> bool | None:
+            listed = await self.ctx.providers.models(choice.provider_id)
+            return next((e.supports_vision for e in listed.models if e.model == choice.model), None)
+
+        marked = self.ctx.settings.load().vision_models.get(choice.provider_id, [])
+        await check_vision(refs, choice.model, marked, discovered)
 
     async def _choose_first_model(self, provider_ids: list[str] | None = None) -> m.ModelRef | None:
         """Pick and remember a model when none is chosen yet (first run)."""

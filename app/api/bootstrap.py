@@ -70,6 +70,7 @@ def build_app(
     caps: list[Capability] = []
     bus = EventBus()
     caps.append(_history(db, paths, bus, env))
+    caps.append(_attachments(paths))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -144,6 +145,13 @@ def _history(db: Database, paths: AppPaths, bus: EventBus, env: Mapping[str, str
 
     files = AttachmentStore(paths.data_dir / "attachments")
     return HistoryCapability(ChatRepository(db), files, bus.publish, downloads)
+
+
+def _attachments(paths: AppPaths) -> Capability:
+    from app.attachments.capability import AttachmentsCapability
+    from app.attachments.store import AttachmentStore
+
+    return AttachmentsCapability(AttachmentStore(paths.data_dir / "attachments"))
 
 
 def _registry(tools: list[Tool] | None) -> ToolRegistry:

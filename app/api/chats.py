@@ -13,6 +13,9 @@ from pathlib import Path
 from app.api import models as m
 from app.api.errors import ApiFailure
 from app.api.extensions import Capability, TurnToolBox
+from app.attachments.inputs import AttachmentResolver
+from app.attachments.provider import AttachmentProvider
+from app.attachments.store import AttachmentStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, TurnSpec, TurnStore
 from app.core.events import SessionDeleted, SessionUpdated
@@ -157,8 +160,9 @@ class ChatService:
         env = self._d.environment()
         caps = self._d.capabilities
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
+        files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
         loop = LoopDeps(
-            provider=provider,
+            provider=AttachmentProvider(provider, files),
             tools=TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools,
             tool_ctx=ToolContext(
                 workspace=env.workspace,

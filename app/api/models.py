@@ -144,9 +144,10 @@ class ModelRef(_Model):
 
 class ChatSend(_Model):
     chat_id: str
-    text: str = Field(min_length=1, max_length=200_000)
+    text: str = Field(max_length=200_000)  # may be empty when files are attached
     model: ModelRef | None = None  # None: the remembered last choice
     mentions: list[Mention] = Field(default_factory=list, max_length=8)  # @-selections (S7.9)
+    attachments: list[AttachmentRef] = Field(default_factory=list)  # from attachments.upload (S1.3)
 
 
 class TurnRef(_Model):
@@ -222,6 +223,7 @@ class SettingsView(_Model):
     tool_policies: dict[str, ToolPolicy]
     max_iterations: int
     allow_private_network: bool
+    vision_models: dict[str, list[str]] = Field(default_factory=dict)  # provider id -> models
 
 
 class SettingsPatch(_Model):
@@ -232,6 +234,7 @@ class SettingsPatch(_Model):
     tool_policies: dict[str, ToolPolicy] | None = None
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     allow_private_network: bool | None = None
+    vision_models: dict[str, list[str]] | None = None
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from app.api import models as m
+from app.attachments import api_routes as attachment_routes
 from app.history import api_routes as history_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
@@ -48,4 +49,5 @@ CORE_ROUTES: RouteTable = {
 ROUTE_TYPES: RouteTable = {
     **CORE_ROUTES,
     **history_routes.ROUTE_TYPES,
+    **attachment_routes.ROUTE_TYPES,
 }

@@ -65,6 +65,7 @@ class SettingsService:
             tool_policies=dict(s.tool_policies),
             max_iterations=s.max_iterations,
             allow_private_network=s.allow_private_network,
+            vision_models={k: list(v) for k, v in s.vision_models.items()},
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:

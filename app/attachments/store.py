@@ -61,3 +61,21 @@ class AttachmentStore:
 
     def exists(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
+
+    def text_sidecar(self, sha256: str) -> str | None:
+        """Cached extracted text (PDFs), or None."""
+        try:
+            return self.path(sha256).with_suffix(".txt").read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    def save_text_sidecar(self, sha256: str, text: str) -> None:
+        target = self.path(sha256).with_suffix(".txt")
+        fd, tmp = tempfile.mkstemp(prefix=".part-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -90,6 +90,9 @@ class UserSettings(_Frozen):
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
     legacy_migrated: bool = False
+    # provider id -> models the user marked as able to see images (OpenAI-compatible endpoints
+    # do not report it; Ollama does, through /api/show).
+    vision_models: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("providers")
     @classmethod

@@ -48,16 +48,44 @@ export interface ApprovalResolved {
   decision: "deny" | "once" | "always" | "cancelled";
 }
 
+export interface AttachmentData {
+  sha256: string;
+  mime: string;
+  data_base64: string;
+}
+
+export interface AttachmentDataQuery {
+  sha256: string;
+}
+
 /**
  * A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
  * data folder (`sha256`); only this reference is stored with the message.
  */
-export interface AttachmentRef {
+export interface AttachmentRefInput {
+  sha256: string;
+  name: string;
+  mime: string;
+  size: number;
+  kind?: "image" | "text" | "pdf" | "file";
+}
+
+/**
+ * A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
+ * data folder (`sha256`); only this reference is stored with the message.
+ */
+export interface AttachmentRefOutput {
   sha256: string;
   name: string;
   mime: string;
   size: number;
   kind: "image" | "text" | "pdf" | "file";
+}
+
+export interface AttachmentUpload {
+  name: string;
+  mime?: string;
+  data_base64: string;
 }
 
 export interface ChatCreate {
@@ -109,6 +137,7 @@ export interface ChatSend {
   text: string;
   model?: ModelRef | null;
   mentions?: MentionInput[];
+  attachments?: AttachmentRefInput[];
 }
 
 export interface ChatSummary {
@@ -218,7 +247,7 @@ export interface MessageView {
   name: string | null;
   created_at: string;
   mentions: MentionOutput[];
-  attachments: AttachmentRef[];
+  attachments: AttachmentRefOutput[];
 }
 
 export interface ModelEntry {
@@ -312,6 +341,7 @@ export interface SettingsPatch {
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
+  vision_models?: Record<string, string[]> | null;
 }
 
 export interface SettingsView {
@@ -323,6 +353,7 @@ export interface SettingsView {
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
+  vision_models: Record<string, string[]>;
 }
 
 export interface SkillsChanged {
@@ -442,6 +473,8 @@ export interface Routes {
   "app.info": { request: Empty; response: AppInfo };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
+  "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
+  "attachments.upload": { request: AttachmentUpload; response: AttachmentRefOutput };
   "chat.approve": { request: ApprovalAnswer; response: Ok };
   "chat.cancel": { request: ChatRef; response: Ok };
   "chat.retry": { request: ChatRef; response: TurnRef };
@@ -472,6 +505,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "app.info",
   "approvals.list",
   "approvals.revoke",
+  "attachments.data",
+  "attachments.upload",
   "chat.approve",
   "chat.cancel",
   "chat.retry",

@@ -15,7 +15,7 @@ let settings: SettingsView = {
   approval_mode: "ask_writes",
   tool_policies: {},
   max_iterations: 20,
-  allow_private_network: false,
+  allow_private_network: false, vision_models: {},
 };
 const providers: ProviderView[] =
   scenario === "first-run"

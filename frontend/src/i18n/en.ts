@@ -190,6 +190,15 @@ export const en = {
   "export.json": "JSON (.json, can be imported)",
   "export.done": "Exported: {where}",
   "export.import": "Import chat…",
+  "attach.add": "Attach files",
+  "attach.remove": "Remove {name}",
+  "attach.uploading": "Uploading…",
+  "attach.tooMany": "At most {max} files can be attached to one message.",
+  "attach.tooLarge": "{name} is larger than {mb} MB and cannot be attached.",
+  "attach.drop": "Drop files to attach them",
+  "attach.files": "Attached files",
+  "attach.canSeeImages": "Can see images",
+  "attach.canSeeImagesHint": "Mark the models of this provider that accept images (OpenAI-compatible services do not report it).",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -192,4 +192,13 @@ export const zhCN: Record<MessageKey, string> = {
   "export.json": "JSON（.json，可导入）",
   "export.done": "已导出：{where}",
   "export.import": "导入对话…",
+  "attach.add": "添加附件",
+  "attach.remove": "移除 {name}",
+  "attach.uploading": "正在上传…",
+  "attach.tooMany": "每条消息最多附加 {max} 个文件。",
+  "attach.tooLarge": "{name} 超过 {mb} MB，无法附加。",
+  "attach.drop": "松开以附加文件",
+  "attach.files": "附件",
+  "attach.canSeeImages": "可识别图片",
+  "attach.canSeeImagesHint": "勾选此提供方中支持图片输入的模型（OpenAI 兼容服务不会自动报告）。",
 };

@@ -3,6 +3,7 @@
  * (a user entry, then an assistant entry made of text, reasoning and tool parts in order).
  * Pure functions, tested without mounting anything.
  */
+import type { AttachmentRef } from "@/model/attachments";
 import type {
   ApprovalRequired,
   ErrorInfo,
@@ -37,6 +38,7 @@ export interface UserEntry {
   text: string;
   /** Stored message cursors shown by this entry (search opens a chat at one of them). */
   cursors?: number[];
+  attachments?: AttachmentRef[];
 }
 
 export interface AssistantEntry {
@@ -142,7 +144,7 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
   let current: AssistantEntry | null = null;
   for (const msg of messages) {
     if (msg.role === "user") {
-      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content, cursors: [msg.cursor] });
+      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content, cursors: [msg.cursor], attachments: msg.attachments ?? [] });
       current = null;
       continue;
     }

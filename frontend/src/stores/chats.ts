@@ -1,5 +1,6 @@
 import { defineStore } from "pinia";
 import { computed, ref } from "vue";
+import type { AttachmentRef } from "@/model/attachments";
 import type {
   AppEvent,
   ApprovalRequired,
@@ -34,6 +35,8 @@ export interface ChatRuntime {
   error: ErrorInfo | null;
   running: boolean;
   sending: boolean;
+  /** Files of the message being sent, shown with the live user entry until history has it. */
+  sentAttachments?: AttachmentRef[];
 }
 
 type Pending = { turnId: string; channel: TextChannel; text: string }[];
@@ -198,7 +201,9 @@ export const useChatsStore = defineStore("chats", () => {
     }
     const live = rt.live;
     if (!live || rt.history?.some((m) => m.turn_id === live.turnId)) return base;
-    const user: Entry[] = live.userText ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText }] : [];
+    const files = rt.sentAttachments ?? [];
+    const user: Entry[] =
+      live.userText || files.length ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText, attachments: files }] : [];
     return [...base, ...user, live.entry];
   }
 
@@ -229,12 +234,14 @@ export const useChatsStore = defineStore("chats", () => {
     }
   }
 
-  async function send(chatId: string, text: string, model: ModelRef | null): Promise<boolean> {
+  async function send(chatId: string, text: string, model: ModelRef | null, attachments: AttachmentRef[] = []): Promise<boolean> {
     const rt = runtime(chatId);
     rt.error = null;
     rt.sending = true;
+    rt.sentAttachments = attachments;
     try {
-      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model }));
+      const payload = attachments.length ? { chat_id: chatId, text, model, attachments } : { chat_id: chatId, text, model };
+      return await guarded(chatId, () => api.invoke("chat.send", payload));
     } finally {
       rt.sending = false;
     }

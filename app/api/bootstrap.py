@@ -30,6 +30,7 @@ from app.tools.base import Tool
 
 if TYPE_CHECKING:
     from app.tools.registry import ToolRegistry
+    from app.websearch.capability import WebSearchSettings
 
 _log = logging.getLogger(__name__)
 
@@ -71,6 +72,8 @@ def build_app(
     bus = EventBus()
     caps.append(_history(db, paths, bus, env))
     caps.append(_attachments(paths))
+    web_search = _web_search(settings_store, secret_store)
+    caps.append(web_search)
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -89,7 +92,7 @@ def build_app(
         ),
         secrets=secret_store,
         providers=providers,
-        tools=ToolCatalog(_registry(tools)),
+        tools=ToolCatalog(_registry(tools, web_search)),
         bus=bus,
         notices=tuple(notices),
         capabilities=tuple(caps),
@@ -154,7 +157,16 @@ def _attachments(paths: AppPaths) -> Capability:
     return AttachmentsCapability(AttachmentStore(paths.data_dir / "attachments"))
 
 
-def _registry(tools: list[Tool] | None) -> ToolRegistry:
-    from app.tools.registry import ToolRegistry, builtin_tools
+def _web_search(settings: SettingsStore, secrets: SecretStore) -> WebSearchSettings:
+    from app.websearch.capability import WebSearchSettings
 
-    return ToolRegistry(tools if tools is not None else builtin_tools())
+    return WebSearchSettings(settings, secrets)
+
+
+def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRegistry:
+    from app.tools.registry import ToolRegistry, builtin_tools
+    from app.websearch.tool import WebSearchTool
+
+    if tools is not None:
+        return ToolRegistry(tools)
+    return ToolRegistry([*builtin_tools(), WebSearchTool(web_search.config)])

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from app.api import models as m
 from app.attachments import api_routes as attachment_routes
 from app.history import api_routes as history_routes
+from app.websearch import api_routes as websearch_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -50,4 +51,5 @@ ROUTE_TYPES: RouteTable = {
     **CORE_ROUTES,
     **history_routes.ROUTE_TYPES,
     **attachment_routes.ROUTE_TYPES,
+    **websearch_routes.ROUTE_TYPES,
 }

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from app.attachments import api_models as a
-from app.core.messages import AttachmentRef
 
 ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
-    "attachments.upload": (a.AttachmentUpload, AttachmentRef),
+    "attachments.upload": (a.AttachmentUpload, a.UploadedAttachment),
     "attachments.data": (a.AttachmentDataQuery, a.AttachmentData),
 }

@@ -14,7 +14,6 @@ from app.api.extensions import Capability, Handler
 from app.attachments import api_models as a
 from app.attachments.kinds import AttachmentRejected, classify
 from app.attachments.store import AttachmentMissing, AttachmentStore
-from app.core.messages import AttachmentRef
 
 
 class AttachmentsCapability(Capability):
@@ -26,7 +25,7 @@ class AttachmentsCapability(Capability):
     def routes(self) -> Mapping[str, Handler]:
         return {"attachments.upload": self.upload, "attachments.data": self.data}
 
-    async def upload(self, req: a.AttachmentUpload) -> AttachmentRef:
+    async def upload(self, req: a.AttachmentUpload) -> a.UploadedAttachment:
         name = PurePath(req.name.replace("\\", "/")).name.strip() or "file"
         try:
             data = base64.b64decode(req.data_base64, validate=True)
@@ -37,7 +36,7 @@ class AttachmentsCapability(Capability):
         except AttachmentRejected as exc:
             raise ApiFailure("invalid", str(exc)) from exc
         digest = await asyncio.to_thread(self._store.put, data)
-        return AttachmentRef(sha256=digest, name=name, mime=kind.mime, size=len(data), kind=kind.kind)
+        return a.UploadedAttachment(sha256=digest, name=name, mime=kind.mime, size=len(data), kind=kind.kind)
 
     async def data(self, req: a.AttachmentDataQuery) -> a.AttachmentData:
         try:

@@ -439,6 +439,18 @@ export interface TurnStarted {
   user_text: string;
 }
 
+/**
+ * The stored file's reference, to pass in `chat.send` `attachments` (same fields as
+ * `AttachmentRef`).
+ */
+export interface UploadedAttachment {
+  sha256: string;
+  name: string;
+  mime: string;
+  size: number;
+  kind: "image" | "text" | "pdf" | "file";
+}
+
 export interface UsageEvent {
   chat_id: string;
   turn_id: string;
@@ -446,6 +458,20 @@ export interface UsageEvent {
   model: string;
   input_tokens: number | null;
   output_tokens: number | null;
+}
+
+export interface WebSearchSave {
+  backend: "duckduckgo" | "searxng" | "brave" | "tavily";
+  base_url?: string;
+  api_key?: string;
+}
+
+export interface WebSearchView {
+  backend: "duckduckgo" | "searxng" | "brave" | "tavily";
+  base_url: string;
+  default_url: string;
+  api_key: string;
+  has_key: boolean;
 }
 
 /** Every event the backend pushes (discriminated by `type`). */
@@ -474,7 +500,7 @@ export interface Routes {
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
   "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
-  "attachments.upload": { request: AttachmentUpload; response: AttachmentRefOutput };
+  "attachments.upload": { request: AttachmentUpload; response: UploadedAttachment };
   "chat.approve": { request: ApprovalAnswer; response: Ok };
   "chat.cancel": { request: ChatRef; response: Ok };
   "chat.retry": { request: ChatRef; response: TurnRef };
@@ -496,6 +522,8 @@ export interface Routes {
   "settings.get": { request: Empty; response: SettingsView };
   "settings.update": { request: SettingsPatch; response: SettingsView };
   "tools.list": { request: Empty; response: ToolList };
+  "websearch.get": { request: Empty; response: WebSearchView };
+  "websearch.save": { request: WebSearchSave; response: WebSearchView };
 }
 
 export type RouteName = keyof Routes;
@@ -528,4 +556,6 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "settings.get",
   "settings.update",
   "tools.list",
+  "websearch.get",
+  "websearch.save",
 ];

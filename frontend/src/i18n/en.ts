@@ -199,6 +199,17 @@ export const en = {
   "attach.files": "Attached files",
   "attach.canSeeImages": "Can see images",
   "attach.canSeeImagesHint": "Mark the models of this provider that accept images (OpenAI-compatible services do not report it).",
+  "websearch.title": "Web search",
+  "websearch.hint": "Where the web_search tool sends queries. It asks before contacting a search host for the first time (unless the app is autonomous).",
+  "websearch.backend": "Search service",
+  "websearch.duckduckgo": "DuckDuckGo (no key)",
+  "websearch.searxng": "SearXNG (your instance)",
+  "websearch.brave": "Brave Search API (key)",
+  "websearch.tavily": "Tavily (key)",
+  "websearch.url": "Address",
+  "websearch.key": "API key (stored in the system keyring)",
+  "websearch.save": "Save",
+  "websearch.saved": "Web search settings saved.",
 } as const;
 
 export type MessageKey = keyof typeof en;

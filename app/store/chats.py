@@ -21,6 +21,7 @@ from app.store.search import fts_query, like_patterns, snippet
 from app.store.timeutil import utc_now_iso
 
 MAX_TITLE = 200
+SEARCH_OVERFETCH = 5  # index hits read per wanted result (tool messages are filtered out)
 
 
 @dataclass(frozen=True)
@@ -259,8 +260,14 @@ class ChatRepository:
         )
         match = fts_query(terms) if self._has_fts() else None
         if match is not None:
-            sql = base + f"m.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)"
-            params: builtins.list[object] = [match]
+            # Driven by the index, newest first, so a common word does not materialise every
+            # match and a rare one does not scan the whole table (bench/bench_chat.py). Tool
+            # output is indexed too, hence the over-fetch before the role filter.
+            sql = base + (
+                f"m.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+                " ORDER BY rowid DESC LIMIT ?)"
+            )
+            params: builtins.list[object] = [match, limit * SEARCH_OVERFETCH]
         else:
             patterns = like_patterns(terms)
             sql = base + " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in patterns)

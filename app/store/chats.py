@@ -17,11 +17,12 @@ from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id, validate_chat_id, validate_turn_id
 from app.store.migrations import FTS_TABLE
-from app.store.search import fts_query, like_patterns, snippet
+from app.store.search import TRIGRAM, fts_query, like_patterns, snippet
 from app.store.timeutil import utc_now_iso
 
 MAX_TITLE = 200
 SEARCH_OVERFETCH = 5  # index hits read per wanted result (tool messages are filtered out)
+SHORT_TERM_SCAN_ROWS = 100_000  # newest messages scanned for terms too short for the index
 
 
 @dataclass(frozen=True)
@@ -258,16 +259,26 @@ class ChatRepository:
             " FROM messages m JOIN chats c ON c.id = m.chat_id"
             " WHERE m.role IN ('user', 'assistant') AND "
         )
-        match = fts_query(terms) if self._has_fts() else None
-        if match is not None:
+        long_terms = [t for t in terms if len(t) >= TRIGRAM]
+        short = like_patterns([t for t in terms if len(t) < TRIGRAM])
+        params: builtins.list[object]
+        if self._has_fts() and long_terms:
             # Driven by the index, newest first, so a common word does not materialise every
             # match and a rare one does not scan the whole table (bench/bench_chat.py). Tool
-            # output is indexed too, hence the over-fetch before the role filter.
+            # output is indexed too, hence the over-fetch before the role and short-term filters.
             sql = base + (
                 f"m.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
                 " ORDER BY rowid DESC LIMIT ?)"
             )
-            params: builtins.list[object] = [match, limit * SEARCH_OVERFETCH]
+            params = [fts_query(long_terms), limit * SEARCH_OVERFETCH * (4 if short else 1)]
+            sql += "".join(" AND m.content LIKE ? ESCAPE '\\'" for _ in short)
+            params += short
+        elif self._has_fts():
+            # Only terms a trigram index cannot match (e.g. a two-character Chinese word): a
+            # scan, bounded to the newest messages so typing never stalls on a huge history.
+            sql = base + " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in short)
+            sql += " AND m.id > (SELECT COALESCE(MAX(id), 0) FROM messages) - ?"
+            params = [*short, SHORT_TERM_SCAN_ROWS]
         else:
             patterns = like_patterns(terms)
             sql = base + " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in patterns)

@@ -13,7 +13,7 @@ from app.core.events import AppEvent, SessionUpdated
 from app.history import api_models as h
 from app.history.export import export_filename, save_unique, to_json, to_markdown
 from app.history.highlight import segments
-from app.history.importer import ImportError_, import_chat
+from app.history.importer import ChatImportError, import_chat
 from app.store.chats import ChatRepository
 
 
@@ -76,7 +76,7 @@ class HistoryCapability(Capability):
     async def import_(self, req: h.ChatImport) -> m.ChatSummary:
         try:
             done = import_chat(req.content, self._chats, self._files)
-        except ImportError_ as exc:
+        except ChatImportError as exc:
             raise ApiFailure("invalid", f"Cannot import this chat: {exc}") from exc
         record = done.record
         self._emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))

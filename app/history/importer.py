@@ -22,7 +22,7 @@ from app.store.ids import is_valid_id, new_id
 MAX_MESSAGES = 100_000
 
 
-class ImportError_(ValueError):
+class ChatImportError(ValueError):
     """The file is not an importable CashCode chat (the message says why)."""
 
 
@@ -69,11 +69,11 @@ def parse(content: str) -> _DocIn:
     try:
         raw: Any = json.loads(content)
     except json.JSONDecodeError as exc:
-        raise ImportError_(f"the file is not JSON ({exc.msg} at line {exc.lineno})") from exc
+        raise ChatImportError(f"the file is not JSON ({exc.msg} at line {exc.lineno})") from exc
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise ImportError_("this is not a CashCode chat export (format 'cashcode.chat' expected)")
+        raise ChatImportError("this is not a CashCode chat export (format 'cashcode.chat' expected)")
     if raw.get("version") != VERSION:
-        raise ImportError_(
+        raise ChatImportError(
             f"unsupported export version {raw.get('version')!r} (this CashCode reads {VERSION})"
         )
     try:
@@ -81,10 +81,10 @@ def parse(content: str) -> _DocIn:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ImportError_(f"the export is damaged at {where}: {first['msg']}") from exc
+        raise ChatImportError(f"the export is damaged at {where}: {first['msg']}") from exc
     cursors = [m.cursor for m in doc.messages]
     if cursors != sorted(set(cursors)):
-        raise ImportError_("the export is damaged: message cursors must be unique and increasing")
+        raise ChatImportError("the export is damaged: message cursors must be unique and increasing")
     return doc
 
 
@@ -93,16 +93,16 @@ def _attachment_bytes(doc: _DocIn) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     for digest, ref in needed.items():
         if not valid_digest(digest):
-            raise ImportError_(f"attachment {ref.name!r} has an invalid digest")
+            raise ChatImportError(f"attachment {ref.name!r} has an invalid digest")
         encoded = doc.attachments.get(digest)
         if encoded is None:
-            raise ImportError_(f"attachment {ref.name!r} is missing from the export")
+            raise ChatImportError(f"attachment {ref.name!r} is missing from the export")
         try:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise ImportError_(f"attachment {ref.name!r} is not valid base64") from exc
+            raise ChatImportError(f"attachment {ref.name!r} is not valid base64") from exc
         if hashlib.sha256(data).hexdigest() != digest:
-            raise ImportError_(f"attachment {ref.name!r} does not match its digest (the file was altered)")
+            raise ChatImportError(f"attachment {ref.name!r} does not match its digest (the file was altered)")
         out[digest] = data
     return out
 

@@ -33,6 +33,7 @@ from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
+from app.core.messages import AttachmentRef
 from app.core.turns import TurnManager
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -191,12 +192,28 @@ class CashCodeApp:
         return m.Ok()
 
     async def chat_send(self, req: m.ChatSend) -> m.TurnRef:
-        choice = req.model or self.ctx.settings.view().last_model
+        if not req.text.strip() and not req.attachments:
+            raise ApiFailure("invalid", "Type a message or attach a file first.")
+        if req.attachments:
+            self._check_files(req.attachments)
+        choice = req.model or self.ctx.settings.view().last_model or await self._choose_first_model()
         if choice is None:
-            raise ApiFailure("invalid", "No model chosen yet: pick a provider and a model first.")
+            raise ApiFailure(
+                "invalid",
+                "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
+                " and check that it lists models.",
+            )
+        if req.attachments:
+            await self._check_vision(choice, req.attachments)
         provider = self.ctx.providers.get(choice.provider_id)
         ref = self._chat.send(
-            req.chat_id, req.text, choice.provider_id, choice.model, provider, mentions=tuple(req.mentions)
+            req.chat_id,
+            req.text,
+            choice.provider_id,
+            choice.model,
+            provider,
+            mentions=tuple(req.mentions),
+            attachments=tuple(req.attachments),
         )
         if req.model is not None and not self.ctx.providers.is_override(choice.provider_id):
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
@@ -224,7 +241,11 @@ class CashCodeApp:
         return self.ctx.providers.list_views()
 
     async def providers_save(self, req: m.ProviderInput) -> m.ProviderView:
-        return self.ctx.providers.save(req)
+        view = self.ctx.providers.save(req)
+        if self.ctx.settings.view().last_model is None:
+            # The first provider: choose one of its models now, so the first message just works.
+            await self._choose_first_model([view.id])
+        return view
 
     async def providers_delete(self, req: m.ProviderRef) -> m.Ok:
         self.ctx.providers.delete(req.provider_id)
@@ -270,6 +291,30 @@ class CashCodeApp:
         raise ApiFailure("unsupported", "This action is only available in the desktop app.")
 
     # ---- internals -------------------------------------------------------------------------------
+
+    def _check_files(self, refs: list[AttachmentRef]) -> None:
+        from app.attachments.send_checks import check_files
+        from app.attachments.store import AttachmentStore
+
+        check_files(AttachmentStore(self.ctx.paths.data_dir / "attachments"), refs)
+
+    async def _check_vision(self, choice: m.ModelRef, refs: list[AttachmentRef]) -> None:
+        from app.attachments.send_checks import check_vision
+
+        async def discovered() -> bool | None:
+            listed = await self.ctx.providers.models(choice.provider_id)
+            return next((e.supports_vision for e in listed.models if e.model == choice.model), None)
+
+        marked = self.ctx.settings.load().vision_models.get(choice.provider_id, [])
+        await check_vision(refs, choice.model, marked, discovered)
+
+    async def _choose_first_model(self, provider_ids: list[str] | None = None) -> m.ModelRef | None:
+        """Pick and remember a model when none is chosen yet (first run)."""
+        ids = provider_ids if provider_ids is not None else self.ctx.providers.provider_ids()
+        choice = await self.ctx.providers.first_model(ids)
+        if choice is not None and not self.ctx.providers.is_override(choice.provider_id):
+            self.ctx.settings.remember_model(choice.provider_id, choice.model)
+        return choice
 
     def _turn_environment(self) -> TurnEnvironment:
         settings = self.ctx.settings.load()

@@ -32,6 +32,7 @@ from app.tools.base import Tool
 
 if TYPE_CHECKING:
     from app.tools.registry import ToolRegistry
+    from app.websearch.capability import WebSearchSettings
 
 _log = logging.getLogger(__name__)
 
@@ -79,6 +80,9 @@ def build_app(
     caps.append(
         build_skills_capability(paths, env, db, settings_store, workspace, providers=providers.get, mcp=mcp)
     )
+    caps.append(_history(db, paths, bus, env))
+    caps.append(_attachments(paths))
+    caps.append(web_search := _web_search(settings_store, secret_store))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -98,7 +102,7 @@ def build_app(
         ),
         secrets=secret_store,
         providers=providers,
-        tools=ToolCatalog(_registry(tools)),
+        tools=ToolCatalog(_registry(tools, web_search)),
         bus=bus,
         notices=tuple(notices),
         capabilities=tuple(caps),
@@ -153,6 +157,8 @@ def _mcp(
     from app.mcp.capability import McpCapability  # the MCP SDK itself loads only on connect
 
     return McpCapability.build(paths, env, db, secrets, settings, bus.publish)
+
+
 def _memory(
     db: Database, paths: AppPaths, settings: SettingsStore, providers: ProviderService, env: Mapping[str, str]
 ) -> Capability:
@@ -161,7 +167,39 @@ def _memory(
     return MemoryCapability(db, paths.data_dir, settings, providers.get, env)
 
 
-def _registry(tools: list[Tool] | None) -> ToolRegistry:
-    from app.tools.registry import ToolRegistry, builtin_tools
+def _history(db: Database, paths: AppPaths, bus: EventBus, env: Mapping[str, str]) -> Capability:
+    from app.attachments.store import AttachmentStore
+    from app.history.capability import HistoryCapability
 
-    return ToolRegistry(tools if tools is not None else builtin_tools())
+    def downloads() -> Path:
+        # CASHCODE_EXPORT_DIR: where the desktop window saves exports (tests point it at a temp dir).
+        if env.get("CASHCODE_EXPORT_DIR"):
+            return Path(env["CASHCODE_EXPORT_DIR"])
+        import platformdirs
+
+        return Path(platformdirs.user_downloads_dir())
+
+    files = AttachmentStore(paths.data_dir / "attachments")
+    return HistoryCapability(ChatRepository(db), files, bus.publish, downloads)
+
+
+def _attachments(paths: AppPaths) -> Capability:
+    from app.attachments.capability import AttachmentsCapability
+    from app.attachments.store import AttachmentStore
+
+    return AttachmentsCapability(AttachmentStore(paths.data_dir / "attachments"))
+
+
+def _web_search(settings: SettingsStore, secrets: SecretStore) -> WebSearchSettings:
+    from app.websearch.capability import WebSearchSettings
+
+    return WebSearchSettings(settings, secrets)
+
+
+def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRegistry:
+    from app.tools.registry import ToolRegistry, builtin_tools
+    from app.websearch.tool import WebSearchTool
+
+    if tools is not None:
+        return ToolRegistry(tools)
+    return ToolRegistry([*builtin_tools(), WebSearchTool(web_search.config)])

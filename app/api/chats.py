@@ -13,6 +13,9 @@ from pathlib import Path
 from app.api import models as m
 from app.api.errors import ApiFailure
 from app.api.extensions import Capability, TurnToolBox
+from app.attachments.inputs import AttachmentResolver
+from app.attachments.provider import AttachmentProvider
+from app.attachments.store import AttachmentStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, TurnSpec, TurnStore
 from app.core.events import SessionDeleted, SessionUpdated
@@ -22,7 +25,7 @@ from app.core.turn import run_turn
 from app.core.turns import TurnManager
 from app.llm.base import Provider, UsageReport
 from app.store.approvals import SqliteApprovalLedger
-from app.store.chats import ChatRecord, ChatRepository, StoredMessage
+from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.errors import NotFound, StoreError
 from app.store.usage import UsageRepository
 from app.tools.base import ToolContext
@@ -78,17 +81,25 @@ class ChatService:
 
     # ---- chats -------------------------------------------------------------------------------
 
-    def summary(self, record: ChatRecord) -> m.ChatSummary:
+    def summary(self, record: ChatRecord, activity: ChatActivity | None = None) -> m.ChatSummary:
+        if activity is None:
+            activity = self._d.chats.activity([record.id]).get(record.id)
         return m.ChatSummary(
             id=record.id,
             title=record.title,
             created_at=record.created_at,
             updated_at=record.updated_at,
             running=self._d.turns.is_running(record.id),
+            message_count=activity.message_count if activity else 0,
+            last_activity=(activity.last_message_at if activity else None) or record.created_at,
         )
 
     def list(self) -> m.ChatList:
-        return m.ChatList(chats=[self.summary(c) for c in self._d.chats.list(limit=10_000)])
+        activity = self._d.chats.activity()
+        none = ChatActivity(0, None)
+        return m.ChatList(
+            chats=[self.summary(c, activity.get(c.id, none)) for c in self._d.chats.list(limit=10_000)]
+        )
 
     def create(self, req: m.ChatCreate) -> m.ChatSummary:
         chats = self._d.chats
@@ -155,8 +166,9 @@ class ChatService:
         env = self._d.environment()
         caps = self._d.capabilities
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
+        files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
         loop = LoopDeps(
-            provider=provider,
+            provider=AttachmentProvider(provider, files),
             tools=TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools,
             tool_ctx=ToolContext(
                 workspace=env.workspace,

@@ -85,6 +85,8 @@ class ChatSummary(_Model):
     created_at: str
     updated_at: str
     running: bool = False
+    message_count: int = 0  # user and assistant messages
+    last_activity: str = ""  # when the last message was written (created_at for an empty chat)
 
 
 class ChatList(_Model):
@@ -146,9 +148,10 @@ class ModelRef(_Model):
 
 class ChatSend(_Model):
     chat_id: str
-    text: str = Field(min_length=1, max_length=200_000)
+    text: str = Field(max_length=200_000)  # may be empty when files are attached
     model: ModelRef | None = None  # None: the remembered last choice
     mentions: list[Mention] = Field(default_factory=list, max_length=8)  # @-selections (S7.9)
+    attachments: list[AttachmentRef] = Field(default_factory=list)  # from attachments.upload (S1.3)
 
 
 class TurnRef(_Model):
@@ -227,6 +230,7 @@ class SettingsView(_Model):
     exec_env: list[str] = Field(default_factory=list)  # extra environment names for commands
     local_api: bool = False
     skill_evolution: bool = False
+    vision_models: dict[str, list[str]] = Field(default_factory=dict)  # provider id -> models
 
 
 class SettingsPatch(_Model):
@@ -242,6 +246,7 @@ class SettingsPatch(_Model):
     )
     local_api: bool | None = None
     skill_evolution: bool | None = None
+    vision_models: dict[str, list[str]] | None = None
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -165,6 +165,28 @@ class ProviderService:
         errors = [err for _, err in found if err is not None]
         return m.ModelList(models=entries, errors=errors)
 
+    async def first_model(self, provider_ids: list[str], timeout_s: float = 10.0) -> m.ModelRef | None:
+        """Discover the models of `provider_ids` (in order) and pick one, so a new user's first
+        message never needs a visit to the model picker. Tool-capable models are preferred;
+        a provider that cannot be reached within `timeout_s` is skipped."""
+        names = {p.id: p.name for p in self._settings.load().providers}
+        names.update({pid: cfg.name or pid for pid, cfg in self._overrides.items()})
+        for provider_id in provider_ids:
+            try:
+                async with asyncio.timeout(timeout_s):
+                    entries, _ = await self._discover(provider_id, names.get(provider_id, provider_id))
+            except TimeoutError:
+                continue
+            if entries:
+                best = min(entries, key=_preference)
+                return m.ModelRef(provider_id=best.provider_id, model=best.model)
+        return None
+
+    def provider_ids(self) -> list[str]:
+        """Saved profiles in their order, then process-local overrides."""
+        ids = [p.id for p in self._settings.load().providers]
+        return ids + [pid for pid in self._overrides if pid not in ids]
+
     async def _discover(self, provider_id: str, name: str) -> tuple[list[m.ModelEntry], ErrorInfo | None]:
         try:
             models: list[ModelInfo] = await self.get(provider_id).list_models()
@@ -207,3 +229,9 @@ def _refuse_key_retarget(old_url: str, new_url: str) -> None:
             "enter the key again (or clear it) to save this change.",
             {"api_key": "re-enter the key for the new host"},
         )
+
+
+def _preference(entry: m.ModelEntry) -> tuple[bool, bool, str]:
+    """Tool-capable models first (the agent needs tools), plain text models before vision
+    variants, then by name so the choice is stable."""
+    return (entry.supports_tools is False, bool(entry.supports_vision), entry.model)

@@ -18,6 +18,9 @@ from app.importer import api_routes as import_routes
 from app.mcp import api_routes as mcp_api_routes
 from app.memory import api_routes as memory_routes
 from app.skills import api_routes as skills_api_routes
+from app.attachments import api_routes as attachment_routes
+from app.history import api_routes as history_routes
+from app.websearch import api_routes as websearch_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -54,4 +57,7 @@ ROUTE_TYPES: RouteTable = {
     **mcp_api_routes.ROUTE_TYPES,
     **memory_routes.ROUTE_TYPES,
     **skills_api_routes.ROUTE_TYPES,
+    **history_routes.ROUTE_TYPES,
+    **attachment_routes.ROUTE_TYPES,
+    **websearch_routes.ROUTE_TYPES,
 }

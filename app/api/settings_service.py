@@ -74,6 +74,7 @@ class SettingsService:
             exec_env=list(s.exec_env),
             local_api=s.local_api,
             skill_evolution=s.skill_evolution,
+            vision_models={k: list(v) for k, v in s.vision_models.items()},
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:

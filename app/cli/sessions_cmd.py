@@ -1,4 +1,7 @@
-"""`cashcode sessions list|show ID|delete ID [--yes]`."""
+"""`cashcode sessions list|show ID|delete ID [--yes]|export ID [--format md|json] [--output FILE]|
+import FILE`.
+
+Reading commands on a data folder without a database create nothing (no folders, no files)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,12 +27,25 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     delete.add_argument("id")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     delete.set_defaults(func=_runner(_delete))
+    export = commands.add_parser("export", help="export a chat as Markdown or JSON")
+    export.add_argument("id")
+    export.add_argument("--format", choices=["md", "json"], default="md", help="md (default) or json")
+    export.add_argument("--output", "-o", help="write to this file instead of standard output")
+    export.set_defaults(func=_runner(_export))
+    imp = commands.add_parser("import", help="import a chat exported as JSON")
+    imp.add_argument("file")
+    imp.set_defaults(func=_runner(_import, creates=True))
 
 
 def _runner(
     body: Callable[[CashCodeApp, argparse.Namespace], Awaitable[int]],
+    *,
+    creates: bool = False,
 ) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
+        if not creates and not _has_database(os.environ):
+            return _nothing_stored(args)
+
         async def main() -> int:
             from app.cli.runtime import open_plain_app
 
@@ -42,6 +58,21 @@ def _runner(
         return asyncio.run(main())
 
     return run
+
+
+def _has_database(env: Mapping[str, str]) -> bool:
+    from app.cli.runtime import paths_from_env
+
+    return paths_from_env(env).db_path.is_file()
+
+
+def _nothing_stored(args: argparse.Namespace) -> int:
+    """No database yet: answer without building the app (which would create the data folder)."""
+    if args.sessions_command == "list":
+        print("No chats yet.")
+        return 0
+    print(f"cashcode: error: chat {args.id} not found (no chats are stored yet)", file=sys.stderr)
+    return 1
 
 
 def _error(envelope: dict[str, Any]) -> int:
@@ -102,4 +133,59 @@ async def _delete(app: CashCodeApp, args: argparse.Namespace) -> int:
     if not deleted["ok"]:
         return _error(deleted)
     print(f"Deleted chat {args.id}.")
+    return 0
+
+
+async def _export(app: CashCodeApp, args: argparse.Namespace) -> int:
+    exported = await app.invoke("chats.export", {"chat_id": args.id, "format": args.format})
+    if not exported["ok"]:
+        return _error(exported)
+    content: str = exported["data"]["content"]
+    if not args.output:
+        sys.stdout.write(content)
+        return 0
+    from pathlib import Path
+
+    from app.cli.runtime import fail
+
+    target = Path(args.output).expanduser()
+    try:
+        _write_atomic(target, content)
+    except OSError as exc:
+        return fail(f"cannot write {target}: {exc.strerror or exc}")
+    print(f"Exported chat {args.id} to {target}.")
+    return 0
+
+
+def _write_atomic(target: Any, content: str) -> None:
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".cashcode-export-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(content)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from app.cli.runtime import fail
+
+    source = Path(args.file).expanduser()
+    try:
+        content = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(f"cannot read {source}: {getattr(exc, 'strerror', None) or exc}")
+    imported = await app.invoke("chats.import", {"content": content})
+    if not imported["ok"]:
+        return _error(imported)
+    chat = imported["data"]
+    title = chat["title"] or "(untitled)"
+    print(f"Imported chat {chat['id']} “{title}” ({chat['message_count']} messages).")
     return 0

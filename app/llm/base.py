@@ -6,7 +6,7 @@ Core code knows providers only through `Provider`; one module per kind implement
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, Protocol
@@ -45,12 +45,30 @@ class ModelInfo:
 
 
 @dataclass(frozen=True)
+class AttachmentInput:
+    """What the model receives for one attached file (by its sha256 in `Message.attachments`):
+    an image as base64 bytes, or text (text files, and the text of PDFs)."""
+
+    kind: Literal["image", "text"]
+    name: str
+    mime: str
+    data_b64: str = ""
+    text: str = ""
+
+    @property
+    def data_url(self) -> str:
+        return f"data:{self.mime};base64,{self.data_b64}"
+
+
+@dataclass(frozen=True)
 class ModelRequest:
     model: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     stream: bool = True
     temperature: float | None = None
+    # sha256 -> content, for the attachments of `messages` (filled in before the request).
+    attachment_inputs: Mapping[str, AttachmentInput] = field(default_factory=dict)
 
 
 # ---- normalised stream events -------------------------------------------------------------

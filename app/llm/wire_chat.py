@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from app.core.messages import Message, ToolSpec
-from app.llm.base import ModelRequest
+from app.llm.base import AttachmentInput, ModelRequest
+from app.llm.wire_attachments import chat_content
 
 
-def chat_message(message: Message) -> dict[str, Any]:
+def chat_message(message: Message, inputs: Mapping[str, AttachmentInput] | None = None) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
     if message.role == "assistant" and message.tool_calls:
@@ -21,6 +23,8 @@ def chat_message(message: Message) -> dict[str, Any]:
                 for c in message.tool_calls
             ],
         }
+    if message.role == "user" and message.attachments and inputs:
+        return {"role": "user", "content": chat_content(message, inputs)}
     return {"role": message.role, "content": message.content}
 
 
@@ -33,7 +37,10 @@ def chat_tool(tool: ToolSpec) -> dict[str, Any]:
 
 def chat_request(request: ModelRequest) -> dict[str, Any]:
     """Keyword arguments for `chat.completions.create` (without the stream flags)."""
-    kwargs: dict[str, Any] = {"model": request.model, "messages": [chat_message(m) for m in request.messages]}
+    kwargs: dict[str, Any] = {
+        "model": request.model,
+        "messages": [chat_message(m, request.attachment_inputs) for m in request.messages],
+    }
     if request.tools:
         kwargs["tools"] = [chat_tool(t) for t in request.tools]
     if request.temperature is not None:

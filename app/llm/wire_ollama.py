@@ -7,10 +7,12 @@ tool (`tool_name`) instead of a call id.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from app.core.messages import Message
-from app.llm.base import ModelRequest
+from app.llm.base import AttachmentInput, ModelRequest
+from app.llm.wire_attachments import ollama_fields
 from app.llm.wire_chat import chat_tool
 
 
@@ -22,7 +24,9 @@ def _arguments_object(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def native_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+def native_messages(
+    messages: tuple[Message, ...], inputs: Mapping[str, AttachmentInput] | None = None
+) -> list[dict[str, Any]]:
     names_by_call: dict[str, str] = {}
     out: list[dict[str, Any]] = []
     for m in messages:
@@ -31,6 +35,8 @@ def native_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
             out.append({"role": "tool", "content": m.content, "tool_name": name})
             continue
         item: dict[str, Any] = {"role": m.role, "content": m.content}
+        if m.role == "user" and m.attachments and inputs:
+            item.update(ollama_fields(m, inputs))
         if m.tool_calls:
             names_by_call.update({c.id: c.name for c in m.tool_calls})
             item["tool_calls"] = [
@@ -44,7 +50,7 @@ def native_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
 def native_request(request: ModelRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": native_messages(request.messages),
+        "messages": native_messages(request.messages, request.attachment_inputs),
         "stream": request.stream,
     }
     if request.tools:

@@ -6,18 +6,24 @@ conversation, tool calls as `function_call` items and results as `function_call_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from app.core.messages import Message, ToolSpec
-from app.llm.base import ModelRequest
+from app.llm.base import AttachmentInput, ModelRequest
+from app.llm.wire_attachments import responses_content
 
 
-def input_items(message: Message) -> list[dict[str, Any]]:
+def input_items(
+    message: Message, inputs: Mapping[str, AttachmentInput] | None = None
+) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [
             {"type": "function_call_output", "call_id": message.tool_call_id or "", "output": message.content}
         ]
     items: list[dict[str, Any]] = []
+    if message.role == "user" and message.attachments and inputs:
+        return [{"role": "user", "content": responses_content(message, inputs)}]
     if message.content or not message.tool_calls:
         items.append({"role": message.role, "content": message.content})
     items += [
@@ -40,7 +46,7 @@ def responses_request(request: ModelRequest) -> dict[str, Any]:
     """Keyword arguments for `responses.create` (without the stream flag)."""
     kwargs: dict[str, Any] = {
         "model": request.model,
-        "input": [item for m in request.messages for item in input_items(m)],
+        "input": [item for m in request.messages for item in input_items(m, request.attachment_inputs)],
     }
     if request.tools:
         kwargs["tools"] = [responses_tool(t) for t in request.tools]

@@ -19,6 +19,8 @@ from app.server.contracts import ServedApp
 
 ROUTE_PATTERN = re.compile(r"^[a-z_]+(?:\.[a-z_]+){1,3}$")  # e.g. chats.list, mcp.servers.list
 MAX_BODY_BYTES = 1024 * 1024
+# Routes that carry files: an image of up to 20 MB as base64; a chat export with its files.
+LARGE_BODY_ROUTES = {"attachments.upload": 28 * 1024 * 1024, "chats.import": 256 * 1024 * 1024}
 _NO_STORE = {"cache-control": "no-store"}
 
 
@@ -53,10 +55,11 @@ def invoke_router(app: ServedApp, max_body_bytes: int = MAX_BODY_BYTES) -> APIRo
     async def invoke(route: str, request: Request) -> JSONResponse:
         if not ROUTE_PATTERN.fullmatch(route):
             return _error(400, "invalid", "Route names look like `chats.list`.")
+        limit = max(max_body_bytes, LARGE_BODY_ROUTES.get(route, 0))
         try:
-            raw = await read_limited(request, max_body_bytes)
+            raw = await read_limited(request, limit)
         except BodyTooLarge:
-            return _error(413, "invalid", f"Request body is larger than {max_body_bytes} bytes.")
+            return _error(413, "invalid", f"Request body is larger than {limit} bytes.")
         try:
             payload: Any = json.loads(raw) if raw.strip() else {}
         except (json.JSONDecodeError, UnicodeDecodeError):

@@ -109,6 +109,12 @@ class UserSettings(_Frozen):
     dream_enabled: bool = True  # SPEC S5.3
     dream_interval_minutes: int = Field(default=5, ge=1, le=1440)
     dream_review: bool = False  # Dream's changes wait in an inbox
+    # provider id -> models the user marked as able to see images (OpenAI-compatible endpoints
+    # do not report it; Ollama does, through /api/show).
+    vision_models: dict[str, list[str]] = Field(default_factory=dict)
+    # web_search (app/websearch): the backend and its address ("" = the backend's default).
+    web_search_backend: Literal["duckduckgo", "searxng", "brave", "tavily"] = "duckduckgo"
+    web_search_url: str = ""
 
     @field_validator("providers")
     @classmethod

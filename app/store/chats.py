@@ -17,10 +17,12 @@ from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id, validate_chat_id, validate_turn_id
 from app.store.migrations import FTS_TABLE
-from app.store.search import fts_query, like_patterns, snippet
+from app.store.search import TRIGRAM, fts_query, like_patterns, snippet
 from app.store.timeutil import utc_now_iso
 
 MAX_TITLE = 200
+SEARCH_OVERFETCH = 5  # index hits read per wanted result (tool messages are filtered out)
+SHORT_TERM_SCAN_ROWS = 100_000  # newest messages scanned for terms too short for the index
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,12 @@ class ChatRecord:
     title_auto: bool  # True while the title is machine-made; a user rename sets it False
     created_at: str
     updated_at: str
+
+
+@dataclass(frozen=True)
+class ChatActivity:
+    message_count: int  # user and assistant messages (tool results are not counted)
+    last_message_at: str | None
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,23 @@ class ChatRepository:
         )
         return [_chat(r) for r in rows]
 
+    def activity(self, chat_ids: Sequence[str] | None = None) -> dict[str, ChatActivity]:
+        """Per chat: how many user/assistant messages it has and when the last one was written.
+        `None` means every chat (one grouped query for the chat list)."""
+        sql = (
+            "SELECT chat_id, COUNT(*), MAX(created_at) FROM messages"
+            " WHERE role IN ('user', 'assistant'){where} GROUP BY chat_id"
+        )
+        if chat_ids is None:
+            rows = self._db.query(sql.format(where=""))
+        else:
+            ids = [validate_chat_id(c) for c in chat_ids]
+            if not ids:
+                return {}
+            marks = ",".join("?" for _ in ids)
+            rows = self._db.query(sql.format(where=f" AND chat_id IN ({marks})"), tuple(ids))
+        return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
+
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:
         """Set the title. An automatic title (`auto=True`) never replaces one the user chose;
         the chat is then returned unchanged."""
@@ -178,6 +203,27 @@ class ChatRepository:
         self._reserved.pop(cid, None)
         return stored
 
+    def insert_imported(self, record: ChatRecord, messages: Sequence[StoredMessage]) -> ChatRecord:
+        """Write an imported chat with its messages (original cursors, turns and times) in one
+        transaction: all of it or nothing."""
+        cid = validate_chat_id(record.id)
+        for s in messages:
+            validate_turn_id(s.turn_id)
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?,?,?,?,?)",
+                    (cid, record.title, int(record.title_auto), record.created_at, record.updated_at),
+                )
+                conn.executemany(
+                    "INSERT INTO messages (chat_id, cursor, turn_id, role, content, tool_calls,"
+                    " tool_call_id, name, created_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [_message_row(cid, s) for s in messages],
+                )
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"chat {cid} could not be imported: {exc}") from exc
+        return self.get(cid)
+
     def page(
         self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
     ) -> tuple[builtins.list[StoredMessage], bool]:
@@ -238,10 +284,26 @@ class ChatRepository:
             " FROM messages m JOIN chats c ON c.id = m.chat_id"
             " WHERE m.role IN ('user', 'assistant') AND "
         )
-        match = fts_query(terms) if self._has_fts() else None
-        if match is not None:
-            sql = base + f"m.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)"
-            params: builtins.list[object] = [match]
+        long_terms = [t for t in terms if len(t) >= TRIGRAM]
+        short = like_patterns([t for t in terms if len(t) < TRIGRAM])
+        params: builtins.list[object]
+        if self._has_fts() and long_terms:
+            # Driven by the index, newest first, so a common word does not materialise every
+            # match and a rare one does not scan the whole table (bench/bench_chat.py). Tool
+            # output is indexed too, hence the over-fetch before the role and short-term filters.
+            sql = base + (
+                f"m.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+                " ORDER BY rowid DESC LIMIT ?)"
+            )
+            params = [fts_query(long_terms), limit * SEARCH_OVERFETCH * (4 if short else 1)]
+            sql += "".join(" AND m.content LIKE ? ESCAPE '\\'" for _ in short)
+            params += short
+        elif self._has_fts():
+            # Only terms a trigram index cannot match (e.g. a two-character Chinese word): a
+            # scan, bounded to the newest messages so typing never stalls on a huge history.
+            sql = base + " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in short)
+            sql += " AND m.id > (SELECT COALESCE(MAX(id), 0) FROM messages) - ?"
+            params = [*short, SHORT_TERM_SCAN_ROWS]
         else:
             patterns = like_patterns(terms)
             sql = base + " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in patterns)

@@ -45,7 +45,8 @@ def test_every_route_and_event_is_declared() -> None:
 def test_requests_have_optional_defaults_and_responses_required_ones() -> None:
     text = tsgen.render()
     expected = "export interface ChatSend {\n  chat_id: string;\n  text: string;\n"
-    expected += "  model?: ModelRef | null;\n  mentions?: MentionInput[];\n}"
+    expected += "  model?: ModelRef | null;\n  mentions?: MentionInput[];\n"
+    expected += "  attachments?: AttachmentRefInput[];\n}"
     assert expected in text
     # `running` has a default but the backend always sends it.
     assert "  running: boolean;\n" in text

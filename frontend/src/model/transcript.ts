@@ -3,6 +3,7 @@
  * (a user entry, then an assistant entry made of text, reasoning and tool parts in order).
  * Pure functions, tested without mounting anything.
  */
+import type { AttachmentRef } from "@/model/attachments";
 import type {
   ApprovalRequired,
   ErrorInfo,
@@ -38,6 +39,9 @@ export interface UserEntry {
   key: string;
   text: string;
   mentions?: MentionOutput[];
+  /** Stored message cursors shown by this entry (search opens a chat at one of them). */
+  cursors?: number[];
+  attachments?: AttachmentRef[];
 }
 
 export interface AssistantEntry {
@@ -47,6 +51,7 @@ export interface AssistantEntry {
   state: AssistantState;
   parts: Part[];
   error: ErrorInfo | null;
+  cursors?: number[];
 }
 
 export type Entry = UserEntry | AssistantEntry;
@@ -153,15 +158,24 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
   let current: AssistantEntry | null = null;
   for (const msg of messages) {
     if (msg.role === "user") {
-      entries.push({ kind: "user", key: `u-${msg.cursor}`, text: msg.content, mentions: msg.mentions });
+      entries.push({
+        kind: "user",
+        key: `u-${msg.cursor}`,
+        text: msg.content,
+        mentions: msg.mentions,
+        cursors: [msg.cursor],
+        attachments: msg.attachments ?? [],
+      });
       current = null;
       continue;
     }
     if (!current || current.turnId !== msg.turn_id) {
       current = newAssistant(msg.turn_id, "done");
       current.key = `a-${msg.turn_id}-${msg.cursor}`;
+      current.cursors = [];
       entries.push(current);
     }
+    current.cursors?.push(msg.cursor);
     if (msg.role === "assistant") {
       if (msg.content) appendText(current, "text", msg.content);
       for (const call of msg.tool_calls) {

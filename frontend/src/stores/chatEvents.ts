@@ -79,7 +79,10 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         if (known) {
           if (known.updated_at <= ev.updated_at) Object.assign(known, { title: ev.title, updated_at: ev.updated_at });
         } else {
-          upsert({ id: ev.chat_id, title: ev.title, created_at: ev.updated_at, updated_at: ev.updated_at, running: false });
+          upsert({
+            id: ev.chat_id, title: ev.title, created_at: ev.updated_at, updated_at: ev.updated_at, running: false,
+            message_count: 0, last_activity: ev.updated_at,
+          });
         }
         return;
       }

@@ -1,5 +1,6 @@
 import { defineStore } from "pinia";
 import { computed, ref } from "vue";
+import type { AttachmentRef } from "@/model/attachments";
 import type {
   AppEvent,
   ApprovalRequired,
@@ -35,6 +36,8 @@ export interface ChatRuntime {
   error: ErrorInfo | null;
   running: boolean;
   sending: boolean;
+  /** Files of the message being sent, shown with the live user entry until history has it. */
+  sentAttachments?: AttachmentRef[];
 }
 
 type Pending = { turnId: string; channel: TextChannel; text: string }[];
@@ -168,6 +171,19 @@ export const useChatsStore = defineStore("chats", () => {
     rt.hasMore = detail.has_more;
   }
 
+  /** Make sure the message at `cursor` is loaded (search opens a chat at a hit). */
+  async function reveal(chatId: string, cursor: number): Promise<boolean> {
+    const rt = runtime(chatId);
+    if (rt.history === null) await loadHistory(chatId);
+    // Bounded: each page goes back up to 200 messages.
+    for (let pages = 0; pages < 500; pages++) {
+      const first = rt.history?.[0];
+      if (!first || first.cursor <= cursor || !rt.hasMore) break;
+      await loadOlder(chatId);
+    }
+    return Boolean(rt.history?.some((m) => m.cursor === cursor));
+  }
+
   function open(chatId: string | null): void {
     currentId.value = chatId;
     if (!chatId) return;
@@ -186,7 +202,9 @@ export const useChatsStore = defineStore("chats", () => {
     }
     const live = rt.live;
     if (!live || rt.history?.some((m) => m.turn_id === live.turnId)) return base;
-    const user: Entry[] = live.userText ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText }] : [];
+    const files = rt.sentAttachments ?? [];
+    const user: Entry[] =
+      live.userText || files.length ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText, attachments: files }] : [];
     return [...base, ...user, live.entry];
   }
 
@@ -217,12 +235,26 @@ export const useChatsStore = defineStore("chats", () => {
     }
   }
 
-  async function send(chatId: string, text: string, model: ModelRef | null, mentions: MentionInput[] = []): Promise<boolean> {
+  async function send(
+    chatId: string,
+    text: string,
+    model: ModelRef | null,
+    mentions: MentionInput[] = [],
+    attachments: AttachmentRef[] = [],
+  ): Promise<boolean> {
     const rt = runtime(chatId);
     rt.error = null;
     rt.sending = true;
+    rt.sentAttachments = attachments;
     try {
-      return await guarded(chatId, () => api.invoke("chat.send", { chat_id: chatId, text, model, ...(mentions.length ? { mentions } : {}) }));
+      const payload = {
+        chat_id: chatId,
+        text,
+        model,
+        ...(mentions.length ? { mentions } : {}),
+        ...(attachments.length ? { attachments } : {}),
+      };
+      return await guarded(chatId, () => api.invoke("chat.send", payload));
     } finally {
       rt.sending = false;
     }
@@ -259,7 +291,7 @@ export const useChatsStore = defineStore("chats", () => {
   }
 
   return {
-    summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open,
+    summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
     entries, create, rename, remove, send, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
   };
 });

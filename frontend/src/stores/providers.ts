@@ -2,6 +2,7 @@ import { defineStore } from "pinia";
 import { computed, ref } from "vue";
 import type { ConnectionTest, ErrorInfo, ModelEntry, ProviderInput, ProviderView } from "@/api/generated";
 import { useApiStore } from "./api";
+import { useSettingsStore } from "./settings";
 
 export type ProviderKind = ProviderView["kind"];
 
@@ -68,6 +69,9 @@ export const useProvidersStore = defineStore("providers", () => {
     if (at >= 0) providers.value.splice(at, 1, saved);
     else providers.value.push(saved);
     void loadModels().catch(() => undefined);
+    // Saving the first provider chooses one of its models on the backend (last_model).
+    const settings = useSettingsStore();
+    if (!settings.lastModel) await settings.load().catch(() => undefined);
     return saved;
   }
 

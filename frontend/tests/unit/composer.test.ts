@@ -77,8 +77,37 @@ describe("composer", () => {
     const w = await composer({ model: { provider_id: "p1", model: "gpt-b" } });
     const select = w.get('[data-testid="model-picker"]');
     expect(w.findAll("optgroup").map((g) => g.attributes("label"))).toEqual(["OpenAI", "Ollama"]);
-    expect((select.element as HTMLSelectElement).selectedOptions[0].textContent).toBe("gpt-b");
+    expect((select.element as HTMLSelectElement).selectedOptions[0].textContent).toBe("OpenAI · gpt-b");
     await select.setValue(JSON.stringify(["p2", "llama"]));
     expect(w.emitted("update:model")).toEqual([[{ provider_id: "p2", model: "llama" }]]);
+  });
+});
+
+describe("composer attachments", () => {
+  it("refuses files over the limits with a message and sends references of uploaded ones", async () => {
+    const { mountWith, tick } = await import("./mount");
+    const ChatComposer = (await import("@/components/chat/ChatComposer.vue")).default;
+    const { wrapper, fake } = await mountWith(ChatComposer, { props: { running: false, groups: [], model: null, chatId: "c1" } });
+    const ref = { sha256: "a".repeat(64), name: "dot.png", mime: "image/png", size: 4, kind: "image" as const };
+    fake.on("attachments.upload", ({ name }) => ({ ...ref, name }));
+    const drop = (files: File[]) => {
+      const ev = new Event("drop", { bubbles: true, cancelable: true }) as Event & { dataTransfer: unknown };
+      ev.dataTransfer = { files, types: ["Files"] };
+      wrapper.get('[data-testid="composer"]').element.dispatchEvent(ev);
+    };
+    drop([new File([new Uint8Array(21 * 1024 * 1024)], "huge.png", { type: "image/png" })]);
+    await tick();
+    expect(wrapper.get('[data-testid="attachment-notice"]').text()).toBe("huge.png is larger than 20 MB and cannot be attached.");
+    drop(Array.from({ length: 11 }, (_, i) => new File(["x"], `n${i}.txt`, { type: "text/plain" })));
+    await tick();
+    for (let i = 0; i < 20 && wrapper.findAll('[data-status="uploading"]').length; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(wrapper.findAll('[data-testid="attachment-chip"]')).toHaveLength(10);
+    expect(wrapper.get('[data-testid="attachment-notice"]').text()).toBe("At most 10 files can be attached to one message.");
+    await wrapper.get('[data-testid="composer-input"]').setValue("files");
+    await wrapper.get("form").trigger("submit");
+    const [[text, refs]] = wrapper.emitted("send") as [string, unknown[]][];
+    expect(text).toBe("files");
+    expect(refs).toHaveLength(10);
+    expect(wrapper.findAll('[data-testid="attachment-chip"]')).toHaveLength(0);
   });
 });

@@ -7,7 +7,7 @@ import { useChatsStore } from "@/stores/chats";
 export const NOW = "2026-11-30T09:00:00Z";
 
 export function summary(id: string, title = `Chat ${id}`, updated_at = NOW): ChatSummary {
-  return { id, title, created_at: NOW, updated_at, running: false };
+  return { id, title, created_at: NOW, updated_at, running: false, message_count: 0, last_activity: updated_at };
 }
 
 export function message(cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView {

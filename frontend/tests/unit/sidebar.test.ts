@@ -21,7 +21,7 @@ async function sidebar() {
 describe("sidebar", () => {
   it("lists chats newest first and follows session_updated titles", async () => {
     const { wrapper, chats } = await sidebar();
-    const titles = () => wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.text());
+    const titles = () => wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.get(".chat-title").text());
     expect(titles()).toEqual(["Second", "First"]);
     chats.applyBatch([{ type: "session_updated", chat_id: "c1", title: "Automatic title", updated_at: "2026-11-30T09:03:00Z" }]);
     await tick();
@@ -31,7 +31,7 @@ describe("sidebar", () => {
   it("filters the list by title", async () => {
     const { wrapper } = await sidebar();
     await wrapper.get('[data-testid="chat-search"]').setValue("sec");
-    expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.text())).toEqual(["Second"]);
+    expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.get(".chat-title").text())).toEqual(["Second"]);
     await wrapper.get('[data-testid="chat-search"]').setValue("zzz");
     expect(wrapper.text()).toContain("No matching chats.");
   });
@@ -70,7 +70,7 @@ describe("sidebar", () => {
     (document.querySelector('[data-testid="confirm-ok"]') as HTMLElement).click();
     await tick();
     expect(fake.callsTo("chats.delete")).toEqual([{ chat_id: "c2" }]);
-    expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.text())).toEqual(["First"]);
+    expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.get(".chat-title").text())).toEqual(["First"]);
   });
 
   it("shows the backend's message when a running chat cannot be deleted", async () => {
@@ -83,6 +83,17 @@ describe("sidebar", () => {
     await tick();
     expect(wrapper.text()).toContain("This chat is running a turn; stop it first.");
     expect(wrapper.findAll('[data-testid="chat-list-item"]')).toHaveLength(2);
+  });
+
+  it("shows each chat's message count and last activity", async () => {
+    const { wrapper, chats, fake } = await sidebar();
+    const fresh = { ...summary("c1", "First", "2026-11-30T09:04:00Z"), message_count: 6, last_activity: new Date().toISOString() };
+    fake.on("chats.list", () => ({ chats: [fresh] }));
+    await chats.loadList();
+    await tick();
+    const meta = wrapper.findAll('[data-testid="chat-meta"]').map((m) => m.text());
+    expect(meta[0]).toBe("just now · 6 messages");
+    expect(meta[1]).toMatch(/ago · No messages$|^\d{4}-\d{2}-\d{2} · No messages$/);
   });
 
   it("new chat creates one and opens it", async () => {

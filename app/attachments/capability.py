@@ -1,0 +1,54 @@
+"""`attachments.upload` (bytes → content-addressed store → AttachmentRef) and
+`attachments.data` (an image's bytes for thumbnails after a reload)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+from collections.abc import Mapping
+from pathlib import PurePath
+
+from app.api.errors import ApiFailure
+from app.api.extensions import Capability, Handler
+from app.attachments import api_models as a
+from app.attachments.kinds import AttachmentRejected, classify
+from app.attachments.store import AttachmentMissing, AttachmentStore
+
+
+class AttachmentsCapability(Capability):
+    name = "attachments"
+
+    def __init__(self, store: AttachmentStore) -> None:
+        self._store = store
+
+    def routes(self) -> Mapping[str, Handler]:
+        return {"attachments.upload": self.upload, "attachments.data": self.data}
+
+    async def upload(self, req: a.AttachmentUpload) -> a.UploadedAttachment:
+        name = PurePath(req.name.replace("\\", "/")).name.strip() or "file"
+        try:
+            data = base64.b64decode(req.data_base64, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ApiFailure("invalid", f"{name}: the upload is not valid base64") from exc
+        try:
+            kind = classify(name, req.mime, data)
+        except AttachmentRejected as exc:
+            raise ApiFailure("invalid", str(exc)) from exc
+        digest = await asyncio.to_thread(self._store.put, data)
+        return a.UploadedAttachment(sha256=digest, name=name, mime=kind.mime, size=len(data), kind=kind.kind)
+
+    async def data(self, req: a.AttachmentDataQuery) -> a.AttachmentData:
+        try:
+            raw = await asyncio.to_thread(self._store.read, req.sha256)
+        except AttachmentMissing as exc:
+            raise ApiFailure("not_found", "This attachment is no longer in the data folder.") from exc
+        try:
+            kind = classify("image", "", raw)
+        except AttachmentRejected as exc:
+            raise ApiFailure("invalid", "Only images can be previewed.") from exc
+        if kind.kind != "image":
+            raise ApiFailure("invalid", "Only images can be previewed.")
+        return a.AttachmentData(
+            sha256=req.sha256, mime=kind.mime, data_base64=base64.b64encode(raw).decode("ascii")
+        )

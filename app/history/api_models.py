@@ -1,0 +1,54 @@
+"""Request/response models of the history routes (search, export, import)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ExportFormat = Literal["md", "json"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class ChatSearch(_Model):
+    query: str = Field(min_length=1, max_length=200)
+    limit: int = Field(default=30, ge=1, le=200)
+
+
+class SnippetPart(_Model):
+    text: str
+    hit: bool  # this piece matched the query (shown highlighted)
+
+
+class SearchHitView(_Model):
+    chat_id: str
+    chat_title: str
+    cursor: int  # the message to open (scroll to) in that chat
+    role: Literal["user", "assistant"]
+    parts: list[SnippetPart]
+    created_at: str
+
+
+class SearchResults(_Model):
+    hits: list[SearchHitView]
+
+
+class ChatExport(_Model):
+    chat_id: str
+    format: ExportFormat = "md"
+    # The desktop window cannot download: the backend saves into the Downloads folder instead.
+    save_to_downloads: bool = False
+
+
+class ExportedChat(_Model):
+    filename: str
+    mime: str
+    content: str  # Markdown or JSON text (attachments are embedded in JSON as base64)
+    saved_path: str | None = None  # where it was saved (save_to_downloads)
+
+
+class ChatImport(_Model):
+    content: str = Field(min_length=2, max_length=200_000_000)  # the JSON of a `chats.export`

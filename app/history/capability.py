@@ -1,0 +1,91 @@
+"""The history capability: `chats.search`, `chats.export`, `chats.import`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from app.api import models as m
+from app.api.errors import ApiFailure
+from app.api.extensions import Capability, Handler
+from app.attachments.store import AttachmentStore
+from app.core.events import AppEvent, SessionUpdated
+from app.history import api_models as h
+from app.history.export import export_filename, save_unique, to_json, to_markdown
+from app.history.highlight import segments
+from app.history.importer import ChatImportError, import_chat
+from app.store.chats import ChatRepository
+
+
+class HistoryCapability(Capability):
+    name = "history"
+
+    def __init__(
+        self,
+        chats: ChatRepository,
+        files: AttachmentStore,
+        emit: Callable[[AppEvent], None],
+        downloads: Callable[[], Path],
+    ) -> None:
+        self._chats = chats
+        self._files = files
+        self._emit = emit
+        self._downloads = downloads
+
+    def routes(self) -> Mapping[str, Handler]:
+        return {"chats.search": self.search, "chats.export": self.export, "chats.import": self.import_}
+
+    async def search(self, req: h.ChatSearch) -> h.SearchResults:
+        terms = req.query.split()
+        hits = [
+            h.SearchHitView(
+                chat_id=hit.chat_id,
+                chat_title=hit.chat_title,
+                cursor=hit.cursor,
+                role="user" if hit.role == "user" else "assistant",
+                parts=[h.SnippetPart(text=t, hit=b) for t, b in segments(hit.snippet, terms)],
+                created_at=hit.created_at,
+            )
+            for hit in self._chats.search(req.query, limit=req.limit)
+        ]
+        return h.SearchResults(hits=hits)
+
+    async def export(self, req: h.ChatExport) -> h.ExportedChat:
+        record = self._chats.get(req.chat_id)
+        messages = self._chats.stored_messages(req.chat_id)
+        if req.format == "json":
+            out = h.ExportedChat(
+                filename=export_filename(record, "json"),
+                mime="application/json",
+                content=to_json(record, messages, self._files),
+            )
+        else:
+            out = h.ExportedChat(
+                filename=export_filename(record, "md"),
+                mime="text/markdown",
+                content=to_markdown(record, messages),
+            )
+        if not req.save_to_downloads:
+            return out
+        try:
+            saved = save_unique(self._downloads(), out.filename, out.content)
+        except OSError as exc:
+            raise ApiFailure("invalid", f"Cannot save the export: {exc.strerror or exc}") from exc
+        return out.model_copy(update={"saved_path": str(saved)})
+
+    async def import_(self, req: h.ChatImport) -> m.ChatSummary:
+        try:
+            done = import_chat(req.content, self._chats, self._files)
+        except ChatImportError as exc:
+            raise ApiFailure("invalid", f"Cannot import this chat: {exc}") from exc
+        record = done.record
+        self._emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
+        activity = self._chats.activity([record.id]).get(record.id)
+        return m.ChatSummary(
+            id=record.id,
+            title=record.title,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            message_count=activity.message_count if activity else 0,
+            last_activity=(activity.last_message_at if activity else None) or record.created_at,
+        )

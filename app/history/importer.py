@@ -1,0 +1,142 @@
+"""Import a chat exported as JSON (`export.to_json`). Everything is checked before anything is
+written; the chat and its messages are then written in one transaction, so a bad file changes
+nothing."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.attachments.store import AttachmentStore, valid_digest
+from app.core.messages import AttachmentRef, Mention, Message, Role, ToolCall
+from app.history.export import FORMAT, VERSION
+from app.store.chats import ChatRecord, ChatRepository, StoredMessage
+from app.store.ids import is_valid_id, new_id
+
+MAX_MESSAGES = 100_000
+
+
+class ChatImportError(ValueError):
+    """The file is not an importable CashCode chat (the message says why)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _ChatIn(_Strict):
+    id: str = ""
+    title: str = ""
+    title_auto: bool = False
+    created_at: str
+    updated_at: str
+
+
+class _MessageIn(_Strict):
+    cursor: int = Field(ge=1)
+    turn_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    created_at: str
+    mentions: list[Mention] = Field(default_factory=list)
+    attachments: list[AttachmentRef] = Field(default_factory=list)
+
+
+class _DocIn(_Strict):
+    format: str
+    version: int
+    chat: _ChatIn
+    messages: list[_MessageIn] = Field(max_length=MAX_MESSAGES)
+    attachments: dict[str, str] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Imported:
+    record: ChatRecord
+    message_count: int
+
+
+def parse(content: str) -> _DocIn:
+    try:
+        raw: Any = json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise ChatImportError(f"the file is not JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise ChatImportError("this is not a CashCode chat export (format 'cashcode.chat' expected)")
+    if raw.get("version") != VERSION:
+        raise ChatImportError(
+            f"unsupported export version {raw.get('version')!r} (this CashCode reads {VERSION})"
+        )
+    try:
+        doc = _DocIn.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ChatImportError(f"the export is damaged at {where}: {first['msg']}") from exc
+    cursors = [m.cursor for m in doc.messages]
+    if cursors != sorted(set(cursors)):
+        raise ChatImportError("the export is damaged: message cursors must be unique and increasing")
+    return doc
+
+
+def _attachment_bytes(doc: _DocIn) -> dict[str, bytes]:
+    needed = {a.sha256: a for m in doc.messages for a in m.attachments}
+    out: dict[str, bytes] = {}
+    for digest, ref in needed.items():
+        if not valid_digest(digest):
+            raise ChatImportError(f"attachment {ref.name!r} has an invalid digest")
+        encoded = doc.attachments.get(digest)
+        if encoded is None:
+            raise ChatImportError(f"attachment {ref.name!r} is missing from the export")
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ChatImportError(f"attachment {ref.name!r} is not valid base64") from exc
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise ChatImportError(f"attachment {ref.name!r} does not match its digest (the file was altered)")
+        out[digest] = data
+    return out
+
+
+def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> Imported:
+    doc = parse(content)
+    blobs = _attachment_bytes(doc)
+    for data in blobs.values():
+        files.put(data)  # content-addressed: harmless if the import fails afterwards
+    # Keep the original id when it is free (a restore); otherwise the import is a copy.
+    chat_id = doc.chat.id if is_valid_id(doc.chat.id) and not chats.exists(doc.chat.id) else new_id()
+    record = ChatRecord(
+        id=chat_id,
+        title=" ".join(doc.chat.title.split())[:200],
+        title_auto=doc.chat.title_auto,
+        created_at=doc.chat.created_at,
+        updated_at=doc.chat.updated_at,
+    )
+    stored = [
+        StoredMessage(
+            cursor=m.cursor,
+            turn_id=m.turn_id,
+            created_at=m.created_at,
+            message=Message(
+                role=m.role,
+                content=m.content,
+                tool_calls=tuple(m.tool_calls),
+                tool_call_id=m.tool_call_id,
+                name=m.name,
+                mentions=tuple(m.mentions),
+                attachments=tuple(m.attachments),
+            ),
+        )
+        for m in doc.messages
+    ]
+    saved = chats.insert_imported(record, stored)
+    return Imported(record=saved, message_count=len(stored))

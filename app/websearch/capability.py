@@ -1,0 +1,71 @@
+"""Web search settings (`websearch.get` / `websearch.save`) and the tool's configuration.
+
+The backend and its address live in the settings file; API keys only in the keyring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from app.api import models as m
+from app.api.errors import ApiFailure
+from app.api.extensions import Capability, Handler
+from app.settings.secrets import SecretStore
+from app.settings.user_settings import SettingsStore, UserSettings
+from app.websearch import api_models as w
+from app.websearch.backends import SearchFailed
+from app.websearch.model import DEFAULT_URLS, KEYED, SearchConfig, key_name
+
+
+class WebSearchSettings(Capability):
+    name = "websearch"
+
+    def __init__(self, settings: SettingsStore, secrets: SecretStore) -> None:
+        self._settings = settings
+        self._secrets = secrets
+
+    def routes(self) -> Mapping[str, Handler]:
+        return {"websearch.get": self.get, "websearch.save": self.save}
+
+    def config(self) -> SearchConfig:
+        """What the tool uses now (read at every call: settings may change between turns)."""
+        s = self._settings.load()
+        backend = s.web_search_backend
+        url = s.web_search_url or DEFAULT_URLS[backend]
+        if not url:
+            raise SearchFailed("No SearXNG address: enter your instance's URL in Settings → Web search.")
+        key = self._secrets.get(key_name(backend)) if backend in KEYED else None
+        return SearchConfig(backend=backend, url=url, api_key=key)
+
+    def _view(self, s: UserSettings) -> w.WebSearchView:
+        backend = s.web_search_backend
+        has_key = backend in KEYED and self._secrets.get(key_name(backend)) is not None
+        return w.WebSearchView(
+            backend=backend,
+            base_url=s.web_search_url,
+            default_url=DEFAULT_URLS[backend],
+            api_key=m.MASK if has_key else "",
+            has_key=has_key,
+        )
+
+    async def get(self, req: m.Empty) -> w.WebSearchView:
+        return self._view(self._settings.load())
+
+    async def save(self, req: w.WebSearchSave) -> w.WebSearchView:
+        url = req.base_url.strip()
+        if url and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname):
+            raise ApiFailure("invalid", f"The search address must be an http(s) URL, got {url!r}.")
+        if req.backend == "searxng" and not url:
+            raise ApiFailure(
+                "invalid", "SearXNG needs the address of your instance (e.g. http://127.0.0.1:8888)."
+            )
+        if req.backend in KEYED and req.api_key != m.MASK:
+            # The key first: if the keychain refuses it, the settings are not changed either.
+            if req.api_key:
+                self._secrets.set(key_name(req.backend), req.api_key)
+            else:
+                self._secrets.delete(key_name(req.backend))
+        saved = self._settings.update(
+            lambda s: s.model_copy(update={"web_search_backend": req.backend, "web_search_url": url})
+        )
+        return self._view(saved)

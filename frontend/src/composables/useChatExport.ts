@@ -1,0 +1,61 @@
+import { ref } from "vue";
+import type { ChatSummary } from "@/api/generated";
+import { errorMessage, useApiStore } from "@/stores/api";
+
+export type ExportFormat = "md" | "json";
+
+/** Offer `content` as a file download (browser: `cashcode serve`). */
+export function downloadText(filename: string, mime: string, content: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type: `${mime};charset=utf-8` }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  a.rel = "noopener";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Export the chat (download in a browser; the desktop window saves to Downloads) and import a
+ * JSON export back. `notice` says where a file went; `error` what went wrong. */
+export function useChatExport() {
+  const api = useApiStore();
+  const busy = ref(false);
+  const notice = ref("");
+  const error = ref("");
+
+  async function exportChat(chatId: string, format: ExportFormat): Promise<string | null> {
+    busy.value = true;
+    notice.value = "";
+    error.value = "";
+    try {
+      const desktop = api.transport?.kind === "pywebview";
+      const out = await api.invoke("chats.export", { chat_id: chatId, format, save_to_downloads: desktop });
+      if (out.saved_path) return (notice.value = out.saved_path);
+      downloadText(out.filename, out.mime, out.content);
+      return (notice.value = out.filename);
+    } catch (err) {
+      error.value = errorMessage(err);
+      return null;
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  async function importFile(file: File): Promise<ChatSummary | null> {
+    busy.value = true;
+    notice.value = "";
+    error.value = "";
+    try {
+      return await api.invoke("chats.import", { content: await file.text() });
+    } catch (err) {
+      error.value = errorMessage(err);
+      return null;
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  return { busy, notice, error, exportChat, importFile };
+}

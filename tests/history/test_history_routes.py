@@ -1,0 +1,181 @@
+"""Search across chats, export as Markdown/JSON and import back, through the real app."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from app.attachments.store import AttachmentStore
+from app.core.messages import AttachmentRef, Message
+from app.store.chats import ChatRepository
+from app.store.db import Database
+from tests.api.conftest import AppMaker, add_provider, err, ok, send
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+
+async def _chat_with(app: Any, rec: Any, fake_llm: Any, pid: str, pairs: list[tuple[str, str]]) -> str:
+    chat = await ok(app, "chats.create")
+    for question, answer in pairs:
+        fake_llm.script({"text": answer})
+        turn = await send(app, chat["id"], question, pid)
+        assert (await rec.turn_end(turn)).type == "turn_done"
+    chat_id: str = chat["id"]
+    return chat_id
+
+
+def _text(hit: dict[str, Any]) -> str:
+    return "".join(p["text"] for p in hit["parts"])
+
+
+def _marked(hit: dict[str, Any]) -> list[str]:
+    return [p["text"] for p in hit["parts"] if p["hit"]]
+
+
+async def test_search_finds_english_and_chinese_phrases_across_three_chats(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, rec = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    a = await _chat_with(
+        app, rec, fake_llm, pid, [("How do I parse YAML?", "Use a safe loader for YAML files.")]
+    )
+    b = await _chat_with(app, rec, fake_llm, pid, [("今天天气很好吗？", "是的，今天天气很好，适合散步。")])
+    c = await _chat_with(
+        app,
+        rec,
+        fake_llm,
+        pid,
+        [("hello", "hi"), ("Tell me about the Quarterly Report", "The quarterly report is due.")],
+    )
+
+    english = (await ok(app, "chats.search", {"query": "quarterly report"}))["hits"]
+    assert {h["chat_id"] for h in english} == {c}
+    assert {h["role"] for h in english} == {"user", "assistant"}
+    assistant = next(h for h in english if h["role"] == "assistant")
+    assert _text(assistant) == "The quarterly report is due."
+    assert _marked(assistant) == ["quarterly", "report"]
+    # The hit names the message to open: the chat's 4th message (after hello/hi and the question).
+    assert assistant["cursor"] == 4
+
+    chinese = (await ok(app, "chats.search", {"query": "天气很好"}))["hits"]
+    assert {h["chat_id"] for h in chinese} == {b} and len(chinese) == 2
+    assert all(_marked(h) == ["天气很好"] for h in chinese)
+    # Two characters are below the trigram index: still found (scan fallback).
+    short = (await ok(app, "chats.search", {"query": "散步"}))["hits"]
+    assert [(h["chat_id"], h["cursor"]) for h in short] == [(b, 2)]
+
+    assert (await ok(app, "chats.search", {"query": "YAML"}))["hits"][0]["chat_id"] == a
+    assert (await ok(app, "chats.search", {"query": "no such words anywhere"}))["hits"] == []
+    # FTS syntax in the query is inert text, never an error.
+    assert (await ok(app, "chats.search", {"query": 'report" OR *'}))["hits"] == []
+    assert (await err(app, "chats.search", {"query": ""}))["code"] == "invalid"
+
+
+async def test_export_and_import_round_trip_a_chat_with_tools_and_attachments(
+    make_app: AppMaker, fake_llm: Any, paths: Any
+) -> None:
+    app, rec = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    chat_id = await _chat_with(app, rec, fake_llm, pid, [("Say hi", "Hi! 你好")])
+    fake_llm.script(
+        {"tool_calls": [{"name": "list_dir", "arguments": {"path": "."}}]},
+        {"text": "The folder is empty."},
+    )
+    turn = await send(app, chat_id, "What is in my workspace?", pid)
+    assert (await rec.turn_end(turn)).type == "turn_done"
+    # A message with an image attachment, stored as the app stores them.
+    files = AttachmentStore(paths.data_dir / "attachments")
+    digest = files.put(PNG)
+    assert (paths.data_dir / "attachments" / digest[:2] / digest).read_bytes() == PNG
+    ref = AttachmentRef(sha256=digest, name="dot.png", mime="image/png", size=len(PNG), kind="image")
+    with Database(paths.db_path) as db:
+        ChatRepository(db).append_turn(
+            chat_id,
+            "turn-att",
+            [
+                Message(role="user", content="Look", attachments=(ref,)),
+                Message(role="assistant", content="A dot."),
+            ],
+        )
+
+    md = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md"})
+    assert md["filename"].endswith(".md") and md["mime"] == "text/markdown"
+    assert "## You" in md["content"] and "Hi! 你好" in md["content"]
+    assert "**Tool call** `list_dir`" in md["content"] and "dot.png" in md["content"]
+
+    exported = await ok(app, "chats.export", {"chat_id": chat_id, "format": "json"})
+    doc = json.loads(exported["content"])
+    assert doc["format"] == "cashcode.chat" and hashlib.sha256(PNG).hexdigest() in doc["attachments"]
+
+    before = await ok(app, "chats.get", {"chat_id": chat_id})
+    # The chat still exists, so the import is a copy with a new id and the same messages.
+    copy = await ok(app, "chats.import", {"content": exported["content"]})
+    assert copy["id"] != chat_id and copy["title"] == before["chat"]["title"]
+    after = await ok(app, "chats.get", {"chat_id": copy["id"]})
+    assert after["messages"] == before["messages"]
+    assert any(m["tool_calls"] for m in after["messages"]) and any(
+        m["role"] == "tool" for m in after["messages"]
+    )
+
+    # Deleted, then imported again: restored under its own id, bytes restored too.
+    await ok(app, "chats.delete", {"chat_id": chat_id})
+    (paths.data_dir / "attachments" / digest[:2] / digest).unlink()
+    restored = await ok(app, "chats.import", {"content": exported["content"]})
+    assert restored["id"] == chat_id and restored["message_count"] == before["chat"]["message_count"]
+    assert files.read(digest) == PNG
+    assert (await ok(app, "chats.get", {"chat_id": chat_id}))["messages"] == before["messages"]
+
+
+async def test_a_damaged_import_is_refused_and_changes_nothing(make_app: AppMaker, fake_llm: Any) -> None:
+    app, rec = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat_id = await _chat_with(app, rec, fake_llm, pid, [("q", "a")])
+    good = json.loads((await ok(app, "chats.export", {"chat_id": chat_id, "format": "json"}))["content"])
+    await ok(app, "chats.delete", {"chat_id": chat_id})
+
+    cases: list[tuple[str, str]] = [
+        ("not json", "not JSON"),
+        (json.dumps({"format": "other"}), "not a CashCode chat export"),
+        (json.dumps({**good, "version": 99}), "unsupported export version"),
+        (
+            json.dumps({**good, "messages": [{**good["messages"][0], "role": "wizard"}]}),
+            "damaged at messages.0.role",
+        ),
+        (json.dumps({**good, "messages": good["messages"][::-1]}), "cursors"),
+    ]
+    with_att = {
+        **good,
+        "messages": [
+            {
+                **good["messages"][0],
+                "attachments": [
+                    {"sha256": "a" * 64, "name": "x.png", "mime": "image/png", "size": 3, "kind": "image"}
+                ],
+            }
+        ],
+    }
+    cases.append((json.dumps(with_att), "missing from the export"))
+    cases.append((json.dumps({**with_att, "attachments": {"a" * 64: "eHl6"}}), "does not match its digest"))
+    for content, reason in cases:
+        error = await err(app, "chats.import", {"content": content})
+        assert error["code"] == "invalid" and reason in error["message"], (reason, error)
+    assert (await ok(app, "chats.list"))["chats"] == []
+
+
+async def test_the_desktop_saves_exports_into_the_downloads_folder_without_replacing_files(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Any
+) -> None:
+    downloads = tmp_path / "Downloads"
+    app, rec = await make_app(env={"CASHCODE_EXPORT_DIR": str(downloads)})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat_id = await _chat_with(app, rec, fake_llm, pid, [("Weekly plan: 周报", "ok")])
+    first = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md", "save_to_downloads": True})
+    second = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md", "save_to_downloads": True})
+    assert first["filename"] == "Weekly-plan-周报.md"
+    assert first["saved_path"] == str(downloads / "Weekly-plan-周报.md")
+    assert second["saved_path"] == str(downloads / "Weekly-plan-周报 (2).md")
+    assert sorted(p.name for p in downloads.iterdir()) == ["Weekly-plan-周报 (2).md", "Weekly-plan-周报.md"]
+    assert (downloads / "Weekly-plan-周报.md").read_text(encoding="utf-8") == first["content"]

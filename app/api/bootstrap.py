@@ -31,6 +31,7 @@ from app.store.usage import UsageRepository
 from app.tools.base import Tool
 
 if TYPE_CHECKING:
+    from app.mcp.capability import McpCapability
     from app.tools.registry import ToolRegistry
     from app.websearch.capability import WebSearchSettings
 
@@ -153,7 +154,7 @@ def _mcp(
     secrets: SecretStore,
     settings: SettingsStore,
     bus: EventBus,
-) -> Capability:
+) -> McpCapability:
     from app.mcp.capability import McpCapability  # the MCP SDK itself loads only on connect
 
     return McpCapability.build(paths, env, db, secrets, settings, bus.publish)

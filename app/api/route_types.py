@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from app.api import models as m
+from app.attachments import api_routes as attachment_routes
+from app.history import api_routes as history_routes
 from app.importer import api_routes as import_routes
 from app.mcp import api_routes as mcp_api_routes
 from app.memory import api_routes as memory_routes
 from app.skills import api_routes as skills_api_routes
-from app.attachments import api_routes as attachment_routes
-from app.history import api_routes as history_routes
 from app.websearch import api_routes as websearch_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.api.extensions import Capability, Handler
 from app.core.context import ToolBox, TurnSpec
 from app.core.events import AppEvent
-from app.mcp.activations import ActivationStore
+from app.mcp.activations import CAPACITY, ActivationStore
 from app.mcp.api_handlers import McpRoutes
 from app.mcp.catalog import UserCatalog, builtin_dir
-from app.mcp.service import DEFAULT_CALL_TIMEOUT_S, McpPaths, McpService
+from app.mcp.config import ConfigError
+from app.mcp.connection import ServerGone
+from app.mcp.service import DEFAULT_CALL_TIMEOUT_S, McpPaths, McpService, NotFoundError
 from app.mcp.tools import McpDirectory, McpToolBox
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -93,3 +95,21 @@ class McpCapability(Capability):
 
     async def aclose(self) -> None:
         await self.service.aclose()
+
+    async def prepare_servers(self, chat_id: str, names: Sequence[str]) -> list[str]:
+        """A loaded Skill's `requires.mcp_servers` (SPEC S7.4): connect each and activate its
+        tools in the chat, so the next model step of the same turn can call them. Returns one
+        status line per server; a failure is reported, never raised."""
+        lines: list[str] = []
+        for name in names:
+            try:
+                conn = await self.service.connect(name)
+            except (NotFoundError, ConfigError, ServerGone) as exc:
+                lines.append(f"{name}: not connected ({self.service.redact(str(exc))})")
+                continue
+            tools = [t.name for t in conn.tools][:CAPACITY]
+            if chat_id:
+                self.activations.touch(chat_id, [(name, t) for t in tools])
+            self.directory.refresh()
+            lines.append(f"{name}: connected, {len(tools)} tools activated")
+        return lines

@@ -26,7 +26,7 @@ class McpPreparer(Protocol):
     """What the Skills runtime asks of an MCP capability (when one is wired): connect the
     servers a loaded Skill requires. Returns one human-readable status line per server."""
 
-    async def prepare_servers(self, names: Sequence[str]) -> list[str]: ...
+    async def prepare_servers(self, chat_id: str, names: Sequence[str]) -> list[str]: ...
 
 
 @dataclass(frozen=True)

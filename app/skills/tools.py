@@ -97,7 +97,7 @@ class SkillLoadTool(Tool):
         ]
         if total > len(files):
             parts.append(f"[… {total - len(files)} more files not listed]")
-        parts.append(await self._mcp_note(m.requires.mcp_servers))
+        parts.append(await self._mcp_note(ctx.chat_id, m.requires.mcp_servers))
         self._rt.note_loaded(
             ctx.chat_id, ctx.turn_id, Activation(m.name, m.description, m.version or "", doc.sha256)
         )
@@ -109,12 +109,12 @@ class SkillLoadTool(Tool):
             metadata={"skill": m.name, "sha256": doc.sha256},
         )
 
-    async def _mcp_note(self, servers: tuple[str, ...]) -> str:
+    async def _mcp_note(self, chat_id: str, servers: tuple[str, ...]) -> str:
         if not servers:
             return ""
         if self._rt.mcp is None:
             return f"This Skill uses MCP servers ({', '.join(servers)}); MCP is not available here."
-        status = await self._rt.mcp.prepare_servers(servers)
+        status = await self._rt.mcp.prepare_servers(chat_id, servers)
         return "MCP servers for this Skill:\n" + "\n".join(f"- {s}" for s in status)
 
 

@@ -21,7 +21,7 @@ class FakeMcp:
     def __init__(self) -> None:
         self.asked: list[list[str]] = []
 
-    async def prepare_servers(self, names: Sequence[str]) -> list[str]:
+    async def prepare_servers(self, chat_id: str, names: Sequence[str]) -> list[str]:
         self.asked.append(list(names))
         return [f"{n}: connected (3 tools)" for n in names]
 

@@ -48,16 +48,44 @@ export interface ApprovalResolved {
   decision: "deny" | "once" | "always" | "cancelled";
 }
 
+export interface AttachmentData {
+  sha256: string;
+  mime: string;
+  data_base64: string;
+}
+
+export interface AttachmentDataQuery {
+  sha256: string;
+}
+
 /**
  * A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
  * data folder (`sha256`); only this reference is stored with the message.
  */
-export interface AttachmentRef {
+export interface AttachmentRefInput {
+  sha256: string;
+  name: string;
+  mime: string;
+  size: number;
+  kind?: "image" | "text" | "pdf" | "file";
+}
+
+/**
+ * A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
+ * data folder (`sha256`); only this reference is stored with the message.
+ */
+export interface AttachmentRefOutput {
   sha256: string;
   name: string;
   mime: string;
   size: number;
   kind: "image" | "text" | "pdf" | "file";
+}
+
+export interface AttachmentUpload {
+  name: string;
+  mime?: string;
+  data_base64: string;
 }
 
 export interface ChatCreate {
@@ -72,10 +100,20 @@ export interface ChatDetail {
   has_more: boolean;
 }
 
+export interface ChatExport {
+  chat_id: string;
+  format?: "md" | "json";
+  save_to_downloads?: boolean;
+}
+
 export interface ChatGet {
   chat_id: string;
   before_cursor?: number | null;
   limit?: number;
+}
+
+export interface ChatImport {
+  content: string;
 }
 
 export interface ChatList {
@@ -91,11 +129,17 @@ export interface ChatRename {
   title: string;
 }
 
+export interface ChatSearch {
+  query: string;
+  limit?: number;
+}
+
 export interface ChatSend {
   chat_id: string;
   text: string;
   model?: ModelRef | null;
   mentions?: MentionInput[];
+  attachments?: AttachmentRefInput[];
 }
 
 export interface ChatSummary {
@@ -104,6 +148,8 @@ export interface ChatSummary {
   created_at: string;
   updated_at: string;
   running: boolean;
+  message_count: number;
+  last_activity: string;
 }
 
 export interface ConnectionTest {
@@ -140,6 +186,13 @@ export interface ErrorInfo {
   code: string;
   message: string;
   retry_after_s: number | null;
+}
+
+export interface ExportedChat {
+  filename: string;
+  mime: string;
+  content: string;
+  saved_path: string | null;
 }
 
 export interface FolderPick {
@@ -545,7 +598,7 @@ export interface MessageView {
   name: string | null;
   created_at: string;
   mentions: MentionOutput[];
-  attachments: AttachmentRef[];
+  attachments: AttachmentRefOutput[];
 }
 
 export interface ModelEntry {
@@ -606,12 +659,13 @@ export interface ProposalItem {
   created_at: string;
 }
 
-export interface ProposalList {
-  proposals: ProposalItem[];
-}
-
-export interface ProposalRef {
+export interface ProposalView {
   id: string;
+  status: "drafting" | "pending" | "approved" | "rejected" | "failed";
+  name: string;
+  content: string;
+  reason: string;
+  created_at: string;
 }
 
 export interface ProviderInput {
@@ -639,6 +693,19 @@ export interface ProviderView {
   has_key: boolean;
 }
 
+export interface SearchHitView {
+  chat_id: string;
+  chat_title: string;
+  cursor: number;
+  role: "user" | "assistant";
+  parts: SnippetPart[];
+  created_at: string;
+}
+
+export interface SearchResults {
+  hits: SearchHitView[];
+}
+
 export interface SessionDeleted {
   type: "session_deleted";
   chat_id: string;
@@ -661,6 +728,8 @@ export interface SettingsPatch {
   allow_private_network?: boolean | null;
   exec_env?: string[] | null;
   local_api?: boolean | null;
+  skill_evolution?: boolean | null;
+  vision_models?: Record<string, string[]> | null;
 }
 
 export interface SettingsView {
@@ -674,6 +743,8 @@ export interface SettingsView {
   allow_private_network: boolean;
   exec_env: string[];
   local_api: boolean;
+  skill_evolution: boolean;
+  vision_models: Record<string, string[]>;
 }
 
 export interface SkillContent {
@@ -824,6 +895,11 @@ export interface SkillsChanged {
   revision: number;
 }
 
+export interface SnippetPart {
+  text: string;
+  hit: boolean;
+}
+
 export interface SoulDoc {
   text: string;
   is_default: boolean;
@@ -943,6 +1019,18 @@ export interface TurnStarted {
   user_text: string;
 }
 
+/**
+ * The stored file's reference, to pass in `chat.send` `attachments` (same fields as
+ * `AttachmentRef`).
+ */
+export interface UploadedAttachment {
+  sha256: string;
+  name: string;
+  mime: string;
+  size: number;
+  kind: "image" | "text" | "pdf" | "file";
+}
+
 export interface UsageEvent {
   chat_id: string;
   turn_id: string;
@@ -950,6 +1038,37 @@ export interface UsageEvent {
   model: string;
   input_tokens: number | null;
   output_tokens: number | null;
+}
+
+export interface WebSearchSave {
+  backend: "duckduckgo" | "searxng" | "brave" | "tavily";
+  base_url?: string;
+  api_key?: string;
+}
+
+export interface WebSearchView {
+  backend: "duckduckgo" | "searxng" | "brave" | "tavily";
+  base_url: string;
+  default_url: string;
+  api_key: string;
+  has_key: boolean;
+}
+
+export interface app__memory__api_models__ProposalList {
+  proposals: ProposalItem[];
+}
+
+export interface app__memory__api_models__ProposalRef {
+  id: string;
+}
+
+export interface app__skills__api_models__ProposalList {
+  enabled: boolean;
+  proposals: ProposalView[];
+}
+
+export interface app__skills__api_models__ProposalRef {
+  id: string;
 }
 
 /** Every event the backend pushes (discriminated by `type`). */
@@ -980,19 +1099,24 @@ export interface Routes {
   "app.info": { request: Empty; response: AppInfo };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
+  "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
+  "attachments.upload": { request: AttachmentUpload; response: UploadedAttachment };
   "chat.approve": { request: ApprovalAnswer; response: Ok };
   "chat.cancel": { request: ChatRef; response: Ok };
   "chat.retry": { request: ChatRef; response: TurnRef };
   "chat.send": { request: ChatSend; response: TurnRef };
   "chats.create": { request: ChatCreate; response: ChatSummary };
   "chats.delete": { request: ChatRef; response: Ok };
+  "chats.export": { request: ChatExport; response: ExportedChat };
   "chats.get": { request: ChatGet; response: ChatDetail };
+  "chats.import": { request: ChatImport; response: ChatSummary };
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
+  "chats.search": { request: ChatSearch; response: SearchResults };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
-  "dream.accept": { request: ProposalRef; response: MemoryDoc };
-  "dream.proposals": { request: Empty; response: ProposalList };
-  "dream.reject": { request: ProposalRef; response: Ok };
+  "dream.accept": { request: app__memory__api_models__ProposalRef; response: MemoryDoc };
+  "dream.proposals": { request: Empty; response: app__memory__api_models__ProposalList };
+  "dream.reject": { request: app__memory__api_models__ProposalRef; response: Ok };
   "dream.run": { request: DreamRun; response: DreamResult };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
@@ -1049,6 +1173,9 @@ export interface Routes {
   "skills.import_preview": { request: SkillImportSource; response: SkillImportPreview };
   "skills.invalid_delete": { request: SkillInvalidRef; response: Ok };
   "skills.list": { request: SkillListQuery; response: SkillListResult };
+  "skills.proposals.approve": { request: app__skills__api_models__ProposalRef; response: ProposalView };
+  "skills.proposals.list": { request: Empty; response: app__skills__api_models__ProposalList };
+  "skills.proposals.reject": { request: app__skills__api_models__ProposalRef; response: ProposalView };
   "skills.rollback": { request: SkillRollback; response: SkillContent };
   "skills.save": { request: SkillSave; response: SkillContent };
   "skills.set_enabled": { request: SkillSetEnabled; response: SkillItem };
@@ -1061,6 +1188,8 @@ export interface Routes {
   "todos.delete": { request: ItemRef; response: Ok };
   "todos.list": { request: Empty; response: TodoList };
   "tools.list": { request: Empty; response: ToolList };
+  "websearch.get": { request: Empty; response: WebSearchView };
+  "websearch.save": { request: WebSearchSave; response: WebSearchView };
 }
 
 export type RouteName = keyof Routes;
@@ -1070,15 +1199,20 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "app.info",
   "approvals.list",
   "approvals.revoke",
+  "attachments.data",
+  "attachments.upload",
   "chat.approve",
   "chat.cancel",
   "chat.retry",
   "chat.send",
   "chats.create",
   "chats.delete",
+  "chats.export",
   "chats.get",
+  "chats.import",
   "chats.list",
   "chats.rename",
+  "chats.search",
   "desktop.pick_folder",
   "dream.accept",
   "dream.proposals",
@@ -1139,6 +1273,9 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "skills.import_preview",
   "skills.invalid_delete",
   "skills.list",
+  "skills.proposals.approve",
+  "skills.proposals.list",
+  "skills.proposals.reject",
   "skills.rollback",
   "skills.save",
   "skills.set_enabled",
@@ -1151,4 +1288,6 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "todos.delete",
   "todos.list",
   "tools.list",
+  "websearch.get",
+  "websearch.save",
 ];

@@ -19,6 +19,7 @@ from app.api.providers import ProviderFactory, ProviderService, default_factory
 from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
 from app.llm.base import ProviderConfig
+from app.observability.wiring import observability
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore
@@ -66,8 +67,10 @@ def build_app(
     if provider_override is not None:
         providers.add_override(provider_override)
     db = Database(paths.db_path)
+    bus = EventBus()
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
+    caps.append(observability(db, bus, env, settings_store, providers, secret_store, provider_override))
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -87,7 +90,7 @@ def build_app(
         secrets=secret_store,
         providers=providers,
         tools=ToolCatalog(_registry(tools)),
-        bus=EventBus(),
+        bus=bus,
         notices=tuple(notices),
         capabilities=tuple(caps),
     )

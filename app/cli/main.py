@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,6 +40,7 @@ COMMANDS = {
     "config": ("app.cli.config_cmd", "show the effective configuration"),
     "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
+    "traces": ("app.cli.traces_cmd", "list or show the traces of past turns"),
 }
 
 
@@ -46,6 +48,7 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
     import importlib
 
     parser = argparse.ArgumentParser(prog="cashcode", description="CashCode — a local-first AI agent")
+    parser.add_argument("--log-level", help="DEBUG|INFO|WARNING|ERROR (default WARNING)")
     subparsers = parser.add_subparsers(dest="command")
     for name, (module, help_text) in COMMANDS.items():
         if name == command:
@@ -64,6 +67,12 @@ def _command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    from app.observability.cli_logging import configure, split_log_level
+
+    log_level, args_list = split_log_level(args_list)
+    if args_list and args_list[0] != "desktop" and (problem := configure(log_level, os.environ)) is not None:
+        print(f"cashcode: error: {problem}", file=sys.stderr)
+        return 2
     if not args_list:
         return _external("desktop", [])
     if args_list[0] in EXTERNAL:

@@ -13,6 +13,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -78,6 +79,16 @@ class ModelChoice(_Frozen):
         return validate_provider_id(value)
 
 
+class ModelPrice(_Frozen):
+    """Per-million token prices of one provider's model ("*": every model of it); traces use
+    them to estimate each turn's cost (app/observability/prices.py)."""
+
+    provider_id: str
+    model: str = Field(min_length=1, max_length=200)
+    input_per_million: Decimal = Field(ge=0, allow_inf_nan=False)
+    output_per_million: Decimal = Field(ge=0, allow_inf_nan=False)
+
+
 class UserSettings(_Frozen):
     version: int = 1
     providers: list[ProviderProfile] = Field(default_factory=list)
@@ -90,6 +101,7 @@ class UserSettings(_Frozen):
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
     legacy_migrated: bool = False
+    model_prices: list[ModelPrice] = Field(default_factory=list)
 
     @field_validator("providers")
     @classmethod

@@ -117,6 +117,12 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
-MIGRATIONS: Sequence[Migration] = (_v1,)
+def _traces(conn: sqlite3.Connection) -> None:
+    from app.observability.schema import TRACES_V1
+
+    run_script(conn, TRACES_V1)
+
+
+MIGRATIONS: Sequence[Migration] = (_v1, _traces)
 
 LATEST_VERSION = len(MIGRATIONS)

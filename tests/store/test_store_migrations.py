@@ -12,7 +12,7 @@ from app.store.migrations import LATEST_VERSION, MIGRATIONS
 
 def test_a_fresh_database_is_at_schema_version_1_with_wal_and_foreign_keys(db_path: Path) -> None:
     with Database(db_path) as db:
-        assert db.schema_version == LATEST_VERSION == 1
+        assert db.schema_version == LATEST_VERSION == len(MIGRATIONS)
         assert db.query("PRAGMA journal_mode")[0][0] == "wal"
         assert db.query("PRAGMA foreign_keys")[0][0] == 1
         assert db.query("PRAGMA synchronous")[0][0] == 1  # NORMAL
@@ -26,7 +26,7 @@ def test_reopening_a_database_keeps_its_data_and_version(db_path: Path) -> None:
         conn.execute("INSERT INTO chats VALUES ('c', 't', 0, 'x', 'x')")
     for _ in range(2):
         with Database(db_path) as db:
-            assert db.schema_version == 1
+            assert db.schema_version == LATEST_VERSION
             assert db.query("SELECT id FROM chats")[0][0] == "c"
 
 
@@ -64,7 +64,7 @@ def test_a_failing_migration_changes_nothing_and_keeps_the_previous_version(db_p
         Database(db_path, migrations=broken)
 
     with Database(db_path) as db:
-        assert db.schema_version == 1
+        assert db.schema_version == LATEST_VERSION
         names = {r[0] for r in db.query("SELECT name FROM sqlite_master")}
     assert "extra" not in names
 
@@ -72,7 +72,7 @@ def test_a_failing_migration_changes_nothing_and_keeps_the_previous_version(db_p
 def test_a_new_migration_is_applied_on_the_next_open(db_path: Path) -> None:
     Database(db_path).close()
     with Database(db_path, migrations=(*MIGRATIONS, "CREATE TABLE extra (x);")) as db:
-        assert db.schema_version == 2
+        assert db.schema_version == LATEST_VERSION + 1
         assert db.query("SELECT count(*) FROM extra")[0][0] == 0
 
 

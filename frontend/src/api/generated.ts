@@ -302,6 +302,13 @@ export interface ToolCallEvent {
   arguments: string;
 }
 
+export interface ToolCallTraceView {
+  name: string;
+  duration_ms: number | null;
+  outcome: "ok" | "error" | "denied" | "cancelled";
+  approval: "deny" | "once" | "always" | "cancelled" | null;
+}
+
 export interface ToolCallView {
   id: string;
   name: string;
@@ -329,6 +336,37 @@ export interface ToolResultEvent {
   output: string;
   truncated: boolean;
   duration_ms: number;
+}
+
+export interface TraceList {
+  traces: TraceView[];
+}
+
+export interface TraceRef {
+  id: string;
+}
+
+export interface TraceView {
+  id: string;
+  chat_id: string;
+  turn_id: string;
+  provider_id: string;
+  api_mode: string | null;
+  model: string;
+  status: "done" | "failed" | "cancelled";
+  error_code: string | null;
+  started_at: string;
+  ttft_ms: number | null;
+  total_ms: number;
+  model_calls: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost: number | null;
+  tool_calls: ToolCallTraceView[];
+}
+
+export interface TracesQuery {
+  limit?: number;
 }
 
 export interface TurnCancelled {
@@ -366,6 +404,16 @@ export interface TurnStarted {
   user_text: string;
 }
 
+export interface UsageBucketView {
+  day: string;
+  provider_id: string;
+  model: string;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number | null;
+}
+
 export interface UsageEvent {
   chat_id: string;
   turn_id: string;
@@ -373,6 +421,27 @@ export interface UsageEvent {
   model: string;
   input_tokens: number | null;
   output_tokens: number | null;
+}
+
+/** Inclusive UTC days, YYYY-MM-DD. */
+export interface UsageRange {
+  first_day: string;
+  last_day: string;
+}
+
+export interface UsageSummary {
+  buckets: UsageBucketView[];
+  totals: UsageTotalsView;
+  slowest: TraceView[];
+  most_expensive: TraceView[];
+}
+
+export interface UsageTotalsView {
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number | null;
+  unknown_cost_turns: number;
 }
 
 /** Every event the backend pushes (discriminated by `type`). */
@@ -418,6 +487,9 @@ export interface Routes {
   "settings.get": { request: Empty; response: SettingsView };
   "settings.update": { request: SettingsPatch; response: SettingsView };
   "tools.list": { request: Empty; response: ToolList };
+  "traces.get": { request: TraceRef; response: TraceView };
+  "traces.list": { request: TracesQuery; response: TraceList };
+  "usage.summary": { request: UsageRange; response: UsageSummary };
 }
 
 export type RouteName = keyof Routes;
@@ -445,4 +517,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "settings.get",
   "settings.update",
   "tools.list",
+  "traces.get",
+  "traces.list",
+  "usage.summary",
 ];

@@ -1,0 +1,28 @@
+"""The `traces` table (a migration in app/store/migrations.py runs this).
+
+One row per turn; `tool_calls` is a JSON list of {name, duration_ms, outcome, approval}. No
+foreign key to chats: like `usage`, traces stay countable after a chat is deleted.
+"""
+
+TRACES_V1 = """
+CREATE TABLE traces (
+    id             TEXT PRIMARY KEY,
+    chat_id        TEXT NOT NULL,
+    turn_id        TEXT NOT NULL,
+    provider_id    TEXT NOT NULL,
+    api_mode       TEXT,
+    model          TEXT NOT NULL,
+    status         TEXT NOT NULL CHECK (status IN ('done', 'failed', 'cancelled')),
+    error_code     TEXT,
+    started_at     TEXT NOT NULL,
+    ttft_ms        REAL,
+    total_ms       REAL NOT NULL,
+    model_calls    INTEGER NOT NULL,
+    input_tokens   INTEGER,
+    output_tokens  INTEGER,
+    cost           REAL,
+    tool_calls     TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(tool_calls))
+);
+CREATE INDEX traces_started_at ON traces(started_at);
+CREATE INDEX traces_chat ON traces(chat_id);
+"""

@@ -1,0 +1,79 @@
+"""Builds the observability capability from the app's parts (called by app/api/bootstrap.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from app.api.bus import EventBus
+from app.api.providers import ProviderService
+from app.llm.base import ProviderConfig
+from app.observability.capability import TraceCapability
+from app.observability.logs import register_secrets
+from app.observability.prices import Price, PriceEntry, PriceTable, env_price
+from app.observability.store import TraceRepository
+from app.settings.config_errors import ConfigError
+from app.settings.secrets import SecretStore, provider_key_name
+from app.settings.user_settings import SettingsStore
+from app.store.db import Database
+
+_log = logging.getLogger(__name__)
+
+
+class ObservabilityCapability(TraceCapability):
+    """Traces, plus masking the stored provider keys in logs of long-lived surfaces."""
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        bus: EventBus,
+        env: Mapping[str, str],
+        settings: SettingsStore,
+        providers: ProviderService,
+        secrets: SecretStore,
+    ) -> None:
+        self._settings = settings
+        self._secrets = secrets
+        try:
+            self._env_price = env_price(env)
+        except ConfigError as exc:
+            # The CLI refuses this before building the app; the desktop and serve carry on
+            # without the env prices (costs stay unknown) and say why once.
+            _log.warning("cost prices from the environment are ignored: %s", exc)
+            self._env_price = None
+        super().__init__(bus, TraceRepository(db), self._price_table, providers.kind_of)
+
+    def _price_table(self) -> PriceTable:
+        if self._env_price is not None:
+            return PriceTable(self._env_price)
+        entries = [
+            PriceEntry(p.provider_id, p.model, Price(p.input_per_million, p.output_per_million))
+            for p in self._settings.load().model_prices
+        ]
+        return PriceTable(None, entries)
+
+    async def start(self) -> None:
+        # Only long-lived surfaces start capabilities: the keychain is not touched on `ask`.
+        try:
+            names = [provider_key_name(p.id) for p in self._settings.load().providers]
+            register_secrets(self._secrets.get(name) for name in names)
+        except Exception:  # no keychain or a damaged settings file: the patterns still apply
+            _log.info("stored provider keys could not be read for log redaction")
+
+
+def observability(
+    db: Database,
+    bus: EventBus,
+    env: Mapping[str, str],
+    settings: SettingsStore,
+    providers: ProviderService,
+    secrets: SecretStore,
+    cli_provider: ProviderConfig | None,
+) -> ObservabilityCapability:
+    """The capability; the CLI's API key (known now, without the keychain) is masked in logs."""
+    if cli_provider is not None:
+        register_secrets([cli_provider.api_key])
+    return ObservabilityCapability(
+        db=db, bus=bus, env=env, settings=settings, providers=providers, secrets=secrets
+    )

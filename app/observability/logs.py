@@ -48,6 +48,9 @@ _PATTERNS = (
 )
 
 
+_CONTENT_LOGGERS = ("openai", "httpx", "httpcore", "httpx2", "mcp")
+
+
 class LogLevelError(ValueError):
     """An unknown log level name (the message names the accepted ones)."""
 
@@ -184,6 +187,10 @@ def setup_logging(
         handler._cashcode = True  # type: ignore[attr-defined]
         root.addHandler(handler)
     root.setLevel(level)
+    # The OpenAI SDK logs whole request bodies (prompts, tool arguments) at DEBUG; those
+    # loggers never go below INFO, whatever the level asked for.
+    for name in _CONTENT_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.getLevelName(level), logging.INFO))
     return redactor
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
+from app.observability.request_id import RequestIdMiddleware
 from app.server.auth import AccessPolicy
 from app.server.contracts import ServedApp
 from app.server.events_ws import events_router
@@ -37,4 +38,4 @@ def create_http_app(
         api.include_router(events_router(app, queue_limit=event_queue_limit))
     # Last: its catch-all path would otherwise shadow the API routes.
     api.include_router(static_router(static_dir, policy))
-    return Guard(api, policy)
+    return RequestIdMiddleware(Guard(api, policy), secrets=[token])  # app/observability/request_id.py

@@ -41,6 +41,7 @@ COMMANDS = {
     "models": ("app.cli.models_cmd", "list the models of the configured provider"),
     "skills": ("app.cli.skills_cmd", "manage Skills (list, validate, import, export, …)"),
     "traces": ("app.cli.traces_cmd", "list or show the traces of past turns"),
+    "evals": ("app.cli.evals_cmd", "run eval cases from a YAML or JSON file"),
 }
 
 

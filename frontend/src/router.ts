@@ -3,6 +3,7 @@ import type { Router, RouterHistory } from "vue-router";
 import ChatView from "@/views/ChatView.vue";
 import OnboardingView from "@/views/OnboardingView.vue";
 import SettingsView from "@/views/SettingsView.vue";
+import UsageView from "@/views/UsageView.vue";
 
 /** Hash history: pywebview's static server has no SPA fallback for deep paths. */
 export function createAppRouter(history: RouterHistory = createWebHashHistory()): Router {
@@ -13,6 +14,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/chat/:id", name: "chat", component: ChatView },
       { path: "/settings", name: "settings", component: SettingsView },
       { path: "/welcome", name: "welcome", component: OnboardingView },
+      { path: "/usage", name: "usage", component: UsageView },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

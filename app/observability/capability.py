@@ -15,7 +15,7 @@ from app.core.events import AppEvent, TurnCancelled, TurnDone, TurnFailed, TurnS
 from app.observability import api_models as am
 from app.observability.fold import TurnFold
 from app.observability.prices import PriceTable, estimate_cost
-from app.observability.store import TraceRepository, valid_trace_id
+from app.observability.store import TraceRepository, totals_of, valid_trace_id
 from app.observability.trace_model import TraceRecord
 
 _log = logging.getLogger(__name__)
@@ -95,7 +95,8 @@ class TraceCapability(Capability):
 
     async def usage_summary(self, req: am.UsageRange) -> am.UsageSummary:
         since, until = day_range(req.first_day, req.last_day)
-        totals = self._traces.totals(since, until)
+        buckets = self._traces.by_day_and_model(since, until)
+        totals = totals_of(buckets)
         return am.UsageSummary(
             buckets=[
                 am.UsageBucketView(
@@ -107,7 +108,7 @@ class TraceCapability(Capability):
                     output_tokens=b.output_tokens,
                     cost=b.cost,
                 )
-                for b in self._traces.by_day_and_model(since, until)
+                for b in buckets
             ],  # fmt: skip
             totals=am.UsageTotalsView(
                 turns=totals.turns,

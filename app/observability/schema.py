@@ -1,6 +1,8 @@
 """The `traces` table (a migration in app/store/migrations.py runs this).
 
-One row per turn; `tool_calls` is a JSON list of {name, duration_ms, outcome, approval}. No
+One row per turn; `tool_calls` is a JSON list of {name, duration_ms, outcome, approval}. `day`
+(the UTC day of `started_at`) and the covering index `traces_usage` let the Usage view
+aggregate 100,000 turns by walking one index in order, without sorting. No
 foreign key to chats: like `usage`, traces stay countable after a chat is deleted.
 """
 
@@ -15,6 +17,7 @@ CREATE TABLE traces (
     status         TEXT NOT NULL CHECK (status IN ('done', 'failed', 'cancelled')),
     error_code     TEXT,
     started_at     TEXT NOT NULL,
+    day            TEXT NOT NULL,
     ttft_ms        REAL,
     total_ms       REAL NOT NULL,
     model_calls    INTEGER NOT NULL,
@@ -25,4 +28,7 @@ CREATE TABLE traces (
 );
 CREATE INDEX traces_started_at ON traces(started_at);
 CREATE INDEX traces_chat ON traces(chat_id);
+CREATE INDEX traces_usage ON traces(day, provider_id, model, input_tokens, output_tokens, cost);
+CREATE INDEX traces_total_ms ON traces(total_ms);
+CREATE INDEX traces_cost ON traces(cost);
 """

@@ -35,14 +35,15 @@ def seed_traces(
             (
                 uuid.UUID(int=i + 1).hex, chat_ids[i % len(chat_ids)], f"t_{i:08d}", provider,
                 "chat_completions", model, "done" if i % 17 else "failed", None if i % 17 else "server_error",
-                started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), 300.0 + (i * 7) % 900, 800.0 + (i * 31) % 20_000,
+                started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), started.strftime("%Y-%m-%d"),
+                300.0 + (i * 7) % 900, 800.0 + (i * 31) % 20_000,
                 1 + i % 3, input_tokens, output_tokens, cost, tools if i % 2 else "[]",
             )
         )  # fmt: skip
     with db.transaction() as conn:
         conn.executemany(
             "INSERT INTO traces (id, chat_id, turn_id, provider_id, api_mode, model, status, error_code,"
-            " started_at, ttft_ms, total_ms, model_calls, input_tokens, output_tokens, cost, tool_calls)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " started_at, day, ttft_ms, total_ms, model_calls, input_tokens, output_tokens, cost, tool_calls)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )

@@ -169,3 +169,31 @@ def test_cost_is_unknown_without_usage_or_price() -> None:
         estimate_cost(Price(__import__("decimal").Decimal(1), __import__("decimal").Decimal(1)), None, 3)
         is None
     )
+
+
+async def test_usage_summary_buckets_totals_and_top_turns_over_seeded_traces(make_app: AppMaker) -> None:
+    from datetime import UTC, datetime
+
+    from app.testing.trace_seed import seed_traces
+
+    app, _ = await make_app()
+    seed_traces(app.ctx.db, 90, days=30, chat_ids=["c1"], today=datetime(2026, 3, 31, tzinfo=UTC))
+    data = await ok(app, "usage.summary", {"first_day": "2026-03-22", "last_day": "2026-03-31"})
+    rows = app.ctx.db.query(
+        "SELECT COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(cost), SUM(cost IS NULL) FROM traces"
+        " WHERE started_at >= '2026-03-22' AND started_at < '2026-04-01'"
+    )[0]
+    totals = data["totals"]
+    assert totals["turns"] == rows[0] == 30  # 3 turns a day, one per model
+    assert (totals["input_tokens"], totals["output_tokens"]) == (rows[1], rows[2])
+    assert totals["cost"] == pytest.approx(rows[3]) and totals["unknown_cost_turns"] == rows[4] == 10
+    assert {b["day"] for b in data["buckets"]} == {f"2026-03-{d}" for d in range(22, 32)}
+    assert len(data["buckets"]) == 30
+    slow = [t["total_ms"] for t in data["slowest"]]
+    assert slow == sorted(slow, reverse=True) and len(slow) == 10
+    top = app.ctx.db.query(
+        "SELECT MAX(total_ms) FROM traces WHERE started_at >= '2026-03-22' AND started_at < '2026-04-01'"
+    )[0][0]
+    assert slow[0] == top
+    costly = [t["cost"] for t in data["most_expensive"]]
+    assert costly == sorted(costly, reverse=True) and None not in costly

@@ -70,7 +70,7 @@ def build_app(
     bus = EventBus()
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
-    caps.append(observability(db, bus, env, settings_store, providers, secret_store, provider_override))
+    caps.append(obs := observability(db, bus, env, settings_store, providers, secret_store, provider_override))  # noqa: E501
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -94,7 +94,9 @@ def build_app(
         notices=tuple(notices),
         capabilities=tuple(caps),
     )
-    return CashCodeApp(ctx)
+    app = CashCodeApp(ctx)
+    obs.attach_app(app)  # evals started from the UI run turns through the app's API
+    return app
 
 
 def recover_settings(store: SettingsStore) -> list[str]:

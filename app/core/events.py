@@ -125,6 +125,19 @@ class ImportSkillRequested(_Event):
     path: str
 
 
+class EvalProgress(_Event):
+    """An eval run (app/observability/eval_runs.py) finished a case, or ended."""
+
+    type: Literal["eval_progress"] = "eval_progress"
+    run_id: str
+    status: Literal["running", "done", "failed"]
+    done: int
+    total: int
+    passed: int
+    case: str | None = None  # the name of the case just finished
+    case_passed: bool | None = None
+
+
 AppEvent = Annotated[
     TurnStarted
     | Delta
@@ -139,6 +152,7 @@ AppEvent = Annotated[
     | SessionUpdated
     | SessionDeleted
     | SkillsChanged
-    | ImportSkillRequested,
+    | ImportSkillRequested
+    | EvalProgress,
     Field(discriminator="type"),
 ]

@@ -31,4 +31,19 @@ CREATE INDEX traces_chat ON traces(chat_id);
 CREATE INDEX traces_usage ON traces(day, provider_id, model, input_tokens, output_tokens, cost);
 CREATE INDEX traces_total_ms ON traces(total_ms);
 CREATE INDEX traces_cost ON traces(cost);
+
+CREATE TABLE eval_runs (
+    id           TEXT PRIMARY KEY,
+    file_name    TEXT NOT NULL,
+    provider_id  TEXT NOT NULL,
+    model        TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+    error        TEXT,
+    started_at   TEXT NOT NULL,
+    finished_at  TEXT,
+    total        INTEGER NOT NULL,
+    passed       INTEGER NOT NULL DEFAULT 0,
+    results      TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(results))
+);
+CREATE INDEX eval_runs_started_at ON eval_runs(started_at);
 """

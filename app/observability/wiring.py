@@ -6,9 +6,15 @@ import logging
 from collections.abc import Mapping
 
 from app.api.bus import EventBus
+from app.api.extensions import Handler
+from app.api.models import Empty
 from app.api.providers import ProviderService
 from app.llm.base import ProviderConfig
+from app.observability import eval_api_models as em
 from app.observability.capability import TraceCapability
+from app.observability.eval_api_models import EvalModel
+from app.observability.eval_runs import EvalRunner, EvalRunStore
+from app.observability.evals import EvalApp
 from app.observability.logs import register_secrets
 from app.observability.prices import Price, PriceEntry, PriceTable, env_price
 from app.observability.store import TraceRepository
@@ -43,6 +49,37 @@ class ObservabilityCapability(TraceCapability):
             _log.warning("cost prices from the environment are ignored: %s", exc)
             self._env_price = None
         super().__init__(bus, TraceRepository(db), self._price_table, providers.kind_of)
+        self._eval_store = EvalRunStore(db)
+        self.evals = EvalRunner(self._eval_store, bus.publish, self._last_model)
+
+    def _last_model(self) -> EvalModel | None:
+        last = self._settings.load().last_model
+        return EvalModel(provider_id=last.provider_id, model=last.model) if last is not None else None
+
+    def attach_app(self, app: EvalApp) -> None:
+        """Evals started from the UI run turns through the app's own API."""
+        self.evals.attach(app)
+
+    def routes(self) -> Mapping[str, Handler]:
+        return {
+            **super().routes(),
+            "evals.run": self.evals_run,
+            "evals.runs": self.evals_runs,
+            "evals.get": self.evals_get,
+        }
+
+    async def evals_run(self, req: em.EvalRunStart) -> em.EvalRunView:
+        return self.evals.start(req)
+
+    async def evals_runs(self, req: Empty) -> em.EvalRunList:
+        return self.evals.runs()
+
+    async def evals_get(self, req: em.EvalRunRef) -> em.EvalRunView:
+        return self.evals.get(req.id)
+
+    async def aclose(self) -> None:
+        await self.evals.aclose()
+        await super().aclose()
 
     def _price_table(self) -> PriceTable:
         if self._env_price is not None:
@@ -54,6 +91,7 @@ class ObservabilityCapability(TraceCapability):
         return PriceTable(None, entries)
 
     async def start(self) -> None:
+        self._eval_store.fail_unfinished()
         # Only long-lived surfaces start capabilities: the keychain is not touched on `ask`.
         try:
             names = [provider_key_name(p.id) for p in self._settings.load().providers]

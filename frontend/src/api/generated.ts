@@ -127,6 +127,70 @@ export interface ErrorInfo {
   retry_after_s: number | null;
 }
 
+export interface EvalCaseResultView {
+  name: string;
+  passed: boolean;
+  reasons: string[];
+  duration_ms: number;
+  tools_called: string[];
+}
+
+export interface EvalModel {
+  provider_id: string;
+  model: string;
+}
+
+export interface EvalModelRate {
+  provider_id: string;
+  model: string;
+  runs: number;
+  cases: number;
+  passed: number;
+  pass_rate: number;
+}
+
+/** An eval run (app/observability/eval_runs.py) finished a case, or ended. */
+export interface EvalProgress {
+  type: "eval_progress";
+  run_id: string;
+  status: "running" | "done" | "failed";
+  done: number;
+  total: number;
+  passed: number;
+  case: string | null;
+  case_passed: boolean | null;
+}
+
+export interface EvalRunList {
+  runs: EvalRunView[];
+  by_model: EvalModelRate[];
+}
+
+export interface EvalRunRef {
+  id: string;
+}
+
+/** The eval file's text (picked or dropped in the UI) and its name (.yaml, .yml or .json). */
+export interface EvalRunStart {
+  content: string;
+  filename: string;
+  model?: EvalModel | null;
+}
+
+export interface EvalRunView {
+  id: string;
+  file_name: string;
+  provider_id: string;
+  model: string;
+  status: "running" | "done" | "failed";
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+  total: number;
+  passed: number;
+  results: EvalCaseResultView[];
+}
+
 export interface FolderPick {
   path: string | null;
 }
@@ -459,7 +523,8 @@ export type AppEvent =
   | SessionUpdated
   | SessionDeleted
   | SkillsChanged
-  | ImportSkillRequested;
+  | ImportSkillRequested
+  | EvalProgress;
 
 export type AppEventType = AppEvent["type"];
 
@@ -479,6 +544,9 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "evals.get": { request: EvalRunRef; response: EvalRunView };
+  "evals.run": { request: EvalRunStart; response: EvalRunView };
+  "evals.runs": { request: Empty; response: EvalRunList };
   "models.list": { request: ModelsQuery; response: ModelList };
   "providers.delete": { request: ProviderRef; response: Ok };
   "providers.list": { request: Empty; response: ProviderList };
@@ -509,6 +577,9 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "desktop.pick_folder",
+  "evals.get",
+  "evals.run",
+  "evals.runs",
   "models.list",
   "providers.delete",
   "providers.list",

@@ -4,6 +4,7 @@ import ChatView from "@/views/ChatView.vue";
 import OnboardingView from "@/views/OnboardingView.vue";
 import SettingsView from "@/views/SettingsView.vue";
 import UsageView from "@/views/UsageView.vue";
+import EvalsView from "@/views/EvalsView.vue";
 
 /** Hash history: pywebview's static server has no SPA fallback for deep paths. */
 export function createAppRouter(history: RouterHistory = createWebHashHistory()): Router {
@@ -15,6 +16,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/settings", name: "settings", component: SettingsView },
       { path: "/welcome", name: "welcome", component: OnboardingView },
       { path: "/usage", name: "usage", component: UsageView },
+      { path: "/evals", name: "evals", component: EvalsView },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

@@ -44,3 +44,12 @@ describe("usage data", () => {
     expect(formatMs(null)).toBe("—");
   });
 });
+
+describe("usage labels", () => {
+  it("names a provider by its saved name, falling back to its id", () => {
+    const b = { day: "2026-01-01", provider_id: "uuid-1", model: "m", turns: 1, input_tokens: 1, output_tokens: 1, cost: null };
+    const other = { ...b, provider_id: "gone" };
+    const series = stackByModel([b, other], ["2026-01-01"], "tokens", new Map([["uuid-1", "Work"]]));
+    expect(series.map((s) => s.label)).toEqual(["gone / m", "Work / m"]);
+  });
+});

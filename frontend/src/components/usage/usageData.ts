@@ -27,14 +27,20 @@ export interface Series {
   values: number[]; // one per day
 }
 
-/** One stacked series per provider/model, aligned on `days`; missing days are 0. */
-export function stackByModel(buckets: UsageBucketView[], days: string[], metric: Metric): Series[] {
+/** One stacked series per provider/model, aligned on `days`; missing days are 0. `names` maps
+ * provider ids (UUIDs) to the names people gave them. */
+export function stackByModel(
+  buckets: UsageBucketView[],
+  days: string[],
+  metric: Metric,
+  names: ReadonlyMap<string, string> = new Map(),
+): Series[] {
   const index = new Map(days.map((d, i) => [d, i]));
   const series = new Map<string, number[]>();
   for (const b of buckets) {
     const at = index.get(b.day);
     if (at === undefined) continue;
-    const label = `${b.provider_id} / ${b.model}`;
+    const label = `${names.get(b.provider_id) ?? b.provider_id} / ${b.model}`;
     let values = series.get(label);
     if (!values) {
       values = new Array<number>(days.length).fill(0);

@@ -211,6 +211,15 @@ class ModelList(_Model):
 # ---- settings ------------------------------------------------------------------------------
 
 
+class ModelPriceEntry(_Model):
+    """Per-million token prices of a provider's model ("*": all its models), for trace costs."""
+
+    provider_id: str = Field(min_length=1, max_length=64)
+    model: str = Field(min_length=1, max_length=200)
+    input_per_million: float = Field(ge=0, allow_inf_nan=False)
+    output_per_million: float = Field(ge=0, allow_inf_nan=False)
+
+
 class SettingsView(_Model):
     theme: Theme
     language: Language
@@ -220,6 +229,7 @@ class SettingsView(_Model):
     tool_policies: dict[str, ToolPolicy]
     max_iterations: int
     allow_private_network: bool
+    model_prices: list[ModelPriceEntry] = Field(default_factory=list)
 
 
 class SettingsPatch(_Model):
@@ -230,6 +240,7 @@ class SettingsPatch(_Model):
     tool_policies: dict[str, ToolPolicy] | None = None
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     allow_private_network: bool | None = None
+    model_prices: list[ModelPriceEntry] | None = Field(default=None, max_length=200)
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -16,6 +16,7 @@ let settings: SettingsView = {
   tool_policies: {},
   max_iterations: 20,
   allow_private_network: false,
+  model_prices: [],
 };
 const providers: ProviderView[] =
   scenario === "first-run"

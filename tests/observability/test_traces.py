@@ -101,19 +101,23 @@ async def test_a_denied_call_and_a_failed_turn_are_traced(make_app: AppMaker, fa
 
 
 async def test_prices_per_provider_and_model_come_from_the_settings(
-    make_app: AppMaker, fake_llm: Any, paths: Any
+    make_app: AppMaker, fake_llm: Any
 ) -> None:
     app, events = await make_app()
     pid = await add_provider(app, fake_llm, "chat_completions")
-    from app.settings.user_settings import ModelPrice, SettingsStore
-
-    store = SettingsStore(paths.settings_path)
-    price = ModelPrice(provider_id=pid, model="fake-model", input_per_million=1, output_per_million=4)
-    store.update(lambda s: s.model_copy(update={"model_prices": [price]}))
+    price = {"provider_id": pid, "model": "fake-model", "input_per_million": 1, "output_per_million": 4}
+    view = await ok(app, "settings.update", {"model_prices": [price]})
+    assert view["model_prices"] == [{**price, "input_per_million": 1.0, "output_per_million": 4.0}]
     fake_llm.script({"text": "Hi.", "usage": {"input": 1_000_000, "output": 500_000}})
     chat = await ok(app, "chats.create")
     await events.turn_end(await send(app, chat["id"], "hello", pid))
     assert (await _only_trace(app))["cost"] == pytest.approx(3.0)
+
+    twice = await err(app, "settings.update", {"model_prices": [price, price]})
+    assert twice["code"] == "invalid" and "one price" in twice["message"]
+    negative = await err(app, "settings.update", {"model_prices": [{**price, "input_per_million": -1}]})
+    assert negative["code"] == "invalid"
+    assert (await ok(app, "settings.get"))["model_prices"][0]["input_per_million"] == 1.0
 
 
 async def test_a_trace_write_failure_warns_once_and_the_turn_still_succeeds(

@@ -274,6 +274,14 @@ export interface ModelList {
   errors: ErrorInfo[];
 }
 
+/** Per-million token prices of a provider's model ("*": all its models), for trace costs. */
+export interface ModelPriceEntry {
+  provider_id: string;
+  model: string;
+  input_per_million: number;
+  output_per_million: number;
+}
+
 export interface ModelRef {
   provider_id: string;
   model: string;
@@ -339,6 +347,7 @@ export interface SettingsPatch {
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
+  model_prices?: ModelPriceEntry[] | null;
 }
 
 export interface SettingsView {
@@ -350,6 +359,7 @@ export interface SettingsView {
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
+  model_prices: ModelPriceEntry[];
 }
 
 export interface SkillsChanged {

@@ -233,6 +233,17 @@ export const en = {
   "evals.statusDone": "done",
   "evals.statusFailed": "failed",
   "evals.tooBig": "The file is too large (at most 2 MB).",
+
+  "prices.title": "Prices",
+  "prices.hint": "Prices per million tokens, used to estimate the cost of each turn in Usage. Model * applies to every model of the provider. Without a price the cost shows as unknown.",
+  "prices.provider": "Provider",
+  "prices.model": "Model",
+  "prices.input": "Input / million",
+  "prices.output": "Output / million",
+  "prices.add": "Add a price",
+  "prices.remove": "Remove",
+  "prices.save": "Save prices",
+  "prices.saved": "Saved",
 } as const;
 
 export type MessageKey = keyof typeof en;

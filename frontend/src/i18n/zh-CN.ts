@@ -235,4 +235,15 @@ export const zhCN: Record<MessageKey, string> = {
   "evals.statusDone": "已完成",
   "evals.statusFailed": "失败",
   "evals.tooBig": "文件过大（最多 2 MB）。",
+
+  "prices.title": "价格",
+  "prices.hint": "每百万 Token 的价格，用于在用量中估算每个回合的费用。模型填 * 表示该提供方的所有模型。未设置价格时费用显示为未知。",
+  "prices.provider": "提供方",
+  "prices.model": "模型",
+  "prices.input": "输入 / 百万",
+  "prices.output": "输出 / 百万",
+  "prices.add": "添加价格",
+  "prices.remove": "移除",
+  "prices.save": "保存价格",
+  "prices.saved": "已保存",
 };

@@ -19,7 +19,7 @@ afterEach(() => {
 describe("prices section", () => {
   it("adds a price for every model of a provider and saves it", async () => {
     const { wrapper, fake } = await mountWith(PricesSection);
-    fake.on("settings.update", (patch) => ({ ...SETTINGS, ...(patch as SettingsPatch), model_prices: (patch as SettingsPatch).model_prices ?? [] }));
+    fake.on("settings.update", (patch) => ({ ...SETTINGS, model_prices: (patch as SettingsPatch).model_prices ?? [] }));
     useProvidersStore().providers = [PROVIDER];
     useSettingsStore().view = SETTINGS;
     await tick();

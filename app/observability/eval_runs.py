@@ -175,6 +175,9 @@ class EvalRunner:
             )
         )
 
+    def fail_unfinished(self) -> None:
+        self._store.fail_unfinished()
+
     def get(self, run_id: str) -> em.EvalRunView:
         found = self._store.get(run_id) if _RUN_ID.fullmatch(run_id) else None
         if found is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from app.api.bus import EventBus
 from app.api.extensions import Handler
@@ -13,8 +14,6 @@ from app.llm.base import ProviderConfig
 from app.observability import eval_api_models as em
 from app.observability.capability import TraceCapability
 from app.observability.eval_api_models import EvalModel
-from app.observability.eval_runs import EvalRunner, EvalRunStore
-from app.observability.evals import EvalApp
 from app.observability.logs import register_secrets
 from app.observability.prices import Price, PriceEntry, PriceTable, env_price
 from app.observability.store import TraceRepository
@@ -22,6 +21,10 @@ from app.settings.config_errors import ConfigError
 from app.settings.secrets import SecretStore, provider_key_name
 from app.settings.user_settings import SettingsStore
 from app.store.db import Database
+
+if TYPE_CHECKING:
+    from app.observability.eval_runs import EvalRunner
+    from app.observability.evals import EvalApp
 
 _log = logging.getLogger(__name__)
 
@@ -49,8 +52,21 @@ class ObservabilityCapability(TraceCapability):
             _log.warning("cost prices from the environment are ignored: %s", exc)
             self._env_price = None
         super().__init__(bus, TraceRepository(db), self._price_table, providers.kind_of)
-        self._eval_store = EvalRunStore(db)
-        self.evals = EvalRunner(self._eval_store, bus.publish, self._last_model)
+        self._db = db
+        self._bus = bus
+        self._app: EvalApp | None = None
+        self._evals: EvalRunner | None = None
+
+    @property
+    def evals(self) -> EvalRunner:
+        """Built on first use: `cashcode ask` never imports the eval runner (start-up cost)."""
+        if self._evals is None:
+            from app.observability.eval_runs import EvalRunner, EvalRunStore
+
+            self._evals = EvalRunner(EvalRunStore(self._db), self._bus.publish, self._last_model)
+            if self._app is not None:
+                self._evals.attach(self._app)
+        return self._evals
 
     def _last_model(self) -> EvalModel | None:
         last = self._settings.load().last_model
@@ -58,7 +74,9 @@ class ObservabilityCapability(TraceCapability):
 
     def attach_app(self, app: EvalApp) -> None:
         """Evals started from the UI run turns through the app's own API."""
-        self.evals.attach(app)
+        self._app = app
+        if self._evals is not None:
+            self._evals.attach(app)
 
     def routes(self) -> Mapping[str, Handler]:
         return {
@@ -78,7 +96,8 @@ class ObservabilityCapability(TraceCapability):
         return self.evals.get(req.id)
 
     async def aclose(self) -> None:
-        await self.evals.aclose()
+        if self._evals is not None:
+            await self._evals.aclose()
         await super().aclose()
 
     def _price_table(self) -> PriceTable:
@@ -91,7 +110,7 @@ class ObservabilityCapability(TraceCapability):
         return PriceTable(None, entries)
 
     async def start(self) -> None:
-        self._eval_store.fail_unfinished()
+        self.evals.fail_unfinished()
         # Only long-lived surfaces start capabilities: the keychain is not touched on `ask`.
         try:
             names = [provider_key_name(p.id) for p in self._settings.load().providers]

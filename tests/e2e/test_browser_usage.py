@@ -63,6 +63,11 @@ def test_the_usage_view_renders_seeded_totals_charts_and_links_to_chats(
     assert drawn > 1000
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "usage-view.png"), full_page=True)
+    # Dark theme: the charts repaint with the theme's colours (axis text read from CSS variables).
+    page.evaluate("() => document.documentElement.classList.add('theme-dark')")
+    expect(page.locator("html.theme-dark")).to_have_count(1)
+    page.screenshot(path=str(ARTIFACTS / "usage-view-dark.png"), full_page=True)
+    page.evaluate("() => document.documentElement.classList.remove('theme-dark')")
 
     page.get_by_test_id("usage-range-7").click()
     expect(totals).not_to_contain_text("300")

@@ -20,6 +20,7 @@ from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
 from app.importer.api_routes import ImportCapability
 from app.llm.base import ProviderConfig
+from app.observability.wiring import observability
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import ApprovalMode, SettingsStore
@@ -84,6 +85,7 @@ def build_app(
     caps.append(_history(db, paths, bus, env))
     caps.append(_attachments(paths))
     caps.append(web_search := _web_search(settings_store, secret_store))
+    caps.append(obs := observability(db, bus, env, settings_store, providers, secret_store, provider_override))  # noqa: E501
     caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
@@ -110,6 +112,7 @@ def build_app(
     )
     app = CashCodeApp(ctx)
     importer.bind(app)
+    obs.attach_app(app)  # evals started from the UI run turns through the app's API
     return app
 
 

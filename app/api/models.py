@@ -218,6 +218,15 @@ class ModelList(_Model):
 # ---- settings ------------------------------------------------------------------------------
 
 
+class ModelPriceEntry(_Model):
+    """Per-million token prices of a provider's model ("*": all its models), for trace costs."""
+
+    provider_id: str = Field(min_length=1, max_length=64)
+    model: str = Field(min_length=1, max_length=200)
+    input_per_million: float = Field(ge=0, allow_inf_nan=False)
+    output_per_million: float = Field(ge=0, allow_inf_nan=False)
+
+
 class SettingsView(_Model):
     theme: Theme
     language: Language
@@ -231,6 +240,7 @@ class SettingsView(_Model):
     local_api: bool = False
     skill_evolution: bool = False
     vision_models: dict[str, list[str]] = Field(default_factory=dict)  # provider id -> models
+    model_prices: list[ModelPriceEntry] = Field(default_factory=list)
 
 
 class SettingsPatch(_Model):
@@ -247,6 +257,7 @@ class SettingsPatch(_Model):
     local_api: bool | None = None
     skill_evolution: bool | None = None
     vision_models: dict[str, list[str]] | None = None
+    model_prices: list[ModelPriceEntry] | None = Field(default=None, max_length=200)
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -74,6 +74,14 @@ class ProviderService:
             name=profile.name,
         )
 
+    def kind_of(self, provider_id: str) -> str | None:
+        """The provider's API mode (traces record it); None when it is not configured."""
+        override = self._overrides.get(provider_id)
+        if override is not None:
+            return override.kind.value
+        profile = self._settings.load().provider(provider_id)
+        return str(profile.kind) if profile is not None else None
+
     def _drop(self, provider_id: str) -> None:
         """Forget the cached provider (its profile or key changed)."""
         provider = self._cache.pop(provider_id, None)

@@ -21,6 +21,7 @@ from app.mcp import api_routes as mcp_api_routes
 from app.memory import api_routes as memory_routes
 from app.skills import api_routes as skills_api_routes
 from app.websearch import api_routes as websearch_routes
+from app.observability import api_routes as obs_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -60,4 +61,5 @@ ROUTE_TYPES: RouteTable = {
     **history_routes.ROUTE_TYPES,
     **attachment_routes.ROUTE_TYPES,
     **websearch_routes.ROUTE_TYPES,
+    **obs_routes.ROUTE_TYPES,
 }

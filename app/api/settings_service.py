@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 
 from app.api import models as m
 from app.api.errors import ApiFailure
 from app.settings.user_settings import ApprovalMode, ModelChoice, SettingsStore, UserSettings
+from app.settings.user_settings import ModelChoice, ModelPrice, SettingsStore, UserSettings
 
 ENV_WORKSPACE = "WORKSPACE_DIR"
 
@@ -75,12 +77,23 @@ class SettingsService:
             local_api=s.local_api,
             skill_evolution=s.skill_evolution,
             vision_models={k: list(v) for k, v in s.vision_models.items()},
+            model_prices=[
+                m.ModelPriceEntry(
+                    provider_id=p.provider_id,
+                    model=p.model,
+                    input_per_million=float(p.input_per_million),
+                    output_per_million=float(p.output_per_million),
+                )
+                for p in s.model_prices
+            ],
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:
         changes = patch.model_dump(exclude_none=True)
         if "workspace" in changes:
             changes["workspace"] = _checked_workspace(changes["workspace"])
+        if patch.model_prices is not None:
+            changes["model_prices"] = _prices(patch.model_prices)
         saved = self._store.update(lambda s: s.model_copy(update=changes))
         return self.view(saved)
 
@@ -88,6 +101,22 @@ class SettingsService:
         choice = ModelChoice(provider_id=provider_id, model=model)
         if self._store.load().last_model != choice:
             self._store.update(lambda s: s.model_copy(update={"last_model": choice}))
+
+
+def _prices(entries: list[m.ModelPriceEntry]) -> list[ModelPrice]:
+    keys = [(e.provider_id, e.model) for e in entries]
+    if len(keys) != len(set(keys)):
+        raise ApiFailure("invalid", "each provider and model may have one price only")
+    # str(): the decimal of what was typed (0.1 stays 0.1), not of the binary float.
+    return [
+        ModelPrice(
+            provider_id=e.provider_id,
+            model=e.model,
+            input_per_million=Decimal(str(e.input_per_million)),
+            output_per_million=Decimal(str(e.output_per_million)),
+        )
+        for e in entries
+    ]
 
 
 def _checked_workspace(raw: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -45,6 +46,8 @@ COMMANDS = {
     "memories": ("app.cli.memories_cmd", "manage explicit memories (add, list, search, update, delete)"),
     "memory": ("app.cli.memory_cmd", "show MEMORY.md, its versions, or revert it"),
     "dream": ("app.cli.dream_cmd", "distil new chat history into MEMORY.md (dream --now)"),
+    "traces": ("app.cli.traces_cmd", "list or show the traces of past turns"),
+    "evals": ("app.cli.evals_cmd", "run eval cases from a YAML or JSON file"),
 }
 
 
@@ -66,6 +69,7 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="cashcode", description="CashCode — a local-first AI agent")
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
+    parser.add_argument("--log-level", help="DEBUG|INFO|WARNING|ERROR (default WARNING)")
     subparsers = parser.add_subparsers(dest="command")
     for name, (module, help_text) in COMMANDS.items():
         if name == command:
@@ -84,6 +88,12 @@ def _command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    from app.observability.cli_logging import configure, split_log_level
+
+    log_level, args_list = split_log_level(args_list)
+    if args_list and args_list[0] != "desktop" and (problem := configure(log_level, os.environ)) is not None:
+        print(f"cashcode: error: {problem}", file=sys.stderr)
+        return 2
     if not args_list:
         return _external("desktop", [])
     if args_list[0] in EXTERNAL:

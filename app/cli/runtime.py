@@ -81,7 +81,10 @@ def resolve_config(args: argparse.Namespace, env: Mapping[str, str], paths: AppP
         workspace=getattr(args, "workspace", None),
         max_iterations=getattr(args, "max_iterations", None),
     )
+    from app.observability.prices import env_price
+
     try:
+        env_price(env)  # a half-set price pair is a configuration error, before any turn
         user = SettingsStore(paths.settings_path).load()
         return resolve_cli_config(flags=flags, env=env, user=user, secrets=SecretStore())
     except (SettingsError, ConfigError) as exc:

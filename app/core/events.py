@@ -163,6 +163,17 @@ class McpElicitation(_Event):
     requested_schema: dict[str, object]
     defaults: dict[str, object]
     closed: bool = False
+class EvalProgress(_Event):
+    """An eval run (app/observability/eval_runs.py) finished a case, or ended."""
+
+    type: Literal["eval_progress"] = "eval_progress"
+    run_id: str
+    status: Literal["running", "done", "failed"]
+    done: int
+    total: int
+    passed: int
+    case: str | None = None  # the name of the case just finished
+    case_passed: bool | None = None
 
 
 AppEvent = Annotated[
@@ -183,5 +194,6 @@ AppEvent = Annotated[
     | McpServerStatus
     | McpToolProgress
     | McpElicitation,
+    | EvalProgress,
     Field(discriminator="type"),
 ]

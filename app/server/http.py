@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
+from app.observability.request_id import RequestIdMiddleware
 from app.server.auth import AccessPolicy
 from app.server.contracts import RouteTypes, ServedApp
 from app.server.events_ws import events_router
@@ -44,4 +45,6 @@ def create_http_app(
     api.include_router(rest_router(app, route_types))
     # Last: its catch-all path would otherwise shadow the API routes.
     api.include_router(static_router(static_dir))
-    return Guard(api, policy)
+    # Log lines repeat each answer's X-Request-ID; the process's tokens are redacted from them.
+    secrets = [policy.start.token, policy.session, policy.api_token, policy.prefix]
+    return RequestIdMiddleware(Guard(api, policy), secrets=secrets)

@@ -13,6 +13,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -79,6 +80,14 @@ class ModelChoice(_Frozen):
 
 
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_()]{0,127}$")
+class ModelPrice(_Frozen):
+    """Per-million token prices of one provider's model ("*": every model of it); traces use
+    them to estimate each turn's cost (app/observability/prices.py)."""
+
+    provider_id: str
+    model: str = Field(min_length=1, max_length=200)
+    input_per_million: Decimal = Field(ge=0, allow_inf_nan=False)
+    output_per_million: Decimal = Field(ge=0, allow_inf_nan=False)
 
 
 class UserSettings(_Frozen):
@@ -115,6 +124,7 @@ class UserSettings(_Frozen):
     # web_search (app/websearch): the backend and its address ("" = the backend's default).
     web_search_backend: Literal["duckduckgo", "searxng", "brave", "tavily"] = "duckduckgo"
     web_search_url: str = ""
+    model_prices: list[ModelPrice] = Field(default_factory=list)
 
     @field_validator("providers")
     @classmethod

@@ -137,6 +137,12 @@ def _skill_activations(conn: sqlite3.Connection) -> None:
     migrate(conn)
 
 
+def _traces(conn: sqlite3.Connection) -> None:
+    from app.observability.schema import TRACES_V1
+
+    run_script(conn, TRACES_V1)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -144,6 +150,7 @@ MIGRATIONS: Sequence[Migration] = (
     _mcp_activations,
     _memory,
     _skill_activations,
+    _traces,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -20,6 +20,7 @@ let settings: SettingsView = {
   local_api: false,
   skill_evolution: false,
   vision_models: {},
+  model_prices: [],
 };
 const providers: ProviderView[] =
   scenario === "first-run"

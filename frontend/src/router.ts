@@ -6,6 +6,8 @@ import McpView from "@/views/McpView.vue";
 import SettingsView from "@/views/SettingsView.vue";
 import MemoryView from "@/views/MemoryView.vue";
 import SkillsView from "@/views/SkillsView.vue";
+import UsageView from "@/views/UsageView.vue";
+import EvalsView from "@/views/EvalsView.vue";
 
 /** Hash history: pywebview's static server has no SPA fallback for deep paths. */
 export function createAppRouter(history: RouterHistory = createWebHashHistory()): Router {
@@ -19,6 +21,8 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/mcp", name: "mcp", component: McpView },
       { path: "/memory", name: "memory", component: MemoryView },
       { path: "/skills", name: "skills", component: SkillsView },
+      { path: "/usage", name: "usage", component: UsageView },
+      { path: "/evals", name: "evals", component: EvalsView },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

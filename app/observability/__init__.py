@@ -1,0 +1,1 @@
+"""Observability: per-turn traces (no content), usage summaries, redacted logs, evals."""

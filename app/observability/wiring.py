@@ -1,0 +1,136 @@
+"""Builds the observability capability from the app's parts (called by app/api/bootstrap.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from app.api.bus import EventBus
+from app.api.extensions import Handler
+from app.api.models import Empty
+from app.api.providers import ProviderService
+from app.llm.base import ProviderConfig
+from app.observability import eval_api_models as em
+from app.observability.capability import TraceCapability
+from app.observability.eval_api_models import EvalModel
+from app.observability.logs import register_secrets
+from app.observability.prices import Price, PriceEntry, PriceTable, env_price
+from app.observability.store import TraceRepository
+from app.settings.config_errors import ConfigError
+from app.settings.secrets import SecretStore, provider_key_name
+from app.settings.user_settings import SettingsStore
+from app.store.db import Database
+
+if TYPE_CHECKING:
+    from app.observability.eval_runs import EvalRunner
+    from app.observability.evals import EvalApp
+
+_log = logging.getLogger(__name__)
+
+
+class ObservabilityCapability(TraceCapability):
+    """Traces, plus masking the stored provider keys in logs of long-lived surfaces."""
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        bus: EventBus,
+        env: Mapping[str, str],
+        settings: SettingsStore,
+        providers: ProviderService,
+        secrets: SecretStore,
+    ) -> None:
+        self._settings = settings
+        self._secrets = secrets
+        try:
+            self._env_price = env_price(env)
+        except ConfigError as exc:
+            # The CLI refuses this before building the app; the desktop and serve carry on
+            # without the env prices (costs stay unknown) and say why once.
+            _log.warning("cost prices from the environment are ignored: %s", exc)
+            self._env_price = None
+        super().__init__(bus, TraceRepository(db), self._price_table, providers.kind_of)
+        self._db = db
+        self._bus = bus
+        self._app: EvalApp | None = None
+        self._evals: EvalRunner | None = None
+
+    @property
+    def evals(self) -> EvalRunner:
+        """Built on first use: `cashcode ask` never imports the eval runner (start-up cost)."""
+        if self._evals is None:
+            from app.observability.eval_runs import EvalRunner, EvalRunStore
+
+            self._evals = EvalRunner(EvalRunStore(self._db), self._bus.publish, self._last_model)
+            if self._app is not None:
+                self._evals.attach(self._app)
+        return self._evals
+
+    def _last_model(self) -> EvalModel | None:
+        last = self._settings.load().last_model
+        return EvalModel(provider_id=last.provider_id, model=last.model) if last is not None else None
+
+    def attach_app(self, app: EvalApp) -> None:
+        """Evals started from the UI run turns through the app's own API."""
+        self._app = app
+        if self._evals is not None:
+            self._evals.attach(app)
+
+    def routes(self) -> Mapping[str, Handler]:
+        return {
+            **super().routes(),
+            "evals.run": self.evals_run,
+            "evals.runs": self.evals_runs,
+            "evals.get": self.evals_get,
+        }
+
+    async def evals_run(self, req: em.EvalRunStart) -> em.EvalRunView:
+        return self.evals.start(req)
+
+    async def evals_runs(self, req: Empty) -> em.EvalRunList:
+        return self.evals.runs()
+
+    async def evals_get(self, req: em.EvalRunRef) -> em.EvalRunView:
+        return self.evals.get(req.id)
+
+    async def aclose(self) -> None:
+        if self._evals is not None:
+            await self._evals.aclose()
+        await super().aclose()
+
+    def _price_table(self) -> PriceTable:
+        if self._env_price is not None:
+            return PriceTable(self._env_price)
+        entries = [
+            PriceEntry(p.provider_id, p.model, Price(p.input_per_million, p.output_per_million))
+            for p in self._settings.load().model_prices
+        ]
+        return PriceTable(None, entries)
+
+    async def start(self) -> None:
+        self.evals.fail_unfinished()
+        # Only long-lived surfaces start capabilities: the keychain is not touched on `ask`.
+        try:
+            names = [provider_key_name(p.id) for p in self._settings.load().providers]
+            register_secrets(self._secrets.get(name) for name in names)
+        except Exception:  # no keychain or a damaged settings file: the patterns still apply
+            _log.info("stored provider keys could not be read for log redaction")
+
+
+def observability(
+    db: Database,
+    bus: EventBus,
+    env: Mapping[str, str],
+    settings: SettingsStore,
+    providers: ProviderService,
+    secrets: SecretStore,
+    cli_provider: ProviderConfig | None,
+) -> ObservabilityCapability:
+    """The capability; the CLI's API key (known now, without the keychain) is masked in logs."""
+    if cli_provider is not None:
+        register_secrets([cli_provider.api_key])
+    return ObservabilityCapability(
+        db=db, bus=bus, env=env, settings=settings, providers=providers, secrets=secrets
+    )

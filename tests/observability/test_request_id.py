@@ -1,0 +1,38 @@
+"""`cashcode serve` answers carry X-Request-ID and its log lines repeat it; the token never shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.server.auth import AccessPolicy
+from tests.observability.conftest import CapturedLogs
+from tests.server.conftest import serve_stub
+
+
+async def test_every_answer_has_a_request_id_that_its_log_line_repeats(
+    static_dir: Path, captured_logs: CapturedLogs
+) -> None:
+    async with serve_stub(static_dir) as served, served.client() as client:
+        start = AccessPolicy(served.token, served.port).start_url().replace(served.base_url, "")
+        first = await client.get(start)
+        invoked = await client.post(
+            "/api/invoke/chats.list", json={}, headers={"origin": served.origin, **served.cookie_header}
+        )
+        own = await client.post(
+            "/api/invoke/chats.list",
+            json={},
+            headers={"origin": served.origin, "x-request-id": "client-id-42", **served.cookie_header},
+        )
+        hostile = await client.get("/", headers={"x-request-id": "bad id\twith spaces"})
+    ids = [r.headers.get("x-request-id") for r in (first, invoked, own, hostile)]
+    assert all(ids) and len(set(ids)) == 4
+    assert ids[2] == "client-id-42" and ids[3] != "bad id\twith spaces"
+    records = [json.loads(line) for line in captured_logs.lines()]
+    by_id = {r.get("request_id"): r for r in records if r["logger"] == "app.server.requests"}
+    for rid, response in zip(ids, (first, invoked, own, hostile), strict=True):
+        assert rid in by_id
+        assert by_id[rid]["msg"].endswith(f"-> {response.status_code}")
+        assert by_id[rid]["duration_ms"] >= 0
+    text = "\n".join(captured_logs.lines())
+    assert served.token not in text and "token=" not in by_id[ids[0]]["msg"]

@@ -220,6 +220,8 @@ class SettingsView(_Model):
     tool_policies: dict[str, ToolPolicy]
     max_iterations: int
     allow_private_network: bool
+    close_to_tray: bool = True
+    quick_ask_hotkey: str = ""
 
 
 class SettingsPatch(_Model):
@@ -230,6 +232,8 @@ class SettingsPatch(_Model):
     tool_policies: dict[str, ToolPolicy] | None = None
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     allow_private_network: bool | None = None
+    close_to_tray: bool | None = None
+    quick_ask_hotkey: str | None = Field(default=None, max_length=64)
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from app.api import models as m
+from app.desktop import api_routes as desktop_api_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -46,4 +47,5 @@ CORE_ROUTES: RouteTable = {
 # Capability tables, one line each: `**app.<capability>.api_routes.ROUTE_TYPES,`
 ROUTE_TYPES: RouteTable = {
     **CORE_ROUTES,
+    **desktop_api_routes.ROUTE_TYPES,
 }

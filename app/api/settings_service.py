@@ -65,6 +65,8 @@ class SettingsService:
             tool_policies=dict(s.tool_policies),
             max_iterations=s.max_iterations,
             allow_private_network=s.allow_private_network,
+            close_to_tray=s.close_to_tray,
+            quick_ask_hotkey=s.quick_ask_hotkey,
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:

@@ -125,6 +125,17 @@ class ImportSkillRequested(_Event):
     path: str
 
 
+class DesktopCommand(_Event):
+    """The desktop shell asks ONE window's page to do something (never published on the bus:
+    it goes to that window's event pusher only). `open_chat`: show `chat_id` (main window);
+    `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box."""
+
+    type: Literal["desktop_command"] = "desktop_command"
+    action: Literal["open_chat", "quick_opened"]
+    chat_id: str | None = None
+    text: str | None = None
+
+
 AppEvent = Annotated[
     TurnStarted
     | Delta
@@ -139,6 +150,7 @@ AppEvent = Annotated[
     | SessionUpdated
     | SessionDeleted
     | SkillsChanged
-    | ImportSkillRequested,
+    | ImportSkillRequested
+    | DesktopCommand,
     Field(discriminator="type"),
 ]

@@ -90,6 +90,8 @@ class UserSettings(_Frozen):
     max_iterations: int = Field(default=20, ge=1, le=200)
     allow_private_network: bool = False
     legacy_migrated: bool = False
+    close_to_tray: bool = True  # desktop: closing the main window hides it when a tray exists
+    quick_ask_hotkey: str = Field(default="", max_length=64)  # "" = the platform's default
 
     @field_validator("providers")
     @classmethod

@@ -127,12 +127,13 @@ class ImportSkillRequested(_Event):
 
 class DesktopCommand(_Event):
     """The desktop shell asks ONE window's page to do something (never published on the bus:
-    it goes to that window's event pusher only). `open_chat`: show `chat_id` (main window);
+    it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
     `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box."""
 
     type: Literal["desktop_command"] = "desktop_command"
     action: Literal["open_chat", "quick_opened"]
-    chat_id: str | None = None
+    # Not `chat_id`: the UI treats events with a chat_id as events OF that chat.
+    open_chat_id: str | None = None
     text: str | None = None
 
 

@@ -68,6 +68,7 @@ class _Session:
     primary: Primary | None = None
     shell: DesktopShell | None = None
     presence: Presence | None = None
+    qt_app: Any = None
     problems: list[str] = field(default_factory=list)
 
 
@@ -164,7 +165,8 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
     assert session.app_task is not None
     ops: WindowOps
     if uses_qt():
-        create_qt_application(sys.argv[:1])
+        # Kept referenced: PyQt destroys a QApplication whose Python wrapper is collected.
+        session.qt_app = create_qt_application(sys.argv[:1])
         ops = QtWindowOps()  # on the GUI thread, after the QApplication
     else:
         ops = PlainWindowOps()

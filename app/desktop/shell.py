@@ -179,7 +179,7 @@ class DesktopShell:
             return
         self.ops.focus(self.main.window)
         if chat_id:
-            self._command(self.main, {"action": "open_chat", "chat_id": chat_id})
+            self._command(self.main, {"action": "open_chat", "open_chat_id": chat_id})
 
     def _show_quick(self, text: str | None) -> None:
         if self.quitting.is_set():

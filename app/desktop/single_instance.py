@@ -41,14 +41,18 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
     private to the user. Falls back to a per-user folder under the temp dir when the platform
     one cannot be created (e.g. no /run/user/<uid> for root in a container)."""
     override = env.get(ENV_RUNTIME_DIR, "").strip()
+    uid = os.getuid() if hasattr(os, "getuid") else 0
     candidates: list[Path] = []
     if override:
         candidates.append(Path(override).expanduser().absolute())
+    elif sys.platform.startswith("linux"):
+        if env.get("XDG_RUNTIME_DIR"):
+            candidates.append(Path(env["XDG_RUNTIME_DIR"]) / APP_NAME)
+        candidates.append(Path(tempfile.gettempdir()) / f"cashcode-{uid}")
     else:
         import platformdirs  # lazy: only the desktop launch needs it
 
         candidates.append(Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False)))
-        uid = os.getuid() if hasattr(os, "getuid") else 0
         candidates.append(Path(tempfile.gettempdir()) / f"cashcode-{uid}")
     for candidate in candidates:
         try:

@@ -16,6 +16,8 @@ let settings: SettingsView = {
   tool_policies: {},
   max_iterations: 20,
   allow_private_network: false,
+  close_to_tray: true,
+  quick_ask_hotkey: "",
 };
 const providers: ProviderView[] =
   scenario === "first-run"

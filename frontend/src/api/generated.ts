@@ -118,6 +118,18 @@ export interface Delta {
   channel: "text" | "reasoning";
 }
 
+/**
+ * The desktop shell asks ONE window's page to do something (never published on the bus:
+ * it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
+ * `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box.
+ */
+export interface DesktopCommand {
+  type: "desktop_command";
+  action: "open_chat" | "quick_opened";
+  open_chat_id: string | null;
+  text: string | null;
+}
+
 export type Empty = Record<string, never>;
 
 /** An actionable error: `code` is stable, `message` is for people. */
@@ -146,6 +158,17 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
+}
+
+export interface HotkeyInput {
+  binding: string;
+}
+
+export interface HotkeyView {
+  binding: string;
+  active: boolean;
+  reason: string | null;
+  fallback_command: string;
 }
 
 /**
@@ -230,6 +253,19 @@ export interface OllamaProbe {
   message: string;
 }
 
+export interface OpenChat {
+  chat_id: string;
+}
+
+/** What the desktop shell can do on this system (Settings shows it). */
+export interface PresenceView {
+  tray: boolean;
+  tray_reason: string | null;
+  close_to_tray: boolean;
+  hotkey: HotkeyView;
+  notifications: boolean;
+}
+
 export interface ProviderInput {
   id?: string | null;
   name: string;
@@ -255,6 +291,11 @@ export interface ProviderView {
   has_key: boolean;
 }
 
+/** The Quick Ask page reports which chat it shows (notifications open the right window). */
+export interface QuickChat {
+  chat_id?: string | null;
+}
+
 export interface SessionDeleted {
   type: "session_deleted";
   chat_id: string;
@@ -275,6 +316,8 @@ export interface SettingsPatch {
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
+  close_to_tray?: boolean | null;
+  quick_ask_hotkey?: string | null;
 }
 
 export interface SettingsView {
@@ -286,6 +329,8 @@ export interface SettingsView {
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
+  close_to_tray: boolean;
+  quick_ask_hotkey: string;
 }
 
 export interface SkillsChanged {
@@ -390,7 +435,8 @@ export type AppEvent =
   | SessionUpdated
   | SessionDeleted
   | SkillsChanged
-  | ImportSkillRequested;
+  | ImportSkillRequested
+  | DesktopCommand;
 
 export type AppEventType = AppEvent["type"];
 
@@ -409,7 +455,12 @@ export interface Routes {
   "chats.get": { request: ChatGet; response: ChatDetail };
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
+  "desktop.open_in_main": { request: OpenChat; response: Ok };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
+  "desktop.presence": { request: Empty; response: PresenceView };
+  "desktop.quick_chat": { request: QuickChat; response: Ok };
+  "desktop.quick_hide": { request: Empty; response: Ok };
+  "desktop.set_hotkey": { request: HotkeyInput; response: PresenceView };
   "models.list": { request: ModelsQuery; response: ModelList };
   "providers.delete": { request: ProviderRef; response: Ok };
   "providers.list": { request: Empty; response: ProviderList };
@@ -436,7 +487,12 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.get",
   "chats.list",
   "chats.rename",
+  "desktop.open_in_main",
   "desktop.pick_folder",
+  "desktop.presence",
+  "desktop.quick_chat",
+  "desktop.quick_hide",
+  "desktop.set_hotkey",
   "models.list",
   "providers.delete",
   "providers.list",

@@ -14,6 +14,7 @@ const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions
 const SETTINGS: SettingsView = {
   theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
   tool_policies: {}, max_iterations: 20, allow_private_network: false,
+  close_to_tray: true, quick_ask_hotkey: "",
 };
 
 afterEach(() => {

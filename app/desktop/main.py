@@ -193,6 +193,8 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
     session.presence.start_tray(ops.post)
     main.window.events.closing += shell.on_main_closing
     main.window.events.closed += shell.on_main_closed
+    if shell.quick is not None:
+        shell.quick.window.events.closing += shell.on_quick_closing
     shell.start()
     wiring = wire_app(session.app_task, main.window, session.pushers, _on_app_ready(session))
     session.core.run(spawn(wiring), 5.0)

@@ -141,6 +141,14 @@ class DesktopShell:
             self.submit(self.on_first_hide)
         return False
 
+    def on_quick_closing(self) -> bool:
+        """The Quick Ask window is never closed by the window manager, only hidden (GUI thread)."""
+        if self.quitting.is_set() or self.quick is None:
+            return True
+        window = self.quick.window
+        self.ops.post(lambda: self.ops.hide(window))
+        return False
+
     def on_main_closed(self) -> None:
         """The main window is gone: close the quick window too, so the process can end."""
         self.quitting.set()

@@ -134,6 +134,8 @@ class Presence:
             return
         if self._shell.attended(event.chat_id):
             return
+        if event.chat_id not in self._titles:
+            self._refresh_recent()  # a chat newer than the last refresh: learn its title first
         title = self._titles.get(event.chat_id) or self._labels.untitled
         if event.type == "approval_required":
             self.tray.notify(self._labels.approval_title, f"{title}: {event.title}", event.chat_id)

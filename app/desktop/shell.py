@@ -98,12 +98,12 @@ class DesktopShell:
 
     def handle_launch(self, request: LaunchRequest) -> None:
         """A launch (this one at start-up, or a later one forwarded here)."""
-        if request.import_skill:
-            self.submit(lambda: self._import_skill(request.import_skill or ""))
         if request.quick_ask:
             self.show_quick(request.quick_text)
         else:
             self.show_main()
+        if request.import_skill:  # after showing: at start-up this waits for the app to exist
+            self.submit(lambda: self._import_skill(request.import_skill or ""))
 
     def show_main(self, chat_id: str | None = None) -> None:
         self.submit(lambda: self._show_main(chat_id))

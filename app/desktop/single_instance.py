@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 from typing import Any
@@ -127,7 +128,7 @@ class Primary:
         while not self._closed.is_set():
             try:
                 conn = self._listener.accept()
-            except OSError:
+            except (OSError, EOFError, AuthenticationError):
                 if self._closed.is_set():
                     return
                 log.warning("single-instance: a connection failed authentication or broke")
@@ -179,9 +180,9 @@ def forward(endpoint: Endpoint, argv: list[str]) -> bool:
             reply = conn.recv()
     except (ConnectionRefusedError, FileNotFoundError):
         return False
-    except (OSError, EOFError) as exc:
-        # Auth failed (a key from another launch) or a broken peer: treat as nobody there only
-        # if the socket is gone; otherwise it is a live but unusable instance.
+    except (OSError, EOFError, AuthenticationError) as exc:
+        # Auth failed (a key from another launch) or a broken peer: something live holds the
+        # address, so starting a second CashCode on the same data would be wrong. Say so.
         raise OSError(f"could not reach the running CashCode: {exc}") from exc
     return isinstance(reply, dict) and reply.get("ok") is True
 

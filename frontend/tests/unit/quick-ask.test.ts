@@ -11,7 +11,7 @@ const INFO: AppInfo = {
   keyring: { available: true, backend: "memory", message: "ok" }, notices: [],
 };
 
-function backend(): FakeTransport {
+function backend(): FakeTransport & { setLanguage(l: "en" | "zh-CN"): void } {
   let language: "en" | "zh-CN" = "en";
   const fake = new FakeTransport()
     .on("app.info", () => INFO)

@@ -14,7 +14,9 @@ import os
 import shutil
 import subprocess
 import time
+import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -138,19 +140,28 @@ class App:
         )
 
 
-@pytest.fixture
-def tray_app(tray_display: str, seeded_env: dict[str, str], pw: Playwright) -> Iterator[App]:
-    # The first-time "still running in the tray" hint is covered separately; here it would be
-    # one more balloon to tell apart from a turn's notification.
-    data = Path(seeded_env["CASHCODE_DATA_DIR"])
+@contextmanager
+def running_app(
+    display: str, env: dict[str, str], pw: Playwright, *, hint_seen: bool = True
+) -> Iterator[App]:
+    data = Path(env["CASHCODE_DATA_DIR"])
     data.mkdir(parents=True, exist_ok=True)
-    (data / "tray-hint-shown").touch()
-    proc = launch(desktop_command(), seeded_env, tray_display)
+    if hint_seen:
+        # The first-time "still running in the tray" hint has its own test; elsewhere it would
+        # be one more balloon to tell apart from a turn's notification.
+        (data / "tray-hint-shown").touch()
+    proc = launch(desktop_command(), env, display)
     try:
-        yield App(proc, pw, seeded_env)
+        yield App(proc, pw, env)
     finally:
         if proc.proc.poll() is None:
             proc.terminate()
+
+
+@pytest.fixture
+def tray_app(tray_display: str, seeded_env: dict[str, str], pw: Playwright) -> Iterator[App]:
+    with running_app(tray_display, seeded_env, pw) as app:
+        yield app
 
 
 def test_tray_quick_ask_runs_a_turn_with_an_approval_and_continues_in_the_main_window(
@@ -190,8 +201,21 @@ def test_tray_quick_ask_runs_a_turn_with_an_approval_and_continues_in_the_main_w
     assert main.url.endswith(chats[0]["id"])
 
 
-def test_a_second_launch_forwards_to_the_running_one_and_exits(tray_app: App) -> None:
+def test_a_second_launch_forwards_to_the_running_one_and_exits(tray_app: App, tmp_path: Path) -> None:
     app = tray_app
+    app.main.evaluate(RECORD_EVENTS)
+    skill = tmp_path / "greeter.zip"
+    with zipfile.ZipFile(skill, "w") as archive:
+        archive.writestr(
+            "greeter/SKILL.md", "---\nname: greeter\ndescription: Says hello.\n---\nSay hello.\n"
+        )
+    handed = app.second_launch("--import-skill", str(skill))
+    assert handed.returncode == 0, handed.stderr
+    # The running instance's page is told to open its import preview for that file.
+    app.main.wait_for_function(
+        "path => window.__seen.some(e => e.type === 'import_skill_requested' && e.path === path)",
+        arg=str(skill),
+    )
     filled = app.second_launch("--quick-ask", "hi")
     assert filled.returncode == 0, filled.stderr
     wait_for("the quick window", app.quick_visible)
@@ -265,6 +289,28 @@ def test_without_a_tray_host_the_app_says_why_and_closing_quits(
     finally:
         assert proc.close_window() == 0, proc.tail()
     assert proc.leftovers() == []
+
+
+def test_the_first_close_to_tray_says_where_the_app_went_once(
+    tray_display: str, seeded_env: dict[str, str], pw: Playwright
+) -> None:
+    with running_app(tray_display, seeded_env, pw, hint_seen=False) as app:
+        before = app.window_ids()
+        assert close_windows_of(app.display, app.proc.proc.pid, only=app.main_window) == 1
+        wait_for("the main window to hide", lambda: not app.main_visible())
+        wait_for("the tray hint", lambda: app.window_ids() - before)  # a message balloon
+        assert (Path(seeded_env["CASHCODE_DATA_DIR"]) / "tray-hint-shown").exists()  # only once
+        assert app.proc.terminate() == 0, app.proc.tail()  # SIGTERM still quits from the tray
+        assert app.proc.leftovers() == []
+
+
+# Records every event batch the desktop pusher hands to the page (the UI's own hook stays).
+RECORD_EVENTS = """() => {
+  window.__seen = [];
+  const hook = window.__cashcode;
+  const dispatch = hook.dispatch;
+  hook.dispatch = (batch) => { window.__seen.push(...batch); dispatch(batch); };
+}"""
 
 
 def _chat_url(chat_id: str | None = None) -> Any:

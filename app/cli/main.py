@@ -11,7 +11,7 @@ EXIT_CANCELLED = 130
 
 # Sub-commands whose own parser (in their package) handles the rest of the command line.
 EXTERNAL = {
-    "desktop": ("app.desktop.main", "the desktop app"),
+    "desktop": ("app.desktop.launch", "the desktop app"),
     "serve": ("app.server.main", "the local server"),
 }
 

@@ -177,7 +177,9 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
         route_timeouts={PICK_FOLDER_ROUTE: None},
         calls=session.bridge_calls,
     )
-    quick_page = web_index() if index is None and web_index().is_file() else None
+    # CASHCODE_QUICK_WINDOW=0 leaves it out (memory comparisons in bench/, or to save memory).
+    wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"
+    quick_page = web_index() if wanted and index is None and web_index().is_file() else None
     main = create_main_window(paths, page, bridge)
     session.windows.append(main)
     main.window.events.shown += session.window_shown.set

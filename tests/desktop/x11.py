@@ -252,3 +252,19 @@ def window_geometry(display_name: str, window: int) -> tuple[int, int, int, int]
         return x.value, y.value, attrs.width, attrs.height
     finally:
         lib.XCloseDisplay(display)
+
+
+class XConnection:
+    """One open X connection for tight polling (opening one per query costs milliseconds)."""
+
+    def __init__(self, display_name: str) -> None:
+        self._lib = _xlib()
+        self._display = self._lib.XOpenDisplay(display_name.encode())
+        if not self._display:
+            raise RuntimeError(f"cannot open X display {display_name}")
+
+    def titled_windows_of(self, pid: int) -> dict[str, int]:
+        return {_title_of(self._lib, self._display, w): w for w in _windows_of(self._lib, self._display, pid)}
+
+    def close(self) -> None:
+        self._lib.XCloseDisplay(self._display)

@@ -14,7 +14,6 @@ import logging
 import os
 import select
 import threading
-import time
 from collections.abc import Callable
 from ctypes import POINTER, Structure, c_char_p, c_int, c_uint, c_uint8, c_uint16, c_uint32, c_void_p
 
@@ -27,7 +26,7 @@ _MASKS = {"Shift": 1, "Ctrl": 4, "Alt": 8, "Super": 64}
 _LOCK, _NUM_LOCK = 2, 16
 _GRAB_MODE_ASYNC = 1
 _KEY_PRESS = 2
-_REPEAT_GAP_S = 0.4  # held keys auto-repeat; one press should toggle once
+_KEY_RELEASE = 3
 _KEYSYMS = {"Space": 0x20, "Enter": 0xFF0D, "Tab": 0xFF09, "Escape": 0xFF1B, "Backspace": 0xFF08}
 
 
@@ -89,7 +88,7 @@ class X11Hotkey:
         self._callback: Callable[[], None] | None = None
         self._thread: threading.Thread | None = None
         self._wake_r, self._wake_w = -1, -1
-        self._last = 0.0
+        self._released_at = -1  # X time of the last key release (auto-repeat detection)
         try:
             self._xcb, self._keysyms, self._libc = _libs()
         except OSError as exc:
@@ -181,15 +180,18 @@ class X11Hotkey:
                 if not event:
                     break
                 kind = event[0] & 0x7F
+                stamp = int(ctypes.cast(event, POINTER(c_uint32))[1])  # the event's X time
                 self._libc.free(ctypes.cast(event, c_void_p))
-                if kind == _KEY_PRESS:
+                if kind == _KEY_RELEASE:
+                    self._released_at = stamp
+                elif kind == _KEY_PRESS and stamp != self._released_at:
+                    # A held key auto-repeats as release+press pairs with one timestamp: only a
+                    # real press (a new time) toggles the window.
                     self._fire()
 
     def _fire(self) -> None:
-        now = time.monotonic()
-        if now - self._last < _REPEAT_GAP_S or self._callback is None:
+        if self._callback is None:
             return
-        self._last = now
         try:
             self._callback()
         except Exception:

@@ -8,7 +8,7 @@ import ctypes.util
 from ctypes import c_char_p, c_int, c_uint, c_ulong, c_void_p
 
 KEYSYMS = {"Down": 0xFF54, "Up": 0xFF52, "Return": 0xFF0D, "Escape": 0xFF1B, "Control_L": 0xFFE3,
-           "Shift_L": 0xFFE1, "space": 0x20}  # fmt: skip
+           "Shift_L": 0xFFE1, "Alt_L": 0xFFE9, "space": 0x20, "k": 0x6B}  # fmt: skip
 
 
 def _libs() -> tuple[ctypes.CDLL, ctypes.CDLL]:

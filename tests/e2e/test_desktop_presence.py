@@ -258,6 +258,8 @@ def test_hide_to_tray_then_a_finished_turn_notifies_and_quit_leaves_no_process(
     app.tray_menu("Up", "Return")  # the last item: Quit
     assert app.proc.proc.wait(WAIT_S) == 0, app.proc.tail()
     assert app.proc.leftovers() == []
+    data = Path(app.env["CASHCODE_DATA_DIR"])
+    assert (data / "window-state.json").is_file() and (data / "quick-window-state.json").is_file()
 
 
 def test_the_global_hotkey_toggles_the_quick_window(tray_app: App) -> None:
@@ -271,6 +273,16 @@ def test_the_global_hotkey_toggles_the_quick_window(tray_app: App) -> None:
     expect(app.quick().get_by_test_id("composer-input")).to_be_focused()
     app.quick().keyboard.press("Escape")  # Esc hides it again
     wait_for("the quick window to hide", lambda: not app.quick_visible())
+
+    # Changed in Settings: the new shortcut works at once, the old one is released.
+    bad = invoke(app.main, "desktop.set_hotkey", {"binding": "K"})
+    assert bad["ok"] is False and bad["error"]["code"] == "invalid"
+    changed = invoke(app.main, "desktop.set_hotkey", {"binding": "ctrl+alt+k"})["data"]
+    assert (changed["hotkey"]["binding"], changed["hotkey"]["active"]) == ("Ctrl+Alt+K", True)
+    assert invoke(app.main, "settings.get")["data"]["quick_ask_hotkey"] == "Ctrl+Alt+K"
+    with Input(app.display) as user:
+        user.key("Control_L", "Alt_L", "k")
+        wait_for("the quick window", app.quick_visible)
 
 
 def test_without_a_tray_host_the_app_says_why_and_closing_quits(

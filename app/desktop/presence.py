@@ -98,7 +98,8 @@ class Presence:
         app.register_route("desktop.open_in_main", self._route_open_in_main)
         app.register_route("desktop.set_hotkey", self._route_set_hotkey)
         app.bus.subscribe(self.on_event)
-        self._shell.submit(self._start_hotkey)
+        # Its own thread: a Wayland portal may wait for the user to confirm the shortcut.
+        threading.Thread(target=self._start_hotkey, name="hotkey-setup", daemon=True).start()
         self._schedule_refresh()
 
     def on_event(self, event: Any) -> None:

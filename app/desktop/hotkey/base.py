@@ -56,6 +56,10 @@ def create_adapter(env: Mapping[str, str], platform: str = sys.platform) -> Hotk
 
         return MacHotkey()
     if env.get("WAYLAND_DISPLAY") and env.get("XDG_SESSION_TYPE", "").lower() == "wayland":
+        from app.desktop.hotkey.portal import PortalHotkey, portal_available
+
+        if portal_available(env):
+            return PortalHotkey()
         return NoHotkey(WAYLAND_REASON)
     if env.get("DISPLAY"):
         from app.desktop.hotkey.x11 import X11Hotkey

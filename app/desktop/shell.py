@@ -38,6 +38,11 @@ class ShellWindow:
     def attach(self) -> None:
         self.window.events.loaded += self.loaded.set
 
+    def wait_created(self) -> bool:
+        """At start-up a request can come before the GUI made the window (pywebview fires
+        `shown` on creation for a hidden window too); nothing can be shown before that."""
+        return bool(self.window.events.shown.wait(PAGE_WAIT_S))
+
 
 @dataclass
 class AppLink:
@@ -183,7 +188,7 @@ class DesktopShell:
                 log.exception("desktop action failed")
 
     def _show_main(self, chat_id: str | None) -> None:
-        if self.quitting.is_set():
+        if self.quitting.is_set() or not self.main.wait_created():
             return
         self.ops.focus(self.main.window)
         if chat_id:
@@ -194,6 +199,8 @@ class DesktopShell:
             return
         if self.quick is None:  # no quick window on this system: the main window instead
             self._show_main(None)
+            return
+        if not self.quick.wait_created():
             return
         started = time.perf_counter()
         self.ops.focus(self.quick.window)

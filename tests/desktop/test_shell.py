@@ -33,6 +33,8 @@ class _Hook:
 class _Events:
     def __init__(self) -> None:
         self.loaded = _Hook()
+        self.shown = threading.Event()
+        self.shown.set()  # the GUI created the window
 
 
 class FakeWindow:

@@ -288,16 +288,17 @@ def test_the_global_hotkey_toggles_the_quick_window(tray_app: App) -> None:
 def test_without_a_tray_host_the_app_says_why_and_closing_quits(
     xvfb_display: str, seeded_env: dict[str, str], pw: Playwright
 ) -> None:
-    proc = launch(desktop_command(), seeded_env, xvfb_display)
+    # A cold start straight into Quick Ask, filled: the request waits for the page to be ready.
+    proc = launch([*desktop_command(), "--quick-ask", "cold start"], seeded_env, xvfb_display)
     try:
         app = App(proc, pw, seeded_env)
+        wait_for("the quick window", app.quick_visible)
+        expect(app.quick().get_by_test_id("composer-input")).to_have_value("cold start")
         presence = invoke(app.main, "desktop.presence")["data"]
         assert presence["tray"] is False
         assert "tray" in (presence["tray_reason"] or "").lower()
         app.main.get_by_test_id("nav-settings").click()
         expect(app.main.get_by_test_id("tray-status")).to_contain_text("No tray icon")
-        assert app.second_launch("--quick-ask").returncode == 0  # the quick window still works
-        wait_for("the quick window", app.quick_visible)
     finally:
         assert proc.close_window() == 0, proc.tail()
     assert proc.leftovers() == []

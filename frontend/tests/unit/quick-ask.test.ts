@@ -102,3 +102,15 @@ describe("main window", () => {
     expect(fake.callsTo("chats.get")).toContainEqual({ chat_id: "q1" });
   });
 });
+
+describe("Quick Ask at a cold start", () => {
+  it("fills the box with text that arrived while the app was still connecting", async () => {
+    const fake = backend();
+    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "early", open_chat_id: null }]);
+    const { wrapper } = await start(fake, "/quick");
+    await tick();
+    await tick();
+    const input = wrapper.get('[data-testid="composer-input"]').element as HTMLTextAreaElement;
+    expect(input.value).toBe("early");
+  });
+});

@@ -176,8 +176,12 @@ def _read_output(launched: DesktopProcess) -> None:
         line = line.rstrip("\n")
         launched.output.append(line)
         if line.startswith("CASHCODE_MARK "):
-            _, name, stamp = line.split()
-            launched.marks.setdefault(name, float(stamp))
+            # Other threads' (or Chromium's) output can land on the same line: take 3 fields.
+            parts = line.split()
+            try:
+                launched.marks.setdefault(parts[1], float(parts[2][:17]))
+            except (IndexError, ValueError):
+                continue
 
 
 def invoke(page: Page, route: str, payload: Mapping[str, Any] | None = None) -> Any:

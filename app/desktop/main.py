@@ -1,8 +1,12 @@
 """`cashcode desktop`: the pywebview window over the application API.
 
 Threads: the GUI owns the main thread; one core thread runs the asyncio loop that owns the
-app; pywebview runs each bridge call on its own thread; the pusher thread feeds events into
-the page (docs/architecture.md, "Threads and loops").
+app; pywebview runs each bridge call on its own thread; one pusher thread per window feeds
+events into its page; the shell's actions thread shows/hides windows for the tray, hotkey,
+forwarded launches and notifications (docs/architecture.md, "Threads and loops").
+
+`cashcode desktop` enters through app/desktop/launch.py, which forwards to a running instance
+before this module (Qt, pywebview, the app) is imported.
 
 Start-up overlaps the two slow halves: the core thread imports and builds the app while the
 main thread starts Qt and Chromium loads the page in its own processes. Bridge calls that
@@ -157,9 +161,7 @@ def display_problem(platform: str, env: Mapping[str, str]) -> str | None:
 
 
 def _open_windows(session: _Session, paths: AppPaths, index: Path | None, request: LaunchRequest) -> None:
-    """Create the windows, the shell around them and the tray, then run the GUI until quit.
-
-    Test pages passed as `index` get no Quick Ask window: it loads the bundled UI's `#/quick`."""
+    """Create the windows, the shell around them and the tray, then run the GUI until quit."""
     import webview  # lazy: importing pywebview costs time the CLI should not pay
 
     assert session.app_task is not None
@@ -170,35 +172,17 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
         ops = QtWindowOps()  # on the GUI thread, after the QApplication
     else:
         ops = PlainWindowOps()
-    page = index or web_index()
     bridge = Bridge(
         session.app_task,
         session.core.loop,
         route_timeouts={PICK_FOLDER_ROUTE: None},
         calls=session.bridge_calls,
     )
-    # CASHCODE_QUICK_WINDOW=0 leaves it out (memory comparisons in bench/, or to save memory).
-    wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"
-    quick_page = web_index() if wanted and index is None and web_index().is_file() else None
-    main = create_main_window(paths, page, bridge)
-    session.windows.append(main)
-    main.window.events.shown += session.window_shown.set
-    startup_marks.attach(main.window)
-    shells = [ShellWindow(main.window, _pusher(session, main.window, "js-pusher"))]
-    if quick_page is not None:
-        quick = create_quick_window(paths, quick_page, bridge)
-        session.windows.append(quick)
-        shells.append(ShellWindow(quick.window, _pusher(session, quick.window, "js-pusher-quick")))
-    shell = DesktopShell(ops, shells[0], shells[1] if len(shells) > 1 else None)
-    session.shell = shell
+    shell = _create_shell(session, paths, index, bridge, ops)
     session.presence = Presence(shell, paths, os.environ)
     session.presence.start_tray(ops.post)
-    main.window.events.closing += shell.on_main_closing
-    main.window.events.closed += shell.on_main_closed
-    if shell.quick is not None:
-        shell.quick.window.events.closing += shell.on_quick_closing
     shell.start()
-    wiring = wire_app(session.app_task, main.window, session.pushers, _on_app_ready(session))
+    wiring = wire_app(session.app_task, shell.main.window, session.pushers, _on_app_ready(session))
     session.core.run(spawn(wiring), 5.0)
     session.inbox.attach(shell)
     shell.handle_launch(request)
@@ -209,6 +193,33 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
         storage_path=str(paths.data_dir / "webview"),
         http_port=free_loopback_port(),  # not pywebview's fixed 42001: see local_port.py
     )
+
+
+def _create_shell(
+    session: _Session, paths: AppPaths, index: Path | None, bridge: Bridge, ops: WindowOps
+) -> DesktopShell:
+    """The main window, the hidden Quick Ask window (each with its own pusher) and the shell.
+
+    Test pages passed as `index` get no Quick Ask window: it loads the bundled UI's `#/quick`.
+    CASHCODE_QUICK_WINDOW=0 leaves it out too (memory comparisons in bench/)."""
+    main = create_main_window(paths, index or web_index(), bridge)
+    session.windows.append(main)
+    main.window.events.shown += session.window_shown.set
+    startup_marks.attach(main.window)
+    main_shell = ShellWindow(main.window, _pusher(session, main.window, "js-pusher"))
+    quick_shell = None
+    wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"
+    if wanted and index is None and web_index().is_file():
+        quick = create_quick_window(paths, web_index(), bridge)
+        session.windows.append(quick)
+        quick_shell = ShellWindow(quick.window, _pusher(session, quick.window, "js-pusher-quick"))
+    shell = DesktopShell(ops, main_shell, quick_shell)
+    session.shell = shell
+    main.window.events.closing += shell.on_main_closing
+    main.window.events.closed += shell.on_main_closed
+    if quick_shell is not None:
+        quick_shell.window.events.closing += shell.on_quick_closing
+    return shell
 
 
 def _pusher(session: _Session, window: Any, name: str) -> EventPusher:

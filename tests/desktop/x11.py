@@ -41,9 +41,27 @@ class _WindowAttributes(ctypes.Structure):
     ]  # fmt: skip
 
 
+# Xlib's default error handler EXITS the process on any protocol error, e.g. BadWindow when a
+# window (a menu, a message balloon) is destroyed between listing and querying it. In a test
+# run that would silently end pytest, so errors are ignored instead: callers check statuses.
+_ERROR_HANDLER_TYPE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
+_IGNORE_ERRORS = _ERROR_HANDLER_TYPE(lambda _display, _event: 0)
+_LIB: ctypes.CDLL | None = None
+
+
 def _xlib() -> ctypes.CDLL:
+    global _LIB
+    if _LIB is None:
+        _LIB = _load_xlib()
+    return _LIB
+
+
+def _load_xlib() -> ctypes.CDLL:
     name = ctypes.util.find_library("X11") or "libX11.so.6"
     lib = ctypes.CDLL(name)
+    lib.XSetErrorHandler.restype = c_void_p
+    lib.XSetErrorHandler.argtypes = [_ERROR_HANDLER_TYPE]
+    lib.XSetErrorHandler(_IGNORE_ERRORS)
     lib.XOpenDisplay.restype = c_void_p
     lib.XOpenDisplay.argtypes = [c_char_p]
     lib.XDefaultRootWindow.restype = c_ulong
@@ -94,7 +112,8 @@ def _windows_of(lib: ctypes.CDLL, display: int, pid: int) -> list[int]:
     found = []
     for window in _children(lib, display, lib.XDefaultRootWindow(display)):
         attrs = _WindowAttributes()
-        lib.XGetWindowAttributes(display, window, byref(attrs))
+        if not lib.XGetWindowAttributes(display, window, byref(attrs)):
+            continue  # gone since it was listed
         if attrs.map_state == _IS_VIEWABLE and _pid_of(lib, display, window, pid_atom) == pid:
             found.append(window)
     return found
@@ -209,7 +228,8 @@ def tray_icon_center(display_name: str, pid: int) -> tuple[int, int] | None:
             window = stack.pop()
             if _parent_of(lib, display, window) != root and _pid_of(lib, display, window, pid_atom) == pid:
                 attrs = _WindowAttributes()
-                lib.XGetWindowAttributes(display, window, byref(attrs))
+                if not lib.XGetWindowAttributes(display, window, byref(attrs)):
+                    continue
                 if attrs.map_state != _IS_VIEWABLE:
                     continue
                 x, y, child = c_int(), c_int(), c_ulong()
@@ -245,7 +265,8 @@ def window_geometry(display_name: str, window: int) -> tuple[int, int, int, int]
         raise RuntimeError(f"cannot open X display {display_name}")
     try:
         attrs = _WindowAttributes()
-        lib.XGetWindowAttributes(display, window, byref(attrs))
+        if not lib.XGetWindowAttributes(display, window, byref(attrs)):
+            raise RuntimeError(f"window {window:#x} is gone")
         x, y, child = c_int(), c_int(), c_ulong()
         root = lib.XDefaultRootWindow(display)
         lib.XTranslateCoordinates(display, window, root, 0, 0, byref(x), byref(y), byref(child))

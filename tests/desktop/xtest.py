@@ -7,12 +7,14 @@ import ctypes
 import ctypes.util
 from ctypes import c_char_p, c_int, c_uint, c_ulong, c_void_p
 
+from tests.desktop.x11 import _xlib
+
 KEYSYMS = {"Down": 0xFF54, "Up": 0xFF52, "Return": 0xFF0D, "Escape": 0xFF1B, "Control_L": 0xFFE3,
            "Shift_L": 0xFFE1, "Alt_L": 0xFFE9, "space": 0x20, "k": 0x6B}  # fmt: skip
 
 
 def _libs() -> tuple[ctypes.CDLL, ctypes.CDLL]:
-    x = ctypes.CDLL(ctypes.util.find_library("X11") or "libX11.so.6")
+    x = _xlib()  # with the non-fatal error handler installed
     t = ctypes.CDLL(ctypes.util.find_library("Xtst") or "libXtst.so.6")
     x.XOpenDisplay.restype = c_void_p
     x.XOpenDisplay.argtypes = [c_char_p]

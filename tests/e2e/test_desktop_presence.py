@@ -245,10 +245,9 @@ def test_hide_to_tray_then_a_finished_turn_notifies_and_quit_leaves_no_process(
     sent = invoke(app.main, "chat.send", {"chat_id": chat["id"], "text": "Work in the background"})
     assert sent["ok"], sent
     # The notification is the tray's message balloon: a new top-level window of the app.
-    balloon = wait_for("a notification", lambda: app.window_ids() - before)
+    where = wait_for("a notification", lambda: _new_window_center(app, before))
     assert not app.main_visible()
     # Clicking it opens that chat in the main window.
-    where = _window_center(app.display, next(iter(balloon)))
     with Input(app.display) as user:
         user.click(*where)
     wait_for("the main window", app.main_visible)
@@ -332,8 +331,14 @@ def _chat_url(chat_id: str | None = None) -> Any:
     return re.compile(r"#/chat/" + (re.escape(chat_id) if chat_id else r"[\w-]+") + "$")
 
 
-def _window_center(display: str, window: int) -> tuple[int, int]:
+def _new_window_center(app: App, before: set[int]) -> tuple[int, int] | None:
+    """The centre of a window that appeared since `before` and is still there."""
     from tests.desktop.x11 import window_geometry
 
-    x, y, width, height = window_geometry(display, window)
-    return x + width // 2, y + height // 2
+    for window in app.window_ids() - before:
+        try:
+            x, y, width, height = window_geometry(app.display, window)
+        except RuntimeError:  # gone again
+            continue
+        return x + width // 2, y + height // 2
+    return None

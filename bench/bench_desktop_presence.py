@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,6 +81,8 @@ def warm_up(user: Input, visible) -> None:  # type: ignore[no-untyped-def]
 
 
 def start_tray_host(display: str) -> subprocess.Popen[bytes]:
+    if shutil.which("trayer") is None:
+        raise SystemExit("trayer is missing: run `python build.py setup` as root (or apt-get install trayer)")
     host = subprocess.Popen(
         ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "24"],
         env={**os.environ, "DISPLAY": display}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

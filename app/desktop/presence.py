@@ -57,7 +57,7 @@ class Presence:
             open_chat=self._shell.show_main,
             quit=self._shell.quit,
         )
-        self.tray = create_tray(actions, self._labels, post, self._platform)
+        self.tray = create_tray(actions, self._labels, post, self._platform, self._current_labels)
         try:
             self.tray.start()
         except Exception as exc:  # a broken tray must never stop the window from opening
@@ -74,6 +74,11 @@ class Presence:
         except SettingsError:
             return UserSettings()
 
+    def _current_labels(self) -> TrayLabels:
+        """Tray texts in the language of the settings now (notifications use them too)."""
+        self._labels = labels_for(getattr(self._settings(), "language", "en"))
+        return self._labels
+
     def _close_to_tray(self) -> bool:
         return bool(self._settings().close_to_tray)
 
@@ -81,7 +86,8 @@ class Presence:
         marker = self._paths.data_dir / HINT_MARKER
         if marker.exists() or self.tray is None:
             return
-        self.tray.notify(self._labels.still_running_title, self._labels.still_running_body, None)
+        labels = self._current_labels()
+        self.tray.notify(labels.still_running_title, labels.still_running_body, None)
         try:
             marker.touch()
         except OSError as exc:
@@ -137,11 +143,12 @@ class Presence:
             return
         if event.chat_id not in self._titles:
             self._refresh_recent()  # a chat newer than the last refresh: learn its title first
-        title = self._titles.get(event.chat_id) or self._labels.untitled
+        labels = self._current_labels()
+        title = self._titles.get(event.chat_id) or labels.untitled
         if event.type == "approval_required":
-            self.tray.notify(self._labels.approval_title, f"{title}: {event.title}", event.chat_id)
+            self.tray.notify(labels.approval_title, f"{title}: {event.title}", event.chat_id)
         else:
-            self.tray.notify(self._labels.done_title, title, event.chat_id)
+            self.tray.notify(labels.done_title, title, event.chat_id)
 
     def _start_hotkey(self) -> None:
         self._hotkey = create_adapter(self._env, self._platform)

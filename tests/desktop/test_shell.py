@@ -212,3 +212,16 @@ def test_notifications_only_for_chats_whose_window_is_not_attended(
         ("CashCode needs your approval", "Chat 2: Run ls", "c2"),
     ]
     assert [c.chat_id for c in tray.recent] == ["c7", "c6", "c5", "c4", "c3"]  # the five most recent
+
+
+def test_notifications_follow_the_language_setting(parts: Any, tmp_path: Any, core: CoreLoop) -> None:
+    _ops, _main, _quick, shell = parts
+    shell.attach_app(FakeApp(), core.loop)
+    paths = AppPaths(tmp_path, tmp_path, tmp_path, tmp_path)
+    presence = Presence(shell, paths, {})
+    tray = FakeTray()
+    presence.tray = tray
+    paths.settings_path.write_text('{"language": "zh-CN"}', encoding="utf-8")  # changed in Settings
+    presence.on_event(_Event("turn_done", "c1"))
+    drain(shell)
+    assert tray.notes == [("CashCode：回答已完成", "Chat 1", "c1")]

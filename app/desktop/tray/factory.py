@@ -13,11 +13,12 @@ def create_tray(
     labels: TrayLabels,
     post: Callable[[Callable[[], None]], None],
     platform: str = sys.platform,
+    labels_for: Callable[[], TrayLabels] | None = None,
 ) -> TrayHost:
     if platform.startswith("linux"):
         from app.desktop.tray.qt_tray import QtTray
 
-        return QtTray(actions, labels, post)
+        return QtTray(actions, labels, post, labels_for=labels_for)
     from app.desktop.tray.pystray_tray import PystrayTray
 
     return PystrayTray(actions, labels, platform)

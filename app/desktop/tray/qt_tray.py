@@ -28,11 +28,14 @@ class QtTray:
         labels: TrayLabels,
         post: Callable[[Callable[[], None]], None],
         icon_path: str | None = None,
+        labels_for: Callable[[], TrayLabels] | None = None,
     ) -> None:
         self._actions = actions
         self._labels = labels
         self._post = post
         self._icon_path = icon_path
+        self._labels_for = labels_for  # the labels for the current language setting
+        self._named: tuple[Any, ...] = ()
         self._tray: Any = None
         self._menu: Any = None
         self._recent_menu: Any = None
@@ -63,18 +66,37 @@ class QtTray:
         self._tray.setToolTip("CashCode")
         self._menu = QtWidgets.QMenu()
         self._menu.setObjectName("cashcode-tray-menu")
-        self._menu.addAction(self._labels.quick_ask).triggered.connect(lambda: self._actions.quick_ask())
-        self._menu.addAction(self._labels.open_main).triggered.connect(lambda: self._actions.open_main())
+        quick = self._menu.addAction(self._labels.quick_ask)
+        quick.triggered.connect(lambda: self._actions.quick_ask())
+        open_main = self._menu.addAction(self._labels.open_main)
+        open_main.triggered.connect(lambda: self._actions.open_main())
         self._recent_menu = self._menu.addMenu(self._labels.recent)
         self._fill_recent([])
         self._menu.addSeparator()
-        self._menu.addAction(self._labels.quit).triggered.connect(lambda: self._actions.quit())
+        quit_action = self._menu.addAction(self._labels.quit)
+        quit_action.triggered.connect(lambda: self._actions.quit())
+        self._named = (quick, open_main, self._recent_menu, quit_action)
+        self._menu.aboutToShow.connect(self._follow_language)
         # The icon needs a context menu to show at all on some hosts (tech-notes §3.1).
         self._tray.setContextMenu(self._menu)
         self._tray.activated.connect(self._on_activated)
         self._tray.messageClicked.connect(self._on_message_clicked)
         self._tray.show()
         self._available = True
+
+    def _follow_language(self) -> None:
+        """The language may have changed in Settings since the menu was built (GUI thread)."""
+        if self._labels_for is None:
+            return
+        labels = self._labels_for()
+        if labels == self._labels:
+            return
+        self._labels = labels
+        quick, open_main, recent, quit_action = self._named
+        quick.setText(labels.quick_ask)
+        open_main.setText(labels.open_main)
+        recent.setTitle(labels.recent)
+        quit_action.setText(labels.quit)
 
     def _icon(self) -> Any:
         from qtpy import QtGui

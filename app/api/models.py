@@ -241,6 +241,8 @@ class SettingsView(_Model):
     skill_evolution: bool = False
     vision_models: dict[str, list[str]] = Field(default_factory=dict)  # provider id -> models
     model_prices: list[ModelPriceEntry] = Field(default_factory=list)
+    close_to_tray: bool = True
+    quick_ask_hotkey: str = ""
 
 
 class SettingsPatch(_Model):
@@ -258,6 +260,8 @@ class SettingsPatch(_Model):
     skill_evolution: bool | None = None
     vision_models: dict[str, list[str]] | None = None
     model_prices: list[ModelPriceEntry] | None = Field(default=None, max_length=200)
+    close_to_tray: bool | None = None
+    quick_ask_hotkey: str | None = Field(default=None, max_length=64)
 
 
 # ---- approvals ledger ----------------------------------------------------------------------

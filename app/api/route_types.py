@@ -22,6 +22,7 @@ from app.memory import api_routes as memory_routes
 from app.skills import api_routes as skills_api_routes
 from app.websearch import api_routes as websearch_routes
 from app.observability import api_routes as obs_routes
+from app.desktop import api_routes as desktop_api_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 
@@ -62,4 +63,5 @@ ROUTE_TYPES: RouteTable = {
     **attachment_routes.ROUTE_TYPES,
     **websearch_routes.ROUTE_TYPES,
     **obs_routes.ROUTE_TYPES,
+    **desktop_api_routes.ROUTE_TYPES,
 }

@@ -39,4 +39,9 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "tools.list": app.tools_list,
         "desktop.pick_folder": app.unsupported,
     }
+    from app.api.route_types import ROUTE_TYPES
+
+    for name in ROUTE_TYPES:  # every other adapter-only route too, until an adapter serves it
+        if name.startswith(ADAPTER_ONLY_PREFIX):
+            routes.setdefault(name, app.unsupported)
     return routes

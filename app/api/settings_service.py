@@ -86,6 +86,8 @@ class SettingsService:
                 )
                 for p in s.model_prices
             ],
+            close_to_tray=s.close_to_tray,
+            quick_ask_hotkey=s.quick_ask_hotkey,
         )
 
     def update(self, patch: m.SettingsPatch) -> m.SettingsView:

@@ -13,7 +13,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed write
 
 # Sub-commands whose own parser (in their package) handles the rest of the command line.
 EXTERNAL = {
-    "desktop": ("app.desktop.main", "the desktop app"),
+    "desktop": ("app.desktop.launch", "the desktop app"),
     "serve": ("app.server.main", "the local server"),
 }
 

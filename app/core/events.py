@@ -174,6 +174,16 @@ class EvalProgress(_Event):
     passed: int
     case: str | None = None  # the name of the case just finished
     case_passed: bool | None = None
+class DesktopCommand(_Event):
+    """The desktop shell asks ONE window's page to do something (never published on the bus:
+    it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
+    `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box."""
+
+    type: Literal["desktop_command"] = "desktop_command"
+    action: Literal["open_chat", "quick_opened"]
+    # Not `chat_id`: the UI treats events with a chat_id as events OF that chat.
+    open_chat_id: str | None = None
+    text: str | None = None
 
 
 AppEvent = Annotated[
@@ -193,7 +203,8 @@ AppEvent = Annotated[
     | ImportSkillRequested
     | McpServerStatus
     | McpToolProgress
-    | McpElicitation,
-    | EvalProgress,
+    | McpElicitation
+    | EvalProgress
+    | DesktopCommand,
     Field(discriminator="type"),
 ]

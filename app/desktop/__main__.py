@@ -2,6 +2,6 @@
 
 import sys
 
-from app.desktop.main import run
+from app.desktop.launch import run
 
 sys.exit(run())

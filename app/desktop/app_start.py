@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from app.desktop.assets import startup_failed_page
@@ -70,9 +70,15 @@ async def spawn(coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     return asyncio.get_running_loop().create_task(coro)
 
 
-async def wire_app(app_task: asyncio.Future[DesktopApp], window: Any, pusher: EventPusher) -> None:
-    """Once the app exists: feed its events to the pusher and serve the native dialogs.
-    If it could not be built, show why in the window instead of a UI that cannot work."""
+async def wire_app(
+    app_task: asyncio.Future[DesktopApp],
+    window: Any,
+    pushers: EventPusher | Sequence[EventPusher],
+    on_ready: Callable[[DesktopApp], None] | None = None,
+) -> None:
+    """Once the app exists: feed its events to every window's pusher, serve the native dialogs
+    and hand the app to `on_ready` (the shell's routes). If it could not be built, show why in
+    the (main) window instead of a UI that cannot work."""
     try:
         app = await app_task
     except asyncio.CancelledError:
@@ -87,8 +93,11 @@ async def wire_app(app_task: asyncio.Future[DesktopApp], window: Any, pusher: Ev
         return
     from app.desktop.dialogs import register_dialog_routes  # lazy: pulls in the API models
 
-    app.bus.subscribe(pusher.emit)  # no unsubscribe needed: the app is closed before the pusher is gone
+    for pusher in [pushers] if isinstance(pushers, EventPusher) else pushers:
+        app.bus.subscribe(pusher.emit)  # no unsubscribe needed: the app is closed before the pushers go
     register_dialog_routes(app, window)
+    if on_ready is not None:
+        on_ready(app)
 
 
 async def close_app(app_task: asyncio.Future[DesktopApp], timeout_s: float) -> None:

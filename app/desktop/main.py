@@ -1,8 +1,12 @@
 """`cashcode desktop`: the pywebview window over the application API.
 
 Threads: the GUI owns the main thread; one core thread runs the asyncio loop that owns the
-app; pywebview runs each bridge call on its own thread; the pusher thread feeds events into
-the page (docs/architecture.md, "Threads and loops").
+app; pywebview runs each bridge call on its own thread; one pusher thread per window feeds
+events into its page; the shell's actions thread shows/hides windows for the tray, hotkey,
+forwarded launches and notifications (docs/architecture.md, "Threads and loops").
+
+`cashcode desktop` enters through app/desktop/launch.py, which forwards to a running instance
+before this module (Qt, pywebview, the app) is imported.
 
 Start-up overlaps the two slow halves: the core thread imports and builds the app while the
 main thread starts Qt and Chromium loads the page in its own processes. Bridge calls that
@@ -11,7 +15,6 @@ arrive before the app is ready wait for it.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
@@ -24,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from app.desktop import startup_marks, strict_csp
+from app.desktop import startup_marks
 from app.desktop.app_start import (
     AppFactory,
     DesktopApp,
@@ -34,15 +37,19 @@ from app.desktop.app_start import (
     start_app,
     wire_app,
 )
-from app.desktop.assets import missing_ui_page, web_index
+from app.desktop.assets import web_index
 from app.desktop.bridge import Bridge, PendingCalls
 from app.desktop.core_loop import CoreLoop
 from app.desktop.dialogs import PICK_FOLDER_ROUTE
+from app.desktop.launch_args import LaunchArgsError, LaunchRequest, forwarded_argv, parse, parse_forwarded
 from app.desktop.local_port import free_loopback_port
+from app.desktop.presence import Presence
 from app.desktop.pusher import EventPusher
 from app.desktop.qt_setup import create_qt_application, prepare_qt_environment, uses_qt
-from app.desktop.window_state import FILE_NAME as WINDOW_STATE_FILE
-from app.desktop.window_state import MIN_SIZE, WindowStateTracker, load_window_state, save_window_state
+from app.desktop.shell import DesktopShell, ShellWindow
+from app.desktop.single_instance import Primary, acquire, endpoint_for
+from app.desktop.window_ops import PlainWindowOps, QtWindowOps, WindowOps
+from app.desktop.windows import TrackedWindow, create_main_window, create_quick_window
 from app.settings.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -58,11 +65,40 @@ class _Session:
     core: CoreLoop
     app_task: asyncio.Future[DesktopApp] | None = None
     window_shown: threading.Event = field(default_factory=threading.Event)
-    pusher: EventPusher | None = None
+    pushers: list[EventPusher] = field(default_factory=list)
     bridge_calls: PendingCalls = field(default_factory=PendingCalls)
-    tracker: WindowStateTracker | None = None
-    state_path: Path | None = None
+    windows: list[TrackedWindow] = field(default_factory=list)  # their size/position is saved
+    inbox: LaunchInbox = field(default_factory=lambda: LaunchInbox())
+    primary: Primary | None = None
+    shell: DesktopShell | None = None
+    presence: Presence | None = None
+    qt_app: Any = None
     problems: list[str] = field(default_factory=list)
+
+
+class LaunchInbox:
+    """Requests forwarded by later launches; kept until the shell exists, then handed over."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._early: list[LaunchRequest] = []
+        self._shell: DesktopShell | None = None
+
+    def receive(self, argv: list[str]) -> None:  # single-instance listener thread
+        request = parse_forwarded(argv)
+        with self._lock:
+            if self._shell is None:
+                self._early.append(request)
+                return
+            shell = self._shell
+        shell.handle_launch(request)
+
+    def attach(self, shell: DesktopShell) -> None:
+        with self._lock:
+            self._shell = shell
+            early, self._early = self._early, []
+        for request in early:
+            shell.handle_launch(request)
 
 
 def run(
@@ -73,25 +109,38 @@ def run(
     `app_factory` and `index` (the page to load) exist for window tests; normally the real
     app and the bundled UI are used."""
     startup_marks.mark("run")
-    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        args, request = parse(sys.argv[1:] if argv is None else argv)
+    except LaunchArgsError as exc:
+        print(f"cashcode desktop: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     problem = display_problem(sys.platform, os.environ)
     if problem is not None:
         print(f"cashcode desktop: {problem}", file=sys.stderr)
         return 1
     paths = AppPaths.from_env(os.environ).ensure()
+    session = _Session(core=CoreLoop())
+    try:
+        session.primary = acquire(endpoint_for(paths.data_dir, os.environ), forwarded_argv(request),
+                                  session.inbox.receive)  # fmt: skip
+    except OSError as exc:
+        print(f"cashcode desktop: {exc}", file=sys.stderr)
+        return 1
+    if session.primary is None:
+        startup_marks.mark("forwarded")
+        return 0  # the running CashCode took the request
     prepare_qt_environment(os.environ)  # before any Qt import creates Chromium
     # The GUI thread, pywebview's asset server, bridge calls and the pusher all need the GIL
     # briefly and often, while the core thread may hold it for long stretches (imports, JSON).
     # A 1 ms switch interval (default 5 ms) bounds how long those short jobs wait for it.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
-    session = _Session(core=CoreLoop())
     session.core.start()
     building = start_app(app_factory or default_factory, paths, os.environ, session.window_shown)
     session.app_task = session.core.run(spawn(building), 5.0)
     try:
-        _open_window(session, paths, index or web_index())
+        _open_windows(session, paths, index, request)
     finally:
         _shutdown(session)
     if session.app_task.done() and not session.app_task.cancelled() and session.app_task.exception():
@@ -111,52 +160,36 @@ def display_problem(platform: str, env: Mapping[str, str]) -> str | None:
     )
 
 
-def _parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="cashcode desktop", description="Open the CashCode window.")
-    parser.add_argument("--log-level", default=os.environ.get("CASHCODE_LOG_LEVEL", "WARNING").upper())
-    return parser.parse_args(argv)
-
-
-def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
+def _open_windows(session: _Session, paths: AppPaths, index: Path | None, request: LaunchRequest) -> None:
+    """Create the windows, the shell around them and the tray, then run the GUI until quit."""
     import webview  # lazy: importing pywebview costs time the CLI should not pay
 
     assert session.app_task is not None
+    ops: WindowOps
     if uses_qt():
-        create_qt_application(sys.argv[:1])
-
-    session.state_path = paths.data_dir / WINDOW_STATE_FILE
-    state = load_window_state(session.state_path)
-    source: dict[str, str] = {"url": str(index)} if index.is_file() else {"html": missing_ui_page(index)}
+        # Kept referenced: PyQt destroys a QApplication whose Python wrapper is collected.
+        session.qt_app = create_qt_application(sys.argv[:1])
+        ops = QtWindowOps()  # on the GUI thread, after the QApplication
+    else:
+        ops = PlainWindowOps()
     bridge = Bridge(
         session.app_task,
         session.core.loop,
         route_timeouts={PICK_FOLDER_ROUTE: None},
         calls=session.bridge_calls,
     )
-    window = webview.create_window(
-        "CashCode",
-        js_api=bridge,
-        width=state.width,
-        height=state.height,
-        x=state.x,
-        y=state.y,
-        maximized=state.maximized,
-        min_size=MIN_SIZE,
-        background_color="#FFFFFF",
-        **source,  # type: ignore[arg-type]
-    )
-    assert window is not None
-    window.events.shown += session.window_shown.set
-    strict_csp.install(window, strict_csp.public_methods(bridge))
-    from app.desktop import dnd  # Skill drops anywhere on the window (app/desktop/dnd.py)
-    dnd.install(window, session.core.loop, session.app_task)
-    startup_marks.attach(window)
-    session.tracker = WindowStateTracker(state)
-    session.tracker.attach(window)
-    session.pusher = EventPusher(window)
-    session.pusher.start()
-    session.core.run(spawn(wire_app(session.app_task, window, session.pusher)), 5.0)
-    _close_window_on_sigterm(window)
+    shell = _create_shell(session, paths, index, bridge, ops)
+    from app.desktop import dnd  # Skill drops anywhere on the main window (app/desktop/dnd.py)
+
+    dnd.install(shell.main.window, session.core.loop, session.app_task)
+    session.presence = Presence(shell, paths, os.environ)
+    session.presence.start_tray(ops.post)
+    shell.start()
+    wiring = wire_app(session.app_task, shell.main.window, session.pushers, _on_app_ready(session))
+    session.core.run(spawn(wiring), 5.0)
+    session.inbox.attach(shell)
+    shell.handle_launch(request)
+    _close_window_on_sigterm(shell)
     webview.start(
         gui="qt" if uses_qt() else None,
         private_mode=False,  # a persistent profile (HTTP cache, etc.) in the data dir
@@ -165,24 +198,75 @@ def _open_window(session: _Session, paths: AppPaths, index: Path) -> None:
     )
 
 
-def _close_window_on_sigterm(window: Any) -> None:
-    """`kill <pid>` (logout, service managers) closes the window like the close button does.
+def _create_shell(
+    session: _Session, paths: AppPaths, index: Path | None, bridge: Bridge, ops: WindowOps
+) -> DesktopShell:
+    """The main window, the hidden Quick Ask window (each with its own pusher) and the shell.
 
-    The handler runs on the GUI thread; destroy() is handed to a worker so the GUI thread
+    Test pages passed as `index` get no Quick Ask window: it loads the bundled UI's `#/quick`.
+    CASHCODE_QUICK_WINDOW=0 leaves it out too (memory comparisons in bench/)."""
+    main = create_main_window(paths, index or web_index(), bridge)
+    session.windows.append(main)
+    main.window.events.shown += session.window_shown.set
+    startup_marks.attach(main.window)
+    main_shell = ShellWindow(main.window, _pusher(session, main.window, "js-pusher"))
+    quick_shell = None
+    wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"
+    if wanted and index is None and web_index().is_file():
+        quick = create_quick_window(paths, web_index(), bridge)
+        session.windows.append(quick)
+        quick_shell = ShellWindow(quick.window, _pusher(session, quick.window, "js-pusher-quick"))
+    shell = DesktopShell(ops, main_shell, quick_shell)
+    session.shell = shell
+    main.window.events.closing += shell.on_main_closing
+    main.window.events.closed += shell.on_main_closed
+    if quick_shell is not None:
+        quick_shell.window.events.closing += shell.on_quick_closing
+    return shell
+
+
+def _pusher(session: _Session, window: Any, name: str) -> EventPusher:
+    pusher = EventPusher(window, name=name)
+    pusher.start()
+    session.pushers.append(pusher)
+    return pusher
+
+
+def _on_app_ready(session: _Session) -> Any:
+    def ready(app: DesktopApp) -> None:  # on the core loop
+        assert session.shell is not None and session.presence is not None
+        session.shell.attach_app(app, asyncio.get_running_loop())
+        session.presence.attach_app(app)
+
+    return ready
+
+
+def _close_window_on_sigterm(shell: DesktopShell) -> None:
+    """`kill <pid>` (logout, service managers) quits like the tray's Quit: every window closes.
+
+    The handler runs on the GUI thread; `quit` hands the closing to a worker so the GUI thread
     never waits on itself."""
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
-        threading.Thread(target=window.destroy, name="close-on-signal", daemon=True).start()
+        shell.quit()
 
     signal.signal(signal.SIGTERM, on_signal)
 
 
 def _shutdown(session: _Session) -> None:
-    """Window closed: stop pushing, close the app (cancels turns, kills children), join."""
-    if session.pusher is not None and not session.pusher.stop(timeout_s=1.0):
-        # A run_js that was in flight when the window died never returns (its reply would come
-        # from the destroyed page). The thread is a daemon, so abandoning it is harmless.
-        log.info("the pusher was still waiting on the closed window; abandoned")
+    """Windows closed: stop listening for launches, the tray, hotkey and pushers, close the app
+    (cancels turns, kills children), join."""
+    if session.primary is not None:
+        session.primary.close()
+    if session.presence is not None:
+        session.presence.close()
+    if session.shell is not None:
+        session.shell.stop()
+    for pusher in session.pushers:
+        if not pusher.stop(timeout_s=1.0):
+            # A run_js that was in flight when the window died never returns (its reply would
+            # come from the destroyed page). The thread is a daemon, so abandoning it is harmless.
+            log.info("a pusher was still waiting on its closed window; abandoned")
     session.bridge_calls.close()  # no call thread may outlive the core loop (they are not daemons)
     if session.app_task is not None:
         try:
@@ -191,10 +275,7 @@ def _shutdown(session: _Session) -> None:
             session.problems.append("closing the app timed out")
     if not session.core.stop():
         session.problems.append("core thread did not stop")
-    if session.tracker is not None and session.state_path is not None:
-        try:
-            save_window_state(session.state_path, session.tracker.snapshot())
-        except OSError as exc:
-            log.warning("could not save window state: %s", exc)
+    for tracked in session.windows:
+        tracked.save()
     for problem in session.problems:
         log.warning("shutdown: %s", problem)

@@ -38,6 +38,7 @@ def create_qt_application(argv: list[str]) -> Any:
     from qtpy import QtWebEngineWidgets  # noqa: F401  (import side effect is the point)
     from qtpy.QtWidgets import QApplication
 
+    share_webengine_profile()
     app = QApplication.instance() or QApplication(argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("CashCode")
@@ -46,3 +47,32 @@ def create_qt_application(argv: list[str]) -> Any:
     # explicitly when its main window closes, and a future tray keeps the app alive.
     app.setQuitOnLastWindowClosed(False)
     return app
+
+
+def share_webengine_profile() -> None:
+    """Make every pywebview window use ONE persistent Qt WebEngine profile.
+
+    pywebview 6.2.1's Qt backend creates `QWebEngineProfile("pywebview")` per window. Two
+    persistent profiles with the same name and storage path fight over it: with a second window
+    (Quick Ask) neither page ever finishes loading (measured: both stay "loading" with no
+    resource requested). pywebview imports the class from qtpy when `webview.start` loads the
+    backend, so replacing it here first, with a factory that hands out one profile per name,
+    fixes that; the off-the-record profile (no name) stays per window as before.
+    """
+    from qtpy import QtWebEngineWidgets
+
+    real = getattr(QtWebEngineWidgets, "QWebEngineProfile")  # noqa: B009  (not in the stubs)
+    if getattr(real, "_cashcode_shared", False):
+        return
+    shared: dict[str, Any] = {}
+
+    def profile(*args: Any) -> Any:
+        if not args:
+            return real()
+        name = str(args[0])
+        if name not in shared:
+            shared[name] = real(*args)
+        return shared[name]
+
+    profile._cashcode_shared = True  # type: ignore[attr-defined]
+    setattr(QtWebEngineWidgets, "QWebEngineProfile", profile)  # noqa: B010

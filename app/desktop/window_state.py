@@ -26,10 +26,10 @@ class WindowState:
     y: int | None = None
     maximized: bool = False
 
-    def sanitized(self) -> WindowState:
+    def sanitized(self, min_size: tuple[int, int] = MIN_SIZE) -> WindowState:
         """Clamp what a hand-edited or stale file could hold into something showable."""
-        width = min(max(self.width, MIN_SIZE[0]), _MAX_SIDE)
-        height = min(max(self.height, MIN_SIZE[1]), _MAX_SIDE)
+        width = min(max(self.width, min_size[0]), _MAX_SIDE)
+        height = min(max(self.height, min_size[1]), _MAX_SIDE)
         x, y = self.x, self.y
         if x is None or y is None or not (-_MAX_SIDE < x < _MAX_SIDE and -_MAX_SIDE < y < _MAX_SIDE):
             x = y = None
@@ -40,25 +40,27 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def load_window_state(path: Path) -> WindowState:
+def load_window_state(
+    path: Path, default: WindowState | None = None, min_size: tuple[int, int] = MIN_SIZE
+) -> WindowState:
     """The saved state, or defaults when the file is missing or unreadable."""
+    default = default or WindowState()
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return WindowState()
+        return default
     except (OSError, ValueError) as exc:
         log.warning("ignoring unreadable window state %s: %s", path, exc)
-        return WindowState()
+        return default
     if not isinstance(raw, dict):
-        return WindowState()
-    default = WindowState()
+        return default
     return WindowState(
         width=_int_or_none(raw.get("width")) or default.width,
         height=_int_or_none(raw.get("height")) or default.height,
         x=_int_or_none(raw.get("x")),
         y=_int_or_none(raw.get("y")),
         maximized=raw.get("maximized") is True,
-    ).sanitized()
+    ).sanitized(min_size)
 
 
 def save_window_state(path: Path, state: WindowState) -> None:

@@ -125,6 +125,8 @@ class UserSettings(_Frozen):
     web_search_backend: Literal["duckduckgo", "searxng", "brave", "tavily"] = "duckduckgo"
     web_search_url: str = ""
     model_prices: list[ModelPrice] = Field(default_factory=list)
+    close_to_tray: bool = True  # desktop: closing the main window hides it when a tray exists
+    quick_ask_hotkey: str = Field(default="", max_length=64)  # "" = the platform's default
 
     @field_validator("providers")
     @classmethod

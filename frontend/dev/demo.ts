@@ -21,6 +21,8 @@ let settings: SettingsView = {
   skill_evolution: false,
   vision_models: {},
   model_prices: [],
+  close_to_tray: true,
+  quick_ask_hotkey: "",
 };
 const providers: ProviderView[] =
   scenario === "first-run"

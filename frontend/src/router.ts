@@ -3,6 +3,7 @@ import type { Router, RouterHistory } from "vue-router";
 import ChatView from "@/views/ChatView.vue";
 import OnboardingView from "@/views/OnboardingView.vue";
 import McpView from "@/views/McpView.vue";
+import QuickAskView from "@/views/QuickAskView.vue";
 import SettingsView from "@/views/SettingsView.vue";
 import MemoryView from "@/views/MemoryView.vue";
 import SkillsView from "@/views/SkillsView.vue";
@@ -23,6 +24,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/skills", name: "skills", component: SkillsView },
       { path: "/usage", name: "usage", component: UsageView },
       { path: "/evals", name: "evals", component: EvalsView },
+      { path: "/quick", name: "quick", component: QuickAskView },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

@@ -24,6 +24,7 @@ from tests.desktop.procs import wait_for_session_gone
 from tests.desktop.x11 import close_windows_of
 
 ROOT = Path(__file__).resolve().parents[2]
+QUICK_SUFFIX = "#/quick"
 
 
 def free_port() -> int:
@@ -69,12 +70,24 @@ class DesktopProcess:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        while not self.browser.contexts or not self.browser.contexts[0].pages:
-            if time.monotonic() > deadline:
-                raise RuntimeError("no page appeared over CDP")
-            time.sleep(0.05)
-        self.page = self.browser.contexts[0].pages[0]
+        # The desktop app has two pages: the main window and the hidden Quick Ask window.
+        self.page = self._page_where(lambda url: not url.endswith(QUICK_SUFFIX), deadline)
         return self.page
+
+    def quick_page(self, timeout_s: float = 30.0) -> Page:
+        """The Quick Ask window's page (attach first)."""
+        return self._page_where(lambda url: url.endswith(QUICK_SUFFIX), time.monotonic() + timeout_s)
+
+    def _page_where(self, wanted: Any, deadline: float) -> Page:
+        assert self.browser is not None
+        while True:
+            pages = [p for c in self.browser.contexts for p in c.pages]
+            found = [p for p in pages if wanted(p.url)]
+            if found:
+                return found[0]
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no such page over CDP; pages: {[p.url for p in pages]}")
+            time.sleep(0.05)
 
     def close_window(self, timeout_s: float = 30.0) -> int:
         """Close the window like its close button does (WM_DELETE_WINDOW), wait for the exit.
@@ -163,8 +176,12 @@ def _read_output(launched: DesktopProcess) -> None:
         line = line.rstrip("\n")
         launched.output.append(line)
         if line.startswith("CASHCODE_MARK "):
-            _, name, stamp = line.split()
-            launched.marks.setdefault(name, float(stamp))
+            # Other threads' (or Chromium's) output can land on the same line: take 3 fields.
+            parts = line.split()
+            try:
+                launched.marks.setdefault(parts[1], float(parts[2][:17]))
+            except (IndexError, ValueError):
+                continue
 
 
 def invoke(page: Page, route: str, payload: Mapping[str, Any] | None = None) -> Any:

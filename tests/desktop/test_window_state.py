@@ -42,3 +42,13 @@ def test_tracker_follows_resize_and_move_but_keeps_the_restored_size_while_maxim
     assert tracker.snapshot() == WindowState(width=900, height=600, x=5, y=6, maximized=True)
     tracker._on_restored()
     assert tracker.snapshot().maximized is False
+
+
+def test_the_quick_window_has_its_own_defaults_and_smaller_minimum(tmp_path: Path) -> None:
+    from app.desktop.windows import QUICK_DEFAULT, QUICK_MIN_SIZE
+
+    missing = tmp_path / "quick-window-state.json"
+    assert load_window_state(missing, QUICK_DEFAULT, QUICK_MIN_SIZE) == QUICK_DEFAULT
+    missing.write_text('{"width": 500, "height": 300, "x": 10, "y": 20}')
+    state = load_window_state(missing, QUICK_DEFAULT, QUICK_MIN_SIZE)
+    assert (state.width, state.height, state.x, state.y) == (500, 300, 10, 20)  # main's minimum would clamp

@@ -41,9 +41,27 @@ class _WindowAttributes(ctypes.Structure):
     ]  # fmt: skip
 
 
+# Xlib's default error handler EXITS the process on any protocol error, e.g. BadWindow when a
+# window (a menu, a message balloon) is destroyed between listing and querying it. In a test
+# run that would silently end pytest, so errors are ignored instead: callers check statuses.
+_ERROR_HANDLER_TYPE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
+_IGNORE_ERRORS = _ERROR_HANDLER_TYPE(lambda _display, _event: 0)
+_LIB: ctypes.CDLL | None = None
+
+
 def _xlib() -> ctypes.CDLL:
+    global _LIB
+    if _LIB is None:
+        _LIB = _load_xlib()
+    return _LIB
+
+
+def _load_xlib() -> ctypes.CDLL:
     name = ctypes.util.find_library("X11") or "libX11.so.6"
     lib = ctypes.CDLL(name)
+    lib.XSetErrorHandler.restype = c_void_p
+    lib.XSetErrorHandler.argtypes = [_ERROR_HANDLER_TYPE]
+    lib.XSetErrorHandler(_IGNORE_ERRORS)
     lib.XOpenDisplay.restype = c_void_p
     lib.XOpenDisplay.argtypes = [c_char_p]
     lib.XDefaultRootWindow.restype = c_ulong
@@ -94,7 +112,8 @@ def _windows_of(lib: ctypes.CDLL, display: int, pid: int) -> list[int]:
     found = []
     for window in _children(lib, display, lib.XDefaultRootWindow(display)):
         attrs = _WindowAttributes()
-        lib.XGetWindowAttributes(display, window, byref(attrs))
+        if not lib.XGetWindowAttributes(display, window, byref(attrs)):
+            continue  # gone since it was listed
         if attrs.map_state == _IS_VIEWABLE and _pid_of(lib, display, window, pid_atom) == pid:
             found.append(window)
     return found
@@ -152,3 +171,121 @@ def close_windows_of(display_name: str, pid: int, only: int | None = None) -> in
         return len(windows)
     finally:
         lib.XCloseDisplay(display)
+
+
+def _parent_of(lib: ctypes.CDLL, display: int, window: int) -> int:
+    root, parent, count = c_ulong(), c_ulong(), c_uint()
+    kids = POINTER(c_ulong)()
+    lib.XQueryTree(display, window, byref(root), byref(parent), byref(kids), byref(count))
+    if kids:
+        lib.XFree(kids)
+    return int(parent.value)
+
+
+def _title_of(lib: ctypes.CDLL, display: int, window: int) -> str:
+    """_NET_WM_NAME (UTF-8), which Qt sets on every top-level window."""
+    name_atom = lib.XInternAtom(display, b"_NET_WM_NAME", 0)
+    utf8 = lib.XInternAtom(display, b"UTF8_STRING", 0)
+    kind, fmt, items, after = c_ulong(), c_int(), c_ulong(), c_ulong()
+    data = POINTER(c_ubyte)()
+    status = lib.XGetWindowProperty(display, window, name_atom, 0, 1024, 0, utf8, byref(kind), byref(fmt),
+                                    byref(items), byref(after), byref(data))  # fmt: skip
+    try:
+        if status != 0 or not data:
+            return ""
+        return bytes(data[: items.value]).decode("utf-8", "replace")
+    finally:
+        if data:
+            lib.XFree(data)
+
+
+def titled_windows_of(display_name: str, pid: int) -> dict[str, int]:
+    """`pid`'s viewable top-level windows by title (e.g. "CashCode Quick Ask")."""
+    lib = _xlib()
+    display = lib.XOpenDisplay(display_name.encode())
+    if not display:
+        raise RuntimeError(f"cannot open X display {display_name}")
+    try:
+        return {_title_of(lib, display, w): w for w in _windows_of(lib, display, pid)}
+    finally:
+        lib.XCloseDisplay(display)
+
+
+def tray_icon_center(display_name: str, pid: int) -> tuple[int, int] | None:
+    """Where `pid`'s tray icon is on screen: its window was embedded (reparented) into the tray
+    host, so it is the one window of `pid` that is not a child of the root window."""
+    lib = _xlib()
+    lib.XTranslateCoordinates.argtypes = [c_void_p, c_ulong, c_ulong, c_int, c_int,
+                                          POINTER(c_int), POINTER(c_int), POINTER(c_ulong)]  # fmt: skip
+    display = lib.XOpenDisplay(display_name.encode())
+    if not display:
+        raise RuntimeError(f"cannot open X display {display_name}")
+    try:
+        root = lib.XDefaultRootWindow(display)
+        pid_atom = lib.XInternAtom(display, b"_NET_WM_PID", 0)
+        stack = list(_children(lib, display, root))
+        while stack:
+            window = stack.pop()
+            if _parent_of(lib, display, window) != root and _pid_of(lib, display, window, pid_atom) == pid:
+                attrs = _WindowAttributes()
+                if not lib.XGetWindowAttributes(display, window, byref(attrs)):
+                    continue
+                if attrs.map_state != _IS_VIEWABLE:
+                    continue
+                x, y, child = c_int(), c_int(), c_ulong()
+                lib.XTranslateCoordinates(display, window, root, 0, 0, byref(x), byref(y), byref(child))
+                return x.value + attrs.width // 2, y.value + attrs.height // 2
+            stack.extend(_children(lib, display, window))
+        return None
+    finally:
+        lib.XCloseDisplay(display)
+
+
+def selection_owned(display_name: str, selection: bytes) -> bool:
+    """Is the X selection (e.g. b"_NET_SYSTEM_TRAY_S0", a running tray host) owned?"""
+    lib = _xlib()
+    lib.XGetSelectionOwner.restype = c_ulong
+    lib.XGetSelectionOwner.argtypes = [c_void_p, c_ulong]
+    display = lib.XOpenDisplay(display_name.encode())
+    if not display:
+        raise RuntimeError(f"cannot open X display {display_name}")
+    try:
+        return bool(lib.XGetSelectionOwner(display, lib.XInternAtom(display, selection, 0)))
+    finally:
+        lib.XCloseDisplay(display)
+
+
+def window_geometry(display_name: str, window: int) -> tuple[int, int, int, int]:
+    """x, y (on the root window), width, height."""
+    lib = _xlib()
+    lib.XTranslateCoordinates.argtypes = [c_void_p, c_ulong, c_ulong, c_int, c_int,
+                                          POINTER(c_int), POINTER(c_int), POINTER(c_ulong)]  # fmt: skip
+    display = lib.XOpenDisplay(display_name.encode())
+    if not display:
+        raise RuntimeError(f"cannot open X display {display_name}")
+    try:
+        attrs = _WindowAttributes()
+        if not lib.XGetWindowAttributes(display, window, byref(attrs)):
+            raise RuntimeError(f"window {window:#x} is gone")
+        x, y, child = c_int(), c_int(), c_ulong()
+        root = lib.XDefaultRootWindow(display)
+        lib.XTranslateCoordinates(display, window, root, 0, 0, byref(x), byref(y), byref(child))
+        return x.value, y.value, attrs.width, attrs.height
+    finally:
+        lib.XCloseDisplay(display)
+
+
+class XConnection:
+    """One open X connection for tight polling (opening one per query costs milliseconds)."""
+
+    def __init__(self, display_name: str) -> None:
+        self._lib = _xlib()
+        self._display = self._lib.XOpenDisplay(display_name.encode())
+        if not self._display:
+            raise RuntimeError(f"cannot open X display {display_name}")
+
+    def titled_windows_of(self, pid: int) -> dict[str, int]:
+        return {_title_of(self._lib, self._display, w): w for w in _windows_of(self._lib, self._display, pid)}
+
+    def close(self) -> None:
+        self._lib.XCloseDisplay(self._display)

@@ -508,6 +508,27 @@ export const en = {
   "prices.remove": "Remove",
   "prices.save": "Save prices",
   "prices.saved": "Saved",
+
+  "quick.title": "Quick Ask",
+  "quick.new": "New question",
+  "quick.continue": "Continue in CashCode",
+  "quick.hide": "Hide (Esc)",
+  "quick.empty": "Ask anything. The answer streams here; Esc hides this window.",
+  "quick.approvalTitle": "Allow {tool}?",
+  "quick.keys": "Esc hides · Enter sends",
+  "desktop.title": "Desktop",
+  "desktop.tray": "Tray icon",
+  "desktop.trayOn": "CashCode has an icon in the system tray (Quick Ask, recent chats, Quit).",
+  "desktop.trayOff": "No tray icon: {reason}",
+  "desktop.closeToTray": "Closing the main window keeps CashCode running in the tray",
+  "desktop.hotkey": "Quick Ask shortcut",
+  "desktop.hotkeyActive": "Active: {binding} opens Quick Ask from anywhere.",
+  "desktop.hotkeyInactive": "The shortcut is not active: {reason}",
+  "desktop.hotkeyFallback": "Bind this command to a shortcut in your system's keyboard settings instead:",
+  "desktop.hotkeySave": "Save shortcut",
+  "desktop.hotkeyHint": "For example Ctrl+Shift+Space. Leave empty for the default.",
+  "desktop.notifications": "Notifications when an answer is ready or needs approval while its window is hidden.",
+  "desktop.noNotifications": "No notifications on this system (they need the tray icon).",
 } as const;
 
 export type MessageKey = keyof typeof en;

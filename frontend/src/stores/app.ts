@@ -4,6 +4,7 @@ import type { AppInfo } from "@/api/generated";
 import type { Transport } from "@/api/transport";
 import { errorMessage, useApiStore } from "./api";
 import { useChatsStore } from "./chats";
+import { useDesktopStore } from "./desktop";
 import { useProvidersStore } from "./providers";
 import { useSettingsStore } from "./settings";
 
@@ -21,9 +22,13 @@ export const useAppStore = defineStore("app", () => {
   async function start(transport: Transport): Promise<void> {
     api.use(transport);
     const chats = useChatsStore();
+    const desktop = useDesktopStore();
     // Subscribe before the snapshots so no event falls between them.
     unsubscribe?.();
-    const offEvents = transport.onEvents((batch) => chats.applyBatch(batch));
+    const offEvents = transport.onEvents((batch) => {
+      chats.applyBatch(batch);
+      desktop.applyBatch(batch);
+    });
     const offReconnect = transport.onReconnect?.(() => void resync());
     unsubscribe = () => {
       offEvents();

@@ -1,0 +1,251 @@
+"""The desktop shell: the two windows and what the tray, hotkey, second launches, notifications
+and the pages ask of them (show, hide, focus, open a chat, quit).
+
+Every public method is thread-safe and returns at once: the work is queued on ONE
+`desktop-actions` thread, so requests keep their order, and nothing here ever runs `run_js` or
+waits for the GUI on the GUI thread (tech-notes §1.4) or blocks the core loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from app.desktop import startup_marks
+from app.desktop.launch_args import LaunchRequest
+from app.desktop.pusher import EventPusher
+from app.desktop.window_ops import WindowOps
+
+log = logging.getLogger(__name__)
+
+PAGE_WAIT_S = 60.0
+APP_WAIT_S = 60.0
+_STOP: Final = object()
+
+
+@dataclass
+class ShellWindow:
+    window: Any
+    pusher: EventPusher
+    loaded: threading.Event = field(default_factory=threading.Event)
+
+    def attach(self) -> None:
+        self.window.events.loaded += self.loaded.set
+
+    def wait_created(self) -> bool:
+        """At start-up a request can come before the GUI made the window (pywebview fires
+        `shown` on creation for a hidden window too); nothing can be shown before that."""
+        return bool(self.window.events.shown.wait(PAGE_WAIT_S))
+
+
+@dataclass
+class AppLink:
+    """The built app and its loop, once they exist (bridge calls wait for the same future)."""
+
+    app: Any
+    loop: asyncio.AbstractEventLoop
+
+    def invoke(self, route: str, payload: dict[str, Any], timeout_s: float = 10.0) -> dict[str, Any]:
+        future = asyncio.run_coroutine_threadsafe(self.app.invoke(route, payload), self.loop)
+        result: dict[str, Any] = future.result(timeout_s)
+        return result
+
+    def publish(self, event: Any) -> None:
+        self.loop.call_soon_threadsafe(self.app.bus.publish, event)
+
+
+class DesktopShell:
+    def __init__(self, ops: WindowOps, main: ShellWindow, quick: ShellWindow | None) -> None:
+        self.ops = ops
+        self.main = main
+        self.quick = quick
+        self.quick_chat_id: str | None = None  # reported by the Quick Ask page
+        self.quitting = threading.Event()
+        self.tray_available = False  # set by the tray set-up; decides what closing does
+        self.on_first_hide: Callable[[], None] | None = None  # the tray's "still running" hint
+        self.close_to_tray: Callable[[], bool] = lambda: True  # reads the setting
+        self._app: AppLink | None = None
+        self._app_ready = threading.Event()
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="desktop-actions", daemon=True)
+
+    # ---- life cycle ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.main.attach()
+        if self.quick is not None:
+            self.quick.attach()
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        self._queue.put(_STOP)
+        self._thread.join(timeout_s)
+
+    def attach_app(self, app: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self._app = AppLink(app, loop)
+        self._app_ready.set()
+
+    def app_link(self, timeout_s: float = APP_WAIT_S) -> AppLink | None:
+        self._app_ready.wait(timeout_s)
+        return self._app
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Run `job` on the actions thread (in order with every other request)."""
+        self._queue.put(job)
+
+    # ---- requests (any thread) -----------------------------------------------------------------
+
+    def handle_launch(self, request: LaunchRequest) -> None:
+        """A launch (this one at start-up, or a later one forwarded here)."""
+        if request.quick_ask:
+            self.show_quick(request.quick_text)
+        else:
+            self.show_main()
+        if request.import_skill:  # after showing: at start-up this waits for the app to exist
+            self.submit(lambda: self._import_skill(request.import_skill or ""))
+
+    def show_main(self, chat_id: str | None = None) -> None:
+        self.submit(lambda: self._show_main(chat_id))
+
+    def show_quick(self, text: str | None = None) -> None:
+        self.submit(lambda: self._show_quick(text))
+
+    def toggle_quick(self) -> None:
+        self.submit(self._toggle_quick)
+
+    def hide_quick(self) -> None:
+        self.submit(self._hide_quick)
+
+    def open_in_main(self, chat_id: str) -> None:
+        """ "Continue in CashCode": the main window shows the chat; the quick window goes away."""
+
+        def job() -> None:
+            self._hide_quick()
+            self._show_main(chat_id)
+
+        self.submit(job)
+
+    def quit(self) -> None:
+        """End CashCode: every window closes, then `webview.start` returns and shutdown runs."""
+        self.quitting.set()
+        threading.Thread(target=self._destroy_all, name="quit", daemon=True).start()
+
+    def on_main_closing(self) -> bool:
+        """pywebview `closing` handler (GUI thread): False keeps the window (hidden to the tray)."""
+        if self.quitting.is_set() or not self.tray_available or not self.close_to_tray():
+            self.quitting.set()
+            return True
+        self.ops.post(lambda: self.ops.hide(self.main.window))
+        if self.on_first_hide is not None:
+            self.submit(self.on_first_hide)
+        return False
+
+    def on_quick_closing(self) -> bool:
+        """The Quick Ask window is never closed by the window manager, only hidden (GUI thread)."""
+        if self.quitting.is_set() or self.quick is None:
+            return True
+        window = self.quick.window
+        self.ops.post(lambda: self.ops.hide(window))
+        return False
+
+    def on_main_closed(self) -> None:
+        """The main window is gone: close the quick window too, so the process can end."""
+        self.quitting.set()
+        if self.quick is not None:
+            threading.Thread(target=self._destroy, args=(self.quick.window,), daemon=True).start()
+
+    # ---- queries (worker threads only: they wait for the GUI thread) --------------------------
+
+    def window_of(self, chat_id: str) -> Any:
+        if self.quick is not None and chat_id == self.quick_chat_id:
+            return self.quick.window
+        return self.main.window
+
+    def attended(self, chat_id: str) -> bool:
+        """Is the window showing this chat visible and focused? (Then no notification.)"""
+        window = self.window_of(chat_id)
+        try:
+            return self.ops.is_visible(window) and self.ops.is_active(window)
+        except Exception:  # window gone while quitting: nobody to notify either
+            return True
+
+    # ---- actions thread ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is _STOP:
+                return
+            try:
+                job()  # type: ignore[operator]
+            except Exception:  # one failed request must not stop the others
+                log.exception("desktop action failed")
+
+    def _show_main(self, chat_id: str | None) -> None:
+        if self.quitting.is_set() or not self.main.wait_created():
+            return
+        self.ops.focus(self.main.window)
+        if chat_id:
+            self._command(self.main, {"action": "open_chat", "open_chat_id": chat_id})
+
+    def _show_quick(self, text: str | None) -> None:
+        if self.quitting.is_set():
+            return
+        if self.quick is None:  # no quick window on this system: the main window instead
+            self._show_main(None)
+            return
+        if not self.quick.wait_created():
+            return
+        started = time.perf_counter()
+        self.ops.focus(self.quick.window)
+        startup_marks.mark("quick_shown")
+        log.debug("quick window shown in %.1f ms", (time.perf_counter() - started) * 1000)
+        self._command(self.quick, {"action": "quick_opened", "text": text})
+
+    def _toggle_quick(self) -> None:
+        if (
+            self.quick is not None
+            and self.ops.is_visible(self.quick.window)
+            and self.ops.is_active(self.quick.window)
+        ):
+            self._hide_quick()
+        else:
+            self._show_quick(None)
+
+    def _hide_quick(self) -> None:
+        if self.quick is not None:
+            self.ops.hide(self.quick.window)
+
+    def _command(self, target: ShellWindow, command: dict[str, Any]) -> None:
+        """Push a `desktop_command` to one page (waiting, bounded, until it can receive it)."""
+        if not target.loaded.wait(PAGE_WAIT_S):
+            log.warning("page never loaded; dropped %s", command.get("action"))
+            return
+        target.pusher.emit({"type": "desktop_command", **command})
+
+    def _import_skill(self, path: str) -> None:
+        link = self.app_link()
+        if link is None or not self.main.loaded.wait(PAGE_WAIT_S):
+            log.warning("CashCode is not ready; the Skill import request for %s was dropped", path)
+            return
+        from app.core.events import ImportSkillRequested  # lazy: pydantic off the launch path
+
+        link.publish(ImportSkillRequested(path=path))
+
+    def _destroy_all(self) -> None:
+        windows = [self.main.window] + ([self.quick.window] if self.quick is not None else [])
+        for window in windows:
+            self._destroy(window)
+
+    @staticmethod
+    def _destroy(window: Any) -> None:
+        try:
+            window.destroy()
+        except Exception as exc:  # already gone
+            log.debug("destroy: %s", exc)

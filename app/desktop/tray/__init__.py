@@ -1,0 +1,1 @@
+"""The tray icon behind one small interface (`TrayHost`), with one adapter per OS."""

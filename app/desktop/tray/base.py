@@ -1,0 +1,83 @@
+"""What every tray adapter offers, and the menu it shows (the same on every OS)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+RECENT_LIMIT = 5
+TITLE_LIMIT = 48
+
+
+@dataclass(frozen=True)
+class RecentChat:
+    chat_id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class TrayActions:
+    """Callbacks of the menu items. They may run on the GUI thread: each must only queue work."""
+
+    quick_ask: Callable[[], None]
+    open_main: Callable[[], None]
+    open_chat: Callable[[str], None]
+    quit: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class TrayLabels:
+    quick_ask: str = "Quick Ask"
+    open_main: str = "Open CashCode"
+    recent: str = "Recent chats"
+    no_chats: str = "No chats yet"
+    quit: str = "Quit"
+    untitled: str = "Untitled chat"
+    still_running_title: str = "CashCode is still running"
+    still_running_body: str = (
+        "It is in the tray. Use the tray icon to open it again, or Quit there to end it."
+    )
+    done_title: str = "CashCode: answer ready"
+    approval_title: str = "CashCode needs your approval"
+
+
+ZH_LABELS = TrayLabels(
+    quick_ask="快速提问",
+    open_main="打开 CashCode",
+    recent="最近的对话",
+    no_chats="还没有对话",
+    quit="退出",
+    untitled="未命名对话",
+    still_running_title="CashCode 仍在运行",
+    still_running_body="它在系统托盘中。点击托盘图标可重新打开，或在那里选择“退出”。",
+    done_title="CashCode：回答已完成",
+    approval_title="CashCode 需要你的批准",
+)
+
+
+def labels_for(language: str) -> TrayLabels:
+    return ZH_LABELS if language == "zh-CN" else TrayLabels()
+
+
+def short_title(title: str, untitled: str) -> str:
+    text = " ".join(title.split()) or untitled
+    return text if len(text) <= TITLE_LIMIT else text[: TITLE_LIMIT - 1] + "…"
+
+
+class TrayHost(Protocol):
+    """A tray icon. `available`/`reason` are known after `start()`; the rest is thread-safe."""
+
+    @property
+    def available(self) -> bool: ...
+
+    @property
+    def reason(self) -> str | None: ...
+
+    @property
+    def can_notify(self) -> bool: ...
+
+    def start(self) -> None: ...
+    def set_recent(self, chats: Sequence[RecentChat]) -> None: ...
+    def notify(self, title: str, body: str, chat_id: str | None) -> None: ...
+    def stop(self) -> None: ...

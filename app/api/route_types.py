@@ -15,14 +15,14 @@ from pydantic import BaseModel
 
 from app.api import models as m
 from app.attachments import api_routes as attachment_routes
+from app.desktop import api_routes as desktop_api_routes
 from app.history import api_routes as history_routes
 from app.importer import api_routes as import_routes
 from app.mcp import api_routes as mcp_api_routes
 from app.memory import api_routes as memory_routes
+from app.observability import api_routes as obs_routes
 from app.skills import api_routes as skills_api_routes
 from app.websearch import api_routes as websearch_routes
-from app.observability import api_routes as obs_routes
-from app.desktop import api_routes as desktop_api_routes
 
 RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 

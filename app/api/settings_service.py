@@ -9,8 +9,7 @@ from pathlib import Path
 
 from app.api import models as m
 from app.api.errors import ApiFailure
-from app.settings.user_settings import ApprovalMode, ModelChoice, SettingsStore, UserSettings
-from app.settings.user_settings import ModelChoice, ModelPrice, SettingsStore, UserSettings
+from app.settings.user_settings import ApprovalMode, ModelChoice, ModelPrice, SettingsStore, UserSettings
 
 ENV_WORKSPACE = "WORKSPACE_DIR"
 

@@ -155,11 +155,11 @@ class ProposalItem(_Model):
     created_at: str
 
 
-class ProposalList(_Model):
+class DreamProposalList(_Model):
     proposals: list[ProposalItem]
 
 
-class ProposalRef(_Model):
+class DreamProposalRef(_Model):
     id: str
 
 

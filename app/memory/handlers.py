@@ -183,19 +183,19 @@ class MemoryHandlers:
         choice = (req.model.provider_id, req.model.model) if req.model is not None else None
         return dream_result(await self._s.dream.run_once(choice))
 
-    async def dream_proposals(self, req: m.Empty) -> a.ProposalList:
+    async def dream_proposals(self, req: m.Empty) -> a.DreamProposalList:
         items = [
             a.ProposalItem(
                 id=p.id, diff=p.diff, analysis=p.analysis, status=p.status, created_at=p.created_at
             )
             for p in self._s.proposals.list()
         ]
-        return a.ProposalList(proposals=items)
+        return a.DreamProposalList(proposals=items)
 
-    async def dream_accept(self, req: a.ProposalRef) -> a.MemoryDoc:
+    async def dream_accept(self, req: a.DreamProposalRef) -> a.MemoryDoc:
         return self._doc(self._s.proposals.accept(req.id, self._s.memory))
 
-    async def dream_reject(self, req: a.ProposalRef) -> m.Ok:
+    async def dream_reject(self, req: a.DreamProposalRef) -> m.Ok:
         self._s.proposals.reject(req.id)
         return m.Ok()
 

@@ -166,6 +166,26 @@ export interface Delta {
   channel: "text" | "reasoning";
 }
 
+/**
+ * The desktop shell asks ONE window's page to do something (never published on the bus:
+ * it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
+ * `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box.
+ */
+export interface DesktopCommand {
+  type: "desktop_command";
+  action: "open_chat" | "quick_opened";
+  open_chat_id: string | null;
+  text: string | null;
+}
+
+export interface DreamProposalList {
+  proposals: ProposalItem[];
+}
+
+export interface DreamProposalRef {
+  id: string;
+}
+
 export interface DreamResult {
   status: "nothing_new" | "no_model" | "applied" | "proposed" | "unchanged" | "failed";
   message: string;
@@ -186,6 +206,70 @@ export interface ErrorInfo {
   code: string;
   message: string;
   retry_after_s: number | null;
+}
+
+export interface EvalCaseResultView {
+  name: string;
+  passed: boolean;
+  reasons: string[];
+  duration_ms: number;
+  tools_called: string[];
+}
+
+export interface EvalModel {
+  provider_id: string;
+  model: string;
+}
+
+export interface EvalModelRate {
+  provider_id: string;
+  model: string;
+  runs: number;
+  cases: number;
+  passed: number;
+  pass_rate: number;
+}
+
+/** An eval run (app/observability/eval_runs.py) finished a case, or ended. */
+export interface EvalProgress {
+  type: "eval_progress";
+  run_id: string;
+  status: "running" | "done" | "failed";
+  done: number;
+  total: number;
+  passed: number;
+  case: string | null;
+  case_passed: boolean | null;
+}
+
+export interface EvalRunList {
+  runs: EvalRunView[];
+  by_model: EvalModelRate[];
+}
+
+export interface EvalRunRef {
+  id: string;
+}
+
+/** The eval file's text (picked or dropped in the UI) and its name (.yaml, .yml or .json). */
+export interface EvalRunStart {
+  content: string;
+  filename: string;
+  model?: EvalModel | null;
+}
+
+export interface EvalRunView {
+  id: string;
+  file_name: string;
+  provider_id: string;
+  model: string;
+  status: "running" | "done" | "failed";
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+  total: number;
+  passed: number;
+  results: EvalCaseResultView[];
 }
 
 export interface ExportedChat {
@@ -214,6 +298,17 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
+}
+
+export interface HotkeyInput {
+  binding: string;
+}
+
+export interface HotkeyView {
+  binding: string;
+  active: boolean;
+  reason: string | null;
+  fallback_command: string;
 }
 
 export interface ImportItem {
@@ -614,6 +709,14 @@ export interface ModelList {
   errors: ErrorInfo[];
 }
 
+/** Per-million token prices of a provider's model ("*": all its models), for trace costs. */
+export interface ModelPriceEntry {
+  provider_id: string;
+  model: string;
+  input_per_million: number;
+  output_per_million: number;
+}
+
 export interface ModelRef {
   provider_id: string;
   model: string;
@@ -651,12 +754,34 @@ export interface OllamaProbe {
   message: string;
 }
 
+export interface OpenChat {
+  chat_id: string;
+}
+
+/** What the desktop shell can do on this system (Settings shows it). */
+export interface PresenceView {
+  tray: boolean;
+  tray_reason: string | null;
+  close_to_tray: boolean;
+  hotkey: HotkeyView;
+  notifications: boolean;
+}
+
 export interface ProposalItem {
   id: string;
   diff: string;
   analysis: string;
   status: string;
   created_at: string;
+}
+
+export interface ProposalList {
+  enabled: boolean;
+  proposals: ProposalView[];
+}
+
+export interface ProposalRef {
+  id: string;
 }
 
 export interface ProposalView {
@@ -691,6 +816,11 @@ export interface ProviderView {
   base_url: string;
   api_key: string;
   has_key: boolean;
+}
+
+/** The Quick Ask page reports which chat it shows (notifications open the right window). */
+export interface QuickChat {
+  chat_id?: string | null;
 }
 
 export interface SearchHitView {
@@ -730,6 +860,9 @@ export interface SettingsPatch {
   local_api?: boolean | null;
   skill_evolution?: boolean | null;
   vision_models?: Record<string, string[]> | null;
+  model_prices?: ModelPriceEntry[] | null;
+  close_to_tray?: boolean | null;
+  quick_ask_hotkey?: string | null;
 }
 
 export interface SettingsView {
@@ -745,6 +878,9 @@ export interface SettingsView {
   local_api: boolean;
   skill_evolution: boolean;
   vision_models: Record<string, string[]>;
+  model_prices: ModelPriceEntry[];
+  close_to_tray: boolean;
+  quick_ask_hotkey: string;
 }
 
 export interface SkillContent {
@@ -954,6 +1090,13 @@ export interface ToolCallEvent {
   arguments: string;
 }
 
+export interface ToolCallTraceView {
+  name: string;
+  duration_ms: number | null;
+  outcome: "ok" | "error" | "denied" | "cancelled";
+  approval: "deny" | "once" | "always" | "cancelled" | null;
+}
+
 export interface ToolCallView {
   id: string;
   name: string;
@@ -981,6 +1124,37 @@ export interface ToolResultEvent {
   output: string;
   truncated: boolean;
   duration_ms: number;
+}
+
+export interface TraceList {
+  traces: TraceView[];
+}
+
+export interface TraceRef {
+  id: string;
+}
+
+export interface TraceView {
+  id: string;
+  chat_id: string;
+  turn_id: string;
+  provider_id: string;
+  api_mode: string | null;
+  model: string;
+  status: "done" | "failed" | "cancelled";
+  error_code: string | null;
+  started_at: string;
+  ttft_ms: number | null;
+  total_ms: number;
+  model_calls: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost: number | null;
+  tool_calls: ToolCallTraceView[];
+}
+
+export interface TracesQuery {
+  limit?: number;
 }
 
 export interface TurnCancelled {
@@ -1031,6 +1205,16 @@ export interface UploadedAttachment {
   kind: "image" | "text" | "pdf" | "file";
 }
 
+export interface UsageBucketView {
+  day: string;
+  provider_id: string;
+  model: string;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number | null;
+}
+
 export interface UsageEvent {
   chat_id: string;
   turn_id: string;
@@ -1038,6 +1222,27 @@ export interface UsageEvent {
   model: string;
   input_tokens: number | null;
   output_tokens: number | null;
+}
+
+/** Inclusive UTC days, YYYY-MM-DD. */
+export interface UsageRange {
+  first_day: string;
+  last_day: string;
+}
+
+export interface UsageSummary {
+  buckets: UsageBucketView[];
+  totals: UsageTotalsView;
+  slowest: TraceView[];
+  most_expensive: TraceView[];
+}
+
+export interface UsageTotalsView {
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number | null;
+  unknown_cost_turns: number;
 }
 
 export interface WebSearchSave {
@@ -1052,23 +1257,6 @@ export interface WebSearchView {
   default_url: string;
   api_key: string;
   has_key: boolean;
-}
-
-export interface app__memory__api_models__ProposalList {
-  proposals: ProposalItem[];
-}
-
-export interface app__memory__api_models__ProposalRef {
-  id: string;
-}
-
-export interface app__skills__api_models__ProposalList {
-  enabled: boolean;
-  proposals: ProposalView[];
-}
-
-export interface app__skills__api_models__ProposalRef {
-  id: string;
 }
 
 /** Every event the backend pushes (discriminated by `type`). */
@@ -1089,7 +1277,9 @@ export type AppEvent =
   | ImportSkillRequested
   | McpServerStatus
   | McpToolProgress
-  | McpElicitation;
+  | McpElicitation
+  | EvalProgress
+  | DesktopCommand;
 
 export type AppEventType = AppEvent["type"];
 
@@ -1113,11 +1303,19 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "chats.search": { request: ChatSearch; response: SearchResults };
+  "desktop.open_in_main": { request: OpenChat; response: Ok };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
-  "dream.accept": { request: app__memory__api_models__ProposalRef; response: MemoryDoc };
-  "dream.proposals": { request: Empty; response: app__memory__api_models__ProposalList };
-  "dream.reject": { request: app__memory__api_models__ProposalRef; response: Ok };
+  "desktop.presence": { request: Empty; response: PresenceView };
+  "desktop.quick_chat": { request: QuickChat; response: Ok };
+  "desktop.quick_hide": { request: Empty; response: Ok };
+  "desktop.set_hotkey": { request: HotkeyInput; response: PresenceView };
+  "dream.accept": { request: DreamProposalRef; response: MemoryDoc };
+  "dream.proposals": { request: Empty; response: DreamProposalList };
+  "dream.reject": { request: DreamProposalRef; response: Ok };
   "dream.run": { request: DreamRun; response: DreamResult };
+  "evals.get": { request: EvalRunRef; response: EvalRunView };
+  "evals.run": { request: EvalRunStart; response: EvalRunView };
+  "evals.runs": { request: Empty; response: EvalRunList };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
@@ -1173,9 +1371,9 @@ export interface Routes {
   "skills.import_preview": { request: SkillImportSource; response: SkillImportPreview };
   "skills.invalid_delete": { request: SkillInvalidRef; response: Ok };
   "skills.list": { request: SkillListQuery; response: SkillListResult };
-  "skills.proposals.approve": { request: app__skills__api_models__ProposalRef; response: ProposalView };
-  "skills.proposals.list": { request: Empty; response: app__skills__api_models__ProposalList };
-  "skills.proposals.reject": { request: app__skills__api_models__ProposalRef; response: ProposalView };
+  "skills.proposals.approve": { request: ProposalRef; response: ProposalView };
+  "skills.proposals.list": { request: Empty; response: ProposalList };
+  "skills.proposals.reject": { request: ProposalRef; response: ProposalView };
   "skills.rollback": { request: SkillRollback; response: SkillContent };
   "skills.save": { request: SkillSave; response: SkillContent };
   "skills.set_enabled": { request: SkillSetEnabled; response: SkillItem };
@@ -1188,6 +1386,9 @@ export interface Routes {
   "todos.delete": { request: ItemRef; response: Ok };
   "todos.list": { request: Empty; response: TodoList };
   "tools.list": { request: Empty; response: ToolList };
+  "traces.get": { request: TraceRef; response: TraceView };
+  "traces.list": { request: TracesQuery; response: TraceList };
+  "usage.summary": { request: UsageRange; response: UsageSummary };
   "websearch.get": { request: Empty; response: WebSearchView };
   "websearch.save": { request: WebSearchSave; response: WebSearchView };
 }
@@ -1213,11 +1414,19 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "chats.search",
+  "desktop.open_in_main",
   "desktop.pick_folder",
+  "desktop.presence",
+  "desktop.quick_chat",
+  "desktop.quick_hide",
+  "desktop.set_hotkey",
   "dream.accept",
   "dream.proposals",
   "dream.reject",
   "dream.run",
+  "evals.get",
+  "evals.run",
+  "evals.runs",
   "import.preview",
   "import.run",
   "mcp.elicitation.answer",
@@ -1288,6 +1497,9 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "todos.delete",
   "todos.list",
   "tools.list",
+  "traces.get",
+  "traces.list",
+  "usage.summary",
   "websearch.get",
   "websearch.save",
 ];

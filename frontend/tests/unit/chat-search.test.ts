@@ -38,7 +38,7 @@ describe("chat search", () => {
     expect(hit.find("img").exists()).toBe(false);
     expect(hit.text()).toContain("<img src=x onerror=alert(1)>");
     vi.useRealTimers();
-    await hit.trigger("click");
+    (wrapper.get('[data-testid="search-hit"]').element as HTMLButtonElement).click();
     await tick();
     expect(router.currentRoute.value.fullPath).toBe("/chat/c1?at=7");
   });

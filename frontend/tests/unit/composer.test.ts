@@ -35,7 +35,7 @@ describe("composer", () => {
     await input.trigger("keydown", { key: "Enter", shiftKey: true });
     expect(w.emitted("send")).toBeUndefined();
     await input.trigger("keydown", { key: "Enter" });
-    expect(w.emitted("send")).toEqual([["hello", []]]);
+    expect(w.emitted("send")).toEqual([["hello", [], []]]);
     expect((input.element as HTMLTextAreaElement).value).toBe("");
   });
 
@@ -46,7 +46,7 @@ describe("composer", () => {
     await input.trigger("keydown", { key: "Enter", ctrlKey: true });
     await input.setValue("two");
     await input.trigger("keydown", { key: "Enter", metaKey: true });
-    expect(w.emitted("send")).toEqual([["one", []], ["two", []]]);
+    expect(w.emitted("send")).toEqual([["one", [], []], ["two", [], []]]);
   });
 
   it("ignores Enter while an IME is composing", async () => {
@@ -105,7 +105,7 @@ describe("composer attachments", () => {
     expect(wrapper.get('[data-testid="attachment-notice"]').text()).toBe("At most 10 files can be attached to one message.");
     await wrapper.get('[data-testid="composer-input"]').setValue("files");
     await wrapper.get("form").trigger("submit");
-    const [[text, refs]] = wrapper.emitted("send") as [string, unknown[]][];
+    const [[text, , refs]] = wrapper.emitted("send") as [string, unknown[], unknown[]][];
     expect(text).toBe("files");
     expect(refs).toHaveLength(10);
     expect(wrapper.findAll('[data-testid="attachment-chip"]')).toHaveLength(0);

@@ -1,10 +1,20 @@
 import { createPinia, setActivePinia } from "pinia";
-import type { AppEvent, ChatSummary, MessageView } from "@/api/generated";
+import type { AppEvent, ChatSummary, MessageView, SettingsView } from "@/api/generated";
 import { FakeTransport } from "@/api/fake";
 import { useApiStore } from "@/stores/api";
 import { useChatsStore } from "@/stores/chats";
 
 export const NOW = "2026-11-30T09:00:00Z";
+
+/** A complete settings view with defaults; tests override only what they are about. */
+export function settingsView(overrides: Partial<SettingsView> = {}): SettingsView {
+  return {
+    theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
+    tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], local_api: false,
+    skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
+    ...overrides,
+  };
+}
 
 export function summary(id: string, title = `Chat ${id}`, updated_at = NOW): ChatSummary {
   return { id, title, created_at: NOW, updated_at, running: false, message_count: 0, last_activity: updated_at };

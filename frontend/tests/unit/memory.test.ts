@@ -6,7 +6,7 @@ import ChatView from "@/views/ChatView.vue";
 import MemoryView from "@/views/MemoryView.vue";
 import { diffLines, dividerKey } from "@/model/diffLines";
 import { parseQuery, parseTags } from "@/stores/memory";
-import { NOW, message, summary } from "./helpers";
+import { NOW, message, summary, settingsView } from "./helpers";
 import { mountWith, tick } from "./mount";
 
 afterEach(() => {
@@ -126,10 +126,7 @@ describe("consolidation divider", () => {
         running: false,
       }))
       .on("providers.list", () => ({ providers: [] }))
-      .on("settings.get", () => ({
-        theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
-        tool_policies: {}, max_iterations: 20, allow_private_network: false,
-      }));
+      .on("settings.get", () => settingsView());
     const { wrapper } = await mountWith(ChatView, { fake, path: `/chat/${id}` });
     await tick();
     await tick();

@@ -76,6 +76,7 @@ describe("@-mentions", () => {
           { kind: "skill", name: "docx", label: "DOCX" },
           { kind: "skill", name: "pdf-tools", label: "PDF-TOOLS" },
         ],
+        [],
       ],
     ]);
     expect(w.findAll('[data-testid="mention-chip"]')).toHaveLength(0);
@@ -114,7 +115,7 @@ describe("@-mentions", () => {
     await tick();
     expect(w.find('[data-testid="mention-picker"]').exists()).toBe(false);
     await input.trigger("keydown", { key: "Enter" });
-    expect(w.emitted("send")).toEqual([["use @pdf-tools", []]]);
+    expect(w.emitted("send")).toEqual([["use @pdf-tools", [], []]]);
   });
 
   it("stored mentions come back as chips when the chat is reopened", async () => {

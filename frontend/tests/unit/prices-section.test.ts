@@ -4,13 +4,11 @@ import { ApiError } from "@/api/transport";
 import PricesSection from "@/components/settings/PricesSection.vue";
 import { useProvidersStore } from "@/stores/providers";
 import { useSettingsStore } from "@/stores/settings";
+import { settingsView } from "./helpers";
 import { mountWith, tick } from "./mount";
 
 const PROVIDER: ProviderView = { id: "p1", name: "Work", kind: "chat_completions", base_url: "https://x/v1", api_key: "", has_key: false };
-const SETTINGS: SettingsView = {
-  theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
-  tool_policies: {}, max_iterations: 20, allow_private_network: false, model_prices: [],
-};
+const SETTINGS: SettingsView = settingsView();
 
 afterEach(() => {
   document.body.innerHTML = "";

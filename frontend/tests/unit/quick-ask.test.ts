@@ -3,7 +3,7 @@ import { FakeTransport } from "@/api/fake";
 import type { AppInfo } from "@/api/generated";
 import App from "@/App.vue";
 import { useAppStore } from "@/stores/app";
-import { summary, turn } from "./helpers";
+import { settingsView, summary, turn } from "./helpers";
 import { mountWith, tick } from "./mount";
 
 const INFO: AppInfo = {
@@ -15,11 +15,9 @@ function backend(): FakeTransport & { setLanguage(l: "en" | "zh-CN"): void } {
   let language: "en" | "zh-CN" = "en";
   const fake = new FakeTransport()
     .on("app.info", () => INFO)
-    .on("settings.get", () => ({
-      theme: "light", language, workspace: "/w", last_model: { provider_id: "p1", model: "m1" },
-      approval_mode: "ask_writes", tool_policies: {}, max_iterations: 20, allow_private_network: false,
-      close_to_tray: true, quick_ask_hotkey: "",
-    }))
+    .on("settings.get", () =>
+      settingsView({ theme: "light", language, last_model: { provider_id: "p1", model: "m1" } }),
+    )
     .on("chats.list", () => ({ chats: [] }))
     .on("chats.create", () => summary("q1", "Quick"))
     .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Quick"), messages: [], has_more: false }))

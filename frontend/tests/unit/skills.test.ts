@@ -5,6 +5,7 @@ import { ApiError } from "@/api/transport";
 import SkillsHost from "@/components/skills/SkillsHost.vue";
 import SkillsView from "@/views/SkillsView.vue";
 import { mountWith, tick } from "./mount";
+import { settingsView } from "./helpers";
 
 afterEach(() => {
   document.body.innerHTML = "";
@@ -157,10 +158,7 @@ describe("Skill proposals", () => {
     });
     fake.on("settings.update", (patch) => {
       enabled = Boolean(patch.skill_evolution);
-      return {
-        theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
-        tool_policies: {}, max_iterations: 20, allow_private_network: false, skill_evolution: enabled,
-      };
+      return settingsView({ skill_evolution: enabled });
     });
     const { wrapper } = await mountWith(SkillsView, { fake, path: "/skills" });
     await tick();

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 DEFAULT_LEVEL = "WARNING"
@@ -151,6 +151,23 @@ def register_secrets(values: Iterable[str | None]) -> None:
                 flt.redactor.add(values)
 
 
+class _LazyFileHandler(logging.handlers.RotatingFileHandler):
+    """Creates the log folder with the first record it writes, so a command that logs nothing
+    creates nothing on disk; a folder that cannot be written is one warning line, once."""
+
+    _warned = False
+
+    def _open(self) -> Any:
+        Path(self.baseFilename).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return super()._open()
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if not self._warned:
+            self._warned = True
+            where = Path(self.baseFilename).parent
+            print(f"cashcode: warning: cannot write logs to {where}", file=sys.stderr)
+
+
 def setup_logging(
     log_dir: Path | None,
     level: str,
@@ -167,17 +184,11 @@ def setup_logging(
     redactor = Redactor(secrets)
     handlers: list[logging.Handler] = []
     if log_dir is not None:
-        try:
-            log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            handlers.append(
-                logging.handlers.RotatingFileHandler(
-                    log_dir / LOG_FILE, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
-                )
+        handlers.append(
+            _LazyFileHandler(
+                log_dir / LOG_FILE, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
             )
-        except OSError as exc:
-            print(
-                f"cashcode: warning: cannot write logs to {log_dir} ({exc.strerror or exc})", file=sys.stderr
-            )
+        )
     if stderr is not None:
         handlers.append(logging.StreamHandler(stderr))
     for handler in handlers:

@@ -7,15 +7,14 @@ that never reached the application (bad name, bad JSON, too large).
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic_core import to_jsonable_python
 from starlette.responses import JSONResponse
 
 from app.server.contracts import ServedApp
+from app.server.jsonbody import BadJson, parse_object
 
 ROUTE_PATTERN = re.compile(r"^[a-z_]+(?:\.[a-z_]+){1,3}$")  # e.g. chats.list, mcp.servers.list
 MAX_BODY_BYTES = 1024 * 1024
@@ -61,11 +60,9 @@ def invoke_router(app: ServedApp, max_body_bytes: int = MAX_BODY_BYTES) -> APIRo
         except BodyTooLarge:
             return _error(413, "invalid", f"Request body is larger than {limit} bytes.")
         try:
-            payload: Any = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _error(400, "invalid", "Request body is not valid JSON.")
-        if not isinstance(payload, dict):
-            return _error(400, "invalid", "Request body must be a JSON object.")
+            payload = parse_object(raw)
+        except BadJson as exc:
+            return _error(400, "invalid", str(exc))
         envelope = await app.invoke(route, payload)
         return JSONResponse(to_jsonable_python(envelope), headers=_NO_STORE)
 

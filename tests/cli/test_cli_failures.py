@@ -47,7 +47,8 @@ def test_a_data_folder_that_cannot_be_created_is_one_line(home: Path) -> None:
     blocker = home / "a-file"
     blocker.write_text("x")
     env["CASHCODE_DATA_DIR"] = str(blocker / "data")
-    line = one_error_line(cashcode("sessions", "list", env=env, cwd=home / "ws"))
+    # A command that must write (`sessions list` with no database answers without the folder).
+    line = one_error_line(cashcode("memories", "add", "x", "--yes", env=env, cwd=home / "ws"))
     assert str(blocker) in line
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.server.auth import AccessPolicy
 from tests.observability.conftest import CapturedLogs
 from tests.server.conftest import serve_stub
 
@@ -14,15 +13,14 @@ async def test_every_answer_has_a_request_id_that_its_log_line_repeats(
     static_dir: Path, captured_logs: CapturedLogs
 ) -> None:
     async with serve_stub(static_dir) as served, served.client() as client:
-        start = AccessPolicy(served.token, served.port).start_url().replace(served.base_url, "")
+        start = served.policy.start_url().replace(served.base_url, "")
         first = await client.get(start)
-        invoked = await client.post(
-            "/api/invoke/chats.list", json={}, headers={"origin": served.origin, **served.cookie_header}
-        )
+        cookie = {"origin": served.origin, **served.cookie_header}
+        invoked = await client.post(served.ui("/api/invoke/chats.list"), json={}, headers=cookie)
         own = await client.post(
             "/api/invoke/chats.list",
             json={},
-            headers={"origin": served.origin, "x-request-id": "client-id-42", **served.cookie_header},
+            headers={"x-request-id": "client-id-42", **served.bearer},
         )
         hostile = await client.get("/", headers={"x-request-id": "bad id\twith spaces"})
     ids = [r.headers.get("x-request-id") for r in (first, invoked, own, hostile)]
@@ -35,4 +33,6 @@ async def test_every_answer_has_a_request_id_that_its_log_line_repeats(
         assert by_id[rid]["msg"].endswith(f"-> {response.status_code}")
         assert by_id[rid]["duration_ms"] >= 0
     text = "\n".join(captured_logs.lines())
-    assert served.token not in text and "token=" not in by_id[ids[0]]["msg"]
+    for secret in (served.token, served.policy.session, served.policy.api_token, served.prefix):
+        assert secret not in text
+    assert "token=" not in by_id[ids[0]]["msg"]

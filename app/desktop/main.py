@@ -114,7 +114,13 @@ def run(
     except LaunchArgsError as exc:
         print(f"cashcode desktop: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # JSON lines to the rotating file in the log folder (and stderr), secrets redacted (SPEC S9.2).
+    from app.observability.cli_logging import configure
+
+    problem = configure(args.log_level, os.environ)
+    if problem is not None:
+        print(f"cashcode desktop: {problem}", file=sys.stderr)
+        return 2
     problem = display_problem(sys.platform, os.environ)
     if problem is not None:
         print(f"cashcode desktop: {problem}", file=sys.stderr)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from app.importer.schema import migrate_import_records
-
 Migration = str | Callable[[sqlite3.Connection], None]
 
 SCHEMA_V1 = """
@@ -119,6 +117,12 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE fts")
 
 
+def _import_records(conn: sqlite3.Connection) -> None:
+    from app.importer.schema import migrate_import_records  # what `cashcode import` recorded
+
+    migrate_import_records(conn)
+
+
 def _mcp_activations(conn: sqlite3.Connection) -> None:
     from app.mcp.activations import migrate
 
@@ -146,7 +150,7 @@ def _traces(conn: sqlite3.Connection) -> None:
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
-    migrate_import_records,
+    _import_records,
     _mcp_activations,
     _memory,
     _skill_activations,

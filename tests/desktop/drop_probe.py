@@ -29,7 +29,10 @@ class _Dropper(QtCore.QObject):
     def _do_drop(self, path: str) -> None:
         from webview.platforms.qt import BrowserView
 
-        view = next(iter(BrowserView.instances.values())).webview
+        # The main window (the hidden Quick Ask window is another BrowserView).
+        views = list(BrowserView.instances.values())
+        main = next((v for v in views if v.pywebview_window.title == "CashCode"), views[0])
+        view = main.webview
         mime = QtCore.QMimeData()
         mime.setUrls([QtCore.QUrl.fromLocalFile(path)])
         pos = QtCore.QPoint(200, 200)

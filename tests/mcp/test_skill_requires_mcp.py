@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.settings.paths import AppPaths
-from tests.api.conftest import AppMaker, ok, send, add_provider
+from tests.api.conftest import AppMaker, add_provider, ok, send
 from tests.mcp.test_walkthrough import TOOL, approve_always, offered, tool_outputs
 from tests.skills.helpers import skill_md, write_skill
 

@@ -67,6 +67,8 @@ class DesktopShell:
         self.quick = quick
         self.quick_chat_id: str | None = None  # reported by the Quick Ask page
         self.quitting = threading.Event()
+        self._destroy_lock = threading.Lock()
+        self._destroyed: set[int] = set()  # id() of windows already destroyed
         self.tray_available = False  # set by the tray set-up; decides what closing does
         self.on_first_hide: Callable[[], None] | None = None  # the tray's "still running" hint
         self.close_to_tray: Callable[[], bool] = lambda: True  # reads the setting
@@ -158,7 +160,7 @@ class DesktopShell:
         """The main window is gone: close the quick window too, so the process can end."""
         self.quitting.set()
         if self.quick is not None:
-            threading.Thread(target=self._destroy, args=(self.quick.window,), daemon=True).start()
+            threading.Thread(target=self._destroy_once, args=(self.quick.window,), daemon=True).start()
 
     # ---- queries (worker threads only: they wait for the GUI thread) --------------------------
 
@@ -241,7 +243,16 @@ class DesktopShell:
     def _destroy_all(self) -> None:
         windows = [self.main.window] + ([self.quick.window] if self.quick is not None else [])
         for window in windows:
-            self._destroy(window)
+            self._destroy_once(window)
+
+    def _destroy_once(self, window: Any) -> None:
+        """Quit and the main window's `closed` handler both close the Quick Ask window; a second
+        destroy of the same window makes pywebview's Qt close handler fail (KeyError) and Qt abort."""
+        with self._destroy_lock:
+            if id(window) in self._destroyed:
+                return
+            self._destroyed.add(id(window))
+        self._destroy(window)
 
     @staticmethod
     def _destroy(window: Any) -> None:

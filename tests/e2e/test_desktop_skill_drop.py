@@ -36,7 +36,9 @@ def pw() -> Iterator[Playwright]:
 @pytest.fixture
 def probe(xvfb_display: str, seeded_env: dict[str, str], tmp_path: Path) -> Iterator[DesktopProcess]:
     trigger = tmp_path / "drop-trigger.txt"
-    env = {**seeded_env, "CASHCODE_TEST_DROP_TRIGGER": str(trigger)}
+    # One window: drops land on the main window, and the probe and attach() need no choosing
+    # between it and the hidden Quick Ask page (covered by test_desktop_presence.py).
+    env = {**seeded_env, "CASHCODE_TEST_DROP_TRIGGER": str(trigger), "CASHCODE_QUICK_WINDOW": "0"}
     app = launch([sys.executable, "tests/desktop/drop_probe.py"], env, xvfb_display)
     try:
         yield app

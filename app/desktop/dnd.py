@@ -1,4 +1,7 @@
-"""Window-wide drops of a Skill .zip or folder (SPEC S7.5, tech notes §2).
+"""Window-wide drops of a Skill .zip or folder (SPEC S7.5).
+
+pywebview fills a dropped file's full path only in its Python drop handler, and Qt needs
+`dragenter` cancelled too, or the drop becomes a navigation.
 
 Browsers never give a page the full path of a dropped file; pywebview adds
 `pywebviewFullPath` to the files, but only inside a *Python* DOM `drop` handler, and native

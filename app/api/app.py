@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from app.api import branch_models as bm
 from app.api import models as m
 from app.api.bus import EventBus, Subscriber
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
@@ -196,13 +197,7 @@ class CashCodeApp:
             raise ApiFailure("invalid", "Type a message or attach a file first.")
         if req.attachments:
             self._check_files(req.attachments)
-        choice = req.model or self.ctx.settings.view().last_model or await self._choose_first_model()
-        if choice is None:
-            raise ApiFailure(
-                "invalid",
-                "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
-                " and check that it lists models.",
-            )
+        choice = await self._model_choice(req.model)
         if req.attachments:
             await self._check_vision(choice, req.attachments)
         provider = self.ctx.providers.get(choice.provider_id)
@@ -218,6 +213,33 @@ class CashCodeApp:
         if req.model is not None and not self.ctx.providers.is_override(choice.provider_id):
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
         return ref
+
+    async def _model_choice(self, requested: m.ModelRef | None) -> m.ModelRef:
+        choice = requested or self.ctx.settings.view().last_model or await self._choose_first_model()
+        if choice is None:
+            raise ApiFailure(
+                "invalid",
+                "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
+                " and check that it lists models.",
+            )
+        return choice
+
+    async def chat_edit(self, req: bm.ChatEdit) -> m.TurnRef:
+        choice = await self._model_choice(req.model)
+        if req.attachments:
+            self._check_files(req.attachments)
+            await self._check_vision(choice, req.attachments)
+        files = None if req.attachments is None else tuple(req.attachments)
+        provider = self.ctx.providers.get(choice.provider_id)
+        return self._chat.edit(req.chat_id, req.cursor, req.text, choice, provider, files)
+
+    async def chat_regenerate(self, req: bm.ChatRegenerate) -> m.TurnRef:
+        choice = await self._model_choice(req.model)
+        provider = self.ctx.providers.get(choice.provider_id)
+        return self._chat.regenerate(req.chat_id, req.cursor, choice, provider)
+
+    async def chats_switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
+        return self._chat.switch_branch(req)
 
     async def chat_cancel(self, req: m.ChatRef) -> m.Ok:
         await self.turns.cancel(req.chat_id)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from app.api import branch_models as bm
 from app.api import models as m
 from app.api.errors import ApiFailure
 from app.api.extensions import Capability, TurnToolBox
@@ -110,8 +111,15 @@ class ChatService:
     def get(self, req: m.ChatGet) -> m.ChatDetail:
         record = self._d.chats.get(req.chat_id)
         stored, has_more = self._d.chats.page(req.chat_id, before_cursor=req.before_cursor, limit=req.limit)
-        views = [_view(s) for s in stored if s.message.role != "system"]
+        siblings = self._d.chats.siblings(req.chat_id, stored)
+        views = [_view(s, siblings.get(s.cursor)) for s in stored if s.message.role != "system"]
         return m.ChatDetail(chat=self.summary(record), messages=views, has_more=has_more)
+
+    def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
+        if self._d.turns.is_running(req.chat_id):
+            raise ApiFailure("busy", "This chat is running a turn; stop it or wait to switch branch.")
+        self._d.chats.switch_branch(req.chat_id, req.cursor)
+        return self.get(m.ChatGet(chat_id=req.chat_id, limit=req.limit))
 
     def rename(self, req: m.ChatRename) -> m.ChatSummary:
         record = self._d.chats.rename(req.chat_id, req.title)
@@ -138,8 +146,10 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] = (),
     ) -> m.TurnRef:
         """Start a turn (returns at once). `provider` is the live Provider for `provider_id`."""
+        parent = None
         if not self._d.chats.is_reserved(chat_id):
-            self._d.chats.get(chat_id)  # NotFound / InvalidId before anything starts
+            # The turn attaches where the chat is now, even if another branch is chosen meanwhile.
+            parent = self._d.chats.leaf(chat_id)  # NotFound / InvalidId before anything starts
         spec = TurnSpec(
             chat_id=chat_id,
             turn_id=str(uuid.uuid4()),
@@ -148,6 +158,51 @@ class ChatService:
             model=model,
             mentions=mentions,
             attachments=attachments,
+            parent_cursor=parent,
+        )
+        return self._start(spec, provider)
+
+    def edit(
+        self,
+        chat_id: str,
+        cursor: int,
+        text: str,
+        choice: m.ModelRef,
+        provider: Provider,
+        attachments: tuple[AttachmentRef, ...] | None,
+    ) -> m.TurnRef:
+        """A new user message next to message `cursor` (same parent): a new branch, answered."""
+        edited = self._d.chats.message(chat_id, cursor)
+        if edited.message.role != "user":
+            raise ApiFailure("invalid", "Only your own messages can be edited; regenerate an answer instead.")
+        files = edited.message.attachments if attachments is None else attachments
+        if not text.strip() and not files:
+            raise ApiFailure("invalid", "Type a message or attach a file first.")
+        spec = TurnSpec(
+            chat_id=chat_id,
+            turn_id=str(uuid.uuid4()),
+            user_text=text,
+            provider_id=choice.provider_id,
+            model=choice.model,
+            mentions=edited.message.mentions,
+            attachments=files,
+            parent_cursor=edited.parent_cursor,
+        )
+        return self._start(spec, provider)
+
+    def regenerate(self, chat_id: str, cursor: int, choice: m.ModelRef, provider: Provider) -> m.TurnRef:
+        """A new answer to the user message that message `cursor` answers (or is)."""
+        user = self._d.chats.user_message_at_or_above(chat_id, cursor)
+        spec = TurnSpec(
+            chat_id=chat_id,
+            turn_id=str(uuid.uuid4()),
+            user_text=user.message.content,
+            provider_id=choice.provider_id,
+            model=choice.model,
+            mentions=user.message.mentions,
+            attachments=user.message.attachments,
+            parent_cursor=user.cursor,
+            regenerate=True,
         )
         return self._start(spec, provider)
 
@@ -228,8 +283,9 @@ class ChatService:
         self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
 
 
-def _view(stored: StoredMessage) -> m.MessageView:
+def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.MessageView:
     msg = stored.message
+    family = siblings or [stored.cursor]
     role = msg.role
     assert role != "system"
     return m.MessageView(
@@ -243,4 +299,6 @@ def _view(stored: StoredMessage) -> m.MessageView:
         created_at=stored.created_at,
         mentions=list(msg.mentions),
         attachments=list(msg.attachments),
+        siblings=family,
+        sibling_index=family.index(stored.cursor),
     )

@@ -133,6 +133,10 @@ class MessageView(_Model):
     created_at: str
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
+    # Branches (edit/regenerate): the cursors of this message and its siblings, oldest first,
+    # and which of them this is. One entry means no siblings (the UI shows no switcher).
+    siblings: list[int] = Field(default_factory=list)
+    sibling_index: int = 0
 
 
 class ChatDetail(_Model):

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
+from app.api import branch_routes
 from app.api import models as m
 from app.attachments import api_routes as attachment_routes
 from app.desktop import api_routes as desktop_api_routes
@@ -64,4 +65,5 @@ ROUTE_TYPES: RouteTable = {
     **websearch_routes.ROUTE_TYPES,
     **obs_routes.ROUTE_TYPES,
     **desktop_api_routes.ROUTE_TYPES,
+    **branch_routes.ROUTE_TYPES,
 }

@@ -34,11 +34,17 @@ class ApprovalPolicy(Protocol):
 
 
 class TurnStore(Protocol):
-    """Where completed turns go; a turn is written whole or not at all."""
+    """Where completed turns go; a turn is written whole or not at all.
 
-    def history(self, chat_id: str) -> list[Message]: ...
+    Chats are trees (edit/regenerate make branches): `history` is the path ending at message
+    `leaf` (None: the active leaf), and `append_turn` attaches the turn's first message to
+    message `parent` (None: the active leaf)."""
 
-    def append_turn(self, chat_id: str, turn_id: str, messages: Sequence[Message]) -> object: ...
+    def history(self, chat_id: str, *, leaf: int | None = None) -> list[Message]: ...
+
+    def append_turn(
+        self, chat_id: str, turn_id: str, messages: Sequence[Message], *, parent: int | None = None
+    ) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,11 @@ class TurnSpec:
     model: str
     mentions: tuple[Mention, ...] = ()
     attachments: tuple[AttachmentRef, ...] = ()
+    # Where the turn attaches (a message cursor, 0 for a new first message; None: the active
+    # leaf at store time). With `regenerate`, it is the stored user message being answered
+    # again: the model sees the path up to it, and only the new answer is stored.
+    parent_cursor: int | None = None
+    regenerate: bool = False
 
     def user_message(self) -> Message:
         return Message(

@@ -50,9 +50,15 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         )
     )
     try:
-        context = [Message(role="system", content=deps.system_prompt), *deps.store.history(spec.chat_id)]
+        history = deps.store.history(spec.chat_id, leaf=spec.parent_cursor)
+        user = spec.user_message()
+        if spec.regenerate:  # the user message is stored already: the path ends with it
+            if not history or history[-1].role != "user":
+                raise ValueError("a regenerated turn must end its history at a user message")
+            history, user = history[:-1], history[-1]
+        context = [Message(role="system", content=deps.system_prompt), *history]
         loop = AgentLoop(deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model)
-        result = await loop.run(context, spec.user_message())
+        result = await loop.run(context, user)
     except ProviderError as exc:
         info = provider_error_info(exc)
         emit(TurnFailed(chat_id=chat_id, turn_id=turn_id, error=info))
@@ -61,8 +67,8 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
         raise
     # No await between here and the event: Stop cannot split storing from announcing.
-    stored = [m.for_history() for m in result.messages]
-    deps.store.append_turn(spec.chat_id, spec.turn_id, stored)
+    stored = [m.for_history() for m in result.messages[1 if spec.regenerate else 0 :]]
+    deps.store.append_turn(spec.chat_id, spec.turn_id, stored, parent=spec.parent_cursor)
     if deps.on_stored is not None:
         deps.on_stored(spec, stored)
     emit(

@@ -52,18 +52,19 @@ class HistoryCapability(Capability):
 
     async def export(self, req: h.ChatExport) -> h.ExportedChat:
         record = self._chats.get(req.chat_id)
-        messages = self._chats.stored_messages(req.chat_id)
-        if req.format == "json":
+        if req.format == "json":  # every branch, and which one is active
+            messages = self._chats.stored_messages(req.chat_id)
+            leaf = self._chats.leaf(req.chat_id)
             out = h.ExportedChat(
                 filename=export_filename(record, "json"),
                 mime="application/json",
-                content=to_json(record, messages, self._files),
+                content=to_json(record, messages, self._files, leaf),
             )
-        else:
+        else:  # what the chat shows: the active path
             out = h.ExportedChat(
                 filename=export_filename(record, "md"),
                 mime="text/markdown",
-                content=to_markdown(record, messages),
+                content=to_markdown(record, self._chats.path_messages(req.chat_id)),
             )
         if not req.save_to_downloads:
             return out

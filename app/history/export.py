@@ -2,11 +2,14 @@
 
 JSON format `cashcode.chat` version 1:
     {"format": "cashcode.chat", "version": 1,
-     "chat": {id, title, title_auto, created_at, updated_at},
+     "chat": {id, title, title_auto, created_at, updated_at, active_leaf},
      "messages": [{cursor, turn_id, role, content, tool_calls, tool_call_id, name, created_at,
-                   mentions, attachments}],
+                   mentions, attachments, parent_cursor}],
      "attachments": {sha256: base64 bytes}}
-Attachment bytes are embedded so the file is complete on its own.
+Attachment bytes are embedded so the file is complete on its own. The JSON holds every branch
+(each message names its parent, 0 for a first message) and the active leaf; files from before
+branches have neither, and import then reads their messages as one line. Markdown prints the
+active path only (what the chat shows).
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ def export_filename(record: ChatRecord, ext: str) -> str:
     return f"{stem}.{ext}"
 
 
-def to_json(record: ChatRecord, messages: Sequence[StoredMessage], files: AttachmentStore) -> str:
+def to_json(
+    record: ChatRecord, messages: Sequence[StoredMessage], files: AttachmentStore, active_leaf: int = 0
+) -> str:
     embedded: dict[str, str] = {}
     rows = []
     for s in messages:
@@ -56,6 +61,7 @@ def to_json(record: ChatRecord, messages: Sequence[StoredMessage], files: Attach
                 "created_at": s.created_at,
                 "mentions": [x.model_dump() for x in msg.mentions],
                 "attachments": [x.model_dump() for x in msg.attachments],
+                "parent_cursor": s.parent_cursor,
             }
         )
     doc = {
@@ -67,6 +73,7 @@ def to_json(record: ChatRecord, messages: Sequence[StoredMessage], files: Attach
             "title_auto": record.title_auto,
             "created_at": record.created_at,
             "updated_at": record.updated_at,
+            "active_leaf": active_leaf,
         },
         "messages": rows,
         "attachments": embedded,

@@ -36,6 +36,7 @@ class _ChatIn(_Strict):
     title_auto: bool = False
     created_at: str
     updated_at: str
+    active_leaf: int | None = Field(default=None, ge=0)  # None/0: the newest message
 
 
 class _MessageIn(_Strict):
@@ -49,6 +50,7 @@ class _MessageIn(_Strict):
     created_at: str
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
+    parent_cursor: int | None = Field(default=None, ge=0)  # None: the previous message (one line)
 
 
 class _DocIn(_Strict):
@@ -121,11 +123,13 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
         created_at=doc.chat.created_at,
         updated_at=doc.chat.updated_at,
     )
+    previous = [0, *(m.cursor for m in doc.messages)]
     stored = [
         StoredMessage(
             cursor=m.cursor,
             turn_id=m.turn_id,
             created_at=m.created_at,
+            parent_cursor=previous[i] if m.parent_cursor is None else m.parent_cursor,
             message=Message(
                 role=m.role,
                 content=m.content,
@@ -136,7 +140,10 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
                 attachments=tuple(m.attachments),
             ),
         )
-        for m in doc.messages
+        for i, m in enumerate(doc.messages)
     ]
-    saved = chats.insert_imported(record, stored)
+    try:
+        saved = chats.insert_imported(record, stored, leaf=doc.chat.active_leaf or None)
+    except ValueError as exc:  # parents or the active leaf do not form a tree
+        raise ChatImportError(f"the export is damaged: {exc}") from exc
     return Imported(record=saved, message_count=len(stored))

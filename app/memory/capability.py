@@ -84,7 +84,12 @@ class MemoryCapability(Capability):
         return f"{MEMORY_HEADING}\n{text}" if text else None
 
     def wrap_store(self, store: TurnStore) -> TurnStore:
-        return ConsolidatedStore(store, self.services.chats, self.services.summaries)
+        s = self.services
+
+        def threshold() -> int:
+            return s.settings.load().memory_consolidation_chars
+
+        return ConsolidatedStore(store, s.chats, s.summaries, threshold)
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         # A task, not an await: turn_done is emitted right after this returns. Claiming is a

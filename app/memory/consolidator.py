@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.core.messages import Message
 from app.llm.base import Provider, ProviderError
@@ -37,11 +37,12 @@ Answer with the summary text only."""
 @dataclass(frozen=True)
 class ConsolidationPlan:
     chat_id: str
-    previous: ChatSummaryRecord | None
+    previous: ChatSummaryRecord | None  # the newest summary of the active path
     fold: tuple[Message, ...]
     keep_from_cursor: int
     context_chars: int
     partial: bool = False  # the fold was capped at MAX_FOLD_CHARS; more should follow at once
+    newest_id: int | None = -1  # the chat's newest summary on any branch when planned (-1: unchecked)
 
 
 # One summary request folds at most this much (a chat imported with a long history and no
@@ -119,9 +120,15 @@ class Consolidator:
         return chat_id in self._running
 
     def plan(self, chat_id: str) -> ConsolidationPlan | None:
-        previous = self._summaries.latest(chat_id)
-        tail = self._chats.stored_messages(chat_id, from_cursor=previous.keep_from_cursor if previous else 0)
-        return plan_consolidation(chat_id, previous, tail, self._threshold())
+        # Per branch: the active path's newest summary and the path's messages after it.
+        newest = self._summaries.newest_id(chat_id)
+        leaf = self._chats.leaf(chat_id)
+        previous = self._summaries.latest(chat_id, leaf=leaf)
+        tail = self._chats.path_messages(
+            chat_id, from_cursor=previous.keep_from_cursor if previous else 0, leaf=leaf
+        )
+        plan = plan_consolidation(chat_id, previous, tail, self._threshold())
+        return None if plan is None else replace(plan, newest_id=newest)
 
     def claim(self, chat_id: str) -> bool:
         """Mark the chat as consolidating (synchronously, before turn_done); False when a
@@ -167,7 +174,7 @@ class Consolidator:
                 "consolidation of chat %s: the model returned an empty summary; nothing changed", plan.chat_id
             )
             return None
-        expected = plan.previous.id if plan.previous else None
+        expected = plan.newest_id if plan.newest_id != -1 else (plan.previous.id if plan.previous else None)
         try:
             return self._summaries.add(
                 plan.chat_id, answer, plan.keep_from_cursor, expected_previous=expected

@@ -3,17 +3,22 @@
 A chat's newest `chat_summaries` row is cumulative (it includes every earlier summary), so the
 context of a turn is that summary plus exactly the stored messages from its
 `keep_from_cursor` on. The full history stays in `messages`, visible and searchable.
+
+Chats are trees (app/store/branches.py): a summary belongs to the path it folded, so the one in
+use is the newest whose `keep_from_cursor` message is on the path of the turn — a branch that
+forks before that message has a different past and does not use it.
 """
 
 from __future__ import annotations
 
 import builtins
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.core.context import TurnStore
 from app.core.messages import Message
+from app.store import branches as tree
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
@@ -40,12 +45,35 @@ class SummaryRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def latest(self, chat_id: str) -> ChatSummaryRecord | None:
+    def latest(self, chat_id: str, *, leaf: int | None = None) -> ChatSummaryRecord | None:
+        """The newest summary of the path ending at `leaf` (None: the active path)."""
         cid = validate_chat_id(chat_id)
-        rows = self._db.query(
-            "SELECT * FROM chat_summaries WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (cid,)
-        )
-        return _summary(rows[0]) if rows else None
+        with self._db.reading() as conn:
+            bmap = tree.BranchMap.load(conn, cid)
+            if not bmap:  # one line: the newest summary is the one
+                row = conn.execute(
+                    "SELECT * FROM chat_summaries WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (cid,)
+                ).fetchone()
+                return _summary(row) if row else None
+            end = tree.active_leaf(conn, cid) if leaf is None else leaf
+            point = tree.path_point(conn, cid, bmap, end)
+            rows = conn.execute(
+                "SELECT s.id, s.keep_from_cursor, m.branch FROM chat_summaries s JOIN messages m"
+                " ON m.chat_id = s.chat_id AND m.cursor = s.keep_from_cursor"
+                " WHERE s.chat_id = ? ORDER BY s.id DESC",
+                (cid,),
+            )
+            for sid, keep, branch in rows:
+                if point.contains(int(branch), int(keep)):
+                    row = conn.execute("SELECT * FROM chat_summaries WHERE id = ?", (sid,)).fetchone()
+                    return _summary(row)
+        return None
+
+    def newest_id(self, chat_id: str) -> int | None:
+        """The id of the chat's newest summary on any branch (the write guard of `add`)."""
+        cid = validate_chat_id(chat_id)
+        rows = self._db.query("SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,))
+        return None if rows[0][0] is None else int(rows[0][0])
 
     def list(self, chat_id: str) -> builtins.list[ChatSummaryRecord]:
         cid = validate_chat_id(chat_id)
@@ -59,8 +87,10 @@ class SummaryRepository:
     def add(
         self, chat_id: str, content: str, keep_from_cursor: int, *, expected_previous: int | None = -1
     ) -> ChatSummaryRecord:
-        """Store a new summary in one transaction. `expected_previous` (the id of the summary the
-        new one was built on, None for none) guards against a concurrent writer; -1 skips it."""
+        """Store a new summary in one transaction. `expected_previous` (the chat's newest summary
+        id, on any branch, when the new one was planned; None for none) guards against a
+        concurrent writer; -1 skips it. A summary may not keep less than the newest summary of
+        the same path folded already."""
         cid = validate_chat_id(chat_id)
         text = content.strip()
         if not text:
@@ -73,14 +103,23 @@ class SummaryRepository:
         with self._db.transaction() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
                 raise NotFound(f"chat {cid} not found")
-            row = conn.execute(
-                "SELECT id, keep_from_cursor FROM chat_summaries WHERE chat_id = ? ORDER BY id DESC LIMIT 1",
-                (cid,),
-            ).fetchone()
-            if expected_previous != -1 and (row["id"] if row else None) != expected_previous:
+            newest = conn.execute(
+                "SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,)
+            ).fetchone()[0]
+            if expected_previous != -1 and newest != expected_previous:
                 raise Conflict(f"chat {cid} was consolidated meanwhile")
-            if row is not None and keep_from_cursor < row["keep_from_cursor"]:
-                raise ValueError("a new summary cannot keep messages an earlier summary already folded")
+            if newest is not None and (conn.execute(
+                "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, keep_from_cursor)
+            ).fetchone()):
+                previous = self.latest(cid, leaf=keep_from_cursor)
+                if previous is not None and keep_from_cursor < previous.keep_from_cursor:
+                    raise ValueError("a new summary cannot keep messages an earlier summary already folded")
+            elif newest is not None:
+                last = conn.execute(
+                    "SELECT keep_from_cursor FROM chat_summaries WHERE id = ?", (newest,)
+                ).fetchone()[0]
+                if keep_from_cursor < last:
+                    raise ValueError("a new summary cannot keep messages an earlier summary already folded")
             cur = conn.execute(
                 "INSERT INTO chat_summaries (chat_id, content, keep_from_cursor, created_at)"
                 " VALUES (?,?,?,?)",
@@ -93,23 +132,47 @@ def summary_message(summary: ChatSummaryRecord) -> Message:
     return Message(role="system", content=SUMMARY_PREFIX + summary.content)
 
 
-class ConsolidatedStore:
-    """The TurnStore of a turn: history = latest summary + messages from keep_from_cursor."""
+# Without a summary, a turn reads the path backwards only this many times the consolidation
+# threshold: consolidation runs after every turn that passes the threshold, so a healthy chat
+# stays well inside it, while a long imported (or never consolidated) chat is not read whole
+# before every model call — its older part is what the next consolidation folds.
+UNSUMMARISED_BUDGET_FACTOR = 2
 
-    def __init__(self, inner: TurnStore, chats: ChatRepository, summaries: SummaryRepository) -> None:
+
+class ConsolidatedStore:
+    """The TurnStore of a turn: history = latest summary of the path + messages from its
+    keep_from_cursor (without a summary: the newest messages within the budget)."""
+
+    def __init__(
+        self,
+        inner: TurnStore,
+        chats: ChatRepository,
+        summaries: SummaryRepository,
+        threshold: Callable[[], int] | None = None,
+    ) -> None:
         self._inner = inner
         self._chats = chats
         self._summaries = summaries
+        self._threshold = threshold
 
-    def history(self, chat_id: str) -> list[Message]:
-        summary = self._summaries.latest(chat_id)
+    def history(self, chat_id: str, *, leaf: int | None = None) -> list[Message]:
+        summary = self._summaries.latest(chat_id, leaf=leaf)
         if summary is None:
-            return self._inner.history(chat_id)
-        tail = self._chats.history(chat_id, from_cursor=summary.keep_from_cursor)
+            if self._threshold is None:
+                return self._inner.history(chat_id, leaf=leaf)
+            budget = self._threshold() * UNSUMMARISED_BUDGET_FACTOR
+            try:
+                tail = self._chats.path_messages(chat_id, leaf=leaf, max_chars=budget)
+            except NotFound:  # a chat reserved by the turn's own repository, not stored yet
+                return self._inner.history(chat_id, leaf=leaf)
+            return [s.message for s in tail]
+        tail = self._chats.history(chat_id, from_cursor=summary.keep_from_cursor, leaf=leaf)
         return [summary_message(summary), *tail]
 
-    def append_turn(self, chat_id: str, turn_id: str, messages: Sequence[Message]) -> object:
-        return self._inner.append_turn(chat_id, turn_id, messages)
+    def append_turn(
+        self, chat_id: str, turn_id: str, messages: Sequence[Message], *, parent: int | None = None
+    ) -> object:
+        return self._inner.append_turn(chat_id, turn_id, messages, parent=parent)
 
 
 def _summary(row: sqlite3.Row) -> ChatSummaryRecord:

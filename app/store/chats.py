@@ -2,6 +2,8 @@
 
 Messages carry a per-chat cursor that only grows. A turn's messages are written by one
 `append_turn` call in one transaction, so a failed, cancelled or killed turn leaves nothing.
+Messages form a tree (edit and regenerate start branches, see app/store/branches.py); reads
+for the UI and the model follow the active path from its leaf backwards.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.messages import AttachmentRef, Mention, Message, ToolCall
+from app.store import branches as tree
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id, validate_chat_id, validate_turn_id
@@ -46,6 +49,7 @@ class StoredMessage:
     turn_id: str
     message: Message
     created_at: str
+    parent_cursor: int = 0  # the previous message on its path (0: a first message)
 
 
 @dataclass(frozen=True)
@@ -165,9 +169,11 @@ class ChatRepository:
     # ---- messages ---------------------------------------------------------------------------
 
     def append_turn(
-        self, chat_id: str, turn_id: str, messages: Sequence[Message]
+        self, chat_id: str, turn_id: str, messages: Sequence[Message], *, parent: int | None = None
     ) -> builtins.list[StoredMessage]:
-        """Write all messages of one completed turn atomically; cursors continue from max+1."""
+        """Write all messages of one completed turn atomically; cursors continue from max+1.
+        The first message's parent is `parent` (a cursor, 0 for a new first message), by
+        default the active leaf; the turn's last message becomes the active leaf."""
         cid = validate_chat_id(chat_id)
         tid = validate_turn_id(turn_id)
         batch = tuple(messages)
@@ -193,32 +199,49 @@ class ChatRepository:
             last = conn.execute(
                 "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
             ).fetchone()[0]
-            stored = [StoredMessage(last + i, tid, m, now) for i, m in enumerate(batch, start=1)]
+            at = tree.active_leaf(conn, cid) if parent is None else parent
+            branch = tree.branch_for_child(conn, cid, tree.BranchMap.load(conn, cid), at, last + 1)
+            stored = [
+                StoredMessage(last + i, tid, m, now, at if i == 1 else last + i - 1)
+                for i, m in enumerate(batch, start=1)
+            ]
             conn.executemany(
                 "INSERT INTO messages (chat_id, cursor, turn_id, role, content, tool_calls,"
-                " tool_call_id, name, created_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [_message_row(cid, s) for s in stored],
+                " tool_call_id, name, created_at, meta, branch) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [(*_message_row(cid, s), branch) for s in stored],
             )
-            conn.execute("UPDATE chats SET updated_at = ? WHERE id = ?", (now, cid))
+            conn.execute(
+                "UPDATE chats SET updated_at = ?, leaf_cursor = ? WHERE id = ?", (now, stored[-1].cursor, cid)
+            )
         self._reserved.pop(cid, None)
         return stored
 
-    def insert_imported(self, record: ChatRecord, messages: Sequence[StoredMessage]) -> ChatRecord:
-        """Write an imported chat with its messages (original cursors, turns and times) in one
-        transaction: all of it or nothing."""
+    def insert_imported(
+        self, record: ChatRecord, messages: Sequence[StoredMessage], *, leaf: int | None = None
+    ) -> ChatRecord:
+        """Write an imported chat with its messages (original cursors, turns, times and
+        parents, in cursor order) in one transaction: all of it or nothing. `leaf` is the
+        active leaf (None: the newest message)."""
         cid = validate_chat_id(record.id)
         for s in messages:
             validate_turn_id(s.turn_id)
+        branches, rows = _imported_tree(messages, leaf)
         try:
             with self._db.transaction() as conn:
                 conn.execute(
-                    "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?,?,?,?,?)",
-                    (cid, record.title, int(record.title_auto), record.created_at, record.updated_at),
+                    "INSERT INTO chats (id, title, title_auto, created_at, updated_at, leaf_cursor)"
+                    " VALUES (?,?,?,?,?,?)",
+                    (cid, record.title, int(record.title_auto), record.created_at, record.updated_at, leaf),
                 )
                 conn.executemany(
                     "INSERT INTO messages (chat_id, cursor, turn_id, role, content, tool_calls,"
-                    " tool_call_id, name, created_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    [_message_row(cid, s) for s in messages],
+                    " tool_call_id, name, created_at, meta, branch) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    [(*_message_row(cid, s), b) for s, b in rows],
+                )
+                conn.executemany(
+                    "INSERT INTO chat_branches (chat_id, branch, parent_branch, fork_cursor, first_cursor)"
+                    " VALUES (?,?,?,?,?)",
+                    [(cid, b.branch, b.parent_branch, b.fork_cursor, b.first_cursor) for b in branches],
                 )
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"chat {cid} could not be imported: {exc}") from exc
@@ -227,26 +250,34 @@ class ChatRepository:
     def page(
         self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
     ) -> tuple[builtins.list[StoredMessage], bool]:
-        """Up to `limit` messages just before `before_cursor` (newest page when None), in
-        cursor order, and whether older messages exist."""
+        """Up to `limit` messages of the active path just before `before_cursor` (from the
+        leaf when None), in path order, and whether older messages exist on the path."""
         cid = validate_chat_id(chat_id)
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        bound = before_cursor if before_cursor is not None else 2**62
         with self._db.reading() as conn:
-            if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
-                raise NotFound(f"chat {cid} not found")
-            rows = conn.execute(
-                "SELECT * FROM messages WHERE chat_id = ? AND cursor < ? ORDER BY cursor DESC LIMIT ?",
-                (cid, bound, limit + 1),
-            ).fetchall()
-        has_more = len(rows) > limit
-        return [_stored(r) for r in reversed(rows[:limit])], has_more
+            start = tree.active_leaf(conn, cid)
+            bmap = tree.BranchMap.load(conn, cid)
+            if before_cursor is not None and conn.execute(
+                "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, before_cursor)
+            ).fetchone():
+                start = before_cursor  # the path through it, even if another became active
+            if start == tree.ROOT:
+                return [], False
+            rows: builtins.list[sqlite3.Row] = []
+            for row in tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, start)):
+                if before_cursor is not None and row["cursor"] >= before_cursor:
+                    continue
+                rows.append(row)
+                if len(rows) > limit:
+                    break
+        return _linked(rows[:limit], rows[limit]["cursor"] if len(rows) > limit else 0), len(rows) > limit
 
     def stored_messages(
         self, chat_id: str, *, from_cursor: int = 0, limit: int | None = None
     ) -> builtins.list[StoredMessage]:
-        """Messages with cursor >= `from_cursor` (the first `limit` of them), in cursor order."""
+        """Messages of every branch with cursor >= `from_cursor` (the first `limit` of them),
+        in cursor order, each with its parent."""
         cid = validate_chat_id(chat_id)
         with self._db.reading() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
@@ -257,11 +288,142 @@ class ChatRepository:
                 "SELECT * FROM messages WHERE chat_id = ? AND cursor >= ? ORDER BY cursor LIMIT ?",
                 (cid, from_cursor, -1 if limit is None else limit),
             ).fetchall()
-        return [_stored(r) for r in rows]
+            bmap = tree.BranchMap.load(conn, cid)
+            last: dict[int, int] = {}  # branch -> its latest cursor seen so far
+            out = []
+            for r in rows:
+                b, cursor = int(r["branch"]), int(r["cursor"])
+                parent = last.get(b)
+                if parent is None:
+                    first = bmap.get(b)
+                    if first is not None and first.first_cursor == cursor:
+                        parent = first.fork_cursor
+                    else:
+                        prev = conn.execute(
+                            "SELECT MAX(cursor) FROM messages"
+                            " WHERE chat_id = ? AND branch = ? AND cursor < ?",
+                            (cid, b, cursor),
+                        ).fetchone()[0]
+                        parent = int(prev or 0)
+                last[b] = cursor
+                out.append(_stored(r, parent))
+        return out
 
-    def history(self, chat_id: str, *, from_cursor: int = 0) -> builtins.list[Message]:
-        """The conversation as `Message`s in cursor order (optionally from a cursor on)."""
-        return [s.message for s in self.stored_messages(chat_id, from_cursor=from_cursor)]
+    def path_messages(
+        self,
+        chat_id: str,
+        *,
+        from_cursor: int = 0,
+        leaf: int | None = None,
+        max_chars: int | None = None,
+    ) -> builtins.list[StoredMessage]:
+        """The path to `leaf` (default: the active leaf) from `from_cursor` on, in path order.
+        With `max_chars`, only the newest messages that fit (read backwards, stopping there),
+        never starting with a tool result (its call stays with it)."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+                if cid in self._reserved:
+                    return []
+                raise NotFound(f"chat {cid} not found")
+            end = tree.active_leaf(conn, cid) if leaf is None else leaf
+            if end == tree.ROOT:
+                return []
+            bmap = tree.BranchMap.load(conn, cid)
+            rows: builtins.list[sqlite3.Row] = []
+            used, parent = 0, tree.ROOT
+            for row in tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, end)):
+                size = _row_chars(row)
+                full = max_chars is not None and bool(rows) and used + size > max_chars
+                if row["cursor"] < from_cursor or (full and rows[-1]["role"] != "tool"):
+                    parent = int(row["cursor"])  # the first message not taken is the parent
+                    break
+                rows.append(row)
+                used += size
+        return _linked(rows, parent)
+
+    def history(
+        self, chat_id: str, *, from_cursor: int = 0, leaf: int | None = None
+    ) -> builtins.list[Message]:
+        """The conversation on the active path (or the path to `leaf`) as `Message`s."""
+        return [s.message for s in self.path_messages(chat_id, from_cursor=from_cursor, leaf=leaf)]
+
+    # ---- branches ---------------------------------------------------------------------------
+
+    def leaf(self, chat_id: str) -> int:
+        """The active leaf's cursor (0 when the chat has no messages)."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            return tree.active_leaf(conn, cid)
+
+    def message(self, chat_id: str, cursor: int) -> StoredMessage:
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            row = conn.execute(
+                "SELECT * FROM messages WHERE chat_id = ? AND cursor = ?", (cid, cursor)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"message {cursor} of chat {cid} not found")
+            bmap = tree.BranchMap.load(conn, cid)
+            walk = tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, cursor))
+            next(walk)
+            parent = next(walk, None)
+        return _stored(row, 0 if parent is None else int(parent["cursor"]))
+
+    def user_message_at_or_above(self, chat_id: str, cursor: int) -> StoredMessage:
+        """Message `cursor` when it is a user message, else the nearest user message above it
+        on its path (the one its answer replies to). NotFound when there is none."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            bmap = tree.BranchMap.load(conn, cid)
+            found: sqlite3.Row | None = None
+            parent = tree.ROOT
+            for row in tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, cursor)):
+                if found is not None:
+                    parent = int(row["cursor"])
+                    break
+                if row["role"] == "user":
+                    found = row
+        if found is None:
+            raise NotFound(f"message {cursor} of chat {cid} answers no user message")
+        return _stored(found, parent)
+
+    def on_path(self, chat_id: str, cursor: int, *, leaf: int | None = None) -> bool:
+        """Whether message `cursor` is on the active path (or the path to `leaf`)."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            end = tree.active_leaf(conn, cid) if leaf is None else leaf
+            bmap = tree.BranchMap.load(conn, cid)
+            point = tree.path_point(conn, cid, bmap, end)
+            return point.contains(tree.branch_of(conn, cid, cursor), cursor)
+
+    def switch_branch(self, chat_id: str, cursor: int) -> int:
+        """Make the path through message `cursor` active and return the new leaf: unchanged when
+        the message is on the active path already, else the newest leaf below it."""
+        cid = validate_chat_id(chat_id)
+        with self._db.transaction() as conn:
+            leaf = tree.active_leaf(conn, cid)
+            bmap = tree.BranchMap.load(conn, cid)
+            branch = tree.branch_of(conn, cid, cursor)
+            if tree.path_point(conn, cid, bmap, leaf).contains(branch, cursor):
+                return leaf
+            leaf = tree.newest_leaf_below(conn, cid, bmap, cursor)
+            conn.execute("UPDATE chats SET leaf_cursor = ? WHERE id = ?", (leaf, cid))
+        return leaf
+
+    def siblings(self, chat_id: str, messages: Sequence[StoredMessage]) -> dict[int, builtins.list[int]]:
+        """For each given message that has siblings: the cursors of all children of its parent
+        (itself included), oldest first. Messages without siblings are left out."""
+        cid = validate_chat_id(chat_id)
+        out: dict[int, builtins.list[int]] = {}
+        with self._db.reading() as conn:
+            bmap = tree.BranchMap.load(conn, cid)
+            if not bmap:
+                return out
+            for s in messages:
+                if bmap.forked_at(s.parent_cursor):
+                    out[s.cursor] = tree.children(conn, cid, bmap, s.parent_cursor)
+        return out
 
     def last_cursor(self, chat_id: str) -> int:
         """The highest cursor in the chat, 0 when it has no messages."""
@@ -345,7 +507,51 @@ def _meta_json(m: Message) -> str:
     return json.dumps(meta, ensure_ascii=False)
 
 
-def _stored(row: sqlite3.Row) -> StoredMessage:
+def _linked(rows: Sequence[sqlite3.Row], oldest_parent: int) -> builtins.list[StoredMessage]:
+    """Rows of a path read newest first → StoredMessages in path order, each with its parent
+    (the next older row; `oldest_parent` for the oldest)."""
+    out = []
+    for i, r in enumerate(rows):
+        out.append(_stored(r, int(rows[i + 1]["cursor"]) if i + 1 < len(rows) else oldest_parent))
+    out.reverse()
+    return out
+
+
+def _row_chars(row: sqlite3.Row) -> int:
+    return len(row["content"]) + len(row["tool_calls"])
+
+
+def _imported_tree(
+    messages: Sequence[StoredMessage], leaf: int | None
+) -> tuple[builtins.list[tree.BranchRow], builtins.list[tuple[StoredMessage, int]]]:
+    """Branches for imported messages from their parents (same rule as append_turn: a parent's
+    first child continues its branch, a later child starts a new one). ValueError when a parent
+    is not an earlier message of the chat or `leaf` is not one of its messages."""
+    branch_of: dict[int, int] = {}
+    has_child: set[int] = set()
+    made: builtins.list[tree.BranchRow] = []
+    rows = []
+    prev = 0
+    for s in sorted(messages, key=lambda x: x.cursor):
+        p = s.parent_cursor
+        if s.cursor <= prev or (p != tree.ROOT and p not in branch_of):
+            raise ValueError(f"message {s.cursor}: its parent {p} is not an earlier message")
+        if p in has_child or (p == tree.ROOT and branch_of):
+            parent_branch = tree.NO_BRANCH if p == tree.ROOT else branch_of[p]
+            made.append(tree.BranchRow(len(made) + 1, parent_branch, p, s.cursor))
+            b = len(made)
+        else:
+            b = 0 if p == tree.ROOT else branch_of[p]
+        has_child.add(p)
+        branch_of[s.cursor] = b
+        rows.append((s, b))
+        prev = s.cursor
+    if leaf is not None and leaf not in branch_of:
+        raise ValueError(f"the active leaf {leaf} is not a message of the chat")
+    return made, rows
+
+
+def _stored(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
     calls = tuple(ToolCall(**c) for c in json.loads(row["tool_calls"]))
     meta = json.loads(row["meta"]) if row["meta"] not in (None, "", "{}") else {}
     message = Message(
@@ -358,5 +564,9 @@ def _stored(row: sqlite3.Row) -> StoredMessage:
         attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())),
     )
     return StoredMessage(
-        cursor=row["cursor"], turn_id=row["turn_id"], message=message, created_at=row["created_at"]
+        cursor=row["cursor"],
+        turn_id=row["turn_id"],
+        message=message,
+        created_at=row["created_at"],
+        parent_cursor=parent,
     )

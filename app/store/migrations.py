@@ -147,6 +147,12 @@ def _traces(conn: sqlite3.Connection) -> None:
     run_script(conn, TRACES_V1)
 
 
+def _branches(conn: sqlite3.Connection) -> None:
+    from app.store.branches import SCHEMA  # chats become trees; existing ones stay one branch
+
+    run_script(conn, SCHEMA)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -155,6 +161,7 @@ MIGRATIONS: Sequence[Migration] = (
     _memory,
     _skill_activations,
     _traces,
+    _branches,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -9,6 +9,8 @@ from app.store.db import Database
 from app.store.errors import SchemaTooNew, StoreError
 from app.store.migrations import LATEST_VERSION, MIGRATIONS
 
+INSERT_CHAT = "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?, ?, 0, 'x', 'x')"
+
 
 def test_a_fresh_database_is_at_the_latest_schema_version_with_wal_and_foreign_keys(db_path: Path) -> None:
     with Database(db_path) as db:
@@ -23,7 +25,7 @@ def test_a_fresh_database_is_at_the_latest_schema_version_with_wal_and_foreign_k
 
 def test_reopening_a_database_keeps_its_data_and_version(db_path: Path) -> None:
     with Database(db_path) as db, db.transaction() as conn:
-        conn.execute("INSERT INTO chats VALUES ('c', 't', 0, 'x', 'x')")
+        conn.execute(INSERT_CHAT, ("c", "t"))
     for _ in range(2):
         with Database(db_path) as db:
             assert db.schema_version == LATEST_VERSION
@@ -83,7 +85,7 @@ def test_a_database_in_a_missing_folder_raises_store_error(tmp_path: Path) -> No
 
 def test_a_failed_transaction_is_rolled_back(db: Database) -> None:
     with pytest.raises(RuntimeError), db.transaction() as conn:
-        conn.execute("INSERT INTO chats VALUES ('c', 't', 0, 'x', 'x')")
+        conn.execute(INSERT_CHAT, ("c", "t"))
         raise RuntimeError("boom")
     assert db.query("SELECT count(*) FROM chats")[0][0] == 0
 
@@ -100,7 +102,7 @@ def test_a_truncated_database_is_refused_and_left_byte_identical(tmp_path: Path)
     good = tmp_path / "good.sqlite3"
     with Database(good) as db, db.transaction() as conn:
         conn.executemany(
-            "INSERT INTO chats VALUES (?, ?, 0, 'x', 'x')", [(str(i), "t" * 500) for i in range(200)]
+            INSERT_CHAT, [(str(i), "t" * 500) for i in range(200)]
         )
     conn = sqlite3.connect(good)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from app.core.messages import Message
+from app.store.branches import SCHEMA as BRANCHES_SCHEMA
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from app.store.migrations import SCHEMA_V1, run_script
@@ -36,6 +37,7 @@ def _fill(chats: ChatRepository) -> tuple[str, str]:
 
 def _without_fts(conn: sqlite3.Connection) -> None:
     run_script(conn, SCHEMA_V1)
+    run_script(conn, BRANCHES_SCHEMA)
 
 
 @pytest.fixture(params=["fts", "like-only"])

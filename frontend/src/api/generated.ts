@@ -88,6 +88,17 @@ export interface AttachmentUpload {
   data_base64: string;
 }
 
+/**
+ * Make the path through message `cursor` active; answers with its newest page like
+ * `chats.get` (`before_cursor` is ignored).
+ */
+export interface BranchSwitch {
+  chat_id: string;
+  before_cursor?: number | null;
+  limit?: number;
+  cursor: number;
+}
+
 export interface ChatCreate {
   title?: string | null;
   chat_id?: string | null;
@@ -98,6 +109,14 @@ export interface ChatDetail {
   chat: ChatSummary;
   messages: MessageView[];
   has_more: boolean;
+}
+
+export interface ChatEdit {
+  chat_id: string;
+  cursor: number;
+  text: string;
+  model?: ModelRef | null;
+  attachments?: AttachmentRefInput[] | null;
 }
 
 export interface ChatExport {
@@ -122,6 +141,12 @@ export interface ChatList {
 
 export interface ChatRef {
   chat_id: string;
+}
+
+export interface ChatRegenerate {
+  chat_id: string;
+  cursor: number;
+  model?: ModelRef | null;
 }
 
 export interface ChatRename {
@@ -694,6 +719,8 @@ export interface MessageView {
   created_at: string;
   mentions: MentionOutput[];
   attachments: AttachmentRefOutput[];
+  siblings: number[];
+  sibling_index: number;
 }
 
 export interface ModelEntry {
@@ -1293,6 +1320,8 @@ export interface Routes {
   "attachments.upload": { request: AttachmentUpload; response: UploadedAttachment };
   "chat.approve": { request: ApprovalAnswer; response: Ok };
   "chat.cancel": { request: ChatRef; response: Ok };
+  "chat.edit": { request: ChatEdit; response: TurnRef };
+  "chat.regenerate": { request: ChatRegenerate; response: TurnRef };
   "chat.retry": { request: ChatRef; response: TurnRef };
   "chat.send": { request: ChatSend; response: TurnRef };
   "chats.create": { request: ChatCreate; response: ChatSummary };
@@ -1303,6 +1332,7 @@ export interface Routes {
   "chats.list": { request: Empty; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "chats.search": { request: ChatSearch; response: SearchResults };
+  "chats.switch_branch": { request: BranchSwitch; response: ChatDetail };
   "desktop.open_in_main": { request: OpenChat; response: Ok };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
   "desktop.presence": { request: Empty; response: PresenceView };
@@ -1404,6 +1434,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "attachments.upload",
   "chat.approve",
   "chat.cancel",
+  "chat.edit",
+  "chat.regenerate",
   "chat.retry",
   "chat.send",
   "chats.create",
@@ -1414,6 +1446,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.list",
   "chats.rename",
   "chats.search",
+  "chats.switch_branch",
   "desktop.open_in_main",
   "desktop.pick_folder",
   "desktop.presence",

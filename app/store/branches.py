@@ -1,0 +1,219 @@
+"""Chat branches (issue 11): a chat's messages form a tree; the chat shows, and the model sees,
+only the active path from the first message to the active leaf.
+
+Storage. Every message belongs to a *branch*: a chain of messages in cursor order, each the
+parent of the next. Branch 0 is a chat's first line, so every chat written before branches
+existed is branch 0 alone and the migration rewrites no rows. A new branch starts when a message
+gets a second child (an edit or a regenerate): `chat_branches` records the parent message of the
+branch's first message (`fork_cursor`, 0 for a new first message), the branch that parent is in
+and the branch's first cursor. `chats.leaf_cursor` is the active leaf (NULL: the newest message,
+which is what a never-branched chat shows).
+
+Why this shape: the active path read from the leaf backwards is one index range scan per branch
+it crosses (`messages(chat_id, branch, cursor)`), stopping after a page, so a 100,000-message chat
+opens without reading its older rows, and a chat without branches pays nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from app.store.errors import NotFound
+
+ROOT = 0  # the parent "cursor" of a first message
+NO_BRANCH = -1  # the parent branch of a branch that starts a new first message
+
+SCHEMA = """
+ALTER TABLE messages ADD COLUMN branch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chats ADD COLUMN leaf_cursor INTEGER;
+CREATE TABLE chat_branches (
+    chat_id        TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    branch         INTEGER NOT NULL CHECK (branch > 0),
+    parent_branch  INTEGER NOT NULL,
+    fork_cursor    INTEGER NOT NULL,
+    first_cursor   INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, branch)
+);
+CREATE INDEX messages_branch ON messages(chat_id, branch, cursor) WHERE branch != 0;
+"""
+# The index is partial so the migration of a large existing database builds an empty index
+# (instant) instead of one over every message; branch 0 is read through the (chat_id, cursor)
+# unique index, which skips the few rows of other branches.
+
+
+@dataclass(frozen=True)
+class BranchRow:
+    branch: int
+    parent_branch: int
+    fork_cursor: int
+    first_cursor: int
+
+
+class BranchMap:
+    """All branches of one chat (one row per edit or regenerate, so small), loaded per use."""
+
+    def __init__(self, rows: Iterable[BranchRow]) -> None:
+        self._rows = {r.branch: r for r in rows}
+        self._forks: dict[int, list[int]] = {}
+        self._children: dict[int, list[BranchRow]] = {}
+        for r in self._rows.values():
+            self._forks.setdefault(r.fork_cursor, []).append(r.first_cursor)
+            self._children.setdefault(r.parent_branch, []).append(r)
+
+    @classmethod
+    def load(cls, conn: sqlite3.Connection, chat_id: str) -> BranchMap:
+        rows = conn.execute(
+            "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches WHERE chat_id = ?",
+            (chat_id,),
+        ).fetchall()
+        return cls(BranchRow(*r) for r in rows)
+
+    def __bool__(self) -> bool:
+        return bool(self._rows)
+
+    def get(self, branch: int) -> BranchRow | None:
+        return self._rows.get(branch)
+
+    def next_id(self) -> int:
+        return max(self._rows, default=0) + 1
+
+    def forked_at(self, cursor: int) -> list[int]:
+        """First cursors of the branches whose first message is a child of `cursor`."""
+        return self._forks.get(cursor, [])
+
+    def chain(self, branch: int, upto: int) -> list[tuple[int, int]]:
+        """(branch, highest cursor on the path) from `branch` up to the first message."""
+        out = [(branch, upto)]
+        row = self._rows.get(branch)
+        while row is not None and row.fork_cursor != ROOT:
+            out.append((row.parent_branch, row.fork_cursor))
+            row = self._rows.get(row.parent_branch)
+        return out
+
+    def subtree(self, branch: int, start: int) -> list[int]:
+        """The branches holding `start` (in `branch`) and everything below it."""
+        out, todo = [], [(branch, start)]
+        while todo:
+            b, s = todo.pop()
+            out.append(b)
+            todo.extend((c.branch, c.first_cursor) for c in self._children.get(b, []) if c.fork_cursor >= s)
+        return out
+
+
+@dataclass(frozen=True)
+class PathPoint:
+    """A position on a path: the leaf (or any message) and the branches up to the root."""
+
+    chain: tuple[tuple[int, int], ...]
+
+    def contains(self, branch: int, cursor: int) -> bool:
+        return any(b == branch and cursor <= upto for b, upto in self.chain)
+
+
+def _branch_filter(branch: int) -> str:
+    # The literal `branch != 0` lets SQLite use the partial index for other branches.
+    return "branch = 0" if branch == 0 else "branch = ? AND branch != 0"
+
+
+def _branch_args(branch: int) -> tuple[int, ...]:
+    return () if branch == 0 else (branch,)
+
+
+def branch_of(conn: sqlite3.Connection, chat_id: str, cursor: int) -> int:
+    row = conn.execute(
+        "SELECT branch FROM messages WHERE chat_id = ? AND cursor = ?", (chat_id, cursor)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"message {cursor} of chat {chat_id} not found")
+    return int(row[0])
+
+
+def active_leaf(conn: sqlite3.Connection, chat_id: str) -> int:
+    """The active leaf's cursor (0 for a chat without messages). NotFound for no chat."""
+    row = conn.execute("SELECT leaf_cursor FROM chats WHERE id = ?", (chat_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"chat {chat_id} not found")
+    if row[0] is not None:
+        return int(row[0])
+    newest = conn.execute(
+        "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (chat_id,)
+    ).fetchone()
+    return int(newest[0])
+
+
+def path_point(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, leaf: int) -> PathPoint:
+    if leaf == ROOT:
+        return PathPoint(())
+    return PathPoint(tuple(bmap.chain(branch_of(conn, chat_id, leaf), leaf)))
+
+
+def walk_back(
+    conn: sqlite3.Connection, chat_id: str, point: PathPoint, *, min_cursor: int = 0
+) -> Iterator[sqlite3.Row]:
+    """The path's messages newest first (lazily: stop iterating and no more rows are read),
+    down to `min_cursor`. The caller holds the connection for the whole iteration."""
+    for branch, upto in point.chain:
+        if upto < min_cursor:
+            return
+        sql = (
+            f"SELECT * FROM messages WHERE chat_id = ? AND {_branch_filter(branch)}"
+            " AND cursor <= ? AND cursor >= ? ORDER BY cursor DESC"
+        )
+        yield from conn.execute(sql, (chat_id, *_branch_args(branch), upto, min_cursor))
+
+
+def successor(conn: sqlite3.Connection, chat_id: str, branch: int, cursor: int) -> int | None:
+    """The next message of `branch` after `cursor` (its in-branch child), if any."""
+    row = conn.execute(
+        f"SELECT MIN(cursor) FROM messages WHERE chat_id = ? AND {_branch_filter(branch)} AND cursor > ?",
+        (chat_id, *_branch_args(branch), cursor),
+    ).fetchone()
+    return None if row[0] is None else int(row[0])
+
+
+def children(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, parent: int) -> list[int]:
+    """Cursors of the children of message `parent` (ROOT: the first messages), oldest first."""
+    if parent == ROOT:
+        first = successor(conn, chat_id, 0, 0)
+    else:
+        first = successor(conn, chat_id, branch_of(conn, chat_id, parent), parent)
+    return sorted(([] if first is None else [first]) + bmap.forked_at(parent))
+
+
+def branch_for_child(
+    conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, parent: int, first_cursor: int
+) -> int:
+    """The branch a new child of `parent` goes into: the parent's own while it has no child,
+    else a new branch (recorded here, inside the caller's transaction)."""
+    if parent == ROOT:
+        if successor(conn, chat_id, 0, 0) is None and not bmap:
+            return 0
+        parent_branch = NO_BRANCH
+    else:
+        parent_branch = branch_of(conn, chat_id, parent)
+        if successor(conn, chat_id, parent_branch, parent) is None:
+            return parent_branch
+    branch = bmap.next_id()
+    conn.execute(
+        "INSERT INTO chat_branches (chat_id, branch, parent_branch, fork_cursor, first_cursor)"
+        " VALUES (?,?,?,?,?)",
+        (chat_id, branch, parent_branch, parent, first_cursor),
+    )
+    return branch
+
+
+def newest_leaf_below(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, cursor: int) -> int:
+    """The newest message in the subtree of `cursor`: always a leaf (its children would be
+    newer), and the one a switch to `cursor` selects."""
+    branch = branch_of(conn, chat_id, cursor)
+    best = cursor
+    for b in bmap.subtree(branch, cursor):
+        row = conn.execute(
+            f"SELECT MAX(cursor) FROM messages WHERE chat_id = ? AND {_branch_filter(b)}",
+            (chat_id, *_branch_args(b)),
+        ).fetchone()
+        if row[0] is not None:
+            best = max(best, int(row[0]))
+    return best

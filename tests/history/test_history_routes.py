@@ -101,7 +101,21 @@ async def test_export_and_import_round_trip_a_chat_with_tools_and_attachments(
             ],
         )
 
+    # Branches: an edit of the first question (a second first message) and a regenerated
+    # answer on it; then the original branch is made active again.
+    fake_llm.script({"text": "Edited hello"})
+    edit = await ok(app, "chat.edit", {"chat_id": chat_id, "cursor": 1, "text": "Say hello instead"})
+    assert (await rec.turn_end(edit["turn_id"])).type == "turn_done"
+    fake_llm.script({"text": "Regenerated hello"})
+    regen = await ok(app, "chat.regenerate", {"chat_id": chat_id, "cursor": 10})
+    assert (await rec.turn_end(regen["turn_id"])).type == "turn_done"
+    branch_view = await ok(app, "chats.switch_branch", {"chat_id": chat_id, "cursor": 11})
+    assert [m["content"] for m in branch_view["messages"]] == ["Say hello instead", "Regenerated hello"]
+    assert branch_view["messages"][1]["siblings"] == [10, 11]
+    await ok(app, "chats.switch_branch", {"chat_id": chat_id, "cursor": 1})
+
     md = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md"})
+    assert "Say hello instead" not in md["content"]  # Markdown prints the active path only
     assert md["filename"].endswith(".md") and md["mime"] == "text/markdown"
     assert "## You" in md["content"] and "Hi! 你好" in md["content"]
     assert "**Tool call** `list_dir`" in md["content"] and "dot.png" in md["content"]
@@ -119,6 +133,11 @@ async def test_export_and_import_round_trip_a_chat_with_tools_and_attachments(
     assert any(m["tool_calls"] for m in after["messages"]) and any(
         m["role"] == "tool" for m in after["messages"]
     )
+    assert after["messages"][0]["siblings"] == [1, 9]
+    assert (await ok(app, "chats.switch_branch", {"chat_id": copy["id"], "cursor": 11})) == {
+        **branch_view,
+        "chat": (await ok(app, "chats.get", {"chat_id": copy["id"]}))["chat"],
+    }
 
     # Deleted, then imported again: restored under its own id, bytes restored too.
     await ok(app, "chats.delete", {"chat_id": chat_id})

@@ -15,7 +15,6 @@ from app.store.db import Database
 from app.store.errors import NotFound
 from app.store.migrations import MIGRATIONS
 
-
 IMP, BAD, OLD = (str(uuid.UUID(int=i)) for i in (1, 2, 3))
 
 
@@ -116,7 +115,8 @@ def test_linear_chats_of_an_older_schema_become_one_branch(tmp_path: Path) -> No
             (OLD,),
         )
         conn.executemany(
-            "INSERT INTO messages (chat_id, cursor, turn_id, role, content, created_at) VALUES (?,?,?,?,?,'x')",
+            "INSERT INTO messages (chat_id, cursor, turn_id, role, content, created_at)"
+            " VALUES (?,?,?,?,?,'x')",
             [(OLD, i, f"t{(i - 1) // 2}", ("user", "assistant")[(i - 1) % 2], f"m{i}") for i in range(1, 11)],
         )
     with Database(path) as db:

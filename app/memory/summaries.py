@@ -162,10 +162,10 @@ class ConsolidatedStore:
                 return self._inner.history(chat_id, leaf=leaf)
             budget = self._threshold() * UNSUMMARISED_BUDGET_FACTOR
             try:
-                tail = self._chats.path_messages(chat_id, leaf=leaf, max_chars=budget)
+                newest = self._chats.path_messages(chat_id, leaf=leaf, max_chars=budget)
             except NotFound:  # a chat reserved by the turn's own repository, not stored yet
                 return self._inner.history(chat_id, leaf=leaf)
-            return [s.message for s in tail]
+            return [s.message for s in newest]
         tail = self._chats.history(chat_id, from_cursor=summary.keep_from_cursor, leaf=leaf)
         return [summary_message(summary), *tail]
 

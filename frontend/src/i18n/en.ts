@@ -529,6 +529,16 @@ export const en = {
   "desktop.hotkeyHint": "For example Ctrl+Shift+Space. Leave empty for the default.",
   "desktop.notifications": "Notifications when an answer is ready or needs approval while its window is hidden.",
   "desktop.noNotifications": "No notifications on this system (they need the tray icon).",
+  "branch.previous": "Previous version",
+  "branch.next": "Next version",
+  "branch.position": "Version {index} of {count}",
+  "branch.edit": "Edit",
+  "branch.editLabel": "Edit this message (makes a new version)",
+  "branch.editHint": "Enter sends · Shift+Enter for a new line · Esc cancels",
+  "branch.regenerate": "Regenerate",
+  "branch.regenerateLabel": "Regenerate this answer (makes a new version)",
+  "branch.send": "Send",
+  "branch.cancel": "Cancel",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -38,6 +38,8 @@ export interface ChatRuntime {
   sending: boolean;
   /** Files of the message being sent, shown with the live user entry until history has it. */
   sentAttachments?: AttachmentRef[];
+  /** The live turn answers a stored user message again (regenerate): no live user entry. */
+  answerOnly?: boolean;
 }
 
 type Pending = { turnId: string; channel: TextChannel; text: string }[];
@@ -175,6 +177,8 @@ export const useChatsStore = defineStore("chats", () => {
   async function reveal(chatId: string, cursor: number): Promise<boolean> {
     const rt = runtime(chatId);
     if (rt.history === null) await loadHistory(chatId);
+    // A hit on another branch: show that branch (a no-op when it is on the shown path).
+    if (!isRunning(chatId) && !rt.history?.some((m) => m.cursor === cursor)) await switchBranch(chatId, cursor);
     // Bounded: each page goes back up to 200 messages.
     for (let pages = 0; pages < 500; pages++) {
       const first = rt.history?.[0];
@@ -204,7 +208,7 @@ export const useChatsStore = defineStore("chats", () => {
     if (!live || rt.history?.some((m) => m.turn_id === live.turnId)) return base;
     const files = rt.sentAttachments ?? [];
     const user: Entry[] =
-      live.userText || files.length ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText, attachments: files }] : [];
+      !rt.answerOnly && (live.userText || files.length) ? [{ kind: "user", key: `lu-${live.turnId}`, text: live.userText, attachments: files }] : [];
     return [...base, ...user, live.entry];
   }
 
@@ -246,6 +250,7 @@ export const useChatsStore = defineStore("chats", () => {
     rt.error = null;
     rt.sending = true;
     rt.sentAttachments = attachments;
+    rt.answerOnly = false;
     try {
       const payload = {
         chat_id: chatId,
@@ -258,6 +263,46 @@ export const useChatsStore = defineStore("chats", () => {
     } finally {
       rt.sending = false;
     }
+  }
+
+  /** Start a branch: the shown path is cut where the new turn attaches (restored when the
+   * request is refused); the finished turn reloads the chat on its new branch. */
+  async function branchTurn(chatId: string, cursor: number, answerOnly: boolean, start: () => Promise<unknown>): Promise<boolean> {
+    const rt = runtime(chatId);
+    const before = rt.history;
+    const at = before?.findIndex((m) => m.cursor === cursor) ?? -1;
+    rt.error = null;
+    rt.answerOnly = answerOnly;
+    rt.sentAttachments = answerOnly || at < 0 ? [] : (before?.[at].attachments ?? []);
+    rt.sending = true;
+    if (before && at >= 0) rt.history = before.slice(0, at);
+    try {
+      const ok = await guarded(chatId, start);
+      if (!ok) rt.history = before;
+      return ok;
+    } finally {
+      rt.sending = false;
+    }
+  }
+
+  function edit(chatId: string, cursor: number, text: string, model: ModelRef | null): Promise<boolean> {
+    return branchTurn(chatId, cursor, false, () => api.invoke("chat.edit", { chat_id: chatId, cursor, text, model }));
+  }
+
+  function regenerate(chatId: string, cursor: number, model: ModelRef | null): Promise<boolean> {
+    return branchTurn(chatId, cursor, true, () => api.invoke("chat.regenerate", { chat_id: chatId, cursor, model }));
+  }
+
+  /** Show the version of a message with cursor `cursor` (and the newest path below it). */
+  async function switchBranch(chatId: string, cursor: number): Promise<boolean> {
+    const rt = runtime(chatId);
+    return guarded(chatId, async () => {
+      const detail = await api.invoke("chats.switch_branch", { chat_id: chatId, cursor });
+      upsert(detail.chat);
+      rt.history = detail.messages;
+      rt.hasMore = detail.has_more;
+      if (rt.live && rt.live.entry.state !== "streaming") rt.live = null;
+    });
   }
 
   const cancel = (chatId: string) => guarded(chatId, () => api.invoke("chat.cancel", { chat_id: chatId }));
@@ -292,6 +337,6 @@ export const useChatsStore = defineStore("chats", () => {
 
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
-    entries, create, rename, remove, send, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
+    entries, create, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
   };
 });

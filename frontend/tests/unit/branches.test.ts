@@ -1,0 +1,110 @@
+import { mount } from "@vue/test-utils";
+import { createPinia, setActivePinia } from "pinia";
+import { describe, expect, it } from "vitest";
+import BranchSwitcher from "@/components/chat/BranchSwitcher.vue";
+import MessageEditor from "@/components/chat/MessageEditor.vue";
+import { ApiError } from "@/api/transport";
+import { message, setup, summary, turn } from "./helpers";
+
+describe("branch switcher", () => {
+  it("shows the position, steps to the neighbours by button and arrow key, and stops at the ends", async () => {
+    setActivePinia(createPinia());
+    const w = mount(BranchSwitcher, { props: { siblings: [3, 7, 9], index: 1 } });
+    expect(w.get("[data-testid=branch-position]").text()).toBe("2/3");
+    expect(w.get("[data-testid=branch-switcher]").attributes("aria-label")).toBe("Version 2 of 3");
+    expect(w.get("[data-testid=branch-previous]").attributes("aria-label")).toBe("Previous version");
+    await w.get("[data-testid=branch-previous]").trigger("click");
+    await w.get("[data-testid=branch-next]").trigger("click");
+    await w.get("[data-testid=branch-switcher]").trigger("keydown", { key: "ArrowLeft" });
+    expect(w.emitted("switch")).toEqual([[3], [9], [3]]);
+
+    await w.setProps({ index: 2 });
+    expect(w.get("[data-testid=branch-next]").attributes("disabled")).toBeDefined();
+    await w.get("[data-testid=branch-switcher]").trigger("keydown", { key: "ArrowRight" });
+    expect(w.emitted("switch")).toHaveLength(3);
+    await w.setProps({ disabled: true });
+    await w.get("[data-testid=branch-previous]").trigger("click");
+    expect(w.emitted("switch")).toHaveLength(3);
+  });
+});
+
+describe("message editor", () => {
+  it("Enter sends the edited text, Shift+Enter does not, Escape cancels", async () => {
+    setActivePinia(createPinia());
+    const w = mount(MessageEditor, { props: { text: "old text" }, attachTo: document.body });
+    const area = w.get("[data-testid=message-editor-input]");
+    expect(document.activeElement).toBe(area.element);
+    await area.setValue("new text");
+    await area.trigger("keydown", { key: "Enter", shiftKey: true });
+    expect(w.emitted("save")).toBeUndefined();
+    await area.trigger("keydown", { key: "Enter" });
+    expect(w.emitted("save")).toEqual([["new text"]]);
+    await area.setValue("   ");
+    await area.trigger("keydown", { key: "Enter" });
+    expect(w.emitted("save")).toHaveLength(1);
+    await area.trigger("keydown", { key: "Escape" });
+    expect(w.emitted("cancel")).toHaveLength(1);
+    w.unmount();
+  });
+});
+
+describe("chats store: branches", () => {
+  const path = [message(1, "user", "q1"), message(2, "assistant", "a1"), message(3, "user", "q2"), message(4, "assistant", "a2")];
+
+  async function opened() {
+    const ctx = setup();
+    ctx.fake.on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages: path, has_more: false }));
+    await ctx.chats.loadHistory("c1");
+    return ctx;
+  }
+
+  it("edit asks chat.edit and shows the path up to the edited message while the new turn streams", async () => {
+    const { chats, fake } = await opened();
+    fake.on("chat.edit", ({ chat_id }) => ({ chat_id, turn_id: "t9" }));
+    expect(await chats.edit("c1", 3, "q2 edited", null)).toBe(true);
+    expect(fake.callsTo("chat.edit")).toEqual([{ chat_id: "c1", cursor: 3, text: "q2 edited", model: null }]);
+    const t = turn("c1", "t9");
+    chats.applyBatch([t.started("q2 edited"), t.delta("new answer")]);
+    chats.flushNow();
+    const shown = chats.entries("c1");
+    expect(shown.map((e) => (e.kind === "user" ? e.text : e.kind))).toEqual(["q1", "assistant", "q2 edited", "assistant"]);
+  });
+
+  it("regenerate shows no second copy of the question, and a refused request restores the path", async () => {
+    const { chats, fake } = await opened();
+    fake.on("chat.regenerate", ({ chat_id }) => ({ chat_id, turn_id: "t9" }));
+    expect(await chats.regenerate("c1", 4, null)).toBe(true);
+    const t = turn("c1", "t9");
+    chats.applyBatch([t.started("q2"), t.delta("again")]);
+    chats.flushNow();
+    expect(chats.entries("c1").map((e) => (e.kind === "user" ? e.text : e.kind))).toEqual(["q1", "assistant", "q2", "assistant"]);
+    chats.applyBatch([t.failed()]);
+
+    fake.on("chat.regenerate", () => {
+      throw new ApiError("chat.regenerate", "busy", "This chat is running a turn.");
+    });
+    const before = chats.runtime("c1").history;
+    chats.runtime("c1").live = null;
+    expect(await chats.regenerate("c1", 2, null)).toBe(false);
+    expect(chats.runtime("c1").history).toBe(before);
+    expect(chats.runtime("c1").error?.code).toBe("busy");
+  });
+
+  it("switchBranch shows the path chats.switch_branch answers with", async () => {
+    const { chats, fake } = await opened();
+    const other = [path[0], path[1], message(5, "user", "other q", { siblings: [3, 5], sibling_index: 1 })];
+    fake.on("chats.switch_branch", ({ chat_id }) => ({ chat: summary(chat_id), messages: other, has_more: false }));
+    expect(await chats.switchBranch("c1", 5)).toBe(true);
+    expect(fake.callsTo("chats.switch_branch")).toEqual([{ chat_id: "c1", cursor: 5 }]);
+    expect(chats.runtime("c1").history).toEqual(other);
+  });
+
+  it("a search hit on another branch switches to it before scrolling there", async () => {
+    const { chats, fake } = await opened();
+    const other = [path[0], path[1], message(5, "user", "hit", { siblings: [3, 5], sibling_index: 1 })];
+    fake.on("chats.switch_branch", ({ chat_id }) => ({ chat: summary(chat_id), messages: other, has_more: false }));
+    expect(await chats.reveal("c1", 5)).toBe(true);
+    expect(await chats.reveal("c1", 1)).toBe(true);
+    expect(fake.callsTo("chats.switch_branch")).toHaveLength(1);
+  });
+});

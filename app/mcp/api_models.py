@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from app.api.models import Ok, ToolPolicy, _Model
+from app.attachments.api_models import UploadedAttachment
 
 TransportName = Literal["stdio", "sse", "http"]
 StatusName = Literal["disconnected", "connecting", "connected", "failed"]
@@ -135,6 +136,18 @@ class McpResourceContent(_Model):
 
 class McpResourceContents(_Model):
     contents: list[McpResourceContent]
+
+
+class McpResourceAttach(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    uri: str = Field(min_length=1, max_length=4_000)
+    title: str = Field(default="", max_length=200)  # the resource's name, shown on the chip
+
+
+class McpResourceAttachments(_Model):
+    """Stored references to pass in `chat.send` `attachments` (one per content part)."""
+
+    attachments: list[UploadedAttachment]
 
 
 class McpPromptArgument(_Model):

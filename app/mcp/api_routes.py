@@ -26,6 +26,7 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp.tools.call": (x.McpCall, x.McpCallResult),
     "mcp.resources.list": (x.McpServerRef, x.McpResourceList),
     "mcp.resources.read": (x.McpResourceRead, x.McpResourceContents),
+    "mcp.resources.attach": (x.McpResourceAttach, x.McpResourceAttachments),
     "mcp.prompts.list": (x.McpServerRef, x.McpPromptList),
     "mcp.prompts.get": (x.McpPromptGet, x.McpPromptResult),
     "mcp.elicitation.answer": (x.McpElicitationAnswer, m.Ok),

@@ -446,6 +446,17 @@ export interface McpPromptView {
   arguments: McpPromptArgument[];
 }
 
+export interface McpResourceAttach {
+  name: string;
+  uri: string;
+  title?: string;
+}
+
+/** Stored references to pass in `chat.send` `attachments` (one per content part). */
+export interface McpResourceAttachments {
+  attachments: UploadedAttachment[];
+}
+
 export interface McpResourceContent {
   uri: string;
   mime_type: string | null;
@@ -1321,6 +1332,7 @@ export interface Routes {
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
   "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
+  "mcp.resources.attach": { request: McpResourceAttach; response: McpResourceAttachments };
   "mcp.resources.list": { request: McpServerRef; response: McpResourceList };
   "mcp.resources.read": { request: McpResourceRead; response: McpResourceContents };
   "mcp.servers.confirm": { request: McpServerRef; response: McpServerView };
@@ -1432,6 +1444,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.elicitation.answer",
   "mcp.prompts.get",
   "mcp.prompts.list",
+  "mcp.resources.attach",
   "mcp.resources.list",
   "mcp.resources.read",
   "mcp.servers.confirm",

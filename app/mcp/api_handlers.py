@@ -49,6 +49,7 @@ class McpRoutes:
             "mcp.servers.confirm": self.confirm,
             "mcp.servers.connect": self.connect,
             "mcp.servers.disconnect": self.disconnect,
+            "mcp.servers.sign_out": self.sign_out,
             "mcp.servers.tools": self.tools,
             "mcp.servers.import_preview": self.import_preview,
             "mcp.servers.import": self.import_save,
@@ -84,6 +85,7 @@ class McpRoutes:
             argv=list(e.argv),
             needs_confirmation=e.needs_confirmation,
             editable=e.source == "user",
+            auth=self._s.auth_state(e) if not preview else "none",
         )
 
     async def list(self, req: m.Empty) -> x.McpServerList:
@@ -125,6 +127,10 @@ class McpRoutes:
 
     async def disconnect(self, req: x.McpServerRef) -> x.McpServerView:
         await self._s.disconnect(req.name)
+        return self.view(self._s.entry(req.name))
+
+    async def sign_out(self, req: x.McpServerRef) -> x.McpServerView:
+        await self._s.sign_out(req.name)
         return self.view(self._s.entry(req.name))
 
     async def tools(self, req: x.McpServerRef) -> x.McpToolList:

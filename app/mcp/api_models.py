@@ -32,6 +32,8 @@ class McpServerView(_Model):
     argv: list[str] = Field(default_factory=list)  # stdio: exactly what will run
     needs_confirmation: bool = False
     editable: bool = False
+    # OAuth sign-in, separate from `status` (none: this server never asked for a sign-in)
+    auth: Literal["none", "signed_in", "signed_out", "expired"] = "none"
 
 
 class McpServerList(_Model):

@@ -19,6 +19,7 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp.servers.confirm": (x.McpServerRef, x.McpServerView),
     "mcp.servers.connect": (x.McpServerRef, x.McpServerView),
     "mcp.servers.disconnect": (x.McpServerRef, x.McpServerView),
+    "mcp.servers.sign_out": (x.McpServerRef, x.McpServerView),
     "mcp.servers.tools": (x.McpServerRef, x.McpToolList),
     "mcp.servers.import_preview": (x.McpImportText, x.McpImportPreview),
     "mcp.servers.import": (x.McpImportText, x.McpImportResult),

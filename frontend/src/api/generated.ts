@@ -545,6 +545,7 @@ export interface McpServerView {
   argv: string[];
   needs_confirmation: boolean;
   editable: boolean;
+  auth: "none" | "signed_in" | "signed_out" | "expired";
 }
 
 export interface McpToolList {
@@ -1344,6 +1345,7 @@ export interface Routes {
   "mcp.servers.import": { request: McpImportText; response: McpImportResult };
   "mcp.servers.import_preview": { request: McpImportText; response: McpImportPreview };
   "mcp.servers.list": { request: Empty; response: McpServerList };
+  "mcp.servers.sign_out": { request: McpServerRef; response: McpServerView };
   "mcp.servers.tools": { request: McpServerRef; response: McpToolList };
   "mcp.servers.update": { request: McpServerUpdate; response: McpServerView };
   "mcp.tools.call": { request: McpCall; response: McpCallResult };
@@ -1456,6 +1458,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.servers.import",
   "mcp.servers.import_preview",
   "mcp.servers.list",
+  "mcp.servers.sign_out",
   "mcp.servers.tools",
   "mcp.servers.update",
   "mcp.tools.call",

@@ -275,6 +275,12 @@ export const en = {
   "mcp.composer.noPrompts": "The connected servers have no prompts.",
   "mcp.composer.insert": "Insert",
   "mcp.composer.working": "Asking the server…",
+  "mcp.auth.title": "OAuth sign-in (separate from the connection)",
+  "mcp.auth.signedIn": "Signed in",
+  "mcp.auth.signedOut": "Not signed in",
+  "mcp.auth.expired": "Sign-in expired — Connect renews it",
+  "mcp.auth.signOut": "Sign out",
+  "mcp.auth.signOutHint": "Disconnect and delete this server's tokens from the system keychain",
 
   "nav.memory": "Memory",
   "memory.title": "Memory",

@@ -275,6 +275,12 @@ export const zhCN: Record<MessageKey, string> = {
   "mcp.composer.noPrompts": "已连接的服务器没有提示词。",
   "mcp.composer.insert": "插入",
   "mcp.composer.working": "正在请求服务器…",
+  "mcp.auth.title": "OAuth 登录状态（与连接状态分开）",
+  "mcp.auth.signedIn": "已登录",
+  "mcp.auth.signedOut": "未登录",
+  "mcp.auth.expired": "登录已过期——连接时会自动续期",
+  "mcp.auth.signOut": "退出登录",
+  "mcp.auth.signOutHint": "断开连接，并从系统钥匙串中删除此服务器的令牌",
 
   "nav.memory": "记忆",
   "memory.title": "记忆",

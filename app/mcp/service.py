@@ -241,7 +241,7 @@ class McpService:
 
         schema = getattr(params, "requested_schema", None)
         if getattr(params, "mode", "form") != "form" or schema is None:
-            return ElicitResult(action="decline")  # URL mode is not supported
+            return self._decline_url(name, params)
         schema_dict = dict(schema)
         calls = self._state.get(name, _State()).active_calls
         site = calls[-1] if calls else CallSite()
@@ -254,6 +254,23 @@ class McpService:
             tool=site.tool,
         )
         return ElicitResult(action=action, content=content)
+
+    def _decline_url(self, name: str, params: Any) -> Any:
+        """URL-mode elicitation (spec 2025-11-25) is declined: CashCode never opens a page a
+        server chose (docs/decisions.md). The tool card says so, naming only the host."""
+        from urllib.parse import urlsplit
+
+        from mcp.types import ElicitResult
+
+        host = urlsplit(str(getattr(params, "url", "") or "")).hostname or "an unknown site"
+        reason = (
+            f"{name} asked to open a web page on {host} ({_short(getattr(params, 'message', ''))[:200]}); "
+            "declined — CashCode does not open links for MCP servers. Open the server's site "
+            "yourself if you trust it, then retry."
+        )
+        _log.info("declined a URL-mode elicitation from %s (%s)", name, host)
+        self._notify(name, "log", message=reason)
+        return ElicitResult(action="decline")
 
     async def _list_tools(self, client: Any) -> list[ToolDef]:
         tools: list[ToolDef] = []

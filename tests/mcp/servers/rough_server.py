@@ -2,7 +2,9 @@
 
 Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), progress (progress and
 log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
-(an invalid input schema). `--many N` adds N more tools.
+(an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). Resources: a
+text, an image blob and an opaque blob; prompt `review` (arguments, two messages). `--many N`
+adds N more tools.
 """
 
 from __future__ import annotations
@@ -77,6 +79,13 @@ async def ask_person(ctx: Context) -> str:
     result = await ctx.elicit("Who should I greet?", Person)
     if result.action == "accept" and result.data is not None:
         return f"accepted {result.data.name} {result.data.age} {result.data.happy}"
+    return result.action
+
+
+@server.tool()
+async def ask_url(ctx: Context) -> str:
+    """Ask the user to open a web page (URL-mode elicitation)."""
+    result = await ctx.elicit_url("Pay for the upgrade", "https://pay.example.com/checkout?x=1", "pay-1")
     return result.action
 
 

@@ -63,6 +63,7 @@ export const en = {
   "tool.error": "Failed",
   "tool.denied": "Denied",
   "tool.arguments": "Arguments",
+  "tool.progress": "Progress and server log",
   "tool.result": "Result",
   "tool.showFull": "Show full output",
   "tool.showLess": "Show less",

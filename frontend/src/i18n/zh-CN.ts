@@ -65,6 +65,7 @@ export const zhCN: Record<MessageKey, string> = {
   "tool.error": "失败",
   "tool.denied": "已拒绝",
   "tool.arguments": "参数",
+  "tool.progress": "进度与服务器日志",
   "tool.result": "结果",
   "tool.showFull": "显示完整输出",
   "tool.showLess": "收起",

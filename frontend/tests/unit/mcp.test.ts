@@ -152,6 +152,16 @@ describe("MCP progress on the tool card", () => {
     expect(card()?.kind === "tool" && card()?.tool.note).toBe("[info] starting");
     chats.applyBatch([progress("step 2", 2)]);
     expect(card()?.kind === "tool" && card()?.tool.note).toBe("step 2 · 2/3");
+    // every line is kept (newest last) for the open card; another chat's or turn's are not
+    chats.applyBatch([{ ...progress("elsewhere", 9), chat_id: "c2" }, { ...progress("old turn", 9), turn_id: "t0" }]);
+    expect(card()?.kind === "tool" && card()?.tool.lines).toEqual(["step 1 · 1/3", "[info] starting", "step 2 · 2/3"]);
+    const tool = card();
+    if (tool?.kind !== "tool") throw new Error("no tool card");
+    const ToolCard = (await import("@/components/chat/ToolCard.vue")).default;
+    const { wrapper } = await mountWith(ToolCard, { props: { tool: tool.tool } });
+    expect(wrapper.get('[data-testid="tool-note"]').text()).toBe("step 2 · 2/3");
+    await wrapper.get(".tool-head").trigger("click");
+    expect(wrapper.findAll('[data-testid="tool-lines"] li').map((li) => li.text())).toEqual(["step 1 · 1/3", "[info] starting", "step 2 · 2/3"]);
   });
 });
 

@@ -153,7 +153,10 @@ describe("MCP progress on the tool card", () => {
     chats.applyBatch([progress("step 2", 2)]);
     expect(card()?.kind === "tool" && card()?.tool.note).toBe("step 2 · 2/3");
     // every line is kept (newest last) for the open card; another chat's or turn's are not
-    chats.applyBatch([{ ...progress("elsewhere", 9), chat_id: "c2" }, { ...progress("old turn", 9), turn_id: "t0" }]);
+    const other = (chat: string, turnId: string): AppEvent => ({
+      type: "mcp_tool_progress", chat_id: chat, turn_id: turnId, tool: "read_file", server: "fs", kind: "log", message: "elsewhere", progress: null, total: null,
+    });
+    chats.applyBatch([other("c2", "t1"), other("c1", "t0")]);
     expect(card()?.kind === "tool" && card()?.tool.lines).toEqual(["step 1 · 1/3", "[info] starting", "step 2 · 2/3"]);
     const tool = card();
     if (tool?.kind !== "tool") throw new Error("no tool card");

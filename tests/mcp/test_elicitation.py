@@ -4,11 +4,9 @@ goes back; without a UI (the CLI) requests are declined."""
 from __future__ import annotations
 
 import asyncio
-
-from app.core.events import McpElicitation
 from typing import Any
 
-from app.core.events import McpToolProgress
+from app.core.events import McpElicitation, McpToolProgress
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 from tests.mcp.helpers import add_rough
 

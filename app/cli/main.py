@@ -88,6 +88,11 @@ def _command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0].startswith("--mcp-"):  # a frozen build's MCP children
+        from app.mcp.frozen import hidden_entry
+
+        if (hidden := hidden_entry(args_list)) is not None:
+            return hidden
     from app.observability.cli_logging import configure, split_log_level
 
     log_level, args_list = split_log_level(args_list)

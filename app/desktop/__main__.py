@@ -1,6 +1,15 @@
-"""`python -m app.desktop`."""
+"""`python -m app.desktop` (and the frozen CashCode executable's entry point)."""
 
 import sys
+
+if len(sys.argv) > 1 and sys.argv[1].startswith("--mcp-"):
+    # A frozen build runs its MCP child guard and built-in servers itself (app/mcp/frozen.py);
+    # checked first, so these children never load the desktop.
+    from app.mcp.frozen import hidden_entry
+
+    hidden = hidden_entry(sys.argv[1:])
+    if hidden is not None:
+        sys.exit(hidden)
 
 from app.desktop.launch import run
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from app.api import models as m
 from app.api.errors import ApiFailure
+from app.attachments.store import AttachmentStore
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput
@@ -16,6 +17,7 @@ from app.mcp.config import ConfigError, ServerEntry
 from app.mcp.connection import ServerGone
 from app.mcp.elicitation import ElicitationError
 from app.mcp.importer import parse_snippet
+from app.mcp.resource_attach import ResourceAttachError, ResourcePart, store_parts
 from app.mcp.service import McpService, NeedsConfirmation, NotFoundError
 from app.mcp.tools import McpDirectory
 from app.settings.secrets import MASK
@@ -29,7 +31,9 @@ class McpRoutes:
         directory: McpDirectory,
         settings: SettingsStore,
         activations: ActivationStore,
+        files: AttachmentStore,
     ) -> None:
+        self._files = files
         self._s = service
         self._dir = directory
         self._settings = settings
@@ -45,6 +49,7 @@ class McpRoutes:
             "mcp.servers.confirm": self.confirm,
             "mcp.servers.connect": self.connect,
             "mcp.servers.disconnect": self.disconnect,
+            "mcp.servers.sign_out": self.sign_out,
             "mcp.servers.tools": self.tools,
             "mcp.servers.import_preview": self.import_preview,
             "mcp.servers.import": self.import_save,
@@ -52,6 +57,7 @@ class McpRoutes:
             "mcp.tools.call": self.call,
             "mcp.resources.list": self.resources,
             "mcp.resources.read": self.read_resource,
+            "mcp.resources.attach": self.attach_resource,
             "mcp.prompts.list": self.prompts,
             "mcp.prompts.get": self.get_prompt,
             "mcp.elicitation.answer": self.answer_elicitation,
@@ -79,6 +85,7 @@ class McpRoutes:
             argv=list(e.argv),
             needs_confirmation=e.needs_confirmation,
             editable=e.source == "user",
+            auth=self._s.auth_state(e) if not preview else "none",
         )
 
     async def list(self, req: m.Empty) -> x.McpServerList:
@@ -120,6 +127,10 @@ class McpRoutes:
 
     async def disconnect(self, req: x.McpServerRef) -> x.McpServerView:
         await self._s.disconnect(req.name)
+        return self.view(self._s.entry(req.name))
+
+    async def sign_out(self, req: x.McpServerRef) -> x.McpServerView:
+        await self._s.sign_out(req.name)
         return self.view(self._s.entry(req.name))
 
     async def tools(self, req: x.McpServerRef) -> x.McpToolList:
@@ -222,6 +233,23 @@ class McpRoutes:
                 )
             )
         return x.McpResourceContents(contents=out)
+
+    async def attach_resource(self, req: x.McpResourceAttach) -> x.McpResourceAttachments:
+        result = await self._s.request(req.name, "read_resource", req.uri)
+        parts = [
+            ResourcePart(
+                uri=str(c.uri),
+                mime_type=c.mime_type,
+                text=self._s.redact(c.text) if getattr(c, "text", None) is not None else None,
+                blob=getattr(c, "blob", None),
+            )
+            for c in result.contents
+        ]
+        try:
+            stored = await store_parts(self._files, req.name, req.title, parts)
+        except ResourceAttachError as exc:
+            raise ApiFailure("invalid", self._s.redact(str(exc))) from None
+        return x.McpResourceAttachments(attachments=stored)
 
     async def prompts(self, req: x.McpServerRef) -> x.McpPromptList:
         result = await self._s.request(req.name, "list_prompts")

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from app.api.models import Ok, ToolPolicy, _Model
+from app.attachments.api_models import UploadedAttachment
 
 TransportName = Literal["stdio", "sse", "http"]
 StatusName = Literal["disconnected", "connecting", "connected", "failed"]
@@ -31,6 +32,8 @@ class McpServerView(_Model):
     argv: list[str] = Field(default_factory=list)  # stdio: exactly what will run
     needs_confirmation: bool = False
     editable: bool = False
+    # OAuth sign-in, separate from `status` (none: this server never asked for a sign-in)
+    auth: Literal["none", "signed_in", "signed_out", "expired"] = "none"
 
 
 class McpServerList(_Model):
@@ -135,6 +138,18 @@ class McpResourceContent(_Model):
 
 class McpResourceContents(_Model):
     contents: list[McpResourceContent]
+
+
+class McpResourceAttach(_Model):
+    name: str = Field(min_length=1, max_length=100)
+    uri: str = Field(min_length=1, max_length=4_000)
+    title: str = Field(default="", max_length=200)  # the resource's name, shown on the chip
+
+
+class McpResourceAttachments(_Model):
+    """Stored references to pass in `chat.send` `attachments` (one per content part)."""
+
+    attachments: list[UploadedAttachment]
 
 
 class McpPromptArgument(_Model):

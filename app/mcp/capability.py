@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.api.extensions import Capability, Handler
+from app.attachments.store import AttachmentStore
 from app.core.context import ToolBox, TurnSpec
 from app.core.events import AppEvent
 from app.mcp.activations import CAPACITY, ActivationStore
@@ -31,11 +32,12 @@ class McpCapability(Capability):
         service: McpService,
         activations: ActivationStore,
         settings: SettingsStore,
+        files: AttachmentStore,
     ) -> None:
         self.service = service
         self.activations = activations
         self.directory = McpDirectory(service)
-        self._routes = McpRoutes(service, self.directory, settings, activations)
+        self._routes = McpRoutes(service, self.directory, settings, activations, files)
 
     @classmethod
     def build(
@@ -63,7 +65,8 @@ class McpCapability(Capability):
             publish,
             call_timeout_s=timeout,
         )
-        return cls(service, ActivationStore(db), settings)
+        # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
+        return cls(service, ActivationStore(db), settings, AttachmentStore(paths.data_dir / "attachments"))
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
         mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]

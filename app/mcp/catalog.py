@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -14,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from app.mcp import frozen
 from app.mcp.config import (
     ConfigError,
     Launch,
@@ -34,13 +34,14 @@ MAX_TEXT = 2_000
 
 
 def builtin_dir() -> Path:
-    """`resources/mcp_servers` in a source checkout."""
-    return Path(__file__).resolve().parents[2] / "resources" / "mcp_servers"
+    """`resources/mcp_servers` (from source and in the bundle)."""
+    return frozen.builtin_root()
 
 
 def load_builtin(folder: Path) -> list[ServerEntry]:
-    """Read the built-in catalog. `${python}` is this interpreter (a frozen build has none, see
-    docs/decisions.md), `${here}` the catalog folder; `${port}` stays for the launcher."""
+    """Read the built-in catalog. `"command": "${python}"` runs the first argument (a script) with
+    this app's Python — from a frozen build, its own executable (app/mcp/frozen.py); `${here}` is
+    the catalog folder; `${port}` stays for the launcher."""
     path = folder / "mcp_config.json"
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -50,9 +51,18 @@ def load_builtin(folder: Path) -> list[ServerEntry]:
     for name, item in (raw.get("mcpServers") or {}).items():
 
         def sub(text: str) -> str:
-            return text.replace("${python}", sys.executable).replace("${here}", str(folder))
+            return text.replace("${here}", str(folder))
 
+        def argv(command: str, args: list[Any]) -> tuple[str, tuple[str, ...]]:
+            subbed = [sub(str(a)) for a in args]
+            if command == "${python}" and subbed:
+                full = frozen.script_argv(subbed[0], subbed[1:])
+                return full[0], tuple(full[1:])
+            return sub(command), tuple(subbed)
+
+        command, args = argv(str(item.get("command", "")), list(item.get("args", [])))
         launch = item.get("launch")
+        launched = argv(str(launch["command"]), list(launch.get("args", []))) if launch else None
         out.append(
             ServerEntry(
                 name=check_name(name),
@@ -61,11 +71,9 @@ def load_builtin(folder: Path) -> list[ServerEntry]:
                 display_name=str(item.get("display_name", name)),
                 description=str(item.get("description", "")),
                 url=str(item.get("url", "")),
-                command=sub(str(item.get("command", ""))),
-                args=tuple(sub(str(a)) for a in item.get("args", [])),
-                launch=Launch(sub(launch["command"]), tuple(sub(str(a)) for a in launch.get("args", [])))
-                if launch
-                else None,
+                command=command,
+                args=args,
+                launch=Launch(*launched) if launched else None,
             )
         )
     return out

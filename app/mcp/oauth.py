@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import socket
+import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from app.mcp.config import secret_name
@@ -19,6 +22,10 @@ from app.mcp.transports import free_port
 from app.settings.secrets import SecretStore
 
 SIGN_IN_TIMEOUT_S = 300.0
+
+# The Market's sign-in state, separate from the connection status (docs/decisions.md):
+# none = this server has never asked for a sign-in (or cannot: stdio, built-in, own header).
+AuthState = Literal["none", "signed_in", "signed_out", "expired"]
 
 
 class SignInNeeded(Exception):
@@ -28,6 +35,9 @@ class SignInNeeded(Exception):
 class SignIn(Protocol):
     redirect_uri: str
 
+    def reuse(self, redirect_uri: str) -> None:
+        """Listen on the redirect URI of an earlier registration when possible."""
+
     async def redirect_handler(self, authorization_url: str) -> None: ...
 
     async def callback_handler(self) -> Any: ...
@@ -36,9 +46,17 @@ class SignIn(Protocol):
 class KeyringTokenStorage:
     """The SDK's TokenStorage over our keyring store (JSON values)."""
 
-    def __init__(self, secrets: SecretStore, server: str) -> None:
+    def __init__(
+        self,
+        secrets: SecretStore,
+        server: str,
+        clock: Callable[[], float] = time.time,
+        redirect_uri: str = "",
+    ) -> None:
         self._secrets = secrets
         self._server = server
+        self._clock = clock
+        self._redirect_uri = redirect_uri
 
     def _name(self, what: str) -> str:
         return secret_name(self._server, "oauth", what)
@@ -51,19 +69,58 @@ class KeyringTokenStorage:
 
     async def set_tokens(self, tokens: Any) -> None:
         self._secrets.set(self._name("tokens"), tokens.model_dump_json(exclude_none=True))
+        # OAuthToken.expires_in is relative: remember when it was issued to tell "expired".
+        self._secrets.set(self._name("issued"), str(int(self._clock())))
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
 
         raw = self._secrets.get(self._name("client"))
-        return OAuthClientInformationFull.model_validate_json(raw) if raw else None
+        info = OAuthClientInformationFull.model_validate_json(raw) if raw else None
+        # A sign-in that could not listen on the registered loopback port would be refused at
+        # /authorize with that registration: None makes the SDK register the client again.
+        if info is not None and self._redirect_uri and info.redirect_uris:
+            return info if self._redirect_uri in {str(u) for u in info.redirect_uris} else None
+        return info
 
     async def set_client_info(self, client_info: Any) -> None:
         self._secrets.set(self._name("client"), client_info.model_dump_json(exclude_none=True))
 
     def forget(self) -> None:
-        for what in ("tokens", "client"):
+        for what in ("tokens", "issued", "client"):
             self._secrets.delete(self._name(what))
+
+    def sign_out(self) -> None:
+        """Delete the tokens; the client registration stays (it is not a credential of the
+        user, and keeping it shows the server as "not signed in" rather than unknown)."""
+        for what in ("tokens", "issued"):
+            self._secrets.delete(self._name(what))
+
+    def registered_redirect_uri(self) -> str | None:
+        raw = self._secrets.get(self._name("client"))
+        try:
+            uris = json.loads(raw).get("redirect_uris") if raw else None
+        except (ValueError, AttributeError):
+            return None
+        return str(uris[0]) if isinstance(uris, list) and uris else None
+
+    def expiry(self) -> float | None:
+        """When the stored access token stops being valid (None: unknown or no expiry)."""
+        raw = self._secrets.get(self._name("tokens"))
+        try:
+            expires_in = json.loads(raw).get("expires_in") if raw else None
+            issued = float(self._secrets.get(self._name("issued")) or "nan")
+        except (ValueError, AttributeError):
+            return None
+        if not isinstance(expires_in, int | float) or issued != issued:
+            return None
+        return issued + expires_in
+
+    def state(self) -> AuthState:
+        if not self._secrets.get(self._name("tokens")):
+            return "signed_out" if self._secrets.get(self._name("client")) else "none"
+        expiry = self.expiry()
+        return "expired" if expiry is not None and self._clock() >= expiry else "signed_in"
 
 
 class BrowserSignIn:
@@ -76,6 +133,18 @@ class BrowserSignIn:
         self.redirect_uri = f"http://127.0.0.1:{self._port}/callback"
         self._result: asyncio.Future[dict[str, str]] | None = None
         self._server: asyncio.Server | None = None
+
+    def reuse(self, redirect_uri: str) -> None:
+        """Servers compare redirect URIs exactly: signing in again on the port the client was
+        registered with keeps that registration (and its refresh tokens) usable."""
+        parts = urlsplit(redirect_uri)
+        if parts.hostname != "127.0.0.1" or parts.path != "/callback" or not parts.port:
+            return
+        with contextlib.suppress(OSError), socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio's listener
+            probe.bind(("127.0.0.1", parts.port))  # free now (the listener opens only on redirect)
+            self._port = parts.port
+            self.redirect_uri = f"http://127.0.0.1:{self._port}/callback"
 
     async def redirect_handler(self, authorization_url: str) -> None:
         if not self._interactive:
@@ -130,6 +199,9 @@ def oauth_provider(
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
+    registered = KeyringTokenStorage(secrets, server).registered_redirect_uri()
+    if registered:
+        sign_in.reuse(registered)
     metadata = OAuthClientMetadata(
         redirect_uris=[sign_in.redirect_uri],  # type: ignore[list-item]
         client_name="CashCode",
@@ -137,11 +209,16 @@ def oauth_provider(
         response_types=["code"],
         token_endpoint_auth_method="none",
     )
-    return OAuthClientProvider(
+    storage = KeyringTokenStorage(secrets, server, redirect_uri=sign_in.redirect_uri)
+    provider = OAuthClientProvider(
         server_url=url,
         client_metadata=metadata,
-        storage=KeyringTokenStorage(secrets, server),
+        storage=storage,
         redirect_handler=sign_in.redirect_handler,
         callback_handler=sign_in.callback_handler,
         client_metadata_url=client_metadata_url,
     )
+    # The SDK treats tokens loaded from storage as valid until a 401; with the stored issue
+    # time it refreshes an expired one before the first request instead.
+    provider.context.token_expiry_time = storage.expiry()
+    return provider

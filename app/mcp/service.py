@@ -19,10 +19,10 @@ from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
 from app.mcp.config import ConfigError, Resolved, ServerEntry
 from app.mcp.connection import Connection, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
-from app.mcp.oauth import BrowserSignIn, SignIn, oauth_provider
+from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
 from app.mcp.results import cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
-from app.settings.secrets import redact
+from app.settings.secrets import SecretStoreError, redact
 
 _log = logging.getLogger(__name__)
 DEFAULT_CALL_TIMEOUT_S = 120.0
@@ -188,11 +188,31 @@ class McpService:
         if launched is not None:
             await launched.stop()
 
-    def auth_for(self, entry: ServerEntry, url: str, state: _State) -> Any:
+    @staticmethod
+    def uses_oauth(entry: ServerEntry) -> bool:
         """OAuth for user HTTP/SSE servers, unless the user set an Authorization header."""
         if entry.source != "user" or entry.transport == "stdio":
-            return None
-        if any(h.lower() == "authorization" for h in entry.header_names):
+            return False
+        return not any(h.lower() == "authorization" for h in entry.header_names)
+
+    def auth_state(self, entry: ServerEntry) -> AuthState:
+        if not self.uses_oauth(entry):
+            return "none"
+        try:
+            return KeyringTokenStorage(self.catalog.secrets, entry.name).state()
+        except SecretStoreError:
+            return "none"  # no keychain: nothing can be stored, so nobody is signed in
+
+    async def sign_out(self, name: str) -> None:
+        """Disconnect (the live session holds the token in memory) and delete the tokens."""
+        entry = self.entry(name)
+        if not self.uses_oauth(entry):
+            raise ConfigError(f"{name!r} does not sign in with OAuth")
+        await self.disconnect(name)
+        KeyringTokenStorage(self.catalog.secrets, name).sign_out()
+
+    def auth_for(self, entry: ServerEntry, url: str, state: _State) -> Any:
+        if not self.uses_oauth(entry):
             return None
         sign_in = self._sign_in(state.interactive)
         return oauth_provider(entry.name, url, self.catalog.secrets, sign_in, self._client_metadata_url)
@@ -221,7 +241,7 @@ class McpService:
 
         schema = getattr(params, "requested_schema", None)
         if getattr(params, "mode", "form") != "form" or schema is None:
-            return ElicitResult(action="decline")  # URL mode is not supported
+            return self._decline_url(name, params)
         schema_dict = dict(schema)
         calls = self._state.get(name, _State()).active_calls
         site = calls[-1] if calls else CallSite()
@@ -234,6 +254,23 @@ class McpService:
             tool=site.tool,
         )
         return ElicitResult(action=action, content=content)
+
+    def _decline_url(self, name: str, params: Any) -> Any:
+        """URL-mode elicitation (spec 2025-11-25) is declined: CashCode never opens a page a
+        server chose (docs/decisions.md). The tool card says so, naming only the host."""
+        from urllib.parse import urlsplit
+
+        from mcp.types import ElicitResult
+
+        host = urlsplit(str(getattr(params, "url", "") or "")).hostname or "an unknown site"
+        reason = (
+            f"{name} asked to open a web page on {host} ({_short(getattr(params, 'message', ''))[:200]}); "
+            "declined — CashCode does not open links for MCP servers. Open the server's site "
+            "yourself if you trust it, then retry."
+        )
+        _log.info("declined a URL-mode elicitation from %s (%s)", name, host)
+        self._notify(name, "log", message=reason)
+        return ElicitResult(action="decline")
 
     async def _list_tools(self, client: Any) -> list[ToolDef]:
         tools: list[ToolDef] = []

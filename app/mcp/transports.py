@@ -2,8 +2,8 @@
 the built-in HTTP/SSE test servers on demand.
 
 Every child process (stdio servers and launched HTTP servers) runs under `child_guard.py`, so it
-dies with the app even on `kill -9` (see that module). The guard needs a Python interpreter: a
-frozen build must ship its own route (docs/decisions.md).
+dies with the app even on `kill -9` (see that module). A frozen build runs the guard through its
+own executable (app/mcp/frozen.py).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import os
 import shutil
 import signal
 import socket
-import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.mcp import frozen
 from app.mcp.config import Resolved
 
-GUARD = Path(__file__).with_name("child_guard.py")
+GUARD = frozen.GUARD
 CONNECT_TIMEOUT_S = 60.0
 LAUNCH_TIMEOUT_S = 60.0
 STDERR_TAIL = 2_000
@@ -32,7 +32,8 @@ class ConnectError(Exception):
 
 
 def guarded_argv(argv: Sequence[str]) -> list[str]:
-    return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), *argv]
+    """`argv` under the child guard (from source or frozen, app/mcp/frozen.py)."""
+    return frozen.guard_argv(os.getpid(), argv)
 
 
 def find_program(command: str, env_path: str | None) -> str:
@@ -65,9 +66,8 @@ async def open_client(
 
         env = dict(resolved.env)
         program = find_program(entry.command, env.get("PATH"))
-        params = StdioServerParameters(
-            command=sys.executable, args=guarded_argv([program, *entry.args])[1:], env=env
-        )
+        guarded = guarded_argv([program, *entry.args])
+        params = StdioServerParameters(command=guarded[0], args=guarded[1:], env=env)
         stderr_path.parent.mkdir(parents=True, exist_ok=True)
         with stderr_path.open("w", encoding="utf-8", errors="replace") as errlog:
             async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:

@@ -46,6 +46,9 @@ class HeadlessSignIn:
     def __init__(self) -> None:
         self._location = ""
 
+    def reuse(self, redirect_uri: str) -> None:
+        """Always the same fixed redirect URI: nothing to reuse."""
+
     async def redirect_handler(self, authorization_url: str) -> None:
         import httpx2
 

@@ -4,9 +4,10 @@ goes back; without a UI (the CLI) requests are declined."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
-from app.core.events import McpElicitation
-from tests.api.conftest import AppMaker, err, ok
+from app.core.events import McpElicitation, McpToolProgress
+from tests.api.conftest import AppMaker, add_provider, err, ok, send
 from tests.mcp.helpers import add_rough
 
 
@@ -40,3 +41,26 @@ async def test_without_a_ui_the_request_is_declined(make_app: AppMaker) -> None:
     await add_rough(app)
     result = await ok(app, "mcp.tools.call", {"name": "rough", "tool": "ask_person"})
     assert result["text"] == "decline" and not events.of(McpElicitation)
+
+
+async def test_url_mode_is_declined_with_a_reason_on_the_tool_card(make_app: AppMaker, fake_llm: Any) -> None:
+    app, events = await make_app()
+    await app.start_background()  # even with a UI: CashCode never opens a page a server chose
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    await add_rough(app)
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "rough", "tools": ["ask_url"]}}]},
+        {"tool_calls": [{"name": "mcp_rough_ask_url", "arguments": {}}]},
+        {"text": "ok"},
+    )
+    turn = await send(app, chat, "upgrade", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    notes = [e for e in events.of(McpToolProgress) if e.turn_id == turn and e.kind == "log"]
+    assert len(notes) == 1 and notes[0].tool == "mcp_rough_ask_url" and notes[0].chat_id == chat
+    assert "pay.example.com" in notes[0].message and "declined" in notes[0].message
+    assert "checkout" not in notes[0].message  # only the host is shown
+    assert not events.of(McpElicitation)
+    last = fake_llm.model_requests()[-1]
+    assert [m["content"] for m in last.body["messages"] if m["role"] == "tool"][-1] == "decline"

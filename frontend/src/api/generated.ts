@@ -471,6 +471,17 @@ export interface McpPromptView {
   arguments: McpPromptArgument[];
 }
 
+export interface McpResourceAttach {
+  name: string;
+  uri: string;
+  title?: string;
+}
+
+/** Stored references to pass in `chat.send` `attachments` (one per content part). */
+export interface McpResourceAttachments {
+  attachments: UploadedAttachment[];
+}
+
 export interface McpResourceContent {
   uri: string;
   mime_type: string | null;
@@ -559,6 +570,7 @@ export interface McpServerView {
   argv: string[];
   needs_confirmation: boolean;
   editable: boolean;
+  auth: "none" | "signed_in" | "signed_out" | "expired";
 }
 
 export interface McpToolList {
@@ -1351,6 +1363,7 @@ export interface Routes {
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
   "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
+  "mcp.resources.attach": { request: McpResourceAttach; response: McpResourceAttachments };
   "mcp.resources.list": { request: McpServerRef; response: McpResourceList };
   "mcp.resources.read": { request: McpResourceRead; response: McpResourceContents };
   "mcp.servers.confirm": { request: McpServerRef; response: McpServerView };
@@ -1362,6 +1375,7 @@ export interface Routes {
   "mcp.servers.import": { request: McpImportText; response: McpImportResult };
   "mcp.servers.import_preview": { request: McpImportText; response: McpImportPreview };
   "mcp.servers.list": { request: Empty; response: McpServerList };
+  "mcp.servers.sign_out": { request: McpServerRef; response: McpServerView };
   "mcp.servers.tools": { request: McpServerRef; response: McpToolList };
   "mcp.servers.update": { request: McpServerUpdate; response: McpServerView };
   "mcp.tools.call": { request: McpCall; response: McpCallResult };
@@ -1465,6 +1479,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.elicitation.answer",
   "mcp.prompts.get",
   "mcp.prompts.list",
+  "mcp.resources.attach",
   "mcp.resources.list",
   "mcp.resources.read",
   "mcp.servers.confirm",
@@ -1476,6 +1491,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.servers.import",
   "mcp.servers.import_preview",
   "mcp.servers.list",
+  "mcp.servers.sign_out",
   "mcp.servers.tools",
   "mcp.servers.update",
   "mcp.tools.call",

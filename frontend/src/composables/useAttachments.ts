@@ -1,6 +1,7 @@
 import { computed, ref } from "vue";
 import type { AttachmentRef } from "@/model/attachments";
 import { useI18n } from "@/i18n";
+import type { Refusal } from "@/model/attachments";
 import { admit, base64Of } from "@/model/attachments";
 import { errorMessage, useApiStore } from "@/stores/api";
 import { useAttachmentPreviews } from "@/stores/attachmentPreviews";
@@ -38,6 +39,12 @@ export function useAttachments() {
   const uploading = computed(() => files.value.some((f) => f.status === "uploading"));
   const failed = computed(() => files.value.some((f) => f.status === "error"));
 
+  function describe(refused: Refusal[]): string {
+    return refused
+      .map((r) => (r.key === "attach.tooMany" ? t("attach.tooMany", { max: r.max }) : t("attach.tooLarge", { name: r.name, mb: r.mb })))
+      .join(" ");
+  }
+
   async function upload(item: PendingFile, file: File): Promise<void> {
     const target = () => files.value.find((f) => f.id === item.id);
     try {
@@ -60,14 +67,19 @@ export function useAttachments() {
 
   function add(list: readonly File[]): void {
     const { ok, refused } = admit(list, files.value.length);
-    notice.value = refused
-      .map((r) => (r.key === "attach.tooMany" ? t("attach.tooMany", { max: r.max }) : t("attach.tooLarge", { name: r.name, mb: r.mb })))
-      .join(" ");
+    notice.value = describe(refused);
     for (const file of ok) {
       const item: PendingFile = { id: nextId++, name: file.name || "pasted.png", size: file.size, status: "uploading", preview: "", ref: null, error: "" };
       files.value.push(item);
       void upload(files.value[files.value.length - 1], file);
     }
+  }
+
+  /** References already stored elsewhere (an MCP resource): ready at once, same limit. */
+  function addRefs(list: readonly AttachmentRef[]): void {
+    const { ok, refused } = admit(list, files.value.length);
+    notice.value = describe(refused);
+    for (const r of ok) files.value.push({ id: nextId++, name: r.name, size: r.size, status: "ready", preview: "", ref: r, error: "" });
   }
 
   function remove(id: number): void {
@@ -80,5 +92,5 @@ export function useAttachments() {
     notice.value = "";
   }
 
-  return { files, refs, uploading, failed, notice, add, remove, clear };
+  return { files, refs, uploading, failed, notice, add, addRefs, remove, clear };
 }

@@ -27,7 +27,11 @@ export interface ToolView {
   truncated: boolean;
   durationMs: number | null;
   note?: string; // the latest progress or log line from an MCP server while the call runs
+  lines?: string[]; // the recent progress and log lines of an MCP call (newest last, capped)
 }
+
+/** How many MCP progress/log lines a tool card keeps (the newest ones). */
+export const TOOL_LINES = 20;
 
 export type Part =
   | { kind: "text"; id: string; text: string }
@@ -134,6 +138,7 @@ export function setToolNote(entry: AssistantEntry, toolName: string, note: strin
     const part = entry.parts[i];
     if (part.kind === "tool" && part.tool.name === toolName && part.tool.status === "running") {
       part.tool.note = note;
+      part.tool.lines = [...(part.tool.lines ?? []), note].slice(-TOOL_LINES);
       return;
     }
   }

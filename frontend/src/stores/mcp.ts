@@ -67,6 +67,7 @@ export const useMcpStore = defineStore("mcp", () => {
   const connect = (name: string) => act(name, () => api.invoke("mcp.servers.connect", { name }));
   const disconnect = (name: string) => act(name, () => api.invoke("mcp.servers.disconnect", { name }));
   const confirm = (name: string) => act(name, () => api.invoke("mcp.servers.confirm", { name }));
+  const signOut = (name: string) => act(name, () => api.invoke("mcp.servers.sign_out", { name }));
 
   async function save(payload: McpServerCreate, creating: boolean): Promise<McpServerView> {
     const view = creating ? await api.invoke("mcp.servers.create", payload) : await api.invoke("mcp.servers.update", payload);
@@ -100,7 +101,7 @@ export const useMcpStore = defineStore("mcp", () => {
   }
 
   return {
-    servers, busy, errors, loaded, elicitations, answer, load, listen, apply, connect, disconnect, confirm, save, remove,
+    servers, busy, errors, loaded, elicitations, answer, load, listen, apply, connect, disconnect, confirm, signOut, save, remove,
     tools, setPolicy, resources, readResource, prompts, getPrompt, importPreview, importSave,
   };
 });

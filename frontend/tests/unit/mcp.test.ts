@@ -9,7 +9,7 @@ function view(over: Partial<McpServerView>): McpServerView {
   return {
     name: "test_stdio_mcp", display_name: "stdio test MCP", description: "", transport: "stdio", source: "builtin",
     status: "disconnected", error: null, tool_count: 0, url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
-    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, editable: false, ...over,
+    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, editable: false, auth: "none", ...over,
   };
 }
 
@@ -86,6 +86,22 @@ describe("MCP Market view", () => {
     expect(fake.callsTo("mcp.servers.connect")).toHaveLength(2);
   });
 
+  it("shows the sign-in apart from the connection and signs out", async () => {
+    const remote = view({ name: "remote", source: "user", editable: true, transport: "http", url: "https://x/mcp", auth: "expired" });
+    const { wrapper, fake } = await market([remote, view({})]);
+    fake.on("mcp.servers.sign_out", ({ name }) => ({ ...remote, name, auth: "signed_out", status: "disconnected" }));
+    const rows = wrapper.findAll('[data-testid="mcp-row"]');
+    expect(rows[0].get('[data-testid="mcp-auth"]').text()).toContain("Sign-in expired");
+    expect(rows[0].attributes("data-status")).toBe("disconnected");
+    expect(rows[1].find('[data-testid="mcp-auth"]').exists()).toBe(false); // no OAuth: no badge
+    await rows[0].get('[data-testid="mcp-sign-out"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("mcp.servers.sign_out")).toEqual([{ name: "remote" }]);
+    const row = wrapper.findAll('[data-testid="mcp-row"]')[0];
+    expect(row.get('[data-testid="mcp-auth"]').attributes("data-auth")).toBe("signed_out");
+    expect(row.find('[data-testid="mcp-sign-out"]').exists()).toBe(false);
+  });
+
   it("adds a stdio server that then asks for confirmation", async () => {
     const { wrapper, created } = await market([]);
     await wrapper.get('[data-testid="mcp-add"]').trigger("click");
@@ -136,6 +152,19 @@ describe("MCP progress on the tool card", () => {
     expect(card()?.kind === "tool" && card()?.tool.note).toBe("[info] starting");
     chats.applyBatch([progress("step 2", 2)]);
     expect(card()?.kind === "tool" && card()?.tool.note).toBe("step 2 · 2/3");
+    // every line is kept (newest last) for the open card; another chat's or turn's are not
+    const other = (chat: string, turnId: string): AppEvent => ({
+      type: "mcp_tool_progress", chat_id: chat, turn_id: turnId, tool: "read_file", server: "fs", kind: "log", message: "elsewhere", progress: null, total: null,
+    });
+    chats.applyBatch([other("c2", "t1"), other("c1", "t0")]);
+    expect(card()?.kind === "tool" && card()?.tool.lines).toEqual(["step 1 · 1/3", "[info] starting", "step 2 · 2/3"]);
+    const tool = card();
+    if (tool?.kind !== "tool") throw new Error("no tool card");
+    const ToolCard = (await import("@/components/chat/ToolCard.vue")).default;
+    const { wrapper } = await mountWith(ToolCard, { props: { tool: tool.tool } });
+    expect(wrapper.get('[data-testid="tool-note"]').text()).toBe("step 2 · 2/3");
+    await wrapper.get(".tool-head").trigger("click");
+    expect(wrapper.findAll('[data-testid="tool-lines"] li').map((li) => li.text())).toEqual(["step 1 · 1/3", "[info] starting", "step 2 · 2/3"]);
   });
 });
 

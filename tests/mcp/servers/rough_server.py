@@ -2,13 +2,16 @@
 
 Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), progress (progress and
 log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
-(an invalid input schema). `--many N` adds N more tools.
+(an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). Resources: a
+text, an image blob and an opaque blob; prompt `review` (arguments, two messages). `--many N`
+adds N more tools.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -80,6 +83,13 @@ async def ask_person(ctx: Context) -> str:
 
 
 @server.tool()
+async def ask_url(ctx: Context) -> str:
+    """Ask the user to open a web page (URL-mode elicitation)."""
+    result = await ctx.elicit_url("Pay for the upgrade", "https://pay.example.com/checkout?x=1", "pay-1")
+    return result.action
+
+
+@server.tool()
 def bad_schema() -> str:
     """A tool whose input schema is broken."""
     return "still callable"
@@ -90,6 +100,40 @@ server._tool_manager._tools["bad_schema"].parameters = {
     "type": "object",
     "properties": {"x": {"type": "no-such-type"}},
 }
+
+# Resources and prompts for the composer's attach/insert tests.
+TINY_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415408d763f8cfc0000003010100c9fe92ef0000000049454e44ae426082"
+)
+
+
+@server.resource("rough://notes", name="notes", mime_type="text/markdown")
+def notes() -> str:
+    """Meeting notes (text)."""
+    return "# Notes\nShip on Friday. 周五发布。"
+
+
+@server.resource("rough://dot.png", name="dot", mime_type="image/png")
+def dot() -> bytes:
+    """A one-pixel image (a blob)."""
+    return TINY_PNG
+
+
+@server.resource("rough://data.bin", name="data", mime_type="application/octet-stream")
+def data() -> bytes:
+    """Opaque bytes (a blob that is neither text nor an image)."""
+    return bytes(range(256))
+
+
+@server.prompt()
+def review(topic: str, tone: str = "friendly") -> list[dict[str, Any]]:
+    """Review something: a user and an assistant message."""
+    return [
+        {"role": "user", "content": f"Review {topic} in a {tone} tone."},
+        {"role": "assistant", "content": "Sure — what should I focus on?"},
+    ]
+
 
 if "--many" in sys.argv:
     count = int(sys.argv[sys.argv.index("--many") + 1])

@@ -121,6 +121,30 @@ class ChatRepository:
         )
         return [_chat(r) for r in rows]
 
+    def list_page(
+        self, limit: int = 100, *, before: tuple[str, str] | None = None, title_contains: str | None = None
+    ) -> tuple[builtins.list[ChatRecord], tuple[str, str] | None]:
+        """Up to `limit` chats, most recently updated first, strictly after the keyset `before`
+        = (updated_at, id) of the previous page's last chat; and the keyset of the next page
+        (None at the end). A keyset, unlike an offset, stays correct while chats are added or
+        updated between page loads and reads only the rows it returns (index on updated_at)."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        where: builtins.list[str] = []
+        params: builtins.list[object] = []
+        if before is not None:
+            # The first term bounds the index range; ties on updated_at continue by id.
+            where.append("updated_at <= ? AND (updated_at < ? OR id > ?)")
+            params += [before[0], before[0], validate_chat_id(before[1])]
+        if title_contains:
+            where.append("title LIKE ? ESCAPE '\\'")
+            params += like_patterns([title_contains])
+        sql = "SELECT * FROM chats" + (" WHERE " + " AND ".join(where) if where else "")
+        rows = self._db.query(sql + " ORDER BY updated_at DESC, id LIMIT ?", (*params, limit + 1))
+        page = [_chat(r) for r in rows[:limit]]
+        more = len(rows) > limit
+        return page, ((page[-1].updated_at, page[-1].id) if more else None)
+
     def activity(self, chat_ids: Sequence[str] | None = None) -> dict[str, ChatActivity]:
         """Per chat: how many user/assistant messages it has and when the last one was written.
         `None` means every chat (one grouped query for the chat list)."""

@@ -227,6 +227,8 @@ def ensure_profile(size: ProfileSize = ProfileSize(), *, fresh: bool = False, pr
     CACHE.mkdir(exist_ok=True)
     path = CACHE / f"{size.key}.sqlite3"
     if path.exists() and not fresh:
+        with Database(path):  # bring a cached copy to the current schema (migrations run on open)
+            pass
         return path
     tmp = CACHE / f"{size.key}.building.sqlite3"
     for suffix in ("", "-wal", "-shm"):

@@ -148,10 +148,8 @@ class ChatRepository:
     def activity(self, chat_ids: Sequence[str] | None = None) -> dict[str, ChatActivity]:
         """Per chat: how many user/assistant messages it has and when the last one was written.
         `None` means every chat (one grouped query for the chat list)."""
-        sql = (
-            "SELECT chat_id, COUNT(*), MAX(created_at) FROM messages"
-            " WHERE role IN ('user', 'assistant'){where} GROUP BY chat_id"
-        )
+        # Kept by triggers (app/store/activity.py): one row per chat, never a scan of messages.
+        sql = "SELECT chat_id, message_count, last_message_at FROM chat_activity{where}"
         if chat_ids is None:
             rows = self._db.query(sql.format(where=""))
         else:
@@ -159,7 +157,7 @@ class ChatRepository:
             if not ids:
                 return {}
             marks = ",".join("?" for _ in ids)
-            rows = self._db.query(sql.format(where=f" AND chat_id IN ({marks})"), tuple(ids))
+            rows = self._db.query(sql.format(where=f" WHERE chat_id IN ({marks})"), tuple(ids))
         return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
 
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:

@@ -147,6 +147,12 @@ def _traces(conn: sqlite3.Connection) -> None:
     run_script(conn, TRACES_V1)
 
 
+def _chat_activity(conn: sqlite3.Connection) -> None:
+    from app.store.activity import migrate_chat_activity  # per-chat counts for the chat list
+
+    migrate_chat_activity(conn)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -155,6 +161,7 @@ MIGRATIONS: Sequence[Migration] = (
     _memory,
     _skill_activations,
     _traces,
+    _chat_activity,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -29,6 +29,7 @@ MAX_CONTENT = 10_000
 MAX_TAGS = 20
 MAX_TAG = 64
 MAX_WORDS = 20
+DENSE_HITS = 2000  # index hits beyond which search reads newest-first instead (see `_dense`)
 _TAG = re.compile(r"^[^\s,]{1,64}$")
 
 
@@ -143,6 +144,8 @@ class MemoryRepository:
         updated order; the other conditions filter, and reading stops at `limit`."""
         terms, required = normalize_words(words), normalize_tags(tags)
         match = fts_query(terms) if terms and self._has_fts() else None
+        if match is not None and self._dense(match):
+            match = None  # frequent keywords: newest-first reading finds `limit` hits soonest
         where: builtins.list[str] = []
         params: builtins.list[object] = []
         if match is not None:
@@ -170,6 +173,13 @@ class MemoryRepository:
             sql += " WHERE " + " AND ".join(where)
         rows = self._db.query(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit))
         return [_record(r) for r in rows]
+
+    def _dense(self, match: str) -> bool:
+        """Whether the keywords hit at least DENSE_HITS memories. Then sorting every hit by time
+        costs more than reading memories newest first (LIKE filter) until `limit` of them
+        matched: with that many hits, the newest few thousand rows hold them."""
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? LIMIT ?)"
+        return int(self._db.query(sql, (match, DENSE_HITS))[0][0]) >= DENSE_HITS
 
     def update(
         self,

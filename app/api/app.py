@@ -176,8 +176,8 @@ class CashCodeApp:
 
     # ---- chats ---------------------------------------------------------------------------------
 
-    async def chats_list(self, req: m.Empty) -> m.ChatList:
-        return self._chat.list()
+    async def chats_list(self, req: m.ChatListQuery) -> m.ChatList:
+        return self._chat.list(req)
 
     async def chats_create(self, req: m.ChatCreate) -> m.ChatSummary:
         return self._chat.create(req)

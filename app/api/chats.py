@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,10 +29,12 @@ from app.llm.base import Provider, UsageReport
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.errors import NotFound, StoreError
+from app.store.ids import is_valid_id
 from app.store.usage import UsageRepository
 from app.tools.base import ToolContext
 
 AUTO_TITLE_CHARS = 60
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z?")
 
 _log = logging.getLogger(__name__)
 
@@ -95,11 +98,16 @@ class ChatService:
             last_activity=(activity.last_message_at if activity else None) or record.created_at,
         )
 
-    def list(self) -> m.ChatList:
-        activity = self._d.chats.activity()
+    def list(self, req: m.ChatListQuery) -> m.ChatList:
+        """One page: the chats and the activity of exactly those chats (never the whole table)."""
+        before = _decode_page_key(req.before) if req.before else None
+        title = req.title.strip() if req.title else None
+        records, following = self._d.chats.list_page(req.limit, before=before, title_contains=title or None)
+        activity = self._d.chats.activity([c.id for c in records])
         none = ChatActivity(0, None)
         return m.ChatList(
-            chats=[self.summary(c, activity.get(c.id, none)) for c in self._d.chats.list(limit=10_000)]
+            chats=[self.summary(c, activity.get(c.id, none)) for c in records],
+            next_before=_encode_page_key(following) if following else None,
         )
 
     def create(self, req: m.ChatCreate) -> m.ChatSummary:
@@ -302,3 +310,17 @@ def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.Message
         siblings=family,
         sibling_index=family.index(stored.cursor),
     )
+
+
+PAGE_KEY_SEPARATOR = "|"  # updated_at and chat ids never contain it
+
+
+def _encode_page_key(key: tuple[str, str]) -> str:
+    return f"{key[0]}{PAGE_KEY_SEPARATOR}{key[1]}"
+
+
+def _decode_page_key(token: str) -> tuple[str, str]:
+    updated_at, sep, chat_id = token.partition(PAGE_KEY_SEPARATOR)
+    if not sep or not is_valid_id(chat_id) or not _TIMESTAMP.fullmatch(updated_at):
+        raise ApiFailure("invalid", "`before` must be a `next_before` value from an earlier page.")
+    return updated_at, chat_id

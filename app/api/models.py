@@ -89,8 +89,19 @@ class ChatSummary(_Model):
     last_activity: str = ""  # when the last message was written (created_at for an empty chat)
 
 
+class ChatListQuery(_Model):
+    """A page of the chat list, newest first. `{}` is the first page (the old request shape)."""
+
+    limit: int = Field(default=100, ge=1, le=500)
+    # The previous page's `next_before` (opaque to clients); absent for the first page.
+    before: str | None = Field(default=None, max_length=300)
+    # Only chats whose title contains this text (case-insensitive for ASCII).
+    title: str | None = Field(default=None, max_length=200)
+
+
 class ChatList(_Model):
     chats: list[ChatSummary]
+    next_before: str | None = None  # pass as `before` for the next page; None: no more chats
 
 
 class ChatCreate(_Model):

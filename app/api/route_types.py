@@ -30,7 +30,7 @@ RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
 CORE_ROUTES: RouteTable = {
     "app.info": (m.Empty, m.AppInfo),
     "app.detect_ollama": (m.Empty, m.OllamaProbe),
-    "chats.list": (m.Empty, m.ChatList),
+    "chats.list": (m.ChatListQuery, m.ChatList),
     "chats.create": (m.ChatCreate, m.ChatSummary),
     "chats.get": (m.ChatGet, m.ChatDetail),
     "chats.rename": (m.ChatRename, m.ChatSummary),

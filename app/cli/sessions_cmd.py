@@ -16,10 +16,29 @@ if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
 
+LIST_DEFAULT = 50
+LIST_PAGE = 500  # the largest page `chats.list` returns
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("sessions", help="list, show or delete stored chats")
     commands = parser.add_subparsers(dest="sessions_command", required=True)
-    commands.add_parser("list", help="list chats, most recent first").set_defaults(func=_runner(_list))
+    listing = commands.add_parser("list", help="list chats, most recent first (the newest 50 by default)")
+    listing.add_argument(
+        "--limit", "-n", type=_positive, default=LIST_DEFAULT, help="how many chats (default 50)"
+    )
+    listing.add_argument("--all", action="store_true", help="list every chat (fetched page by page)")
+    listing.set_defaults(func=_runner(_list))
     show = commands.add_parser("show", help="print a chat")
     show.add_argument("id")
     show.set_defaults(func=_runner(_show))
@@ -83,11 +102,26 @@ def _error(envelope: dict[str, Any]) -> int:
 
 
 async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
-    chats = (await app.invoke("chats.list", {}))["data"]["chats"]
-    if not chats:
+    """Pages through `chats.list`, printing as it goes, so `--all` over 10,000 chats never holds
+    them all and the default prints the newest 50 at once."""
+    wanted = None if args.all else args.limit
+    printed = 0
+    before: str | None = None
+    while wanted is None or printed < wanted:
+        size = LIST_PAGE if wanted is None else min(LIST_PAGE, wanted - printed)
+        query: dict[str, Any] = {"limit": size} | ({"before": before} if before else {})
+        page = (await app.invoke("chats.list", query))["data"]
+        for chat in page["chats"]:
+            when = chat["updated_at"][:19].replace("T", " ")
+            print(f"{chat['id']}  {when}  {chat['title'] or '(untitled)'}")
+        printed += len(page["chats"])
+        before = page["next_before"]
+        if before is None:
+            break
+    if printed == 0:
         print("No chats yet.")
-    for chat in chats:
-        print(f"{chat['id']}  {chat['updated_at'][:19].replace('T', ' ')}  {chat['title'] or '(untitled)'}")
+    elif before is not None:
+        print(f"(newest {printed} shown; --limit N for more, --all for every chat)", file=sys.stderr)
     return 0
 
 

@@ -11,6 +11,7 @@ Writes that were confirmed by a user may pass `expected_updated_at`: when the re
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import re
 import sqlite3
@@ -28,6 +29,7 @@ MAX_CONTENT = 10_000
 MAX_TAGS = 20
 MAX_TAG = 64
 MAX_WORDS = 20
+DENSE_HITS = 2000  # index hits beyond which search reads newest-first instead (see `_dense`)
 _TAG = re.compile(r"^[^\s,]{1,64}$")
 
 
@@ -80,10 +82,18 @@ def _search_text(content: str, tags: Sequence[str]) -> str:
     return "\n".join([content.casefold(), *tags])
 
 
+# What a record needs (not `search_text`, a second copy of the content used only to match).
+_COLUMNS = "m.id, m.content, m.tags, m.created_at, m.updated_at"
+
+
 class MemoryRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._fts: bool | None = None
+        # count() is asked with every search page; counting 100,000 rows each time cost more
+        # than the search. Cached until the database changes: `total_changes` moves with every
+        # write on this connection, `data_version` with every commit by another connection.
+        self._count: tuple[tuple[int, int], int] | None = None
 
     def add(self, content: str, tags: Sequence[str] = (), *, memory_id: str | None = None) -> MemoryRecord:
         """A new memory. `memory_id`: the id shown in a confirmation (else a fresh one)."""
@@ -111,11 +121,18 @@ class MemoryRepository:
 
     def list(self, *, limit: int = 10_000) -> builtins.list[MemoryRecord]:
         """Most recently changed first."""
-        rows = self._db.query("SELECT * FROM memories ORDER BY updated_at DESC, num DESC LIMIT ?", (limit,))
+        sql = f"SELECT {_COLUMNS} FROM memories m ORDER BY updated_at DESC, num DESC LIMIT ?"
+        rows = self._db.query(sql, (limit,))
         return [_record(r) for r in rows]
 
     def count(self) -> int:
-        return int(self._db.query("SELECT count(*) FROM memories")[0][0])
+        with self._db.reading() as conn:
+            stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+            if self._count is not None and self._count[0] == stamp:
+                return self._count[1]
+            total = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        self._count = (stamp, total)
+        return total
 
     def search(
         self, words: Sequence[str] = (), tags: Sequence[str] = (), *, limit: int = 200
@@ -127,6 +144,8 @@ class MemoryRepository:
         updated order; the other conditions filter, and reading stops at `limit`."""
         terms, required = normalize_words(words), normalize_tags(tags)
         match = fts_query(terms) if terms and self._has_fts() else None
+        if match is not None and self._dense(match):
+            match = None  # frequent keywords: newest-first reading finds `limit` hits soonest
         where: builtins.list[str] = []
         params: builtins.list[object] = []
         if match is not None:
@@ -149,11 +168,18 @@ class MemoryRepository:
             patterns = like_patterns(terms)
             where.extend("m.search_text LIKE ? ESCAPE '\\'" for _ in patterns)
             params.extend(patterns)
-        sql = f"SELECT m.* FROM {source}"
+        sql = f"SELECT {_COLUMNS} FROM {source}"
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._db.query(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit))
         return [_record(r) for r in rows]
+
+    def _dense(self, match: str) -> bool:
+        """Whether the keywords hit at least DENSE_HITS memories. Then sorting every hit by time
+        costs more than reading memories newest first (LIKE filter) until `limit` of them
+        matched: with that many hits, the newest few thousand rows hold them."""
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? LIMIT ?)"
+        return int(self._db.query(sql, (match, DENSE_HITS))[0][0]) >= DENSE_HITS
 
     def update(
         self,
@@ -211,7 +237,13 @@ def _record(row: sqlite3.Row) -> MemoryRecord:
     return MemoryRecord(
         id=row["id"],
         content=row["content"],
-        tags=tuple(json.loads(row["tags"])),
+        tags=_tags(row["tags"]),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _tags(stored: str) -> tuple[str, ...]:
+    # Tag sets repeat across memories: a page of 100 results decodes a handful of distinct ones.
+    return tuple(json.loads(stored))

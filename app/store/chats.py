@@ -125,13 +125,35 @@ class ChatRepository:
         )
         return [_chat(r) for r in rows]
 
+    def list_page(
+        self, limit: int = 100, *, before: tuple[str, str] | None = None, title_contains: str | None = None
+    ) -> tuple[builtins.list[ChatRecord], tuple[str, str] | None]:
+        """Up to `limit` chats, most recently updated first, strictly after the keyset `before`
+        = (updated_at, id) of the previous page's last chat; and the keyset of the next page
+        (None at the end). A keyset, unlike an offset, stays correct while chats are added or
+        updated between page loads and reads only the rows it returns (index on updated_at)."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        where: builtins.list[str] = []
+        params: builtins.list[object] = []
+        if before is not None:
+            # The first term bounds the index range; ties on updated_at continue by id.
+            where.append("updated_at <= ? AND (updated_at < ? OR id > ?)")
+            params += [before[0], before[0], validate_chat_id(before[1])]
+        if title_contains:
+            where.append("title LIKE ? ESCAPE '\\'")
+            params += like_patterns([title_contains])
+        sql = "SELECT * FROM chats" + (" WHERE " + " AND ".join(where) if where else "")
+        rows = self._db.query(sql + " ORDER BY updated_at DESC, id LIMIT ?", (*params, limit + 1))
+        page = [_chat(r) for r in rows[:limit]]
+        more = len(rows) > limit
+        return page, ((page[-1].updated_at, page[-1].id) if more else None)
+
     def activity(self, chat_ids: Sequence[str] | None = None) -> dict[str, ChatActivity]:
         """Per chat: how many user/assistant messages it has and when the last one was written.
         `None` means every chat (one grouped query for the chat list)."""
-        sql = (
-            "SELECT chat_id, COUNT(*), MAX(created_at) FROM messages"
-            " WHERE role IN ('user', 'assistant'){where} GROUP BY chat_id"
-        )
+        # Kept by triggers (app/store/activity.py): one row per chat, never a scan of messages.
+        sql = "SELECT chat_id, message_count, last_message_at FROM chat_activity{where}"
         if chat_ids is None:
             rows = self._db.query(sql.format(where=""))
         else:
@@ -139,7 +161,7 @@ class ChatRepository:
             if not ids:
                 return {}
             marks = ",".join("?" for _ in ids)
-            rows = self._db.query(sql.format(where=f" AND chat_id IN ({marks})"), tuple(ids))
+            rows = self._db.query(sql.format(where=f" WHERE chat_id IN ({marks})"), tuple(ids))
         return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
 
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:

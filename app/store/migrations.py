@@ -153,6 +153,12 @@ def _branches(conn: sqlite3.Connection) -> None:
     run_script(conn, SCHEMA)
 
 
+def _chat_activity(conn: sqlite3.Connection) -> None:
+    from app.store.activity import migrate_chat_activity  # per-chat counts for the chat list
+
+    migrate_chat_activity(conn)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -162,6 +168,7 @@ MIGRATIONS: Sequence[Migration] = (
     _skill_activations,
     _traces,
     _branches,
+    _chat_activity,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

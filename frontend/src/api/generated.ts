@@ -137,6 +137,14 @@ export interface ChatImport {
 
 export interface ChatList {
   chats: ChatSummary[];
+  next_before: string | null;
+}
+
+/** A page of the chat list, newest first. `{}` is the first page (the old request shape). */
+export interface ChatListQuery {
+  limit?: number;
+  before?: string | null;
+  title?: string | null;
 }
 
 export interface ChatRef {
@@ -1341,7 +1349,7 @@ export interface Routes {
   "chats.export": { request: ChatExport; response: ExportedChat };
   "chats.get": { request: ChatGet; response: ChatDetail };
   "chats.import": { request: ChatImport; response: ChatSummary };
-  "chats.list": { request: Empty; response: ChatList };
+  "chats.list": { request: ChatListQuery; response: ChatList };
   "chats.rename": { request: ChatRename; response: ChatSummary };
   "chats.search": { request: ChatSearch; response: SearchResults };
   "chats.switch_branch": { request: BranchSwitch; response: ChatDetail };

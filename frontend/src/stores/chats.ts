@@ -42,6 +42,8 @@ export interface ChatRuntime {
   answerOnly?: boolean;
 }
 
+const LIST_PAGE = 100;
+
 type Pending = { turnId: string; channel: TextChannel; text: string }[];
 
 function blank(): ChatRuntime {
@@ -62,9 +64,16 @@ export const useChatsStore = defineStore("chats", () => {
   const batcher = createFrameBatcher(flushAll, () => frame);
   const transcripts = new WeakMap<MessageView[], Entry[]>();
 
+  // The same order as `chats.list` pages (updated_at newest first, ties by id); plain string
+  // comparison, since ISO times and ids sort by code unit and localeCompare is far slower.
   const list = computed(() =>
-    Object.values(summaries.value).sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.id.localeCompare(b.id)),
+    Object.values(summaries.value).sort((a, b) =>
+      a.updated_at === b.updated_at ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.updated_at < b.updated_at ? 1 : -1,
+    ),
   );
+  /** Keyset of the next `chats.list` page; null once the last page is loaded. */
+  const listNext = ref<string | null>(null);
+  const listLoading = ref(false);
   const current = computed(() => (currentId.value ? (summaries.value[currentId.value] ?? null) : null));
 
   function runtime(chatId: string): ChatRuntime {
@@ -76,7 +85,9 @@ export const useChatsStore = defineStore("chats", () => {
   function upsert(summary: ChatSummary): void {
     const known = summaries.value[summary.id];
     if (known && known.updated_at > summary.updated_at) return;
-    summaries.value[summary.id] = { ...summary, running: summary.running || runtime(summary.id).running };
+    // Read, not create, the runtime: listing 10,000 chats must not make 10,000 runtimes.
+    const running = runtimes.value[summary.id]?.running ?? false;
+    summaries.value[summary.id] = { ...summary, running: summary.running || running };
   }
 
   function forget(chatId: string): void {
@@ -142,9 +153,31 @@ export const useChatsStore = defineStore("chats", () => {
 
   // ---- snapshots and actions -----------------------------------------------------------------
 
+  /** The first page of the chat list (the sidebar loads more as it is scrolled). */
   async function loadList(): Promise<void> {
-    const { chats } = await api.invoke("chats.list", {});
-    for (const chat of chats) upsert(chat);
+    const page = await api.invoke("chats.list", { limit: LIST_PAGE });
+    for (const chat of page.chats) upsert(chat);
+    listNext.value = page.next_before ?? null;
+  }
+
+  /** The next page, if any; one request at a time. */
+  async function loadMore(): Promise<void> {
+    const before = listNext.value;
+    if (!before || listLoading.value) return;
+    listLoading.value = true;
+    try {
+      const page = await api.invoke("chats.list", { limit: LIST_PAGE, before });
+      for (const chat of page.chats) upsert(chat);
+      if (listNext.value === before) listNext.value = page.next_before ?? null;
+    } finally {
+      listLoading.value = false;
+    }
+  }
+
+  /** Chats whose title contains `text`, loaded or not (the sidebar's title filter). */
+  async function loadMatching(text: string): Promise<void> {
+    const page = await api.invoke("chats.list", { limit: LIST_PAGE, title: text.slice(0, 200) });
+    for (const chat of page.chats) upsert(chat);
   }
 
   async function loadHistory(chatId: string): Promise<void> {
@@ -338,5 +371,6 @@ export const useChatsStore = defineStore("chats", () => {
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
     entries, create, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
+    listNext, listLoading, loadMore, loadMatching,
   };
 });

@@ -156,7 +156,7 @@ describe("chats store: errors", () => {
 describe("chats store: sessions and history", () => {
   it("session_updated renames, adds unknown chats and wins over an older snapshot", async () => {
     const { chats, fake } = setup();
-    fake.on("chats.list", () => ({ chats: [summary("c1", "Old title", "2026-11-30T09:00:00Z")] }));
+    fake.on("chats.list", () => ({ chats: [summary("c1", "Old title", "2026-11-30T09:00:00Z")], next_before: null }));
     chats.applyBatch([{ type: "session_updated", chat_id: "c1", title: "Automatic title", updated_at: "2026-11-30T09:01:00Z" }]);
     await chats.loadList(); // the snapshot was taken before the update
     expect(chats.summaries.c1.title).toBe("Automatic title");

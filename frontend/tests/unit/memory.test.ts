@@ -114,7 +114,7 @@ describe("consolidation divider", () => {
   it("marks where the summary begins and opens to show it", async () => {
     const id = "c1";
     const fake = new FakeTransport()
-      .on("chats.list", () => ({ chats: [summary(id)] }))
+      .on("chats.list", () => ({ chats: [summary(id)], next_before: null }))
       .on("chats.get", () => ({
         chat: summary(id),
         messages: [message(1, "user", "first"), message(2, "assistant", "one"), message(3, "user", "second"), message(4, "assistant", "two")],

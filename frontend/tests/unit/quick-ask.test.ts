@@ -18,7 +18,7 @@ function backend(): FakeTransport & { setLanguage(l: "en" | "zh-CN"): void } {
     .on("settings.get", () =>
       settingsView({ theme: "light", language, last_model: { provider_id: "p1", model: "m1" } }),
     )
-    .on("chats.list", () => ({ chats: [] }))
+    .on("chats.list", () => ({ chats: [], next_before: null }))
     .on("chats.create", () => summary("q1", "Quick"))
     .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Quick"), messages: [], has_more: false }))
     .on("chat.send", () => ({ chat_id: "q1", turn_id: "t1" }))

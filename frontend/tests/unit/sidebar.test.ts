@@ -88,7 +88,7 @@ describe("sidebar", () => {
   it("shows each chat's message count and last activity", async () => {
     const { wrapper, chats, fake } = await sidebar();
     const fresh = { ...summary("c1", "First", "2026-11-30T09:04:00Z"), message_count: 6, last_activity: new Date().toISOString() };
-    fake.on("chats.list", () => ({ chats: [fresh] }));
+    fake.on("chats.list", () => ({ chats: [fresh], next_before: null }));
     await chats.loadList();
     await tick();
     const meta = wrapper.findAll('[data-testid="chat-meta"]').map((m) => m.text());

@@ -1,0 +1,282 @@
+"""Scale benchmark (issue 16 item 3): the app with a year of use against the app with nothing,
+in the same run. Prints Markdown table rows.
+
+Profiles: "empty" (a provider, no chats) and "year" (bench/seed_profile.py: 10,000 chats,
+~1,100,000 messages, one chat of 100,000; the cached database is copied in once per run of
+this script). Both have the same settings and provider.
+
+Method
+- Desktop, window visible and idle memory: the REAL window (`python -m app.desktop`) under a
+  private Xvfb, launched alternately on the empty and the year profile, `--runs` times each.
+  Visible = spawn → the window's `loaded` mark; idle memory = PSS summed over every process of
+  the app's session (Python + Qt WebEngine processes) IDLE_S after `loaded` (the chat list has
+  long been fetched and rendered by then). The verdict uses the ratio year / empty of each pair.
+- Chat-list scrolling: `cashcode serve` on the year profile, Debian's Chromium (Playwright).
+  In the page, a script scrolls the sidebar list by SCROLL_PX every animation frame for
+  SCROLL_FRAMES frames (pages load as it nears the end, as for a user). For each frame it
+  records (a) the interval between animation frames and (b) the frame's work: from the
+  list's `scroll` event (Vue patches the rows in its handler's microtasks) to a task queued
+  from the next animation-frame callback, which runs only after that frame's style, layout and
+  paint. Budget: work ≤ 16 ms per frame (p95), no long frames.
+- Search: the `chats.search` route (what the sidebar calls; snippets and highlight segments
+  included) in-process on the year profile: the bench/bench_chat.py queries plus two-character
+  Chinese words, each 3 times, p50 / p95 / max. Also the first `chats.list` page: time and
+  JSON size, the thing the sidebar loads at start.
+
+    .venv/bin/python bench/bench_scale.py [--runs 3] [--only desktop|scroll|search]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from seed_profile import ProfileSize, ensure_profile, stats  # noqa: E402
+
+from tests.desktop.harness import app_dirs_env, desktop_command, launch, wait_for_mark  # noqa: E402
+from tests.desktop.procs import session_pss_kib  # noqa: E402
+
+IDLE_S = 5.0
+SCROLL_PX = 60  # per frame: 3,600 px/s, a fast flick
+SCROLL_FRAMES = 600
+QUERIES = [
+    "quarterly",
+    "zeppelin report",
+    "marmalade",
+    "kaleidoscope",
+    "sqlite index",
+    "provider token",
+    "deploy server",
+    "workspace folder",
+    "天气很好",
+    "运行测试",
+    "修改这个文件",
+    "python",
+    "error",
+    "天气",
+    "数据库",
+    "xylophone aardvark",
+]
+DEAD_URL = "http://127.0.0.1:9/v1"  # the provider is never called: nothing here sends a turn
+
+
+def load() -> str:
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def pctl(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+
+# ---- profiles ------------------------------------------------------------------------------
+
+
+def make_env(base: Path, database: Path | None) -> dict[str, str]:
+    env = app_dirs_env(base)
+    if database is not None:
+        data = Path(env["CASHCODE_DATA_DIR"])
+        data.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(database, data / "cashcode.sqlite3")
+    (base / "ws").mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, "-m", "tests.desktop.seed", "--base-url", DEAD_URL, "--workspace", str(base / "ws")],
+        cwd=ROOT, env={**os.environ, **env}, check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    return env
+
+
+# ---- desktop: visible and idle memory ------------------------------------------------------
+
+
+def desktop_once(display: str, env: dict[str, str]) -> tuple[float, float]:
+    app = launch(desktop_command(), env, display, cdp=False)
+    visible = wait_for_mark(app, "loaded", timeout_s=120) - app.started_at
+    time.sleep(IDLE_S)  # idle means idle: nothing to wait for, the app is left alone
+    pss = session_pss_kib(app.proc.pid) / 1024
+    app.close_window()
+    app.leftovers()
+    return visible, pss
+
+
+def desktop_rows(envs: dict[str, dict[str, str]], runs: int) -> list[str]:
+    from tests.desktop.xvfb import xvfb
+
+    pairs: list[dict[str, tuple[float, float]]] = []
+    with xvfb() as display:
+        desktop_once(display.name, envs["empty"])  # warm-up: the OS file cache, Qt's caches
+        for i in range(runs):
+            pair = {name: desktop_once(display.name, env) for name, env in envs.items()}
+            pairs.append(pair)
+            (ev, ep), (yv, yp) = pair["empty"], pair["year"]
+            print(f"  run {i + 1}: visible {ev:.2f} / {yv:.2f} s, PSS {ep:.0f} / {yp:.0f} MB ({load()})")
+    rows = []
+    kinds = (("window visible", 0, "s", "—"), ("idle PSS, all processes", 1, "MB", "≤ 1.1x"))
+    for label, k, unit, budget in kinds:
+        empty = [p["empty"][k] for p in pairs]
+        year = [p["year"][k] for p in pairs]
+        ratios = [y / e for y, e in zip(year, empty, strict=True)]
+        fmt = ".2f" if unit == "s" else ".0f"
+        rows.append(
+            f"| {label}, year profile vs empty (median of {runs}) | {statistics.median(empty):{fmt}} {unit}"
+            f" | {statistics.median(year):{fmt}} {unit} | {statistics.median(ratios):.2f}x"
+            f" ({min(ratios):.2f}–{max(ratios):.2f}) | {budget} |"
+        )
+    return rows
+
+
+# ---- chat-list scrolling in Chromium -------------------------------------------------------
+
+SCROLL_JS = """([px, frames]) => new Promise((resolve) => {
+  const list = document.querySelector('[data-testid=chat-list]');
+  const out = { work: [], interval: [], rows: [], end: 0 };
+  let scrolledAt = null, last = null, n = 0;
+  list.addEventListener('scroll', () => { if (scrolledAt === null) scrolledAt = performance.now(); }, true);
+  const channel = new MessageChannel();
+  channel.port1.onmessage = (ev) => { if (ev.data !== null) out.work.push(performance.now() - ev.data); };
+  function frame(now) {
+    if (last !== null) out.interval.push(now - last);
+    last = now;
+    // The task below runs after this frame's rendering; the scroll event of the previous
+    // frame's scrollTop change fired at the start of this frame, before the rAF callbacks.
+    channel.port2.postMessage(scrolledAt);
+    scrolledAt = null;
+    if (n++ >= frames) {
+      out.rows.push(document.querySelectorAll('[data-testid=chat-list-item]').length);
+      out.end = list.scrollTop;
+      setTimeout(() => resolve(out), 50);
+      return;
+    }
+    list.scrollTop += px;
+    if (n % 100 === 0) out.rows.push(document.querySelectorAll('[data-testid=chat-list-item]').length);
+    requestAnimationFrame(frame);
+  }
+  requestAnimationFrame(frame);
+})"""
+
+
+def scroll_rows(env: dict[str, str], runs: int) -> list[str]:
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.e2e.browser_helpers import launch_chromium
+    from tests.server.process import free_port, serve_process
+
+    work: list[float] = []
+    intervals: list[float] = []
+    most_rows = 0
+    serve_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+    serving = serve_process(["--no-open", "--port", str(free_port())], serve_env, cwd=ROOT)
+    with serving as served, sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        for i in range(runs):
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.goto(served.start_url)
+            page.get_by_test_id("nav-chat").click()
+            expect(page.get_by_test_id("chat-list-item").first).to_be_visible(timeout=60_000)
+            result: dict[str, Any] = page.evaluate(SCROLL_JS, [SCROLL_PX, SCROLL_FRAMES])
+            run_work, run_int = result["work"], result["interval"]
+            work += run_work
+            intervals += run_int
+            most_rows = max(most_rows, *result["rows"])
+            print(
+                f"  scroll run {i + 1}: work p95 {pctl(run_work, 95):.1f} ms, max {max(run_work):.1f};"
+                f" frame interval p95 {pctl(run_int, 95):.1f} ms; scrolled {result['end']:.0f} px;"
+                f" rows in DOM ≤ {max(result['rows'])} ({load()})"
+            )
+            page.close()
+        browser.close()
+    long_frames = sum(1 for x in intervals if x > 25) / len(intervals) * 100
+    return [
+        f"| chat list scroll (year profile, {SCROLL_PX} px/frame × {SCROLL_FRAMES}, {runs} runs):"
+        f" work per frame p50 / p95 / max | — | {statistics.median(work):.1f} / {pctl(work, 95):.1f} /"
+        f" {max(work):.1f} ms | — | p95 ≤ 16 ms |",
+        f"| chat list scroll: interval between frames p50 / p95; frames > 25 ms | — |"
+        f" {statistics.median(intervals):.1f} / {pctl(intervals, 95):.1f} ms; {long_frames:.1f} % | — | — |",
+        f"| chat list scroll: rows in the DOM (of 10,000 chats) | — | ≤ {most_rows} | — | — |",
+    ]
+
+
+# ---- search and the first chat-list page (in-process, the real routes) ----------------------
+
+
+async def search_rows(env: dict[str, str], runs: int) -> list[str]:
+    from app.api.bootstrap import build_app
+    from app.settings.paths import AppPaths
+
+    app = build_app(AppPaths.from_env(env), {**os.environ, **env, "CASHCODE_DREAM": "off"})
+    try:
+        per_run: list[list[float]] = []
+        hits: dict[str, int] = {}
+        for i in range(runs):
+            times = []
+            for query in QUERIES:
+                for _ in range(3):
+                    t0 = time.perf_counter()
+                    found = await app.invoke("chats.search", {"query": query, "limit": 30})
+                    times.append((time.perf_counter() - t0) * 1000)
+                    assert found["ok"], found
+                hits[query] = len(found["data"]["hits"])
+            per_run.append(times)
+            p50, p95 = statistics.median(times), pctl(times, 95)
+            print(f"  search run {i + 1}: p50 {p50:.1f} / p95 {p95:.1f} ms ({load()})")
+        print("  hits per query:", hits)
+        listing, size = [], 0
+        for _ in range(20):
+            t0 = time.perf_counter()
+            page = await app.invoke("chats.list", {})
+            listing.append((time.perf_counter() - t0) * 1000)
+            size = len(json.dumps(page))
+    finally:
+        await app.aclose()
+    p95s = [pctl(t, 95) for t in per_run]
+    everything = [x for t in per_run for x in t]
+    return [
+        f"| `chats.search` over the year profile ({len(QUERIES)} queries × 3, {runs} runs): p50 / p95 / max"
+        f" | — | {statistics.median(everything):.1f} / {statistics.median(p95s):.1f}"
+        f" ({min(p95s):.1f}–{max(p95s):.1f}) / {max(everything):.1f} ms | — | p95 ≤ 100 ms |",
+        f"| `chats.list` first page (100 of 10,000 chats): median time; JSON size | — |"
+        f" {statistics.median(listing):.1f} ms; {size / 1024:.0f} KiB | — | — |",
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", choices=["desktop", "scroll", "search"], action="append")
+    args = parser.parse_args()
+    parts = args.only or ["desktop", "scroll", "search"]
+    database = ensure_profile(ProfileSize())
+    s = stats(database)
+    print(
+        f"profile: {s['chats']:,} chats, {s['messages']:,} messages, {s['bytes'] / 1e6:.0f} MB,"
+        f" {s['bytes_per_message']:.0f} bytes per message ({load()})"
+    )
+    rows = ["| metric | empty profile | year profile | ratio | budget |", "|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory(prefix="cashcode-scale-") as tmp:
+        envs = {"empty": make_env(Path(tmp) / "empty", None), "year": make_env(Path(tmp) / "year", database)}
+        if "desktop" in parts:
+            rows += desktop_rows(envs, args.runs)
+        if "scroll" in parts:
+            rows += scroll_rows(envs["year"], args.runs)
+        if "search" in parts:
+            rows += asyncio.run(search_rows(envs["year"], args.runs))
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,7 +9,6 @@ from app.api.extensions import Capability, Handler
 from app.core.context import ToolBox, TurnSpec
 from app.core.events import AppEvent
 from app.mcp.activations import CAPACITY, ActivationStore
-from app.mcp.api_handlers import McpRoutes
 from app.mcp.catalog import UserCatalog, builtin_dir
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone
@@ -35,7 +34,7 @@ class McpCapability(Capability):
         self.service = service
         self.activations = activations
         self.directory = McpDirectory(service)
-        self._routes = McpRoutes(service, self.directory, settings, activations)
+        self._settings = settings
 
     @classmethod
     def build(
@@ -86,7 +85,9 @@ class McpCapability(Capability):
         return "\n".join(lines)
 
     def routes(self) -> Mapping[str, Handler]:
-        return self._routes.table()
+        from app.mcp.api_handlers import McpRoutes  # route code and models: on first use
+
+        return McpRoutes(self.service, self.directory, self._settings, self.activations).table()
 
     async def start(self) -> None:
         """Long-lived surfaces have a UI that can show a server's form; the CLI never calls

@@ -209,9 +209,15 @@ def _web_search(settings: SettingsStore, secrets: SecretStore) -> WebSearchSetti
 
 
 def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRegistry:
-    from app.tools.registry import ToolRegistry, builtin_tools
-    from app.websearch.tool import WebSearchTool
+    from app.tools.registry import ToolEntry, ToolRegistry, builtin_entries
+    from app.websearch.tool_spec import WEB_SEARCH
 
     if tools is not None:
         return ToolRegistry(tools)
-    return ToolRegistry([*builtin_tools(), WebSearchTool(web_search.config)])
+
+    def search_tool() -> Tool:
+        from app.websearch.tool import WebSearchTool
+
+        return WebSearchTool(web_search.config)
+
+    return ToolRegistry([*builtin_entries(), ToolEntry(WEB_SEARCH, False, search_tool)])

@@ -3,10 +3,17 @@ same streamed request.
 
 Both run as fresh processes against the fake LLM server (its own process, TCP_NODELAY on; see
 bench_turn.py). The bare script replays exactly the request body `cashcode ask` sent (system
-prompt, tools, history), streams it and prints the text. Wall time per process; median of
-`--runs` each, interleaved. Prints a Markdown table row.
+prompt, tools, history), streams it and prints the text. Wall time and CPU time (user + system)
+per process; median of `--runs` each, interleaved. Both API modes by default. Prints Markdown
+table rows and the load average before and after.
 
-Run from the repo root: .venv/bin/python bench/bench_ask.py [--runs 9] [--api-mode responses]
+Byte code: an installed app has its modules compiled (installers byte-compile them, as they did
+for the OpenAI SDK). So both commands run with their own byte-code cache folder
+(PYTHONPYCACHEPREFIX, filled by the warm-up runs) and without PYTHONDONTWRITEBYTECODE;
+otherwise every `cashcode ask` would recompile ~170 modules that the SDK script never has to.
+
+Run from the repo root:
+  .venv/bin/python bench/bench_ask.py [--runs 9] [--api-mode both|chat_completions|responses]
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -74,13 +82,27 @@ def last_body(root: str, path: str) -> dict[str, object]:
     return body
 
 
-def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(
+    cmd: list[str], env: dict[str, str], cwd: Path, cpu: list[float] | None = None
+) -> tuple[float, str]:
+    cpu_before = _child_cpu()
     started = time.perf_counter()
     result = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
+    if cpu is not None:
+        cpu.append(_child_cpu() - cpu_before)
     if result.returncode != 0:
         raise SystemExit(f"{cmd[:3]} failed: {result.stderr}")
     return elapsed, result.stdout
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(runs: int, api_mode: str) -> None:
@@ -88,9 +110,12 @@ def main(runs: int, api_mode: str) -> None:
     home = Path(tempfile.mkdtemp(prefix="cashcode-bench-ask-"))
     (home / "ws").mkdir()
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CASHCODE_", "PYTHON_KEYRING"))
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "CASHCODE_", "PYTHON_KEYRING", "PYTHONDONTWRITEBYTECODE"))
     }
     env.update(
+        PYTHONPYCACHEPREFIX=str(home / "pycache"),
         CASHCODE_DATA_DIR=str(home / "data"),
         CASHCODE_CONFIG_DIR=str(home / "config"),
         CASHCODE_LOG_DIR=str(home / "logs"),
@@ -102,8 +127,9 @@ def main(runs: int, api_mode: str) -> None:
         NO_PROXY="*",
     )
     cashcode = [str(Path(sys.executable).parent / "cashcode"), "ask", "hi"]
+    started_load = load()
     try:
-        _, answer = timed(cashcode, env, home / "ws")  # also creates the database once
+        _, answer = timed(cashcode, env, home / "ws")  # also creates the database and byte code once
         path = "/v1/responses" if api_mode == "responses" else "/v1/chat/completions"
         body = json.dumps(last_body(root, path))
         bare = [
@@ -118,10 +144,13 @@ def main(runs: int, api_mode: str) -> None:
         assert answer == bare_answer, (answer, bare_answer)
         # The app's core is async; this shows how much of the gap is just the async SDK client.
         bare_async = [sys.executable, "-c", BARE_CHAT_ASYNC, root + "/v1", body, KEY]
+        timed(bare_async, env, home / "ws")
         app_times, bare_times, async_times = [], [], []
+        app_cpu: list[float] = []
+        bare_cpu: list[float] = []
         for _ in range(runs):  # interleaved so machine noise hits all alike
-            app_times.append(timed(cashcode, env, home / "ws")[0])
-            bare_times.append(timed(bare, env, home / "ws")[0])
+            app_times.append(timed(cashcode, env, home / "ws", app_cpu)[0])
+            bare_times.append(timed(bare, env, home / "ws", bare_cpu)[0])
             if api_mode == "chat_completions":
                 async_times.append(timed(bare_async, env, home / "ws")[0])
     finally:
@@ -129,13 +158,17 @@ def main(runs: int, api_mode: str) -> None:
         proc.wait(timeout=10)
     ma, mb = statistics.median(app_times), statistics.median(bare_times)
     fa, fb = min(app_times), min(bare_times)  # the least disturbed runs, for a loaded machine
-    print(f"runs: {runs} each, api mode {api_mode}")
+    ca, cb = statistics.median(app_cpu), statistics.median(bare_cpu)
+    print(f"runs: {runs} each, api mode {api_mode}; {started_load} at the start, {load()} at the end")
     print(
         "| command | bare SDK script (median s) | `cashcode ask` (median s) | ratio of medians (≤ 1.10) "
-        "| ratio of fastest runs |"
+        "| ratio of fastest runs | CPU time ratio (medians) |"
     )
-    print("|---|---|---|---|---|")
-    print(f"| ask ({api_mode}) | {mb:.3f} | {ma:.3f} | {ma / mb:.2f} | {fa / fb:.2f} ({fa:.3f} / {fb:.3f}) |")
+    print("|---|---|---|---|---|---|")
+    print(
+        f"| ask ({api_mode}) | {mb:.3f} | {ma:.3f} | {ma / mb:.2f} | {fa / fb:.2f} ({fa:.3f} / {fb:.3f}) "
+        f"| {ca / cb:.2f} ({ca:.3f} / {cb:.3f}) |"
+    )
     if async_times:
         mc = statistics.median(async_times)
         print(
@@ -146,6 +179,7 @@ def main(runs: int, api_mode: str) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--api-mode", choices=["chat_completions", "responses"], default="chat_completions")
+    parser.add_argument("--api-mode", choices=["both", "chat_completions", "responses"], default="both")
     args = parser.parse_args()
-    main(args.runs, args.api_mode)
+    for mode in ["chat_completions", "responses"] if args.api_mode == "both" else [args.api_mode]:
+        main(args.runs, mode)

@@ -95,11 +95,7 @@ class CashCodeApp:
         from app.api.routes import bind_routes  # routes refer back to this class
 
         self._routes: dict[str, Handler] = bind_routes(self)
-        for cap in ctx.capabilities:
-            for name, handler in cap.routes().items():
-                if name not in ROUTE_TYPES:
-                    raise KeyError(f"{cap.name}: route {name!r} is not declared in app/api/route_types.py")
-                self._routes[name] = handler
+        self._all_routes = False  # capability routes are bound on first use (`ask` never needs them)
 
     # ---- adapter surface ---------------------------------------------------------------------
 
@@ -110,14 +106,33 @@ class CashCodeApp:
         """Adapters serve adapter-only routes (e.g. `desktop.pick_folder`) through this."""
         if name not in ROUTE_TYPES:
             raise KeyError(f"unknown route {name!r}: add it to app/api/route_types.py first")
+        self._bind_all_routes()
         self._routes[name] = handler
 
     def routes(self) -> Mapping[str, Handler]:
+        self._bind_all_routes()
         return dict(self._routes)
+
+    def _bind_all_routes(self) -> None:
+        """Bind each capability's handlers and the other adapter-only routes, once. Deferred
+        from start-up because it imports every capability's route code and models."""
+        if self._all_routes:
+            return
+        self._all_routes = True
+        from app.api.routes import bind_adapter_only
+
+        bind_adapter_only(self, self._routes)
+        for cap in self.ctx.capabilities:
+            for name, handler in cap.routes().items():
+                if name not in ROUTE_TYPES:
+                    raise KeyError(f"{cap.name}: route {name!r} is not declared in app/api/route_types.py")
+                self._routes[name] = handler
 
     async def invoke(self, route: str, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Validate → handle → envelope. Never raises; never leaks a traceback or a secret."""
         types = ROUTE_TYPES.get(route)
+        if route not in self._routes:
+            self._bind_all_routes()
         handler = self._routes.get(route)
         if types is None or handler is None:
             return error_envelope(ApiFailure("invalid", f"unknown route {route!r}"))

@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 from app.api.app import AppContext, CashCodeApp
 from app.api.bus import EventBus
-from app.api.extensions import Capability
+from app.api.extensions import Capability, DeferredCapability
 from app.api.providers import ProviderFactory, ProviderService, default_factory
 from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
-from app.importer.api_routes import ImportCapability
 from app.llm.base import ProviderConfig
 from app.observability.wiring import observability
 from app.settings.paths import AppPaths
@@ -76,14 +75,15 @@ def build_app(
     bus = EventBus()
     # Capabilities (app/api/extensions.py), one line each; order = hook order.
     caps: list[Capability] = []
-    caps.append(importer := ImportCapability())  # bound to the app below (it calls other routes)
+    bound: list[CashCodeApp] = []  # the importer calls other routes through the app built below
+    caps.append(DeferredCapability("import", lambda: _importer(bound[0])))
     caps.append(mcp := _mcp(paths, env, db, secret_store, settings_store, bus))
     caps.append(_memory(db, paths, settings_store, providers, env))
     caps.append(
         build_skills_capability(paths, env, db, settings_store, workspace, providers=providers.get, mcp=mcp)
     )
-    caps.append(_history(db, paths, bus, env))
-    caps.append(_attachments(paths))
+    caps.append(DeferredCapability("history", lambda: _history(db, paths, bus, env)))
+    caps.append(DeferredCapability("attachments", lambda: _attachments(paths)))
     caps.append(web_search := _web_search(settings_store, secret_store))
     caps.append(obs := observability(db, bus, env, settings_store, providers, secret_store, provider_override))  # noqa: E501
     caps.extend(capabilities)
@@ -111,7 +111,7 @@ def build_app(
         capabilities=tuple(caps),
     )
     app = CashCodeApp(ctx)
-    importer.bind(app)
+    bound.append(app)
     obs.attach_app(app)  # evals started from the UI run turns through the app's API
     return app
 
@@ -148,6 +148,14 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         migrate_legacy_env(env, store, secrets)
     except (SecretStoreError, SettingsError) as exc:
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
+
+
+def _importer(app: CashCodeApp) -> Capability:
+    from app.importer.api_routes import ImportCapability
+
+    importer = ImportCapability()
+    importer.bind(app)
+    return importer
 
 
 def _mcp(
@@ -201,9 +209,15 @@ def _web_search(settings: SettingsStore, secrets: SecretStore) -> WebSearchSetti
 
 
 def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRegistry:
-    from app.tools.registry import ToolRegistry, builtin_tools
-    from app.websearch.tool import WebSearchTool
+    from app.tools.registry import ToolEntry, ToolRegistry, builtin_entries
+    from app.websearch.tool_spec import WEB_SEARCH
 
     if tools is not None:
         return ToolRegistry(tools)
-    return ToolRegistry([*builtin_tools(), WebSearchTool(web_search.config)])
+
+    def search_tool() -> Tool:
+        from app.websearch.tool import WebSearchTool
+
+        return WebSearchTool(web_search.config)
+
+    return ToolRegistry([*builtin_entries(), ToolEntry(WEB_SEARCH, False, search_tool)])

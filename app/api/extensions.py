@@ -82,3 +82,26 @@ class TurnToolBox:
             if tool is not None:
                 return tool
         return None
+
+
+class DeferredCapability(Capability):
+    """A capability that only serves routes (no tools, prompt text or hooks), built on the first
+    route lookup. Processes that never call its routes (`cashcode ask`) never import its code
+    or its pydantic models (SPEC S14 start-up budget)."""
+
+    def __init__(self, name: str, build: Callable[[], Capability]) -> None:
+        self.name = name
+        self._build = build
+        self._built: Capability | None = None
+
+    def get(self) -> Capability:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+    def routes(self) -> Mapping[str, Handler]:
+        return self.get().routes()
+
+    async def aclose(self) -> None:
+        if self._built is not None:
+            await self._built.aclose()

@@ -9,23 +9,15 @@ one line each; its `Capability.routes()` supplies the handlers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Iterator, Mapping, MutableMapping
 
 from pydantic import BaseModel
 
-from app.api import branch_routes
 from app.api import models as m
-from app.attachments import api_routes as attachment_routes
-from app.desktop import api_routes as desktop_api_routes
-from app.history import api_routes as history_routes
-from app.importer import api_routes as import_routes
-from app.mcp import api_routes as mcp_api_routes
-from app.memory import api_routes as memory_routes
-from app.observability import api_routes as obs_routes
-from app.skills import api_routes as skills_api_routes
-from app.websearch import api_routes as websearch_routes
 
-RouteTable = Mapping[str, tuple[type[BaseModel], type[BaseModel]]]
+RouteTypes = tuple[type[BaseModel], type[BaseModel]]
+RouteTable = Mapping[str, RouteTypes]
 
 CORE_ROUTES: RouteTable = {
     "app.info": (m.Empty, m.AppInfo),
@@ -53,17 +45,59 @@ CORE_ROUTES: RouteTable = {
     "desktop.pick_folder": (m.Empty, m.FolderPick),
 }
 
-# Capability tables, one line each: `**app.<capability>.api_routes.ROUTE_TYPES,`
-ROUTE_TYPES: RouteTable = {
-    **CORE_ROUTES,
-    **import_routes.ROUTE_TYPES,
-    **mcp_api_routes.ROUTE_TYPES,
-    **memory_routes.ROUTE_TYPES,
-    **skills_api_routes.ROUTE_TYPES,
-    **history_routes.ROUTE_TYPES,
-    **attachment_routes.ROUTE_TYPES,
-    **websearch_routes.ROUTE_TYPES,
-    **obs_routes.ROUTE_TYPES,
-    **desktop_api_routes.ROUTE_TYPES,
-    **branch_routes.ROUTE_TYPES,
-}
+# Capability tables, one line each: the module whose `ROUTE_TYPES` is merged (later wins).
+CAPABILITY_TABLES: tuple[str, ...] = (
+    "app.importer.api_routes",
+    "app.mcp.api_routes",
+    "app.memory.api_routes",
+    "app.skills.api_routes",
+    "app.history.api_routes",
+    "app.attachments.api_routes",
+    "app.websearch.api_routes",
+    "app.observability.api_routes",
+    "app.desktop.api_routes",
+    "app.api.branch_routes",
+)
+
+
+class LazyRouteTable(MutableMapping[str, RouteTypes]):
+    """The core routes at once; the capability tables (and their ~150 pydantic models) on the
+    first lookup of any other name. `cashcode ask` only calls core routes, so it never pays for
+    them (SPEC S14 start-up budget); listing or iterating loads everything."""
+
+    def __init__(self, core: RouteTable, modules: tuple[str, ...]) -> None:
+        self._data: dict[str, RouteTypes] = dict(core)
+        self._modules = modules
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in self._modules:
+            table: RouteTable = importlib.import_module(module).ROUTE_TYPES
+            self._data.update(table)
+
+    def __getitem__(self, key: str) -> RouteTypes:
+        if key not in self._data:
+            self._load()
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return iter(dict(self._data))
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._data)
+
+    def __setitem__(self, key: str, value: RouteTypes) -> None:
+        self._load()  # a later load must not overwrite what was set
+        self._data[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        self._load()
+        del self._data[key]
+
+
+ROUTE_TYPES: MutableMapping[str, RouteTypes] = LazyRouteTable(CORE_ROUTES, CAPABILITY_TABLES)

@@ -42,9 +42,13 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "tools.list": app.tools_list,
         "desktop.pick_folder": app.unsupported,
     }
+    return routes
+
+
+def bind_adapter_only(app: CashCodeApp, routes: dict[str, Handler]) -> None:
+    """Every other adapter-only route answers `unsupported` until an adapter serves it."""
     from app.api.route_types import ROUTE_TYPES
 
-    for name in ROUTE_TYPES:  # every other adapter-only route too, until an adapter serves it
+    for name in ROUTE_TYPES:
         if name.startswith(ADAPTER_ONLY_PREFIX):
             routes.setdefault(name, app.unsupported)
-    return routes

@@ -32,7 +32,7 @@ class ToolCatalog:
     def infos(self, policies: Mapping[str, ToolPolicy]) -> list[m.ToolInfo]:
         infos = []
         for name in self._registry.names:
-            tool = self._registry.get(name)
+            tool = self._registry.entry(name)  # listing imports no tool code
             assert tool is not None
             default: ToolPolicy = "always" if tool.read_only else "ask"
             infos.append(

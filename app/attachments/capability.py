@@ -35,8 +35,14 @@ class AttachmentsCapability(Capability):
             kind = classify(name, req.mime, data)
         except AttachmentRejected as exc:
             raise ApiFailure("invalid", str(exc)) from exc
-        digest = await asyncio.to_thread(self._store.put, data)
+        digest = await asyncio.to_thread(self._stored, data, kind.kind == "image")
         return a.UploadedAttachment(sha256=digest, name=name, mime=kind.mime, size=len(data), kind=kind.kind)
+
+    def _stored(self, data: bytes, image: bool) -> str:
+        digest = self._store.put(data)
+        if image:  # what a send reads: the base64 text, encoded once now (app/llm/json_body.py)
+            self._store.save_b64(digest)
+        return digest
 
     async def data(self, req: a.AttachmentDataQuery) -> a.AttachmentData:
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterable
 
 from app.attachments.kinds import MAX_TEXT_CHARS
@@ -36,7 +35,7 @@ class AttachmentResolver:
 
     def resolve(self, ref: AttachmentRef) -> AttachmentInput:
         if ref.kind == "image":
-            data = base64.b64encode(self._store.read(ref.sha256)).decode("ascii")
+            data = self._store.read_b64(ref.sha256)
             return AttachmentInput(kind="image", name=ref.name, mime=ref.mime, data_b64=data)
         return AttachmentInput(kind="text", name=ref.name, mime=ref.mime, text=self.text_of(ref))
 

@@ -47,17 +47,14 @@ class ModelInfo:
 @dataclass(frozen=True)
 class AttachmentInput:
     """What the model receives for one attached file (by its sha256 in `Message.attachments`):
-    an image as base64 bytes, or text (text files, and the text of PDFs)."""
+    an image as base64 text (ASCII bytes, spliced into the request body as they are; see
+    app/llm/json_body.py), or text (text files, and the text of PDFs)."""
 
     kind: Literal["image", "text"]
     name: str
     mime: str
-    data_b64: str = ""
+    data_b64: bytes = b""
     text: str = ""
-
-    @property
-    def data_url(self) -> str:
-        return f"data:{self.mime};base64,{self.data_b64}"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from app.llm.base import ModelRequest, StreamEvent
 from app.llm.chat_stream import ChatStreamAssembler, completion_events
 from app.llm.errors import ErrorContext
-from app.llm.openai_provider import Assembler, OpenAIProvider
+from app.llm.json_body import has_blobs
+from app.llm.openai_provider import Assembler, OpenAIProvider, post_json
 from app.llm.wire_chat import chat_request
 
 if TYPE_CHECKING:
@@ -18,11 +19,20 @@ if TYPE_CHECKING:
 class ChatCompletionsProvider(OpenAIProvider):
     async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
         kwargs = chat_request(request)
-        if not stream:
-            return await client.chat.completions.create(**kwargs)
-        return await client.chat.completions.create(
-            **kwargs, stream=True, stream_options={"include_usage": True}
-        )
+        if stream:
+            kwargs.update(stream=True, stream_options={"include_usage": True})
+        if has_blobs(kwargs):
+            from openai import AsyncStream
+            from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+            return await post_json(
+                client,
+                "/chat/completions",
+                kwargs,
+                cast_to=ChatCompletion,
+                stream_cls=AsyncStream[ChatCompletionChunk],
+            )
+        return await client.chat.completions.create(**kwargs)
 
     def _whole(self, result: Any) -> Sequence[StreamEvent]:
         return completion_events(result)

@@ -24,6 +24,7 @@ from app.llm.base import (
     UsageReport,
 )
 from app.llm.errors import ErrorContext
+from app.llm.json_body import encode_json
 from app.llm.wire_ollama import native_request
 
 if TYPE_CHECKING:
@@ -98,7 +99,10 @@ async def native_chat(
     headers_seen = False
     try:
         # Leaving the `async with` (also by cancellation) closes the connection.
-        async with http.stream("POST", "/api/chat", json=native_request(request)) as response:
+        # Serialised like the OpenAI bodies: image base64 spliced in, not re-encoded.
+        body = encode_json(native_request(request))
+        headers = {"Content-Type": "application/json"}
+        async with http.stream("POST", "/api/chat", content=body, headers=headers) as response:
             headers_seen = True
             if response.status_code >= 400:
                 raise await _status_error(response, ctx)

@@ -134,6 +134,24 @@ class OpenAIProvider(ABC):
         await self._client.aclose()
 
 
+async def post_json(
+    client: AsyncOpenAI, path: str, body: dict[str, Any], *, cast_to: type[Any], stream_cls: type[Any]
+) -> Any:
+    """What `create()` sends, for a body with large base64 payloads (images): serialised by
+    app/llm/json_body.py, which splices the payloads in instead of re-encoding them, and sent
+    through the SDK's generic `post` (same client, headers, auth, errors and stream types)."""
+    from app.llm.json_body import encode_json
+
+    return await client.post(
+        path,
+        content=encode_json(body),
+        cast_to=cast_to,
+        stream=bool(body.get("stream")),
+        stream_cls=stream_cls,
+        options={"security": {"bearer_auth": True}},
+    )
+
+
 async def _check_event_stream(sdk_stream: SdkStream, ctx: ErrorContext) -> None:
     """A streamed request must be answered with `text/event-stream`. Anything else (a proxy's
     HTML login page with status 200) would parse as an empty stream: say what came back."""

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.llm.base import ModelRequest, StreamEvent
 from app.llm.errors import ErrorContext
-from app.llm.openai_provider import Assembler, OpenAIProvider
+from app.llm.json_body import has_blobs
+from app.llm.openai_provider import Assembler, OpenAIProvider, post_json
 from app.llm.responses_stream import ResponsesAssembler, response_events
 from app.llm.wire_responses import responses_request
 
@@ -18,9 +19,16 @@ if TYPE_CHECKING:
 class ResponsesProvider(OpenAIProvider):
     async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
         kwargs = responses_request(request)
-        if not stream:
-            return await client.responses.create(**kwargs)
-        return await client.responses.create(**kwargs, stream=True)
+        if stream:
+            kwargs["stream"] = True
+        if has_blobs(kwargs):
+            from openai import AsyncStream
+            from openai.types.responses import Response, ResponseStreamEvent
+
+            return await post_json(
+                client, "/responses", kwargs, cast_to=Response, stream_cls=AsyncStream[ResponseStreamEvent]
+            )
+        return await client.responses.create(**kwargs)
 
     def _whole(self, result: Any) -> Sequence[StreamEvent]:
         return response_events(result)

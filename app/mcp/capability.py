@@ -10,7 +10,6 @@ from app.attachments.store import AttachmentStore
 from app.core.context import ToolBox, TurnSpec
 from app.core.events import AppEvent
 from app.mcp.activations import CAPACITY, ActivationStore
-from app.mcp.api_handlers import McpRoutes
 from app.mcp.catalog import UserCatalog, builtin_dir
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone
@@ -37,7 +36,8 @@ class McpCapability(Capability):
         self.service = service
         self.activations = activations
         self.directory = McpDirectory(service)
-        self._routes = McpRoutes(service, self.directory, settings, activations, files)
+        self._settings = settings
+        self._files = files
 
     @classmethod
     def build(
@@ -89,7 +89,11 @@ class McpCapability(Capability):
         return "\n".join(lines)
 
     def routes(self) -> Mapping[str, Handler]:
-        return self._routes.table()
+        from app.mcp.api_handlers import McpRoutes  # route code and models: on first use
+
+        return McpRoutes(
+            self.service, self.directory, self._settings, self.activations, self._files
+        ).table()
 
     async def start(self) -> None:
         """Long-lived surfaces have a UI that can show a server's form; the CLI never calls

@@ -20,7 +20,6 @@ from app.api.extensions import Capability, Handler
 from app.core.context import ToolBox, TurnSpec, TurnStore
 from app.core.messages import Message
 from app.llm.base import Provider
-from app.memory.handlers import MemoryHandlers
 from app.memory.memory_file import MemoryFileError
 from app.memory.memory_tools import (
     ForgetMemoryTool,
@@ -65,11 +64,12 @@ class MemoryCapability(Capability):
                 *(cls(s.notes) for cls in NOTES_TOOLS),
             ]
         )
-        self._handlers = MemoryHandlers(s)
         self._tasks: set[asyncio.Task[object]] = set()
 
     def routes(self) -> Mapping[str, Handler]:
-        return self._handlers.table()
+        from app.memory.handlers import MemoryHandlers  # route code and models: on first use
+
+        return MemoryHandlers(self.services).table()
 
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
         return self._tools

@@ -7,16 +7,19 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
 from app.api.bus import EventBus
 from app.api.errors import ApiFailure
 from app.api.extensions import Capability, Handler
 from app.core.events import AppEvent, TurnCancelled, TurnDone, TurnFailed, TurnStarted
-from app.observability import api_models as am
 from app.observability.fold import TurnFold
 from app.observability.prices import PriceTable, estimate_cost
 from app.observability.store import TraceRepository, totals_of, valid_trace_id
 from app.observability.trace_model import TraceRecord
+
+if TYPE_CHECKING:  # the route models load with the first route call (`ask` start-up)
+    from app.observability import api_models as am
 
 _log = logging.getLogger(__name__)
 TRACE_WRITE_WARNING = "the trace of a turn could not be saved; the answer is not affected"
@@ -85,6 +88,8 @@ class TraceCapability(Capability):
         }
 
     async def traces_list(self, req: am.TracesQuery) -> am.TraceList:
+        from app.observability import api_models as am
+
         return am.TraceList(traces=[trace_view(t) for t in self._traces.recent(req.limit)])
 
     async def traces_get(self, req: am.TraceRef) -> am.TraceView:
@@ -97,6 +102,8 @@ class TraceCapability(Capability):
         since, until = day_range(req.first_day, req.last_day)
         buckets = self._traces.by_day_and_model(since, until)
         totals = totals_of(buckets)
+        from app.observability import api_models as am
+
         return am.UsageSummary(
             buckets=[
                 am.UsageBucketView(
@@ -134,6 +141,8 @@ def day_range(first_day: str, last_day: str) -> tuple[str, str]:
 
 
 def trace_view(t: TraceRecord) -> am.TraceView:
+    from app.observability import api_models as am
+
     return am.TraceView(
         id=t.id,
         chat_id=t.chat_id,

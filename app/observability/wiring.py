@@ -11,9 +11,7 @@ from app.api.extensions import Handler
 from app.api.models import Empty
 from app.api.providers import ProviderService
 from app.llm.base import ProviderConfig
-from app.observability import eval_api_models as em
 from app.observability.capability import TraceCapability
-from app.observability.eval_api_models import EvalModel
 from app.observability.logs import register_secrets
 from app.observability.prices import Price, PriceEntry, PriceTable, env_price
 from app.observability.store import TraceRepository
@@ -22,7 +20,9 @@ from app.settings.secrets import SecretStore, provider_key_name
 from app.settings.user_settings import SettingsStore
 from app.store.db import Database
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the route models load with the first route call (`ask` start-up)
+    from app.observability import eval_api_models as em
+    from app.observability.eval_api_models import EvalModel
     from app.observability.eval_runs import EvalRunner
     from app.observability.evals import EvalApp
 
@@ -69,6 +69,8 @@ class ObservabilityCapability(TraceCapability):
         return self._evals
 
     def _last_model(self) -> EvalModel | None:
+        from app.observability.eval_api_models import EvalModel
+
         last = self._settings.load().last_model
         return EvalModel(provider_id=last.provider_id, model=last.model) if last is not None else None
 

@@ -225,10 +225,10 @@ def _known_tools(env: Mapping[str, str], holder: list[SkillsCapability]) -> Call
 
     def names() -> frozenset[str]:
         if not cache:
-            from app.tools.registry import builtin_tools
+            from app.tools.registry import builtin_entries
 
             own = holder[0].tool_names() if holder else frozenset()
-            cache.append(frozenset(t.name for t in builtin_tools(env=env)) | own)
+            cache.append(frozenset(t.name for t in builtin_entries(env=env)) | own)
         return cache[0]
 
     return names

@@ -20,11 +20,10 @@ from app.tools.exec_env import command_env, is_git_executable
 from app.tools.git_guard import git_problem, hardened_git_argv
 from app.tools.process import CapturedStream, run_process
 from app.tools.safe_commands import Verdict, classify
+from app.tools.specs import DEFAULT_TIMEOUT_S, EXEC, MAX_TIMEOUT_S
 from app.tools.workspace import display_path, resolve_in_workspace
 
 OUTPUT_CAP = 64 * 1024  # per stream
-DEFAULT_TIMEOUT_S = 30
-MAX_TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
@@ -36,27 +35,9 @@ class ExecPlan:
 
 
 class ExecTool(Tool):
-    name = "exec"
-    description = (
-        "Run a program inside the workspace. `argv` is a list: the program name then its arguments "
-        "(no shell: no pipes, globs, redirections or variables). stdin is closed. stdout and stderr "
-        "are capped at 64 KiB each. Timeout 1–300 s (default 30)."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "argv": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-            "cwd": {"type": "string", "description": "Working folder, relative to the workspace."},
-            "timeout": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_TIMEOUT_S,
-                "default": DEFAULT_TIMEOUT_S,
-            },
-        },
-        "required": ["argv"],
-        "additionalProperties": False,
-    }
+    name = EXEC.name
+    description = EXEC.description
+    parameters = EXEC.parameters
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         # None: read os.environ at call time (settings may change PATH while the app runs).

@@ -15,6 +15,7 @@ from typing import Any
 from app.tools.args import opt_bool, opt_int, opt_str, req_str
 from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, open_regular, read_utf8
+from app.tools.specs import EDIT_FILE, LIST_DIR, READ_FILE, WRITE_FILE
 from app.tools.workspace import display_path, read_guard_reason, resolve_in_workspace
 
 READ_CAP_BYTES = 256 * 1024  # what the model gets from one read_file call
@@ -56,21 +57,9 @@ class ReadState:
 
 
 class ReadFileTool(Tool):
-    name = "read_file"
-    description = (
-        "Read a UTF-8 text file inside the workspace. Output is capped at 256 KiB; when cut, a "
-        "[truncated …] marker says which `offset` to continue from. Binary files are refused."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace."},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines."},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    name = READ_FILE.name
+    description = READ_FILE.description
+    parameters = READ_FILE.parameters
     read_only = True
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
@@ -139,21 +128,9 @@ class WriteState:
 
 
 class WriteFileTool(Tool):
-    name = "write_file"
-    description = (
-        "Create a UTF-8 text file inside the workspace (the parent folder must already exist). "
-        "Replacing an existing file requires overwrite: true."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace."},
-            "content": {"type": "string", "description": "Full file content."},
-            "overwrite": {"type": "boolean", "description": "Replace an existing file.", "default": False},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }
+    name = WRITE_FILE.name
+    description = WRITE_FILE.description
+    parameters = WRITE_FILE.parameters
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         ps = _path_state(args, ctx, for_write=True)
@@ -213,21 +190,9 @@ class EditState:
 
 
 class EditFileTool(Tool):
-    name = "edit_file"
-    description = (
-        "Replace one unique occurrence of old_string with new_string in a UTF-8 file inside the "
-        "workspace. Fails if old_string occurs zero or several times (add surrounding context)."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace."},
-            "old_string": {"type": "string", "description": "Exact text to replace; must occur once."},
-            "new_string": {"type": "string", "description": "Replacement text."},
-        },
-        "required": ["path", "old_string", "new_string"],
-        "additionalProperties": False,
-    }
+    name = EDIT_FILE.name
+    description = EDIT_FILE.description
+    parameters = EDIT_FILE.parameters
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         ps = _path_state(args, ctx, for_write=True)
@@ -275,18 +240,9 @@ def _sha(text: str) -> str:
 
 
 class ListDirTool(Tool):
-    name = "list_dir"
-    description = (
-        "List a folder inside the workspace, sorted by name. Markers: 'name/' folder, "
-        "'name@' symlink, otherwise a file with its size in bytes."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "Folder, relative to the workspace.", "default": "."},
-        },
-        "additionalProperties": False,
-    }
+    name = LIST_DIR.name
+    description = LIST_DIR.description
+    parameters = LIST_DIR.parameters
     read_only = True
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:

@@ -20,6 +20,7 @@ from app.tools.args import opt_bool, opt_str, req_str
 from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.fileio import BINARY_SNIFF_BYTES, looks_binary
 from app.tools.fs import guarded_read
+from app.tools.specs import GLOB, GREP
 from app.tools.walk import compile_glob, walk
 from app.tools.workspace import active_private_roots, display_path, hard_link_count, resolve_in_workspace
 
@@ -39,20 +40,9 @@ class GlobState:
 
 
 class GlobTool(Tool):
-    name = "glob"
-    description = (
-        "Find files and folders inside the workspace whose path matches a glob pattern "
-        "(e.g. 'src/**/*.py'). At most 100 results; symlinked folders are not followed."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Glob relative to `path`; '**' spans folders."},
-            "path": {"type": "string", "description": "Folder to search in (default: workspace root)."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    name = GLOB.name
+    description = GLOB.description
+    parameters = GLOB.parameters
     read_only = True
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
@@ -117,22 +107,9 @@ class GrepState:
 
 
 class GrepTool(Tool):
-    name = "grep"
-    description = (
-        "Search file contents inside the workspace with a Python regular expression. Returns up "
-        "to 50 'path:line: text' matches; binary and very large files are skipped."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Python regular expression."},
-            "path": {"type": "string", "description": "File or folder to search (default: workspace root)."},
-            "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."},
-            "ignore_case": {"type": "boolean", "default": False},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    name = GREP.name
+    description = GREP.description
+    parameters = GREP.parameters
     read_only = True
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:

@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 
 from app.tools.args import req_str
 from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.tools.specs import WEB_FETCH
 from app.tools.ssrf import AddressPolicy, IPAddress, Resolver, address_problem, parse_ip, system_resolve
 
 if TYPE_CHECKING:
@@ -70,18 +71,9 @@ def parse_target(url: str) -> Target:
 
 
 class WebFetchTool(Tool):
-    name = "web_fetch"
-    description = (
-        "Fetch a public http(s) URL and return its readable text (HTML is converted to text; JSON "
-        "and plain text pass through). Downloads are capped at 2 MiB and text at 50,000 characters. "
-        "Private and local network addresses are refused."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {"url": {"type": "string", "description": "http:// or https:// URL"}},
-        "required": ["url"],
-        "additionalProperties": False,
-    }
+    name = WEB_FETCH.name
+    description = WEB_FETCH.description
+    parameters = WEB_FETCH.parameters
     # Not read-only: a URL can carry data out. Each call asks per host (see the module doc).
     read_only = False
 

@@ -5,6 +5,7 @@ The backend and its address live in the settings file; API keys only in the keyr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from app.api import models as m
@@ -12,9 +13,10 @@ from app.api.errors import ApiFailure
 from app.api.extensions import Capability, Handler
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore, UserSettings
-from app.websearch import api_models as w
-from app.websearch.backends import SearchFailed
 from app.websearch.model import DEFAULT_URLS, KEYED, SearchConfig, key_name
+
+if TYPE_CHECKING:  # the route models and the backends load on first use (`ask` start-up)
+    from app.websearch import api_models as w
 
 
 class WebSearchSettings(Capability):
@@ -33,11 +35,15 @@ class WebSearchSettings(Capability):
         backend = s.web_search_backend
         url = s.web_search_url or DEFAULT_URLS[backend]
         if not url:
+            from app.websearch.backends import SearchFailed
+
             raise SearchFailed("No SearXNG address: enter your instance's URL in Settings → Web search.")
         key = self._secrets.get(key_name(backend)) if backend in KEYED else None
         return SearchConfig(backend=backend, url=url, api_key=key)
 
     def _view(self, s: UserSettings) -> w.WebSearchView:
+        from app.websearch import api_models as w
+
         backend = s.web_search_backend
         has_key = backend in KEYED and self._secrets.get(key_name(backend)) is not None
         return w.WebSearchView(

@@ -11,31 +11,16 @@ from app.tools.args import req_str
 from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.websearch.backends import SearchFailed, search
 from app.websearch.model import MAX_RESULTS, SearchConfig, SearchResult
+from app.websearch.tool_spec import WEB_SEARCH
 
 TIMEOUT_S = 15.0
 MAX_QUERY = 400
 
 
 class WebSearchTool(Tool):
-    name = "web_search"
-    description = (
-        "Search the web and return up to 10 results (title, URL, snippet). Use web_fetch to read a "
-        "result's page."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "what to search for"},
-            "count": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_RESULTS,
-                "description": "results (default 10)",
-            },
-        },
-        "required": ["query"],
-        "additionalProperties": False,
-    }
+    name = WEB_SEARCH.name
+    description = WEB_SEARCH.description
+    parameters = WEB_SEARCH.parameters
     # Contacting a search host sends the query out: asked per host (see CONTRACTS.md).
     read_only = False
 

@@ -4,12 +4,14 @@ HTTP, vision checks and limits."""
 from __future__ import annotations
 
 import base64
+import json
 import sqlite3
 from typing import Any
 
 import pytest
 
 from app.llm.base import AttachmentInput, ModelRequest
+from app.llm.json_body import encode_json
 from app.llm.wire_ollama import native_request
 from tests.api.conftest import KINDS, AppMaker, add_provider, err, ok
 from tests.attachments.helpers import pdf, png
@@ -51,8 +53,11 @@ async def test_an_upload_is_stored_content_addressed_and_only_referenced_in_sqli
     assert ref["size"] == len(image)
     stored = paths.data_dir / "attachments" / ref["sha256"][:2] / ref["sha256"]
     assert stored.read_bytes() == image
+    # The base64 text a send reads is written once, beside the file (app/llm/json_body.py).
+    assert stored.with_suffix(".b64").read_bytes() == base64.b64encode(image)
     again = await upload(app, "copy.png", image)
-    assert again["sha256"] == ref["sha256"] and len(list(stored.parent.iterdir())) == 1
+    assert again["sha256"] == ref["sha256"]
+    assert sorted(p.name for p in stored.parent.iterdir()) == [ref["sha256"], ref["sha256"] + ".b64"]
 
     pid = await add_provider(app, fake_llm, "chat_completions")
     await ok(app, "settings.update", {"vision_models": {pid: ["fake-model"]}})
@@ -105,11 +110,11 @@ def test_ollama_native_requests_carry_images_as_base64() -> None:
         model="llava",
         messages=(Message(role="user", content="Look", attachments=(ref, note)),),
         attachment_inputs={
-            "a" * 64: AttachmentInput(kind="image", name="dot.png", mime="image/png", data_b64="AAEC"),
+            "a" * 64: AttachmentInput(kind="image", name="dot.png", mime="image/png", data_b64=b"AAEC"),
             "b" * 64: AttachmentInput(kind="text", name="notes.txt", mime="text/plain", text="hello"),
         },
     )
-    [message] = native_request(request)["messages"]
+    [message] = json.loads(encode_json(native_request(request)))["messages"]
     assert message["images"] == ["AAEC"]
     assert (
         message["content"] == 'Look\n\n<attachment name="notes.txt" type="text/plain">\nhello\n</attachment>'

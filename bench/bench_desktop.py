@@ -207,6 +207,28 @@ OBSERVER_JS = """([selector, nth]) => {
 COLUMNS = {"dom": 1, "frame": 2, "painted": 3}
 
 
+def markdown_tokens(count: int) -> list[str]:
+    """`count` tokens shaped like a model's Markdown answer: paragraphs of ~40 words, a short
+    list and a fenced Python block every 200 tokens. Every token carries one marker `tNNNN`
+    (its index), which is how the observer knows what is on screen; both windows get the same."""
+    tokens = []
+    for i in range(count):
+        word, phase = f"t{i:04d}", i % 200
+        if 120 <= phase < 125:
+            tokens.append(f"\n- **{word}**" if phase > 120 else f"\n\n- **{word}**")
+        elif 150 <= phase < 165:
+            opening = "\n\n```python\n" if phase == 150 else ""
+            closing = "\n```\n\n" if phase == 164 else "\n"
+            tokens.append(f"{opening}{word} = len(items)  # {phase}{closing}")
+        elif phase == 125:
+            tokens.append(f"\n\n{word} ")
+        elif phase % 40 == 39:
+            tokens.append(f"{word}.\n\n")
+        else:
+            tokens.append(f"{word} ")
+    return tokens
+
+
 def match_latencies(sent: list[float], records: list[list[float]], column: int) -> list[float]:
     """For token i sent at sent[i] (epoch s), the first record showing >= i+1 tokens (epoch ms)."""
     latencies, j = [], 0
@@ -228,7 +250,7 @@ def collect(page: Page, stream: TimedStream, count: int) -> dict[str, list[float
 
 def measure_latency(page: Page, stream: TimedStream, rate: float, count: int) -> dict[str, list[float]]:
     stream.rate = rate
-    stream.tokens = [f"t{i:04d} " for i in range(count)]
+    stream.tokens = markdown_tokens(count)
     # Stay in the current chat: clicking "new chat" first races the chat switch against the send.
     first = page.get_by_test_id("message-assistant").count()
     page.evaluate(OBSERVER_JS, ["[data-testid=message-assistant]", first])
@@ -252,7 +274,7 @@ def measure_floor_latency(
         wait_for_mark(floor, "loaded", timeout_s=60)
         for rate, count in [(200.0, 50), *runs]:  # the first stream warms up like the app's
             stream.rate = rate
-            stream.tokens = [f"t{i:04d} " for i in range(count)]
+            stream.tokens = markdown_tokens(count)
             page.evaluate("() => { document.getElementById('out').textContent = ''; }")
             page.evaluate(OBSERVER_JS, ["#out", 0])
             stream.floor_gate.release()

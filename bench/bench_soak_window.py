@@ -6,7 +6,8 @@ Run from the repo root: .venv/bin/python bench/bench_soak_window.py [--turns 100
 Method
 - The real app (`python -m app.desktop`) under a private Xvfb, driven over CDP like a user:
   type into the composer, click send, answer every tool approval in the approval dialog,
-  start a new chat every `--chat-turns` turns (a day of use is many chats, not one endless one).
+  start a new chat every `--chat-turns` turns (a day of use is many chats, not one endless one;
+  with 10, the two memory snapshots both see a finished 10-turn chat).
 - Every answer is long Markdown streamed at `--rate` tokens/s (paragraphs, a bold list, a
   fenced Python block: bench_desktop.markdown_tokens). Every `--tool-every`-th turn first asks
   for `write_file` (needs approval), then streams the answer after the tool result.
@@ -37,7 +38,7 @@ import bench_desktop as bd
 from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.desktop.harness import app_dirs_env, desktop_command, launch
-from tests.desktop.procs import session_pss_kib
+from tests.desktop.procs import pss_kib, session_members, session_pss_kib
 from tests.desktop.xvfb import xvfb
 
 IDLE_S = 3.0
@@ -138,6 +139,30 @@ def idle_pss_mb(pid: int) -> float:
     return session_pss_kib(pid) / 1024
 
 
+def snapshot(page: Page, pid: int) -> dict[str, float]:
+    """Leak indicators that do not depend on machine load: the page's live JS heap, DOM nodes
+    and event listeners after a forced GC, and PSS per process kind (Python vs Qt WebEngine)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("HeapProfiler.collectGarbage")
+    cdp.send("Performance.enable")
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    cdp.detach()
+    by_kind: dict[str, float] = {}
+    for member in session_members(pid):
+        try:
+            comm = Path(f"/proc/{member}/comm").read_text().strip()
+            kind = "python" if member == pid else comm
+            by_kind[kind] = by_kind.get(kind, 0.0) + pss_kib(member) / 1024
+        except OSError:
+            continue
+    return {
+        "js_heap_mb": metrics.get("JSHeapUsedSize", 0) / 2**20,
+        "dom_nodes": metrics.get("Nodes", 0),
+        "listeners": metrics.get("JSEventListeners", 0),
+        **{f"pss_{k}_mb": v for k, v in by_kind.items()},
+    }
+
+
 def run(args: argparse.Namespace) -> list[str]:
     stream = SoakStream(args.rate, args.tokens)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(stream))
@@ -153,7 +178,7 @@ def run(args: argparse.Namespace) -> list[str]:
         with sync_playwright() as pw:
             page = app.attach(pw, timeout_s=60)
             expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
-            pss_warm = 0.0
+            pss_warm, warm = 0.0, {}
             for turn in range(1, args.turns + 1):
                 if turn > 1 and (turn - 1) % args.chat_turns == 0:
                     page.get_by_test_id("new-chat").click()
@@ -161,15 +186,21 @@ def run(args: argparse.Namespace) -> list[str]:
                 p95s.append(one_turn(page, stream, turn, tool=turn % args.tool_every == 0))
                 if turn == 10:
                     pss_warm = idle_pss_mb(app.proc.pid)
+                    warm = snapshot(page, app.proc.pid)
                 if turn % 50 == 0:
                     print(f"turn {turn}: {time.monotonic() - started:.0f} s, turn p95 {p95s[-1]:.1f} ms",
                           file=sys.stderr, flush=True)  # fmt: skip
             pss_end = idle_pss_mb(app.proc.pid)
+            end = snapshot(page, app.proc.pid)
             bd.stop(app)
     server.shutdown()
     minutes = (time.monotonic() - started) / 60
     window = min(50, len(p95s) // 2)
     first, last = statistics.median(p95s[:window]), statistics.median(p95s[-window:])
+    detail = [
+        f"| {name} (for reference) | {warm.get(name, 0):.1f} | {value:.1f} | — | — |"
+        for name, value in end.items()
+    ]
     return [
         "| metric | start | end | change | budget |",
         "|---|---|---|---|---|",
@@ -178,6 +209,7 @@ def run(args: argparse.Namespace) -> list[str]:
         f"| token latency server→painted frame, median of per-turn p95, first {window} vs last "
         f"{window} turns ({args.rate:g} tok/s, {args.tokens} tokens a turn) | {first:.1f} ms | {last:.1f} ms "
         f"| {last / first:.2f}x | unchanged |",
+        *detail,
     ]
 
 
@@ -189,7 +221,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=500.0, help="tokens per second of every answer")
     parser.add_argument("--tokens", type=int, default=220, help="tokens per answer")
     parser.add_argument("--tool-every", type=int, default=5, help="every N-th turn uses a tool")
-    parser.add_argument("--chat-turns", type=int, default=20, help="turns per chat before a new chat")
+    parser.add_argument("--chat-turns", type=int, default=10, help="turns per chat")
     args = parser.parse_args()
     if args.turns < 20:
         parser.error("--turns must be at least 20 (memory is compared after turn 10)")

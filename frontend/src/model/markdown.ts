@@ -22,7 +22,7 @@ import sql from "highlight.js/lib/languages/sql";
 import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
-import MarkdownIt from "markdown-it";
+import MarkdownIt, { type Env } from "markdown-it";
 
 const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
 for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang);
@@ -67,4 +67,34 @@ export function sanitizeHtml(html: string): string {
 /** Render Markdown from the model (or the user) to sanitised HTML. */
 export function renderMarkdown(source: string): string {
   return sanitizeHtml(md.render(source));
+}
+
+/** One top-level block of a Markdown source: the line it starts on and its sanitised HTML. */
+export interface RenderedBlock {
+  line: number;
+  html: string;
+}
+
+/**
+ * Render `source` top-level block by top-level block (joined, the blocks equal
+ * `renderMarkdown(source)`). Returns null when the source defines link references: a definition
+ * changes how blocks elsewhere render, so such a source must be rendered whole.
+ */
+export function renderTopLevelBlocks(source: string): RenderedBlock[] | null {
+  const env: Env = {};
+  const tokens = md.parse(source, env);
+  if (env.references && Object.keys(env.references).length > 0) return null;
+  const blocks: RenderedBlock[] = [];
+  let start = -1;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.level !== 0) continue;
+    if (token.nesting !== -1 && start < 0) start = i;
+    if (token.nesting === 1) continue;
+    const first = tokens[start];
+    const html = sanitizeHtml(md.renderer.render(tokens.slice(start, i + 1), md.options, env));
+    blocks.push({ line: first.map ? first.map[0] : 0, html });
+    start = -1;
+  }
+  return blocks;
 }

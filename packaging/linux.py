@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
-ICONS = PACKAGING / "icons"
+ICONS = ROOT / "resources" / "icons"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 APP_ID = "cashcode"
 INSTALL_DIR = f"/opt/{APP_ID}"
@@ -97,7 +97,7 @@ def desktop_entries() -> dict[str, str]:
     main = (
         "[Desktop Entry]\nName=CashCode\nGenericName=AI Agent\nGenericName[zh_CN]=AI 助手\n"
         "Comment=A local-first personal AI agent\nComment[zh_CN]=本地优先的个人 AI 助手\n"
-        f"Exec=cashcode desktop\n{common}Categories=Utility;Development;\n"
+        f"Exec=cashcode desktop\n{common}Categories=Utility;\n"
         "Keywords=AI;agent;chat;LLM;\nActions=quick-ask;\n\n"
         "[Desktop Action quick-ask]\nName=Quick Ask\nName[zh_CN]=快速提问\n"
         "Exec=cashcode desktop --quick-ask\n"
@@ -105,7 +105,7 @@ def desktop_entries() -> dict[str, str]:
     skill = (
         "[Desktop Entry]\nName=CashCode\nComment=Import a Skill into CashCode\n"
         "Comment[zh_CN]=把技能导入 CashCode\n"
-        f"Exec=cashcode desktop --import-skill %f\n{common}NoDisplay=true\n"
+        f"Exec=cashcode desktop --import-skill %f\n{common}NoDisplay=true\nCategories=Utility;\n"
         "MimeType=application/zip;application/x-zip-compressed;\n"
     )
     return {f"{APP_ID}.desktop": main, f"{APP_ID}-import-skill.desktop": skill}

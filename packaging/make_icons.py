@@ -1,6 +1,6 @@
-"""Render the app icon (packaging/icons/cashcode.svg) into every file the installers need.
+"""Render the app icon (resources/icons/cashcode.svg) into every file the installers need.
 
-    python packaging/make_icons.py        # rewrites packaging/icons/*.png, cashcode.ico, cashcode.icns
+    python packaging/make_icons.py        # rewrites resources/icons/*.png, cashcode.ico, cashcode.icns
 
 PNG at 16…512 px (Linux hicolor theme, tray, window), a multi-size .ico (Windows, PNG entries as
 Windows Vista and later read them) and an .icns (macOS, PNG entries). Qt's SVG renderer from the
@@ -15,7 +15,7 @@ import struct
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent / "icons"
+HERE = Path(__file__).resolve().parent.parent / "resources" / "icons"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 # icns element types holding PNG data, by pixel size (Apple's "ic07".."ic10", "icp4".."icp6").

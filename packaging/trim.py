@@ -38,6 +38,7 @@ DROP = (
     f"{QT}/plugins/assetimporters/*",
     f"{QT}/plugins/geometryloaders/*",
     f"{QT}/lib/libQt6Pdf*",
+    f"{QT}/plugins/imageformats/libqpdf.so",  # PDF as an image format: needs libQt6Pdf
     f"{QT}/lib/libQt6Quick3D*",
     f"{QT}/lib/libQt6ShaderTools*",
     f"{QT}/lib/libQt6Designer*",

@@ -64,3 +64,9 @@ def test_icon_files_exist_at_every_size_and_match_the_svg_source() -> None:
 def test_reproducible_timestamps_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     assert linux_pkg.source_date_epoch(ROOT) == 1700000000
+
+
+def test_the_ui_shows_the_same_icon_as_the_installers() -> None:
+    # The About section and the browser tab use frontend/public/favicon.svg.
+    favicon = ROOT / "frontend" / "public" / "favicon.svg"
+    assert favicon.read_bytes() == (ICONS / "cashcode.svg").read_bytes()

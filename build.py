@@ -3,6 +3,7 @@
 
     python build.py run     # install what is missing, build the UI, start the app
     python build.py test    # the whole suite (lint, types, UI tests, Python tests, e2e)
+    python build.py package [--smoke]   # bundle + .deb + AppImage; --smoke installs and starts them
 
 Standard library only: it must work on a fresh machine that has just python3, node and npm.
 Everything goes into a local venv at `.venv/`; steps that are already done are skipped
@@ -224,9 +225,32 @@ def cmd_setup(_extra: list[str]) -> int:
 
 
 def cmd_package(extra: list[str]) -> int:
-    setup(for_tests=False)
-    ensure_frontend(force_build=True)
-    return run([VENV_PY, "-m", "PyInstaller", "--noconfirm", "packaging/cashcode.spec", *extra], check=False)
+    """The one-folder bundle (dist/), then on Linux the .deb and the AppImage (packaging/linux.py).
+    `--smoke` then installs and starts what was built (tests/packaging); `--skip-build` reuses
+    dist/ as it is (e.g. to repeat only the smoke test)."""
+    smoke, skip_build = "--smoke" in extra, "--skip-build" in extra
+    rest = [a for a in extra if a not in ("--smoke", "--skip-build")]
+    linux = sys.platform.startswith("linux")
+    setup(for_tests=smoke)
+    if linux:
+        sys.path.insert(0, str(ROOT / "packaging"))
+        import linux as linux_pkg  # packaging/linux.py
+
+        ensure_system_packages(list(linux_pkg.TOOLS_DEBS))
+    if not skip_build:
+        ensure_frontend(force_build=True)
+        code = run([VENV_PY, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
+                    "packaging/cashcode.spec", *rest], check=False)
+        if code != 0:
+            return code
+        if linux:
+            code = run([VENV_PY, "packaging/linux.py", "all"], check=False)
+            if code != 0:
+                return code
+    if not smoke:
+        return 0
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "CASHCODE_PACKAGING_SMOKE": "1"}
+    return run([VENV_PY, "-m", "pytest", "-q", "tests/packaging"], env=env, check=False)
 
 
 COMMANDS = {

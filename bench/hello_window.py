@@ -7,6 +7,7 @@ It closes on SIGTERM. Run: QTWEBENGINE_CHROMIUM_FLAGS=--no-sandbox python bench/
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import tempfile
@@ -37,7 +38,9 @@ def main() -> int:
             threading.Thread(target=window.destroy, daemon=True).start()
 
         signal.signal(signal.SIGTERM, on_term)
-        webview.start(gui="qt" if sys.platform.startswith("linux") else None)
+        # HELLO_GUI=gtk: the same window on the GTK backend (bench/bench_webview_backends.py).
+        default = "qt" if sys.platform.startswith("linux") else None
+        webview.start(gui=os.environ.get("HELLO_GUI") or default)
     return 0
 
 

@@ -386,9 +386,8 @@ def private_app_roots(paths: AppPaths) -> tuple[Path, ...]:
 
 
 def _version() -> str:
-    import importlib.metadata  # ~10 ms: only when the UI asks, never on `cashcode ask`
+    # One source (pyproject.toml): the installed metadata, else the bundled or source
+    # pyproject.toml, which is all a frozen app has. Imported only when the UI asks.
+    from app.cli.version import app_version
 
-    try:
-        return importlib.metadata.version("cashcode")
-    except importlib.metadata.PackageNotFoundError:
-        return "0.0.0"
+    return app_version()

@@ -19,6 +19,13 @@ def web_index() -> Path:
     return package_root() / "web" / "index.html"
 
 
+def app_icon() -> Path | None:
+    """The app icon (resources/icons, rendered from cashcode.svg by packaging/make_icons.py) for
+    the window, task bar and tray; None if a stripped install lacks it (Qt then draws a mark)."""
+    path = package_root().parent / "resources" / "icons" / "cashcode.png"
+    return path if path.is_file() else None
+
+
 def missing_ui_page(index: Path) -> str:
     """Shown instead of a blank window when the frontend was never built."""
     where = html.escape(str(index))

@@ -45,7 +45,12 @@ from app.desktop.launch_args import LaunchArgsError, LaunchRequest, forwarded_ar
 from app.desktop.local_port import free_loopback_port
 from app.desktop.presence import Presence
 from app.desktop.pusher import EventPusher
-from app.desktop.qt_setup import create_qt_application, prepare_qt_environment, uses_qt
+from app.desktop.qt_setup import (
+    create_qt_application,
+    place_pipeline_cache,
+    prepare_qt_environment,
+    uses_qt,
+)
 from app.desktop.shell import DesktopShell, ShellWindow
 from app.desktop.single_instance import Primary, acquire, endpoint_for
 from app.desktop.window_ops import PlainWindowOps, QtWindowOps, WindowOps
@@ -137,6 +142,8 @@ def run(
         startup_marks.mark("forwarded")
         return 0  # the running CashCode took the request
     prepare_qt_environment(os.environ)  # before any Qt import creates Chromium
+    if uses_qt():
+        place_pipeline_cache(os.environ, paths.cache_dir)
     # The GUI thread, pywebview's asset server, bridge calls and the pusher all need the GIL
     # briefly and often, while the core thread may hold it for long stretches (imports, JSON).
     # A 1 ms switch interval (default 5 ms) bounds how long those short jobs wait for it.
@@ -174,7 +181,7 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
     ops: WindowOps
     if uses_qt():
         # Kept referenced: PyQt destroys a QApplication whose Python wrapper is collected.
-        session.qt_app = create_qt_application(sys.argv[:1])
+        session.qt_app = create_qt_application(sys.argv[:1], paths.data_dir, paths.cache_dir)
         ops = QtWindowOps()  # on the GUI thread, after the QApplication
     else:
         ops = PlainWindowOps()

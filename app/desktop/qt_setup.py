@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import MutableMapping
+from pathlib import Path
 from typing import Any
 
 FLAGS_VAR = "QTWEBENGINE_CHROMIUM_FLAGS"
@@ -29,7 +30,22 @@ def prepare_qt_environment(env: MutableMapping[str, str]) -> None:
         env[FLAGS_VAR] = " ".join([*flags, "--no-sandbox"])
 
 
-def create_qt_application(argv: list[str]) -> Any:
+PIPELINE_CACHE_VARS = ("QSG_RHI_PIPELINE_CACHE_SAVE", "QSG_RHI_PIPELINE_CACHE_LOAD")
+
+
+def place_pipeline_cache(env: MutableMapping[str, str], cache_dir: Path) -> None:
+    """Qt Quick (under each web view) keeps its graphics pipeline cache in
+    ~/.cache/<org>/<app>/qtpipelinecache-*; an explicit file keeps it in our cache folder.
+    Qt reads only these variables for that (no API reaches the web view's inner window);
+    a value the user set wins."""
+    target = str(cache_dir / "webengine" / "qtpipelinecache.bin")
+    for name in PIPELINE_CACHE_VARS:
+        env.setdefault(name, target)
+
+
+def create_qt_application(
+    argv: list[str], data_dir: Path | None = None, cache_dir: Path | None = None
+) -> Any:
     """Create the QApplication ourselves so the app (later: tray) can configure it.
 
     QtWebEngineWidgets must be imported before any QCoreApplication exists, or Qt refuses
@@ -38,18 +54,35 @@ def create_qt_application(argv: list[str]) -> Any:
     from qtpy import QtWebEngineWidgets  # noqa: F401  (import side effect is the point)
     from qtpy.QtWidgets import QApplication
 
-    share_webengine_profile()
+    if data_dir is not None and cache_dir is not None:
+        share_webengine_profile(data_dir / "webview", cache_dir / "webengine")
+    else:
+        share_webengine_profile()
     app = QApplication.instance() or QApplication(argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("CashCode")
     app.setOrganizationName("CashCode")
+    # The name the desktop entry (cashcode.desktop) is found by: task bar grouping and icon.
+    app.setDesktopFileName("cashcode")
+    set_window_icon(app)
     # Closing the last window must not end the process behind our back: pywebview quits
     # explicitly when its main window closes, and a future tray keeps the app alive.
     app.setQuitOnLastWindowClosed(False)
     return app
 
 
-def share_webengine_profile() -> None:
+def set_window_icon(app: Any) -> None:
+    """Every window (and the task bar entry) shows the app icon, in the bundle too."""
+    from qtpy.QtGui import QIcon
+
+    from app.desktop.assets import app_icon
+
+    icon = app_icon()
+    if icon is not None:
+        app.setWindowIcon(QIcon(str(icon)))
+
+
+def share_webengine_profile(storage: Path | None = None, cache: Path | None = None) -> None:
     """Make every pywebview window use ONE persistent Qt WebEngine profile.
 
     pywebview 6.2.1's Qt backend creates `QWebEngineProfile("pywebview")` per window. Two
@@ -71,8 +104,35 @@ def share_webengine_profile() -> None:
             return real()
         name = str(args[0])
         if name not in shared:
-            shared[name] = real(*args)
+            shared[name] = _named_profile(real, args, storage, cache)
         return shared[name]
 
     profile._cashcode_shared = True  # type: ignore[attr-defined]
     setattr(QtWebEngineWidgets, "QWebEngineProfile", profile)  # noqa: B010
+
+
+def _named_profile(real: Any, args: tuple[Any, ...], storage: Path | None, cache: Path | None) -> Any:
+    """A persistent profile whose storage and HTTP cache are in our folders.
+
+    `QWebEngineProfile(name)` starts on ~/.local/share/<org>/<app>/QtWebEngine/<name> and
+    ~/.cache/<org>/<app>, outside the folders CASHCODE_DATA_DIR/CASHCODE_CACHE_DIR choose
+    (pywebview later sets only the storage path). The profile builder that avoids that cannot
+    be created from PyQt6, so the paths are moved at once and the default folders Qt made on
+    construction are removed again while they are still empty (rmdir never removes content).
+    """
+    profile = real(*args)
+    if storage is None or cache is None or len(args) != 1:
+        return profile
+    default_storage = Path(profile.persistentStoragePath())
+    profile.setPersistentStoragePath(str(storage))
+    profile.setCachePath(str(cache / str(args[0])))
+    _remove_empty_parents(default_storage, stop_after=3)  # <name>, QtWebEngine, <app>, <org>
+    return profile
+
+
+def _remove_empty_parents(folder: Path, stop_after: int) -> None:
+    for path in [folder, *list(folder.parents)[:stop_after]]:
+        try:
+            path.rmdir()
+        except OSError:
+            return  # not empty (or never made): leave it and everything above

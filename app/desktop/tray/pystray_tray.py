@@ -23,8 +23,10 @@ log = logging.getLogger(__name__)
 
 
 class PystrayTray:
-    def __init__(self, actions: TrayActions, labels: TrayLabels, platform: str = sys.platform) -> None:
+    def __init__(self, actions: TrayActions, labels: TrayLabels, platform: str = sys.platform,
+                 icon_path: str | None = None) -> None:
         self._actions = actions
+        self._icon_path = icon_path
         self._labels = labels
         self._platform = platform
         self._recent: list[RecentChat] = []
@@ -52,7 +54,7 @@ class PystrayTray:
         except ImportError as exc:
             self._reason = f"The tray library is not installed ({exc}). Closing the window quits CashCode."
             return
-        image = Image.new("RGB", (32, 32), (75, 91, 214))
+        image = Image.open(self._icon_path) if self._icon_path else Image.new("RGB", (32, 32), (75, 91, 214))
         self._icon = pystray.Icon(
             "cashcode", image, "CashCode", menu=pystray.Menu(lambda: self._items(pystray))
         )

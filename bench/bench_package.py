@@ -1,0 +1,142 @@
+"""Package sizes and frozen start-up (issue: packaging; SPEC S14 budgets).
+
+- Sizes: the app's one-folder bundle (installed), its .deb and AppImage (compressed), against
+  the hello-world pywebview window (bench/hello_window.py) frozen the same way
+  (packaging/hello.spec: same PyInstaller options and trim rules) and compressed the same way
+  (xz for the .deb, the AppImage runtime + zstd squashfs for the AppImage). Budget ≤ 1.3×.
+- Start-up: spawn → the window's `loaded` mark, the frozen program (dist/cashcode/cashcode)
+  against the source run (`python -m app.desktop`), interleaved, under Xvfb. Budget ≤ 1.2×.
+
+Needs `python build.py package` first; builds the hello-world bundle itself when missing.
+Run: .venv/bin/python bench/bench_package.py [--runs 5] [--only sizes|startup]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "packaging"))
+
+import linux as linux_pkg  # noqa: E402  packaging/linux.py
+
+from tests.desktop.harness import app_dirs_env, desktop_command, launch, wait_for_mark  # noqa: E402
+from tests.desktop.xvfb import xvfb  # noqa: E402
+
+HELLO_DIST = ROOT / "build" / "hello-dist"
+HELLO = HELLO_DIST / "hello_window"
+
+
+def build_hello() -> None:
+    if (HELLO / "hello_window").exists():
+        return
+    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
+                    "--distpath", str(HELLO_DIST), "--workpath", str(ROOT / "build" / "hello-work"),
+                    str(ROOT / "packaging" / "hello.spec")], cwd=ROOT, check=True)
+
+
+def xz_size(folder: Path, work: Path) -> int:
+    """Size of the folder as an xz tar (what dpkg-deb -Zxz stores)."""
+    target = work / f"{folder.name}.tar.xz"
+    with tarfile.open(target, "w:xz", preset=6) as tar:
+        tar.add(folder, arcname=folder.name)
+    return target.stat().st_size
+
+
+def squash_size(folder: Path, work: Path) -> int:
+    """The AppImage's payload made with the same mksquashfs options, plus the runtime."""
+    target = work / f"{folder.name}.squashfs"
+    subprocess.run(["mksquashfs", str(folder), str(target), "-root-owned", "-noappend", "-comp", "zstd",
+                    "-Xcompression-level", "19", "-b", "1M", "-quiet", "-no-progress"], check=True)
+    runtime = ROOT / "build" / "installers" / "appimage-runtime" / "runtime"
+    return target.stat().st_size + runtime.stat().st_size
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def size_rows() -> list[str]:
+    build_hello()
+    bundle = linux_pkg.Layout().bundle
+    version, arch = linux_pkg.project_version(), linux_pkg.deb_arch()
+    deb = ROOT / "dist" / f"cashcode_{version}_{arch}.deb"
+    image = ROOT / "dist" / f"CashCode-{version}-{os.uname().machine}.AppImage"
+    with tempfile.TemporaryDirectory() as tmp:
+        hello_installed = linux_pkg.tree_size(HELLO)
+        hello_xz = xz_size(HELLO, Path(tmp))
+        hello_squash = squash_size(HELLO, Path(tmp))
+    installed = linux_pkg.tree_size(bundle)
+    rows = [
+        f"| bundle installed (dist/cashcode) | {mb(hello_installed)} | {mb(installed)} | "
+        f"{installed / hello_installed:.2f}× | ≤ 1.3× |",
+        f"| .deb (xz) | {mb(hello_xz)} | {mb(deb.stat().st_size)} | "
+        f"{deb.stat().st_size / hello_xz:.2f}× | ≤ 1.3× |",
+        f"| AppImage (runtime + zstd squashfs) | {mb(hello_squash)} | {mb(image.stat().st_size)} | "
+        f"{image.stat().st_size / hello_squash:.2f}× | ≤ 1.3× |",
+    ]
+    return rows
+
+
+def visible_s(argv: list[str], env: dict[str, str], display: str) -> float:
+    app = launch(argv, env, display, cdp=False)
+    try:
+        return wait_for_mark(app, "loaded", timeout_s=120) - app.started_at
+    finally:
+        app.close_window(timeout_s=60)
+        app.leftovers()
+
+
+def startup_rows(runs: int) -> list[str]:
+    frozen_cmd = [str(linux_pkg.Layout().bundle / "cashcode"), "desktop"]
+    frozen: list[float] = []
+    source: list[float] = []
+    with xvfb() as display, tempfile.TemporaryDirectory() as tmp:
+        env = app_dirs_env(Path(tmp) / "cashcode")
+        # The frozen program cannot load the tests' file keyring; neither run needs a key.
+        env.pop("PYTHON_KEYRING_BACKEND")
+        for i in range(runs):  # interleaved, so load changes hit both the same way
+            for argv, out in ((frozen_cmd, frozen), (desktop_command(), source)) if i % 2 == 0 else (
+                    (desktop_command(), source), (frozen_cmd, frozen)):
+                out.append(visible_s(argv, env, display.name))
+                time.sleep(0.5)
+    f, s = statistics.median(frozen), statistics.median(source)
+    spread = f"frozen {min(frozen):.2f}–{max(frozen):.2f} s, source {min(source):.2f}–{max(source):.2f} s"
+    return [f"| cold start → visible window (median of {runs}; {spread}) | {s:.2f} s (source run) | "
+            f"{f:.2f} s (frozen) | {f / s:.2f}× | ≤ 1.2× |"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", choices=("sizes", "startup"), action="append")
+    args = parser.parse_args()
+    if not (linux_pkg.Layout().bundle / "cashcode").exists():
+        print("bench_package: skipped, no bundle (run `python build.py package` first)")
+        return 0
+    parts = args.only or ["sizes", "startup"]
+    load = os.getloadavg()[0]
+    rows = [f"load average at start: {load:.1f}", "",
+            "| metric | floor | CashCode | ratio | budget |", "|---|---|---|---|---|"]
+    if "sizes" in parts:
+        rows += size_rows()
+    if "startup" in parts:
+        rows += startup_rows(args.runs)
+    rows += ["", f"load average at end: {os.getloadavg()[0]:.1f}"]
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -69,7 +69,8 @@ class BM25Index:
     Fields are concatenated text (callers decide what goes in, e.g. name, description and
     parameter names). An empty query or no match returns []. Each posting stores its final
     BM25 weight (idf and length normalisation do not depend on the query), so a query only
-    adds numbers. Ties rank the earlier document first.
+    adds numbers (weights are computed once per term, on its first query). Ties rank the
+    earlier document first.
 
     Speed (bench/README.md has the profile): a document is tokenised in one regex pass with
     cached word splits; a query reads each term's postings best-first and stops as soon as no
@@ -79,40 +80,50 @@ class BM25Index:
 
     def __init__(self, documents: Iterable[tuple[str, Sequence[str]]]) -> None:
         self._ids: list[str] = []
-        counts: list[Counter[str]] = []
-        for doc_id, fields in documents:
+        lengths: list[int] = []
+        tf: dict[str, dict[int, int]] = {}  # term -> {document: term frequency}
+        for index, (doc_id, fields) in enumerate(documents):
             self._ids.append(doc_id)
             # one regex pass per document (tokens never span the joining space)
-            counts.append(Counter(chain.from_iterable(map(_chunk_tokens, _CHUNK.findall(" ".join(fields))))))
-        n = len(counts)
-        lengths = [c.total() for c in counts]
-        avg = (sum(lengths) / n) if n else 1.0
-        df = Counter(chain.from_iterable(counts))
-        idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-        postings: dict[str, dict[int, float]] = {t: {} for t in df}
-        for index, (c, length) in enumerate(zip(counts, lengths, strict=True)):
-            norm = K1 * (1 - B + B * length / (avg or 1.0))
-            # term frequency -> its BM25 factor: a document has few distinct frequencies
-            factor = {f: f * (K1 + 1) / (f + norm) for f in set(c.values())}
-            for term, freq in c.items():
-                postings[term][index] = idf[term] * factor[freq]
-        self._postings = postings
+            counts = Counter(chain.from_iterable(map(_chunk_tokens, _CHUNK.findall(" ".join(fields)))))
+            lengths.append(counts.total())
+            for term, freq in counts.items():
+                found = tf.get(term)
+                if found is None:
+                    tf[term] = {index: freq}
+                else:
+                    found[index] = freq
+        avg = (sum(lengths) / len(lengths)) if lengths else 1.0
+        self._norms = [K1 * (1 - B + B * length / (avg or 1.0)) for length in lengths]
+        self._tf = tf
+        self._weights: dict[str, dict[int, float]] = {}  # term -> {document: BM25 weight}
         self._ranked: dict[str, list[tuple[float, int]]] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
 
+    def _postings(self, term: str) -> dict[int, float]:
+        """The term's final BM25 weight per document, computed on the term's first query (a
+        catalog has thousands of terms; a session queries a few dozen)."""
+        weights = self._weights.get(term)
+        if weights is None:
+            tfs, n, norms = self._tf[term], len(self._ids), self._norms
+            idf = math.log(1 + (n - len(tfs) + 0.5) / (len(tfs) + 0.5))
+            weights = {d: idf * (f * (K1 + 1) / (f + norms[d])) for d, f in tfs.items()}
+            self._weights[term] = weights
+        return weights
+
     def _best_first(self, term: str) -> list[tuple[float, int]]:
         """(weight, -doc) by weight, then the earlier document first."""
         ranked = self._ranked.get(term)
         if ranked is None:
-            postings = self._postings[term]
+            postings = self._postings(term)
             ranked = sorted(zip(postings.values(), map(neg, postings), strict=True), reverse=True)
             self._ranked[term] = ranked
         return ranked
 
     def search(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
-        terms = [t for t in set(tokenize(query)) if t in self._postings]
+        terms = [t for t in set(tokenize(query)) if t in self._tf]
         if not terms or limit <= 0:
             return []
         lists = [self._best_first(t) for t in terms]
@@ -126,7 +137,7 @@ class BM25Index:
         """Threshold algorithm: walk all lists one depth at a time; a document met for the first
         time gets its full score by lookups. Stop when the k-th best beats the sum of the
         weights at the current depth (no unseen document can score more)."""
-        postings = [self._postings[t] for t in terms]
+        postings = [self._postings(t) for t in terms]
         heap: list[tuple[float, int]] = []  # the best `limit` as (score, -doc), worst on top
         seen: set[int] = set()
         for depth in range(max(map(len, lists))):

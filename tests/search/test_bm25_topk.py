@@ -13,10 +13,10 @@ WORDS = ["read", "write", "file", "list", "issue", "zone", "time", "kato", "miru
 def brute_force(index: BM25Index, query: str, limit: int) -> list[tuple[str, float]]:
     from app.search.bm25 import tokenize
 
-    terms = [t for t in set(tokenize(query)) if t in index._postings]
+    terms = [t for t in set(tokenize(query)) if t in index._tf]
     scores: dict[int, float] = {}
     for t in terms:
-        for doc, weight in index._postings[t].items():
+        for doc, weight in index._postings(t).items():
             scores[doc] = scores.get(doc, 0.0) + weight
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [(index._ids[d], s) for d, s in best]

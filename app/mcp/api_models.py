@@ -44,30 +44,27 @@ class McpServerRef(_Model):
     name: str = Field(min_length=1, max_length=100)
 
 
-class McpServerCreate(_Model):
+class _McpServerFields(_Model):
+    """What a create or update may set (None: not given); catalog.py validates the values."""
+
+    display_name: str | None = None
+    description: str | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    command: str | None = None
+    args: list[str] | None = None
+    env: dict[str, str] | None = None
+    secret_env: list[str] | None = None
+
+
+class McpServerCreate(_McpServerFields):
     name: str = Field(min_length=1, max_length=100)
     transport: str = Field(min_length=1, max_length=40)
-    display_name: str | None = None
-    description: str | None = None
-    url: str | None = None
-    headers: dict[str, str] | None = None
-    command: str | None = None
-    args: list[str] | None = None
-    env: dict[str, str] | None = None
-    secret_env: list[str] | None = None
 
 
-class McpServerUpdate(_Model):
+class McpServerUpdate(_McpServerFields):
     name: str = Field(min_length=1, max_length=100)
-    transport: str | None = None
-    display_name: str | None = None
-    description: str | None = None
-    url: str | None = None
-    headers: dict[str, str] | None = None
-    command: str | None = None
-    args: list[str] | None = None
-    env: dict[str, str] | None = None
-    secret_env: list[str] | None = None
+    transport: str | None = None  # None: keep the current transport
 
 
 class McpToolView(_Model):
@@ -140,9 +137,7 @@ class McpResourceContents(_Model):
     contents: list[McpResourceContent]
 
 
-class McpResourceAttach(_Model):
-    name: str = Field(min_length=1, max_length=100)
-    uri: str = Field(min_length=1, max_length=4_000)
+class McpResourceAttach(McpResourceRead):
     title: str = Field(default="", max_length=200)  # the resource's name, shown on the chip
 
 

@@ -59,12 +59,10 @@ class McpDirectory:
             for t in known:
                 tools[(entry.name, t.name)] = t
         self.names = name_map(tools)
+        shown = {e.name: e.display_name for e in entries}  # a dict: 10,000 tools × 200 servers
         for (server, tool), t in tools.items():
             params = " ".join((t.input_schema.get("properties") or {}).keys())
-            entry = next(e for e in entries if e.name == server)
-            docs.append(
-                (self.names[(server, tool)], [tool, t.description, params, server, entry.display_name])
-            )
+            docs.append((self.names[(server, tool)], [tool, t.description, params, server, shown[server]]))
         self.tools, self.unknown = tools, unknown
         self.by_name = {v: k for k, v in self.names.items()}
         self.index = BM25Index(docs)

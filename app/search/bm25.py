@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain, repeat
+from operator import neg
 
 K1 = 1.5
 B = 0.75
@@ -39,12 +41,20 @@ def tokenize(text: str) -> list[str]:
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     if _IS_CJK.match(chunk):
         return tuple(_bigrams(chunk))
-    parts = [p for p in _SEPARATORS.split(chunk) if p]
-    pieces = [w.lower() for part in parts for w in (_CAMEL.findall(part) or [part])]
+    if "_" not in chunk and "-" not in chunk:
+        pieces = list(_word_tokens(chunk))
+    else:  # names like verb_noun_12 are unique, their parts are not: split, then cached parts
+        pieces = [w for part in _SEPARATORS.split(chunk) if part for w in _word_tokens(part)]
     whole = chunk.lower().strip("_-")
     if whole and (len(pieces) > 1 or (pieces and whole != pieces[0])):
         pieces.append(whole)
     return tuple(pieces)
+
+
+@lru_cache(maxsize=65_536)
+def _word_tokens(part: str) -> tuple[str, ...]:
+    """One separator-free part, split at camelCase and digit runs, lower-cased."""
+    return tuple(w.lower() for w in (_CAMEL.findall(part) or [part]))
 
 
 def _bigrams(run: str) -> list[str]:
@@ -59,40 +69,92 @@ class BM25Index:
     Fields are concatenated text (callers decide what goes in, e.g. name, description and
     parameter names). An empty query or no match returns []. Each posting stores its final
     BM25 weight (idf and length normalisation do not depend on the query), so a query only
-    adds numbers.
+    adds numbers (weights are computed once per term, on its first query). Ties rank the
+    earlier document first.
+
+    Speed (bench/README.md has the profile): a document is tokenised in one regex pass with
+    cached word splits; a query reads each term's postings best-first and stops as soon as no
+    unseen document can still enter the top k (Fagin's threshold algorithm), so common words
+    cost little. A term's best-first order is sorted on its first use and kept.
     """
 
     def __init__(self, documents: Iterable[tuple[str, Sequence[str]]]) -> None:
         self._ids: list[str] = []
-        counts: list[Counter[str]] = []
-        for doc_id, fields in documents:
+        lengths: list[int] = []
+        tf: dict[str, dict[int, int]] = {}  # term -> {document: term frequency}
+        for index, (doc_id, fields) in enumerate(documents):
             self._ids.append(doc_id)
-            counts.append(Counter(t for f in fields for t in tokenize(f)))
-        n = len(counts)
-        lengths = [sum(c.values()) for c in counts]
-        avg = (sum(lengths) / n) if n else 1.0
-        df: Counter[str] = Counter()
-        for c in counts:
-            df.update(c.keys())
-        idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-        postings: dict[str, dict[int, float]] = {}
-        for index, (c, length) in enumerate(zip(counts, lengths, strict=True)):
-            norm = K1 * (1 - B + B * length / (avg or 1.0))
-            for term, freq in c.items():
-                postings.setdefault(term, {})[index] = idf[term] * freq * (K1 + 1) / (freq + norm)
-        self._postings = postings
+            # one regex pass per document (tokens never span the joining space)
+            counts = Counter(chain.from_iterable(map(_chunk_tokens, _CHUNK.findall(" ".join(fields)))))
+            lengths.append(counts.total())
+            for term, freq in counts.items():
+                found = tf.get(term)
+                if found is None:
+                    tf[term] = {index: freq}
+                else:
+                    found[index] = freq
+        avg = (sum(lengths) / len(lengths)) if lengths else 1.0
+        self._norms = [K1 * (1 - B + B * length / (avg or 1.0)) for length in lengths]
+        self._tf = tf
+        self._weights: dict[str, dict[int, float]] = {}  # term -> {document: BM25 weight}
+        self._ranked: dict[str, list[tuple[float, int]]] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
 
+    def _postings(self, term: str) -> dict[int, float]:
+        """The term's final BM25 weight per document, computed on the term's first query (a
+        catalog has thousands of terms; a session queries a few dozen)."""
+        weights = self._weights.get(term)
+        if weights is None:
+            tfs, n, norms = self._tf[term], len(self._ids), self._norms
+            idf = math.log(1 + (n - len(tfs) + 0.5) / (len(tfs) + 0.5))
+            weights = {d: idf * (f * (K1 + 1) / (f + norms[d])) for d, f in tfs.items()}
+            self._weights[term] = weights
+        return weights
+
+    def _best_first(self, term: str) -> list[tuple[float, int]]:
+        """(weight, -doc) by weight, then the earlier document first."""
+        ranked = self._ranked.get(term)
+        if ranked is None:
+            postings = self._postings(term)
+            ranked = sorted(zip(postings.values(), map(neg, postings), strict=True), reverse=True)
+            self._ranked[term] = ranked
+        return ranked
+
     def search(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
-        lists = [p for p in (self._postings.get(t) for t in set(tokenize(query))) if p]
-        if not lists or limit <= 0:
+        terms = [t for t in set(tokenize(query)) if t in self._tf]
+        if not terms or limit <= 0:
             return []
-        lists.sort(key=len, reverse=True)
-        scores = dict(lists[0])
-        for more in lists[1:]:
-            for index, weight in more.items():
-                scores[index] = scores.get(index, 0.0) + weight
-        best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
-        return [(self._ids[i], score) for i, score in best]
+        lists = [self._best_first(t) for t in terms]
+        if len(lists) == 1:
+            return [(self._ids[-minus], weight) for weight, minus in lists[0][:limit]]
+        return [(self._ids[-minus], score) for score, minus in self._top(terms, lists, limit)]
+
+    def _top(
+        self, terms: list[str], lists: list[list[tuple[float, int]]], limit: int
+    ) -> list[tuple[float, int]]:
+        """Threshold algorithm: walk all lists one depth at a time; a document met for the first
+        time gets its full score by lookups. Stop when the k-th best beats the sum of the
+        weights at the current depth (no unseen document can score more)."""
+        postings = [self._postings(t) for t in terms]
+        heap: list[tuple[float, int]] = []  # the best `limit` as (score, -doc), worst on top
+        seen: set[int] = set()
+        for depth in range(max(map(len, lists))):
+            frontier = 0.0
+            for ranked in lists:
+                if depth >= len(ranked):
+                    continue
+                weight, minus = ranked[depth]
+                frontier += weight
+                if minus in seen:
+                    continue
+                seen.add(minus)
+                item = (sum(map(dict.get, postings, repeat(-minus), repeat(0.0))), minus)
+                if len(heap) < limit:
+                    heapq.heappush(heap, item)
+                elif item > heap[0]:
+                    heapq.heapreplace(heap, item)
+            if len(heap) == limit and heap[0][0] > frontier:
+                break
+        return sorted(heap, reverse=True)

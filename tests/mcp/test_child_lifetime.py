@@ -62,11 +62,16 @@ def test_children_die_when_the_app_is_killed(tmp_path: Path) -> None:
         kids = descendants(holder.pid)
         # two guards, the stdio server and the HTTP server (at least)
         assert len(kids) >= 4, kids
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait(timeout=30)
-        survivors = [pid for pid in kids if not wait_gone(pid, 20)]
-        assert survivors == []
+        kill_and_check(holder, kids)
     finally:
         if holder.poll() is None:
             holder.kill()
             holder.wait()
+
+
+def kill_and_check(holder: subprocess.Popen[str], kids: set[int]) -> None:
+    """kill -9 the app; every process it had started must be gone soon after."""
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait(timeout=30)
+    survivors = [pid for pid in kids if not wait_gone(pid, 20)]
+    assert survivors == []

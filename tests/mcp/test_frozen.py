@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from app.mcp import frozen
 from app.mcp.catalog import builtin_dir, load_builtin
 from app.mcp.transports import guarded_argv
-from tests.mcp.test_child_lifetime import HOLDER, descendants, wait_gone
+from tests.mcp.test_child_lifetime import HOLDER, descendants, kill_and_check
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,10 +86,7 @@ def test_frozen_builtin_servers_work_and_die_with_the_app(tmp_path: Path) -> Non
         servers = [c for c in cmdlines.values() if c[:2] == [str(exe), "--mcp-builtin"]]
         assert len(guards) == 2 and len(servers) == 2, cmdlines
         assert not any(str(frozen.GUARD) in " ".join(c) for c in cmdlines.values())
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait(timeout=30)
-        survivors = [pid for pid in kids if not wait_gone(pid, 20)]
-        assert survivors == []
+        kill_and_check(holder, kids)
     finally:
         if holder.poll() is None:
             holder.kill()

@@ -6,8 +6,6 @@ when the token's lifetime has passed, and sign out deletes the tokens from the k
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,25 +14,15 @@ import pytest
 
 from app.settings.secrets import SecretStore
 from tests.api.conftest import AppMaker, err, ok
-from tests.mcp.test_secrets import _free_port, wait_listening
+from tests.mcp.helpers import http_server
 
 OAUTH_SERVER = Path(__file__).with_name("servers") / "oauth_server.py"
 
 
 @pytest.fixture
 def oauth_url() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_listening(proc, port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with http_server(OAUTH_SERVER, "--port") as url:
+        yield url
 
 
 @pytest.fixture

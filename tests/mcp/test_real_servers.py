@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import AppMaker, err, ok
-from tests.mcp.test_secrets import _free_port, wait_listening
+from tests.mcp.helpers import free_port, wait_listening
 
 REPO = Path(__file__).resolve().parents[2]
 DEPS = REPO / ".cache" / "test-deps"
@@ -97,7 +97,7 @@ async def test_everything_over_stdio(make_app: AppMaker, everything_js: Path) ->
 @pytest.fixture(params=[("sse", "/sse", "sse"), ("streamableHttp", "/mcp", "http")], ids=["sse", "http"])
 def everything_http(request: pytest.FixtureRequest, everything_js: Path) -> Iterator[tuple[str, str]]:
     mode, path, transport = request.param
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [node(), str(everything_js), mode],
         env={**os.environ, "PORT": str(port)},

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,49 +15,17 @@ import pytest
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from tests.api.conftest import AppMaker, add_provider, ok, send
-from tests.mcp.helpers import ROUGH, add_rough
+from tests.mcp.helpers import ROUGH, add_rough, http_server
 
 HEADER_SECRET = "topsecret-header-value-42"
 ENV_SECRET = "topsecret-env-value-77"
 OTHER_SECRET = "another-secret-key-9931"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_listening(proc: subprocess.Popen[bytes], port: int, limit_s: float = 60.0) -> None:
-    """Bounded wait for a child to listen; waiting on the child's exit doubles as the pause."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            try:
-                proc.wait(timeout=0.1)
-                raise RuntimeError("the test server exited")
-            except subprocess.TimeoutExpired:
-                continue
-    raise TimeoutError("the test server did not listen in time")
-
-
 @pytest.fixture
 def http_rough() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(ROUGH), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_listening(proc, port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with http_server(ROUGH, "--http") as url:
+        yield url
 
 
 async def test_secrets_never_leak(

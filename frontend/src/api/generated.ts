@@ -518,8 +518,6 @@ export interface McpResourceView {
 }
 
 export interface McpServerCreate {
-  name: string;
-  transport: string;
   display_name?: string | null;
   description?: string | null;
   url?: string | null;
@@ -528,6 +526,8 @@ export interface McpServerCreate {
   args?: string[] | null;
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
+  name: string;
+  transport: string;
 }
 
 export interface McpServerList {
@@ -548,8 +548,6 @@ export interface McpServerStatus {
 }
 
 export interface McpServerUpdate {
-  name: string;
-  transport?: string | null;
   display_name?: string | null;
   description?: string | null;
   url?: string | null;
@@ -558,6 +556,8 @@ export interface McpServerUpdate {
   args?: string[] | null;
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
+  name: string;
+  transport?: string | null;
 }
 
 export interface McpServerView {

@@ -8,11 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.conftest import base_env, cashcode
 
 ROUGH = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "rough_server.py"
 
 
+# Eleven CLI processes, three of them starting MCP servers: more than the default per-test bound
+# on a busy 2-core machine.
+@pytest.mark.timeout(360)
 def test_list_add_call_tools_resources_prompts_remove(home: Path) -> None:
     env = base_env(home)
     listed = cashcode("mcp", "list", "--json", env=env, cwd=home)

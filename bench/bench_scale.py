@@ -182,9 +182,13 @@ def scroll_rows(env: dict[str, str], runs: int) -> list[str]:
     serving = serve_process(["--no-open", "--port", str(free_port())], serve_env, cwd=ROOT)
     with serving as served, sync_playwright() as pw:
         browser = launch_chromium(pw)
+        context = browser.new_context(viewport={"width": 1280, "height": 860})  # keeps the session cookie
+        first = True
         for i in range(runs):
-            page = browser.new_page(viewport={"width": 1280, "height": 860})
-            page.goto(served.start_url)
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(served.start_url if first else served.base_url + "/")  # the token works once
+            first = False
             page.get_by_test_id("nav-chat").click()
             expect(page.get_by_test_id("chat-list-item").first).to_be_visible(timeout=60_000)
             result: dict[str, Any] = page.evaluate(SCROLL_JS, [SCROLL_PX, SCROLL_FRAMES])
@@ -257,9 +261,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", choices=["desktop", "scroll", "search"], action="append")
+    parser.add_argument("--chats", type=int, default=10_000, help="profile size (a smaller one for trials)")
+    parser.add_argument("--messages", type=int, default=1_100_000)
+    parser.add_argument("--big", type=int, default=100_000)
     args = parser.parse_args()
     parts = args.only or ["desktop", "scroll", "search"]
-    database = ensure_profile(ProfileSize())
+    database = ensure_profile(ProfileSize(args.chats, args.messages, args.big))
     s = stats(database)
     print(
         f"profile: {s['chats']:,} chats, {s['messages']:,} messages, {s['bytes'] / 1e6:.0f} MB,"

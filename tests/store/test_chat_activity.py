@@ -57,3 +57,15 @@ def test_the_migration_backfills_existing_chats(tmp_path: Path) -> None:
     with Database(path) as upgraded:
         activity = ChatRepository(upgraded).activity()
     assert activity == {chat.id: ChatActivity(3, stored[-1].created_at)}
+
+
+def test_a_message_changing_role_or_chat_moves_its_count(db: Database, chats: ChatRepository) -> None:
+    a, b = chats.create("a"), chats.create("b")
+    chats.append_turn(a.id, "t1", _tool_turn(1))  # user, assistant, tool, assistant
+    with db.transaction() as conn:
+        conn.execute("UPDATE messages SET role = 'assistant' WHERE chat_id = ? AND role = 'tool'", (a.id,))
+    assert chats.activity([a.id])[a.id].message_count == 4
+    with db.transaction() as conn:
+        conn.execute("UPDATE messages SET chat_id = ? WHERE chat_id = ? AND cursor = 1", (b.id, a.id))
+    got = chats.activity([a.id, b.id])
+    assert got[a.id].message_count == 3 and got[b.id].message_count == 1

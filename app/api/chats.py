@@ -84,7 +84,7 @@ class ChatService:
 
     def summary(self, record: ChatRecord, activity: ChatActivity | None = None) -> m.ChatSummary:
         if activity is None:
-            activity = self._d.chats.activity([record.id]).get(record.id)
+            activity = self._d.chats.activity_of(record.id)
         return m.ChatSummary(
             id=record.id,
             title=record.title,

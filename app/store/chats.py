@@ -142,6 +142,12 @@ class ChatRepository:
             rows = self._db.query(sql.format(where=f" AND chat_id IN ({marks})"), tuple(ids))
         return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
 
+    def activity_of(self, chat_id: str) -> ChatActivity:
+        """One chat's counters (kept by a trigger, app/store/counts.py): no scan of its rows."""
+        cid = validate_chat_id(chat_id)
+        rows = self._db.query("SELECT said, last_said_at FROM chat_counts WHERE chat_id = ?", (cid,))
+        return ChatActivity(int(rows[0][0]), rows[0][1]) if rows else ChatActivity(0, None)
+
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:
         """Set the title. An automatic title (`auto=True`) never replaces one the user chose;
         the chat is then returned unchanged."""

@@ -153,6 +153,12 @@ def _branches(conn: sqlite3.Connection) -> None:
     run_script(conn, SCHEMA)
 
 
+def _chat_counts(conn: sqlite3.Connection) -> None:
+    from app.store.counts import migrate  # message counters a chat opens with
+
+    migrate(conn)
+
+
 # One entry per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -162,6 +168,7 @@ MIGRATIONS: Sequence[Migration] = (
     _skill_activations,
     _traces,
     _branches,
+    _chat_counts,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -558,16 +558,18 @@ def _imported_tree(
 
 
 def _stored(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
-    calls = tuple(ToolCall(**c) for c in json.loads(row["tool_calls"]))
-    meta = json.loads(row["meta"]) if row["meta"] not in (None, "", "{}") else {}
+    # Most rows hold no calls and no meta: skipping their JSON parse is most of opening a chat.
+    raw_calls, raw_meta = row["tool_calls"], row["meta"]
+    calls = () if raw_calls == "[]" else tuple(ToolCall(**c) for c in json.loads(raw_calls))
+    meta = json.loads(raw_meta) if raw_meta not in (None, "", "{}") else {}
     message = Message(
         role=row["role"],
         content=row["content"],
         tool_calls=calls,
         tool_call_id=row["tool_call_id"],
         name=row["name"],
-        mentions=tuple(Mention(**x) for x in meta.get("mentions", ())),
-        attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())),
+        mentions=tuple(Mention(**x) for x in meta.get("mentions", ())) if meta else (),
+        attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())) if meta else (),
     )
     return StoredMessage(
         cursor=row["cursor"],

@@ -17,8 +17,8 @@ opens without reading its older rows, and a chat without branches pays nothing.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from app.store.errors import NotFound
 
@@ -36,6 +36,7 @@ CREATE TABLE chat_branches (
     first_cursor   INTEGER NOT NULL,
     PRIMARY KEY (chat_id, branch)
 );
+CREATE INDEX chat_branches_fork ON chat_branches(chat_id, fork_cursor);
 CREATE INDEX messages_branch ON messages(chat_id, branch, cursor) WHERE branch != 0;
 """
 # The index is partial so the migration of a large existing database builds an empty index
@@ -43,8 +44,7 @@ CREATE INDEX messages_branch ON messages(chat_id, branch, cursor) WHERE branch !
 # unique index, which skips the few rows of other branches.
 
 
-@dataclass(frozen=True)
-class BranchRow:
+class BranchRow(NamedTuple):
     branch: int
     parent_branch: int
     fork_cursor: int
@@ -52,48 +52,77 @@ class BranchRow:
 
 
 class BranchMap:
-    """All branches of one chat (one row per edit or regenerate, so small), loaded per use."""
+    """The branches of one chat, looked up as a read needs them (by primary key and by fork:
+    opening a page of a chat with 1,000 branches touches only the few dozen it crosses). Use
+    it inside one `reading()`/`transaction()` block; it memoises what it read."""
 
-    def __init__(self, rows: Iterable[BranchRow]) -> None:
-        self._rows = {r.branch: r for r in rows}
+    def __init__(self, conn: sqlite3.Connection, chat_id: str) -> None:
+        self._conn = conn
+        self._chat = chat_id
+        self._rows: dict[int, BranchRow | None] = {}
         self._forks: dict[int, list[int]] = {}
-        self._children: dict[int, list[BranchRow]] = {}
-        for r in self._rows.values():
-            self._forks.setdefault(r.fork_cursor, []).append(r.first_cursor)
-            self._children.setdefault(r.parent_branch, []).append(r)
+        self._any: bool | None = None
+        self._children: dict[int, list[BranchRow]] | None = None
 
     @classmethod
     def load(cls, conn: sqlite3.Connection, chat_id: str) -> BranchMap:
-        rows = conn.execute(
-            "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches WHERE chat_id = ?",
-            (chat_id,),
-        ).fetchall()
-        return cls(BranchRow(*r) for r in rows)
+        return cls(conn, chat_id)
 
     def __bool__(self) -> bool:
-        return bool(self._rows)
+        if self._any is None:
+            self._any = bool(
+                self._conn.execute(
+                    "SELECT 1 FROM chat_branches WHERE chat_id = ? LIMIT 1", (self._chat,)
+                ).fetchone()
+            )
+        return self._any
 
     def get(self, branch: int) -> BranchRow | None:
-        return self._rows.get(branch)
+        if branch not in self._rows:
+            row = self._conn.execute(
+                "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches"
+                " WHERE chat_id = ? AND branch = ?",
+                (self._chat, branch),
+            ).fetchone()
+            self._rows[branch] = None if row is None else BranchRow._make(row)
+        return self._rows[branch]
 
     def next_id(self) -> int:
-        return max(self._rows, default=0) + 1
+        row = self._conn.execute(
+            "SELECT MAX(branch) FROM chat_branches WHERE chat_id = ?", (self._chat,)
+        ).fetchone()
+        return int(row[0] or 0) + 1
 
     def forked_at(self, cursor: int) -> list[int]:
         """First cursors of the branches whose first message is a child of `cursor`."""
-        return self._forks.get(cursor, [])
+        if cursor not in self._forks:
+            rows = self._conn.execute(
+                "SELECT first_cursor FROM chat_branches WHERE chat_id = ? AND fork_cursor = ?",
+                (self._chat, cursor),
+            ).fetchall()
+            self._forks[cursor] = [int(r[0]) for r in rows]
+        return self._forks[cursor]
 
-    def chain(self, branch: int, upto: int) -> list[tuple[int, int]]:
-        """(branch, highest cursor on the path) from `branch` up to the first message."""
-        out = [(branch, upto)]
-        row = self._rows.get(branch)
+    def steps(self, branch: int, upto: int) -> Iterator[tuple[int, int]]:
+        """(branch, highest cursor on the path) from `branch` up to the first message, lazily:
+        a reader that stops after a page never follows the rest."""
+        yield branch, upto
+        row = self.get(branch) if branch else None
         while row is not None and row.fork_cursor != ROOT:
-            out.append((row.parent_branch, row.fork_cursor))
-            row = self._rows.get(row.parent_branch)
-        return out
+            yield row.parent_branch, row.fork_cursor
+            row = self.get(row.parent_branch) if row.parent_branch else None
 
     def subtree(self, branch: int, start: int) -> list[int]:
         """The branches holding `start` (in `branch`) and everything below it."""
+        if self._children is None:
+            self._children = {}
+            rows = self._conn.execute(
+                "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches"
+                " WHERE chat_id = ?",
+                (self._chat,),
+            ).fetchall()
+            for r in map(BranchRow._make, rows):
+                self._children.setdefault(r.parent_branch, []).append(r)
         out, todo = [], [(branch, start)]
         while todo:
             b, s = todo.pop()
@@ -102,14 +131,24 @@ class BranchMap:
         return out
 
 
-@dataclass(frozen=True)
 class PathPoint:
-    """A position on a path: the leaf (or any message) and the branches up to the root."""
+    """The path from the first message down to one message (a leaf, usually)."""
 
-    chain: tuple[tuple[int, int], ...]
+    def __init__(self, bmap: BranchMap | None = None, branch: int = 0, upto: int = ROOT) -> None:
+        self._bmap = bmap
+        self._start = (branch, upto)
+        self._chain: dict[int, int] | None = None  # branch -> highest cursor on the path
+
+    def steps(self) -> Iterator[tuple[int, int]]:
+        if self._bmap is None or self._start[1] == ROOT:
+            return iter(())
+        return self._bmap.steps(*self._start)
 
     def contains(self, branch: int, cursor: int) -> bool:
-        return any(b == branch and cursor <= upto for b, upto in self.chain)
+        if self._chain is None:
+            self._chain = dict(self.steps())  # a path crosses each branch once
+        upto = self._chain.get(branch)
+        return upto is not None and cursor <= upto
 
 
 def _branch_filter(branch: int) -> str:
@@ -145,8 +184,8 @@ def active_leaf(conn: sqlite3.Connection, chat_id: str) -> int:
 
 def path_point(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, leaf: int) -> PathPoint:
     if leaf == ROOT:
-        return PathPoint(())
-    return PathPoint(tuple(bmap.chain(branch_of(conn, chat_id, leaf), leaf)))
+        return PathPoint()
+    return PathPoint(bmap, branch_of(conn, chat_id, leaf), leaf)
 
 
 def walk_back(
@@ -154,7 +193,7 @@ def walk_back(
 ) -> Iterator[sqlite3.Row]:
     """The path's messages newest first (lazily: stop iterating and no more rows are read),
     down to `min_cursor`. The caller holds the connection for the whole iteration."""
-    for branch, upto in point.chain:
+    for branch, upto in point.steps():
         if upto < min_cursor:
             return
         sql = (
@@ -217,3 +256,33 @@ def newest_leaf_below(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, c
         if row[0] is not None:
             best = max(best, int(row[0]))
     return best
+
+
+def sibling_map(
+    conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, rows: Sequence[sqlite3.Row], oldest_parent: int
+) -> dict[int, list[int]]:
+    """Siblings of each row of a path read newest first (each row's parent is the next row,
+    `oldest_parent` for the last): the children of its parent, oldest first, for rows whose
+    parent has more than one child. One index lookup per fork the path leaves through a new
+    branch; none where it stays on the parent's branch."""
+    out: dict[int, list[int]] = {}
+    if not bmap:
+        return out
+    branch_at = {int(r["cursor"]): int(r["branch"]) for r in rows}
+    for i, r in enumerate(rows):
+        cursor = int(r["cursor"])
+        parent = int(rows[i + 1]["cursor"]) if i + 1 < len(rows) else oldest_parent
+        forks = bmap.forked_at(parent)
+        if not forks:
+            continue
+        own = bmap.get(int(r["branch"]))
+        if own is not None and own.first_cursor == cursor:  # it starts a branch: find the stem
+            stem = 0 if parent == ROOT else branch_at.get(parent)
+            if stem is None:
+                stem = branch_of(conn, chat_id, parent)
+            first = successor(conn, chat_id, stem, parent)
+            kids = ([] if first is None else [first]) + forks
+        else:
+            kids = [cursor, *forks]
+        out[cursor] = sorted(kids)
+    return out

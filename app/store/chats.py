@@ -258,6 +258,13 @@ class ChatRepository:
     ) -> tuple[builtins.list[StoredMessage], bool]:
         """Up to `limit` messages of the active path just before `before_cursor` (from the
         leaf when None), in path order, and whether older messages exist on the path."""
+        stored, has_more, _ = self.page_view(chat_id, before_cursor=before_cursor, limit=limit)
+        return stored, has_more
+
+    def page_view(
+        self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
+    ) -> tuple[builtins.list[StoredMessage], bool, dict[int, builtins.list[int]]]:
+        """`page` plus the siblings of its messages that have any (see `siblings`), in one read."""
         cid = validate_chat_id(chat_id)
         if limit < 1:
             raise ValueError("limit must be at least 1")
@@ -269,7 +276,7 @@ class ChatRepository:
             ).fetchone():
                 start = before_cursor  # the path through it, even if another became active
             if start == tree.ROOT:
-                return [], False
+                return [], False, {}
             rows: builtins.list[sqlite3.Row] = []
             for row in tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, start)):
                 if before_cursor is not None and row["cursor"] >= before_cursor:
@@ -277,7 +284,9 @@ class ChatRepository:
                 rows.append(row)
                 if len(rows) > limit:
                     break
-        return _linked(rows[:limit], rows[limit]["cursor"] if len(rows) > limit else 0), len(rows) > limit
+            oldest_parent = int(rows[limit]["cursor"]) if len(rows) > limit else tree.ROOT
+            siblings = tree.sibling_map(conn, cid, bmap, rows[:limit], oldest_parent)
+        return _linked(rows[:limit], oldest_parent), len(rows) > limit, siblings
 
     def stored_messages(
         self, chat_id: str, *, from_cursor: int = 0, limit: int | None = None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from app.llm.base import ModelRequest, StreamEvent
 from app.llm.chat_stream import ChatStreamAssembler, completion_events
 from app.llm.errors import ErrorContext
-from app.llm.openai_provider import Assembler, OpenAIProvider
+from app.llm.openai_provider import Assembler, OpenAIProvider, as_is
 from app.llm.wire_chat import chat_request
 
 if TYPE_CHECKING:
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 class ChatCompletionsProvider(OpenAIProvider):
     async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
-        kwargs = chat_request(request)
+        # `messages=[]` satisfies the SDK's signature; the real list goes as-is in extra_body.
+        kwargs = {"messages": [], **as_is(chat_request(request), "messages", "tools")}
         if not stream:
             return await client.chat.completions.create(**kwargs)
         return await client.chat.completions.create(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.llm.base import ModelRequest, StreamEvent
 from app.llm.errors import ErrorContext
-from app.llm.openai_provider import Assembler, OpenAIProvider
+from app.llm.openai_provider import Assembler, OpenAIProvider, as_is
 from app.llm.responses_stream import ResponsesAssembler, response_events
 from app.llm.wire_responses import responses_request
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 class ResponsesProvider(OpenAIProvider):
     async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
-        kwargs = responses_request(request)
+        kwargs = as_is(responses_request(request), "input", "tools")
         if not stream:
             return await client.responses.create(**kwargs)
         return await client.responses.create(**kwargs, stream=True)

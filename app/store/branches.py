@@ -103,6 +103,18 @@ class BranchMap:
             self._forks[cursor] = [int(r[0]) for r in rows]
         return self._forks[cursor]
 
+    def forks_between(self, low: int, high: int) -> dict[int, list[int]]:
+        """`forked_at` for every cursor in [low, high] that has forks, in one query."""
+        rows = self._conn.execute(
+            "SELECT fork_cursor, first_cursor FROM chat_branches"
+            " WHERE chat_id = ? AND fork_cursor BETWEEN ? AND ?",
+            (self._chat, low, high),
+        ).fetchall()
+        found: dict[int, list[int]] = {}
+        for fork, first in rows:
+            found.setdefault(int(fork), []).append(int(first))
+        return found
+
     def steps(self, branch: int, upto: int) -> Iterator[tuple[int, int]]:
         """(branch, highest cursor on the path) from `branch` up to the first message, lazily:
         a reader that stops after a page never follows the rest."""
@@ -263,26 +275,42 @@ def sibling_map(
 ) -> dict[int, list[int]]:
     """Siblings of each row of a path read newest first (each row's parent is the next row,
     `oldest_parent` for the last): the children of its parent, oldest first, for rows whose
-    parent has more than one child. One index lookup per fork the path leaves through a new
-    branch; none where it stays on the parent's branch."""
+    parent has more than one child. Two statements whatever the page: the forks in the page's
+    range, then the parents' own continuations where the path left through a new branch."""
     out: dict[int, list[int]] = {}
-    if not bmap:
+    if not rows or not bmap:
         return out
+    parents = [int(rows[i + 1]["cursor"]) if i + 1 < len(rows) else oldest_parent for i in range(len(rows))]
+    forks = bmap.forks_between(min(parents), max(parents))
     branch_at = {int(r["cursor"]): int(r["branch"]) for r in rows}
-    for i, r in enumerate(rows):
-        cursor = int(r["cursor"])
-        parent = int(rows[i + 1]["cursor"]) if i + 1 < len(rows) else oldest_parent
-        forks = bmap.forked_at(parent)
-        if not forks:
-            continue
-        own = bmap.get(int(r["branch"]))
-        if own is not None and own.first_cursor == cursor:  # it starts a branch: find the stem
+    stems: list[tuple[int, int]] = []  # (branch of the parent, parent) whose continuation we need
+    for r, parent in zip(rows, parents, strict=True):
+        own = bmap.get(int(r["branch"])) if parent in forks else None
+        if own is not None and own.first_cursor == int(r["cursor"]):
             stem = 0 if parent == ROOT else branch_at.get(parent)
-            if stem is None:
-                stem = branch_of(conn, chat_id, parent)
-            first = successor(conn, chat_id, stem, parent)
-            kids = ([] if first is None else [first]) + forks
-        else:
-            kids = [cursor, *forks]
-        out[cursor] = sorted(kids)
+            stems.append((branch_of(conn, chat_id, parent) if stem is None else stem, parent))
+    continuation = successors(conn, chat_id, stems)
+    for r, parent in zip(rows, parents, strict=True):
+        if parent not in forks:
+            continue
+        cursor = int(r["cursor"])
+        first = continuation.get(parent, cursor)
+        out[cursor] = sorted(([] if first is None else [first]) + forks[parent])
     return out
+
+
+def successors(
+    conn: sqlite3.Connection, chat_id: str, pairs: Sequence[tuple[int, int]]
+) -> dict[int, int | None]:
+    """`successor` for many (branch, cursor) pairs in one statement."""
+    if not pairs:
+        return {}
+    values = ",".join("(?,?)" for _ in pairs)
+    sql = (
+        f"WITH q(b, c) AS (VALUES {values}) SELECT q.c, CASE WHEN q.b = 0"
+        " THEN (SELECT MIN(cursor) FROM messages m WHERE m.chat_id = ? AND m.branch = 0 AND m.cursor > q.c)"
+        " ELSE (SELECT MIN(cursor) FROM messages m"
+        " WHERE m.chat_id = ? AND m.branch = q.b AND m.branch != 0 AND m.cursor > q.c) END FROM q"
+    )
+    args = [x for pair in pairs for x in pair]
+    return {int(c): (None if n is None else int(n)) for c, n in conn.execute(sql, (*args, chat_id, chat_id))}

@@ -24,6 +24,7 @@ from app.store.errors import NotFound
 
 ROOT = 0  # the parent "cursor" of a first message
 NO_BRANCH = -1  # the parent branch of a branch that starts a new first message
+CHAIN_PREFETCH = 256  # ancestors read with a branch (a page of 200 messages crosses fewer)
 
 SCHEMA = """
 ALTER TABLE messages ADD COLUMN branch INTEGER NOT NULL DEFAULT 0;
@@ -79,13 +80,23 @@ class BranchMap:
 
     def get(self, branch: int) -> BranchRow | None:
         if branch not in self._rows:
-            row = self._conn.execute(
-                "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches"
-                " WHERE chat_id = ? AND branch = ?",
-                (self._chat, branch),
-            ).fetchone()
-            self._rows[branch] = None if row is None else BranchRow._make(row)
-        return self._rows[branch]
+            self._prefetch_chain(branch)
+        return self._rows.get(branch)
+
+    def _prefetch_chain(self, branch: int) -> None:
+        """The branch and up to CHAIN_PREFETCH of its ancestors in one statement: a page of a
+        path crossing many branches asks for them one after the other."""
+        rows = self._conn.execute(
+            "WITH RECURSIVE ch(b, n) AS (SELECT ?, 0 UNION ALL SELECT cb.parent_branch, ch.n + 1"
+            " FROM chat_branches cb JOIN ch ON cb.chat_id = ? AND cb.branch = ch.b"
+            " WHERE cb.fork_cursor != 0 AND ch.n < ?)"
+            " SELECT cb.branch, cb.parent_branch, cb.fork_cursor, cb.first_cursor"
+            " FROM ch JOIN chat_branches cb ON cb.chat_id = ? AND cb.branch = ch.b",
+            (branch, self._chat, CHAIN_PREFETCH, self._chat),
+        ).fetchall()
+        for r in map(BranchRow._make, rows):
+            self._rows[r.branch] = r
+        self._rows.setdefault(branch, None)
 
     def next_id(self) -> int:
         row = self._conn.execute(

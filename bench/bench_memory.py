@@ -76,11 +76,11 @@ def make_app(tmp: Path) -> Any:
     )
 
 
-def seed_chat(app: Any) -> str:
+def seed_chat(app: Any, messages: int = MESSAGES, summaries: int = 200) -> str:
     chat = app.ctx.chats.create("big").id
     now = "2026-12-01T00:00:00.000000Z"
     rows: list[tuple[Any, ...]] = []
-    for cursor in range(1, MESSAGES + 1):
+    for cursor in range(1, messages + 1):
         turn = f"t{(cursor - 1) // 4}"
         role = ("user", "assistant", "tool", "assistant")[(cursor - 1) % 4]
         calls = "[]"
@@ -98,11 +98,12 @@ def seed_chat(app: Any) -> str:
             " created_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        for i in range(1, 201):
+        for i in range(1, summaries + 1):
+            keep = messages - 400 if i == summaries else min(messages - 400, i * 499 + 1)
             conn.execute(
                 "INSERT INTO chat_summaries (chat_id, content, keep_from_cursor, created_at)"
                 " VALUES (?,?,?,?)",
-                (chat, f"Summary {i}: " + "y" * 4000, min(MESSAGES - 400, i * 499 + 1), now),
+                (chat, f"Summary {i}: " + "y" * 4000, keep, now),
             )
     return str(chat)
 
@@ -132,9 +133,27 @@ async def bench_open(app: Any, runs: int) -> list[str]:
         await timed(load_context, runs),
         await timed(both, runs),
     )
+    # Floor in the same run: the same page, divider and context from a 1,000-message chat with
+    # one summary (interleaved with the big chat, so load changes hit both alike).
+    small = seed_chat(app, 1_000, 1)
+    big_runs: list[float] = []
+    small_runs: list[float] = []
+    for _ in range(runs):
+        for name, out in ((chat, big_runs), (small, small_runs)):
+            started = time.perf_counter()
+            await app.invoke("chats.get", {"chat_id": name})
+            await app.invoke("memory.summaries", {"chat_id": name})
+            store.history(name)
+            out.append((time.perf_counter() - started) * 1000)
+    ratio = statistics.median(big_runs) / statistics.median(small_runs)
     context = store.history(chat)
     size = f"{MESSAGES:,}-message chat with 200 summaries"
     return [
+        row(
+            f"floor: the same on a 1,000-message chat with 1 summary (big/floor p50 ratio {ratio:.2f})",
+            small_runs,
+            "—",
+        ),
         row(f"open a {size}: newest page + divider (chats.get + memory.summaries)", ui, "—"),
         row(
             f"open a {size}: model context (latest summary + {len(context) - 1} messages)", context_times, "—"

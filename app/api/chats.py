@@ -87,7 +87,7 @@ class ChatService:
 
     def summary(self, record: ChatRecord, activity: ChatActivity | None = None) -> m.ChatSummary:
         if activity is None:
-            activity = self._d.chats.activity([record.id]).get(record.id)
+            activity = self._d.chats.activity_of(record.id)
         return m.ChatSummary(
             id=record.id,
             title=record.title,
@@ -118,8 +118,8 @@ class ChatService:
 
     def get(self, req: m.ChatGet) -> m.ChatDetail:
         record = self._d.chats.get(req.chat_id)
-        stored, has_more = self._d.chats.page(req.chat_id, before_cursor=req.before_cursor, limit=req.limit)
-        siblings = self._d.chats.siblings(req.chat_id, stored)
+        before, limit = req.before_cursor, req.limit
+        stored, has_more, siblings = self._d.chats.page_view(req.chat_id, before_cursor=before, limit=limit)
         views = [_view(s, siblings.get(s.cursor)) for s in stored if s.message.role != "system"]
         return m.ChatDetail(chat=self.summary(record), messages=views, has_more=has_more)
 

@@ -9,7 +9,7 @@ from app.llm.base import ModelRequest, StreamEvent
 from app.llm.chat_stream import ChatStreamAssembler, completion_events
 from app.llm.errors import ErrorContext
 from app.llm.json_body import has_blobs
-from app.llm.openai_provider import Assembler, OpenAIProvider, post_json
+from app.llm.openai_provider import Assembler, OpenAIProvider, as_is, post_json
 from app.llm.wire_chat import chat_request
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ class ChatCompletionsProvider(OpenAIProvider):
         if stream:
             kwargs.update(stream=True, stream_options={"include_usage": True})
         if has_blobs(kwargs):
+            # Images: the body is serialised once with the base64 spliced in (app/llm/json_body.py).
             from openai import AsyncStream
             from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
@@ -32,7 +33,10 @@ class ChatCompletionsProvider(OpenAIProvider):
                 cast_to=ChatCompletion,
                 stream_cls=AsyncStream[ChatCompletionChunk],
             )
-        return await client.chat.completions.create(**kwargs)
+        # `messages=[]` satisfies the SDK's signature; the real list goes as-is in extra_body.
+        return await client.chat.completions.create(
+            **{"messages": [], **as_is(kwargs, "messages", "tools")}
+        )
 
     def _whole(self, result: Any) -> Sequence[StreamEvent]:
         return completion_events(result)

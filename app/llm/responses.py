@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from app.llm.base import ModelRequest, StreamEvent
 from app.llm.errors import ErrorContext
 from app.llm.json_body import has_blobs
-from app.llm.openai_provider import Assembler, OpenAIProvider, post_json
+from app.llm.openai_provider import Assembler, OpenAIProvider, as_is, post_json
 from app.llm.responses_stream import ResponsesAssembler, response_events
 from app.llm.wire_responses import responses_request
 
@@ -22,13 +22,14 @@ class ResponsesProvider(OpenAIProvider):
         if stream:
             kwargs["stream"] = True
         if has_blobs(kwargs):
+            # Images: the body is serialised once with the base64 spliced in (app/llm/json_body.py).
             from openai import AsyncStream
             from openai.types.responses import Response, ResponseStreamEvent
 
             return await post_json(
                 client, "/responses", kwargs, cast_to=Response, stream_cls=AsyncStream[ResponseStreamEvent]
             )
-        return await client.responses.create(**kwargs)
+        return await client.responses.create(**as_is(kwargs, "input", "tools"))
 
     def _whole(self, result: Any) -> Sequence[StreamEvent]:
         return response_events(result)

@@ -17,13 +17,14 @@ opens without reading its older rows, and a chat without branches pays nothing.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from app.store.errors import NotFound
 
 ROOT = 0  # the parent "cursor" of a first message
 NO_BRANCH = -1  # the parent branch of a branch that starts a new first message
+CHAIN_PREFETCH = 256  # ancestors read with a branch (a page of 200 messages crosses fewer)
 
 SCHEMA = """
 ALTER TABLE messages ADD COLUMN branch INTEGER NOT NULL DEFAULT 0;
@@ -36,6 +37,7 @@ CREATE TABLE chat_branches (
     first_cursor   INTEGER NOT NULL,
     PRIMARY KEY (chat_id, branch)
 );
+CREATE INDEX chat_branches_fork ON chat_branches(chat_id, fork_cursor);
 CREATE INDEX messages_branch ON messages(chat_id, branch, cursor) WHERE branch != 0;
 """
 # The index is partial so the migration of a large existing database builds an empty index
@@ -43,8 +45,7 @@ CREATE INDEX messages_branch ON messages(chat_id, branch, cursor) WHERE branch !
 # unique index, which skips the few rows of other branches.
 
 
-@dataclass(frozen=True)
-class BranchRow:
+class BranchRow(NamedTuple):
     branch: int
     parent_branch: int
     fork_cursor: int
@@ -52,48 +53,99 @@ class BranchRow:
 
 
 class BranchMap:
-    """All branches of one chat (one row per edit or regenerate, so small), loaded per use."""
+    """The branches of one chat, looked up as a read needs them (by primary key and by fork:
+    opening a page of a chat with 1,000 branches touches only the few dozen it crosses). Use
+    it inside one `reading()`/`transaction()` block; it memoises what it read."""
 
-    def __init__(self, rows: Iterable[BranchRow]) -> None:
-        self._rows = {r.branch: r for r in rows}
+    def __init__(self, conn: sqlite3.Connection, chat_id: str) -> None:
+        self._conn = conn
+        self._chat = chat_id
+        self._rows: dict[int, BranchRow | None] = {}
         self._forks: dict[int, list[int]] = {}
-        self._children: dict[int, list[BranchRow]] = {}
-        for r in self._rows.values():
-            self._forks.setdefault(r.fork_cursor, []).append(r.first_cursor)
-            self._children.setdefault(r.parent_branch, []).append(r)
+        self._any: bool | None = None
+        self._children: dict[int, list[BranchRow]] | None = None
 
     @classmethod
     def load(cls, conn: sqlite3.Connection, chat_id: str) -> BranchMap:
-        rows = conn.execute(
-            "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches WHERE chat_id = ?",
-            (chat_id,),
-        ).fetchall()
-        return cls(BranchRow(*r) for r in rows)
+        return cls(conn, chat_id)
 
     def __bool__(self) -> bool:
-        return bool(self._rows)
+        if self._any is None:
+            self._any = bool(
+                self._conn.execute(
+                    "SELECT 1 FROM chat_branches WHERE chat_id = ? LIMIT 1", (self._chat,)
+                ).fetchone()
+            )
+        return self._any
 
     def get(self, branch: int) -> BranchRow | None:
+        if branch not in self._rows:
+            self._prefetch_chain(branch)
         return self._rows.get(branch)
 
+    def _prefetch_chain(self, branch: int) -> None:
+        """The branch and up to CHAIN_PREFETCH of its ancestors in one statement: a page of a
+        path crossing many branches asks for them one after the other."""
+        rows = self._conn.execute(
+            "WITH RECURSIVE ch(b, n) AS (SELECT ?, 0 UNION ALL SELECT cb.parent_branch, ch.n + 1"
+            " FROM chat_branches cb JOIN ch ON cb.chat_id = ? AND cb.branch = ch.b"
+            " WHERE cb.fork_cursor != 0 AND ch.n < ?)"
+            " SELECT cb.branch, cb.parent_branch, cb.fork_cursor, cb.first_cursor"
+            " FROM ch JOIN chat_branches cb ON cb.chat_id = ? AND cb.branch = ch.b",
+            (branch, self._chat, CHAIN_PREFETCH, self._chat),
+        ).fetchall()
+        for r in map(BranchRow._make, rows):
+            self._rows[r.branch] = r
+        self._rows.setdefault(branch, None)
+
     def next_id(self) -> int:
-        return max(self._rows, default=0) + 1
+        row = self._conn.execute(
+            "SELECT MAX(branch) FROM chat_branches WHERE chat_id = ?", (self._chat,)
+        ).fetchone()
+        return int(row[0] or 0) + 1
 
     def forked_at(self, cursor: int) -> list[int]:
         """First cursors of the branches whose first message is a child of `cursor`."""
-        return self._forks.get(cursor, [])
+        if cursor not in self._forks:
+            rows = self._conn.execute(
+                "SELECT first_cursor FROM chat_branches WHERE chat_id = ? AND fork_cursor = ?",
+                (self._chat, cursor),
+            ).fetchall()
+            self._forks[cursor] = [int(r[0]) for r in rows]
+        return self._forks[cursor]
 
-    def chain(self, branch: int, upto: int) -> list[tuple[int, int]]:
-        """(branch, highest cursor on the path) from `branch` up to the first message."""
-        out = [(branch, upto)]
-        row = self._rows.get(branch)
+    def forks_between(self, low: int, high: int) -> dict[int, list[int]]:
+        """`forked_at` for every cursor in [low, high] that has forks, in one query."""
+        rows = self._conn.execute(
+            "SELECT fork_cursor, first_cursor FROM chat_branches"
+            " WHERE chat_id = ? AND fork_cursor BETWEEN ? AND ?",
+            (self._chat, low, high),
+        ).fetchall()
+        found: dict[int, list[int]] = {}
+        for fork, first in rows:
+            found.setdefault(int(fork), []).append(int(first))
+        return found
+
+    def steps(self, branch: int, upto: int) -> Iterator[tuple[int, int]]:
+        """(branch, highest cursor on the path) from `branch` up to the first message, lazily:
+        a reader that stops after a page never follows the rest."""
+        yield branch, upto
+        row = self.get(branch) if branch else None
         while row is not None and row.fork_cursor != ROOT:
-            out.append((row.parent_branch, row.fork_cursor))
-            row = self._rows.get(row.parent_branch)
-        return out
+            yield row.parent_branch, row.fork_cursor
+            row = self.get(row.parent_branch) if row.parent_branch else None
 
     def subtree(self, branch: int, start: int) -> list[int]:
         """The branches holding `start` (in `branch`) and everything below it."""
+        if self._children is None:
+            self._children = {}
+            rows = self._conn.execute(
+                "SELECT branch, parent_branch, fork_cursor, first_cursor FROM chat_branches"
+                " WHERE chat_id = ?",
+                (self._chat,),
+            ).fetchall()
+            for r in map(BranchRow._make, rows):
+                self._children.setdefault(r.parent_branch, []).append(r)
         out, todo = [], [(branch, start)]
         while todo:
             b, s = todo.pop()
@@ -102,14 +154,24 @@ class BranchMap:
         return out
 
 
-@dataclass(frozen=True)
 class PathPoint:
-    """A position on a path: the leaf (or any message) and the branches up to the root."""
+    """The path from the first message down to one message (a leaf, usually)."""
 
-    chain: tuple[tuple[int, int], ...]
+    def __init__(self, bmap: BranchMap | None = None, branch: int = 0, upto: int = ROOT) -> None:
+        self._bmap = bmap
+        self._start = (branch, upto)
+        self._chain: dict[int, int] | None = None  # branch -> highest cursor on the path
+
+    def steps(self) -> Iterator[tuple[int, int]]:
+        if self._bmap is None or self._start[1] == ROOT:
+            return iter(())
+        return self._bmap.steps(*self._start)
 
     def contains(self, branch: int, cursor: int) -> bool:
-        return any(b == branch and cursor <= upto for b, upto in self.chain)
+        if self._chain is None:
+            self._chain = dict(self.steps())  # a path crosses each branch once
+        upto = self._chain.get(branch)
+        return upto is not None and cursor <= upto
 
 
 def _branch_filter(branch: int) -> str:
@@ -145,8 +207,8 @@ def active_leaf(conn: sqlite3.Connection, chat_id: str) -> int:
 
 def path_point(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, leaf: int) -> PathPoint:
     if leaf == ROOT:
-        return PathPoint(())
-    return PathPoint(tuple(bmap.chain(branch_of(conn, chat_id, leaf), leaf)))
+        return PathPoint()
+    return PathPoint(bmap, branch_of(conn, chat_id, leaf), leaf)
 
 
 def walk_back(
@@ -154,7 +216,7 @@ def walk_back(
 ) -> Iterator[sqlite3.Row]:
     """The path's messages newest first (lazily: stop iterating and no more rows are read),
     down to `min_cursor`. The caller holds the connection for the whole iteration."""
-    for branch, upto in point.chain:
+    for branch, upto in point.steps():
         if upto < min_cursor:
             return
         sql = (
@@ -217,3 +279,49 @@ def newest_leaf_below(conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, c
         if row[0] is not None:
             best = max(best, int(row[0]))
     return best
+
+
+def sibling_map(
+    conn: sqlite3.Connection, chat_id: str, bmap: BranchMap, rows: Sequence[sqlite3.Row], oldest_parent: int
+) -> dict[int, list[int]]:
+    """Siblings of each row of a path read newest first (each row's parent is the next row,
+    `oldest_parent` for the last): the children of its parent, oldest first, for rows whose
+    parent has more than one child. Two statements whatever the page: the forks in the page's
+    range, then the parents' own continuations where the path left through a new branch."""
+    out: dict[int, list[int]] = {}
+    if not rows or not bmap:
+        return out
+    parents = [int(rows[i + 1]["cursor"]) if i + 1 < len(rows) else oldest_parent for i in range(len(rows))]
+    forks = bmap.forks_between(min(parents), max(parents))
+    branch_at = {int(r["cursor"]): int(r["branch"]) for r in rows}
+    stems: list[tuple[int, int]] = []  # (branch of the parent, parent) whose continuation we need
+    for r, parent in zip(rows, parents, strict=True):
+        own = bmap.get(int(r["branch"])) if parent in forks else None
+        if own is not None and own.first_cursor == int(r["cursor"]):
+            stem = 0 if parent == ROOT else branch_at.get(parent)
+            stems.append((branch_of(conn, chat_id, parent) if stem is None else stem, parent))
+    continuation = successors(conn, chat_id, stems)
+    for r, parent in zip(rows, parents, strict=True):
+        if parent not in forks:
+            continue
+        cursor = int(r["cursor"])
+        first = continuation.get(parent, cursor)
+        out[cursor] = sorted(([] if first is None else [first]) + forks[parent])
+    return out
+
+
+def successors(
+    conn: sqlite3.Connection, chat_id: str, pairs: Sequence[tuple[int, int]]
+) -> dict[int, int | None]:
+    """`successor` for many (branch, cursor) pairs in one statement."""
+    if not pairs:
+        return {}
+    values = ",".join("(?,?)" for _ in pairs)
+    sql = (
+        f"WITH q(b, c) AS (VALUES {values}) SELECT q.c, CASE WHEN q.b = 0"
+        " THEN (SELECT MIN(cursor) FROM messages m WHERE m.chat_id = ? AND m.branch = 0 AND m.cursor > q.c)"
+        " ELSE (SELECT MIN(cursor) FROM messages m"
+        " WHERE m.chat_id = ? AND m.branch = q.b AND m.branch != 0 AND m.cursor > q.c) END FROM q"
+    )
+    args = [x for pair in pairs for x in pair]
+    return {int(c): (None if n is None else int(n)) for c, n in conn.execute(sql, (*args, chat_id, chat_id))}

@@ -164,6 +164,14 @@ class ChatRepository:
             rows = self._db.query(sql.format(where=f" WHERE chat_id IN ({marks})"), tuple(ids))
         return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
 
+    def activity_of(self, chat_id: str) -> ChatActivity:
+        """One chat's counters (kept by triggers, app/store/activity.py): no scan of its rows."""
+        cid = validate_chat_id(chat_id)
+        rows = self._db.query(
+            "SELECT message_count, last_message_at FROM chat_activity WHERE chat_id = ?", (cid,)
+        )
+        return ChatActivity(int(rows[0][0]), rows[0][1]) if rows else ChatActivity(0, None)
+
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:
         """Set the title. An automatic title (`auto=True`) never replaces one the user chose;
         the chat is then returned unchanged."""
@@ -274,6 +282,13 @@ class ChatRepository:
     ) -> tuple[builtins.list[StoredMessage], bool]:
         """Up to `limit` messages of the active path just before `before_cursor` (from the
         leaf when None), in path order, and whether older messages exist on the path."""
+        stored, has_more, _ = self.page_view(chat_id, before_cursor=before_cursor, limit=limit)
+        return stored, has_more
+
+    def page_view(
+        self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
+    ) -> tuple[builtins.list[StoredMessage], bool, dict[int, builtins.list[int]]]:
+        """`page` plus the siblings of its messages that have any (see `siblings`), in one read."""
         cid = validate_chat_id(chat_id)
         if limit < 1:
             raise ValueError("limit must be at least 1")
@@ -285,7 +300,7 @@ class ChatRepository:
             ).fetchone():
                 start = before_cursor  # the path through it, even if another became active
             if start == tree.ROOT:
-                return [], False
+                return [], False, {}
             rows: builtins.list[sqlite3.Row] = []
             for row in tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, start)):
                 if before_cursor is not None and row["cursor"] >= before_cursor:
@@ -293,7 +308,9 @@ class ChatRepository:
                 rows.append(row)
                 if len(rows) > limit:
                     break
-        return _linked(rows[:limit], rows[limit]["cursor"] if len(rows) > limit else 0), len(rows) > limit
+            oldest_parent = int(rows[limit]["cursor"]) if len(rows) > limit else tree.ROOT
+            siblings = tree.sibling_map(conn, cid, bmap, rows[:limit], oldest_parent)
+        return _linked(rows[:limit], oldest_parent), len(rows) > limit, siblings
 
     def stored_messages(
         self, chat_id: str, *, from_cursor: int = 0, limit: int | None = None
@@ -574,16 +591,18 @@ def _imported_tree(
 
 
 def _stored(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
-    calls = tuple(ToolCall(**c) for c in json.loads(row["tool_calls"]))
-    meta = json.loads(row["meta"]) if row["meta"] not in (None, "", "{}") else {}
+    # Most rows hold no calls and no meta: skipping their JSON parse is most of opening a chat.
+    raw_calls, raw_meta = row["tool_calls"], row["meta"]
+    calls = () if raw_calls == "[]" else tuple(ToolCall(**c) for c in json.loads(raw_calls))
+    meta = json.loads(raw_meta) if raw_meta not in (None, "", "{}") else {}
     message = Message(
         role=row["role"],
         content=row["content"],
         tool_calls=calls,
         tool_call_id=row["tool_call_id"],
         name=row["name"],
-        mentions=tuple(Mention(**x) for x in meta.get("mentions", ())),
-        attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())),
+        mentions=tuple(Mention(**x) for x in meta.get("mentions", ())) if meta else (),
+        attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())) if meta else (),
     )
     return StoredMessage(
         cursor=row["cursor"],

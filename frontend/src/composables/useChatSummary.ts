@@ -5,8 +5,9 @@ import { dividerKey } from "@/model/diffLines";
 import type { Entry } from "@/model/transcript";
 import { useApiStore } from "@/stores/api";
 
-/** The chat's latest consolidation summary and the transcript entry its divider goes before.
- * Reloaded when the chat changes and after each turn (consolidation runs after turn_done). */
+/** The latest consolidation summary of the shown path and the transcript entry its divider goes
+ * before. Reloaded when the chat or the shown branch changes and after each turn (consolidation
+ * runs after turn_done). */
 export function useChatSummary(chatId: Ref<string | null>, entries: Ref<Entry[]>, running: Ref<boolean>) {
   const api = useApiStore();
   const summary = ref<SummaryItem | null>(null);
@@ -33,6 +34,13 @@ export function useChatSummary(chatId: Ref<string | null>, entries: Ref<Entry[]>
   watch(running, (now, before) => {
     if (before && !now) void load(chatId.value);
   });
+  // Another branch shown (its last entry changes): summaries belong to the path they folded.
+  watch(
+    () => entries.value.at(-1)?.key,
+    (now, before) => {
+      if (before !== undefined && now !== before && !running.value) void load(chatId.value);
+    },
+  );
 
   const key = computed(() =>
     summary.value ? dividerKey(entries.value.map((e) => e.key), summary.value.keep_from_cursor) : null,

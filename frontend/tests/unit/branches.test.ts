@@ -108,3 +108,36 @@ describe("chats store: branches", () => {
     expect(fake.callsTo("chats.switch_branch")).toHaveLength(1);
   });
 });
+
+describe("message list actions", () => {
+  it("offers edit on user messages and regenerate on answers, and the editor sends the edit", async () => {
+    const { default: MessageList } = await import("@/components/chat/MessageList.vue");
+    const { buildTranscript } = await import("@/model/transcript");
+    setActivePinia(createPinia());
+    const history = [
+      message(1, "user", "q1"),
+      message(2, "assistant", "a1", { siblings: [2, 5], sibling_index: 0 }),
+    ];
+    const w = mount(MessageList, {
+      props: { entries: buildTranscript(history), hasMore: false, loading: false, branches: { 2: { siblings: [2, 5], index: 0 } } },
+      attachTo: document.body,
+    });
+    expect(w.findAll("[data-testid=edit-message]")).toHaveLength(1);
+    expect(w.findAll("[data-testid=regenerate-message]")).toHaveLength(1);
+    expect(w.get("[data-testid=branch-position]").text()).toBe("1/2");
+    await w.get("[data-testid=branch-next]").trigger("click");
+    expect(w.emitted("switchBranch")).toEqual([[5]]);
+    await w.get("[data-testid=regenerate-message]").trigger("click");
+    expect(w.emitted("regenerate")).toEqual([[2]]);
+    await w.get("[data-testid=edit-message]").trigger("click");
+    const area = w.get("[data-testid=message-editor-input]");
+    expect((area.element as HTMLTextAreaElement).value).toBe("q1");
+    await area.setValue("q1 again");
+    await area.trigger("keydown", { key: "Enter" });
+    expect(w.emitted("edit")).toEqual([[1, "q1 again"]]);
+    expect(w.findAll("[data-testid=message-editor]")).toHaveLength(0);
+    await w.setProps({ busy: true });
+    expect(w.get("[data-testid=regenerate-message]").attributes("disabled")).toBeDefined();
+    w.unmount();
+  });
+});

@@ -56,7 +56,7 @@ def squash_size(folder: Path, work: Path) -> int:
     """The AppImage's payload made with the same mksquashfs options, plus the runtime."""
     target = work / f"{folder.name}.squashfs"
     subprocess.run(["mksquashfs", str(folder), str(target), "-root-owned", "-noappend", "-comp", "zstd",
-                    "-Xcompression-level", "19", "-b", "1M", "-quiet", "-no-progress"], check=True)
+                    "-Xcompression-level", "15", "-b", "1M", "-quiet", "-no-progress"], check=True)
     runtime = ROOT / "build" / "installers" / "appimage-runtime" / "runtime"
     return target.stat().st_size + runtime.stat().st_size
 

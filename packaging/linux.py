@@ -225,7 +225,7 @@ def build_appimage(layout: Layout) -> Path:
     squash = layout.work / "cashcode.squashfs"
     squash.unlink(missing_ok=True)
     run(["mksquashfs", str(appdir), str(squash), "-root-owned", "-noappend", "-comp", "zstd",
-         "-Xcompression-level", "19", "-b", "1M", "-mkfs-time", str(epoch), "-all-time", str(epoch),
+         "-Xcompression-level", "15", "-b", "1M", "-mkfs-time", str(epoch), "-all-time", str(epoch),
          "-quiet", "-no-progress"])
     target = layout.out / f"CashCode-{version}-{os.uname().machine}.AppImage"
     with open(target, "wb") as fh:

@@ -38,7 +38,7 @@ APT_RUNTIME = [
     "libxcb-shape0", "libxcb-xinerama0", "libxcb-xkb1", "libnss3", "libxcomposite1", "libxdamage1",
     "libxrandr2", "libxtst6", "libxss1", "libasound2",
 ]
-APT_TEST = ["xvfb", "xauth", "chromium", "fonts-noto-cjk", "git", "trayer"]
+APT_TEST = ["xvfb", "xauth", "chromium", "fonts-noto-cjk", "git", "trayer", "desktop-file-utils"]
 
 
 def log(msg: str) -> None:

@@ -176,7 +176,9 @@ def build_deb(layout: Layout) -> Path:
     normalise_tree(stage, epoch)
     target = layout.out / f"{APP_ID}_{version}_{deb_arch()}.deb"
     env = {**os.environ, "SOURCE_DATE_EPOCH": str(epoch)}
-    run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(stage), str(target)], env=env)
+    # zstd (dpkg ≥ 1.21.18: Debian 12, Ubuntu 22.04): xz -6 of the ~490 MB bundle took over 25
+    # minutes on two busy cores; zstd -12 compresses in seconds and unpacks faster.
+    run(["dpkg-deb", "--root-owner-group", "-Zzstd", "-z12", "--build", str(stage), str(target)], env=env)
     return target
 
 
@@ -225,7 +227,7 @@ def build_appimage(layout: Layout) -> Path:
     squash = layout.work / "cashcode.squashfs"
     squash.unlink(missing_ok=True)
     run(["mksquashfs", str(appdir), str(squash), "-root-owned", "-noappend", "-comp", "zstd",
-         "-Xcompression-level", "19", "-b", "1M", "-mkfs-time", str(epoch), "-all-time", str(epoch),
+         "-Xcompression-level", "15", "-b", "1M", "-mkfs-time", str(epoch), "-all-time", str(epoch),
          "-quiet", "-no-progress"])
     target = layout.out / f"CashCode-{version}-{os.uname().machine}.AppImage"
     with open(target, "wb") as fh:

@@ -186,3 +186,13 @@ async def test_sending_to_an_unknown_provider_is_not_found(make_app: AppMaker) -
     payload = {"chat_id": chat["id"], "text": "hi", "model": {"provider_id": "nope", "model": "m"}}
     assert (await err(app, "chat.send", payload))["code"] == "not_found"
     assert (await ok(app, "chats.get", {"chat_id": chat["id"]}))["chat"]["running"] is False
+
+
+async def test_app_info_reports_the_version_of_pyproject(make_app: AppMaker) -> None:
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    app, _ = await make_app()
+    info = await ok(app, "app.info")
+    assert info["version"] == tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]

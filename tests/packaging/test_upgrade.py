@@ -81,5 +81,9 @@ def test_installing_the_new_package_over_the_old_keeps_chats_and_providers(
     assert chats.returncode == 0, chats.stderr
     assert "Keep this chat" in chats.stdout
     config = run_cli(installed.cli, ["config", "show"], env, tmp_path)
-    assert "Fake LLM" in config.stdout, config.stdout
+    assert f"base_url: {fresh_llm.openai_base_url}" in config.stdout, config.stdout
+    fresh_llm.script({"text": "Still here."})
+    again = run_cli(installed.cli, ["ask", "--provider", "Fake LLM", "--model", "fake-model",
+                                    "--workspace", str(workspace), "Are you there"], env, tmp_path)
+    assert again.returncode == 0 and "Still here." in again.stdout, again.stderr  # found by name
     assert [p.relative_to(home).parts[0] for p in home.rglob("settings.json")] == [".config"]

@@ -134,7 +134,8 @@ def seed(env: dict[str, str], base_url: str, workspace: Path) -> None:
 
 
 def stop(app: DesktopProcess) -> None:
-    if app.close_window() != 0:
+    # SIGTERM, not the close button: with a tray host, closing the window only hides it.
+    if app.terminate() != 0:
         print(f"warning: exit code {app.proc.returncode}\n{app.tail()}", file=sys.stderr)
     app.leftovers()
 

@@ -134,7 +134,8 @@ def seed(env: dict[str, str], base_url: str, workspace: Path) -> None:
 
 
 def stop(app: DesktopProcess) -> None:
-    if app.close_window() != 0:
+    # SIGTERM, not the close button: with a tray host, closing the window only hides it.
+    if app.terminate() != 0:
         print(f"warning: exit code {app.proc.returncode}\n{app.tail()}", file=sys.stderr)
     app.leftovers()
 
@@ -327,7 +328,7 @@ def startup_rows(display: str, env: dict[str, str], runs: int) -> list[str]:
     app_int = statistics.median(s["interactive"] for s in starts)
     return [
         f"| cold start → window visible (median of {runs}) | {hello_vis:.2f} s | {app_vis:.2f} s "
-        f"| {app_vis / hello_vis:.2f}x | ≤ 2x floor |",
+        f"| {app_vis / hello_vis:.2f}x | ≤ 1.5x floor |",
         f"| cold start → interactive (median of {runs}) | — | {app_int:.2f} s | — | ≤ 1.5 s |",
     ]
 
@@ -336,7 +337,7 @@ def memory_rows(display: str, env: dict[str, str], runs: int) -> list[str]:
     hello = [measure_hello(display) for _ in range(runs)]
     app = [measure_app_memory(display, env) for _ in range(runs)]
     rows = []
-    for kind, budget in (("pss", "≤ 1.3x floor"), ("uss", "(PSS is the budget; USS ignores other apps)")):
+    for kind, budget in (("pss", "≤ 1.25x floor"), ("uss", "(PSS is the budget; USS ignores other apps)")):
         floor, mem = statistics.median(h[kind] for h in hello), statistics.median(a[kind] for a in app)
         rows.append(
             f"| idle memory, {kind.upper()} of all processes (median of {runs}) | {floor:.0f} MB "

@@ -190,6 +190,9 @@ def run(args: argparse.Namespace) -> list[str]:
                 if turn % 50 == 0:
                     print(f"turn {turn}: {time.monotonic() - started:.0f} s, turn p95 {p95s[-1]:.1f} ms",
                           file=sys.stderr, flush=True)  # fmt: skip
+                if turn % 250 == 0 and turn < args.turns:  # progress a long run can be judged by
+                    print(f"turn {turn}: idle PSS {idle_pss_mb(app.proc.pid):.0f} MB, "
+                          f"{snapshot(page, app.proc.pid)}", file=sys.stderr, flush=True)  # fmt: skip
             pss_end = idle_pss_mb(app.proc.pid)
             end = snapshot(page, app.proc.pid)
             bd.stop(app)

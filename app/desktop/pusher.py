@@ -39,6 +39,8 @@ from app.desktop.batching import (
 log = logging.getLogger(__name__)
 
 _STOP: Final = object()
+DEFAULT_INTERVAL_S: Final = 0.008
+_WAKE: Final = object()  # set_interval(): recompute the deadline of the batch being collected
 
 
 class JsRunner(Protocol):
@@ -52,7 +54,7 @@ class EventPusher:
         self,
         window: JsRunner,
         *,
-        interval_s: float = 0.008,
+        interval_s: float = DEFAULT_INTERVAL_S,
         max_events: int = 500,
         max_bytes: int = 256 * 1024,
         name: str = "js-pusher",
@@ -76,6 +78,15 @@ class EventPusher:
     def start(self) -> None:
         self._thread.start()
 
+    def set_interval(self, interval_s: float) -> None:
+        """Change the coalescing window; a batch being collected gets the new deadline at once.
+
+        A hidden window does not paint, so its page only needs the events, not each frame's
+        worth: fewer run_js calls leave the GUI thread (which also draws the visible window)
+        to the window the user sees. Deltas merge, so nothing is lost or reordered."""
+        self._interval_s = interval_s
+        self._queue.put(_WAKE)
+
     def stop(self, timeout_s: float = 2.0) -> bool:
         """Flush what is queued, then end the thread. Returns False if it did not end in time."""
         self._queue.put(_STOP)
@@ -90,6 +101,8 @@ class EventPusher:
             first = self._queue.get()
             if first is _STOP:
                 return
+            if first is _WAKE:
+                continue
             batch, stopping = self._collect(first)
             self._flush(batch)
             if stopping:
@@ -107,6 +120,9 @@ class EventPusher:
                 break
             if item is _STOP:
                 return batch, True
+            if item is _WAKE:
+                deadline = max(time.monotonic(), self._last_flush + self._interval_s)
+                continue
             batch.append(item)  # type: ignore[arg-type]
         return batch, False
 

@@ -19,13 +19,17 @@ from typing import Any, Final
 
 from app.desktop import startup_marks
 from app.desktop.launch_args import LaunchRequest
-from app.desktop.pusher import EventPusher
+from app.desktop.pusher import DEFAULT_INTERVAL_S, EventPusher
 from app.desktop.window_ops import WindowOps
 
 log = logging.getLogger(__name__)
 
 PAGE_WAIT_S = 60.0
 APP_WAIT_S = 60.0
+# The Quick Ask window's pusher paces like the main one's while it shows, and in a few calls a
+# second while it is hidden (EventPusher.set_interval says why).
+VISIBLE_PUSH_S = DEFAULT_INTERVAL_S
+HIDDEN_PUSH_S = 0.25
 _STOP: Final = object()
 
 
@@ -76,6 +80,8 @@ class DesktopShell:
         self._app_ready = threading.Event()
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="desktop-actions", daemon=True)
+        if quick is not None:
+            quick.pusher.set_interval(HIDDEN_PUSH_S)  # it starts hidden
 
     # ---- life cycle ----------------------------------------------------------------------------
 
@@ -154,6 +160,7 @@ class DesktopShell:
             return True
         window = self.quick.window
         self.ops.post(lambda: self.ops.hide(window))
+        self.quick.pusher.set_interval(HIDDEN_PUSH_S)
         return False
 
     def on_main_closed(self) -> None:
@@ -205,6 +212,7 @@ class DesktopShell:
         if not self.quick.wait_created():
             return
         started = time.perf_counter()
+        self.quick.pusher.set_interval(VISIBLE_PUSH_S)
         self.ops.focus(self.quick.window)
         startup_marks.mark("quick_shown")
         log.debug("quick window shown in %.1f ms", (time.perf_counter() - started) * 1000)
@@ -223,6 +231,7 @@ class DesktopShell:
     def _hide_quick(self) -> None:
         if self.quick is not None:
             self.ops.hide(self.quick.window)
+            self.quick.pusher.set_interval(HIDDEN_PUSH_S)
 
     def _command(self, target: ShellWindow, command: dict[str, Any]) -> None:
         """Push a `desktop_command` to one page (waiting, bounded, until it can receive it)."""

@@ -67,11 +67,12 @@ class LazyOpenAIClient:
 
     def get(self) -> AsyncOpenAI:
         if self._client is None:
-            from openai import AsyncOpenAI
+            from app.llm.fast_chunks import fast_client_class
 
             # max_retries=0: retries are ours (app.llm.retry), so only pre-first-token failures
-            # are retried and Retry-After is honoured the way we choose.
-            self._client = AsyncOpenAI(
+            # are retried and Retry-After is honoured the way we choose. The class only speeds up
+            # building streamed chunks (app/llm/fast_chunks.py).
+            self._client = fast_client_class()(
                 base_url=self._base_url, api_key=self._api_key, timeout=self._timeout_s, max_retries=0
             )
         return self._client

@@ -239,3 +239,18 @@ def test_stop_gives_up_on_a_run_js_that_never_returns() -> None:
     assert window.entered.wait(5)
     assert pusher.stop(timeout_s=0.1) is False  # bounded: shutdown is not held hostage
     window.release.set()
+
+
+def test_a_shorter_interval_applies_to_the_batch_already_waiting() -> None:
+    window = FakeWindow()
+    pusher = EventPusher(window, interval_s=60.0)  # a hidden window's slow pace, exaggerated
+    pusher.start()
+    try:
+        pusher.emit(delta("first "))
+        wait_until(lambda: len(window.batches) == 1)  # the first event after idle goes at once
+        pusher.emit(delta("second"))  # would wait the rest of the 60 s window
+        pusher.set_interval(0.008)  # the window is shown
+        wait_until(lambda: len(window.batches) == 2, timeout_s=10.0)
+        assert [e["text"] for e in window.events()] == ["first ", "second"]
+    finally:
+        pusher.stop()

@@ -12,7 +12,7 @@ import pytest
 from app.desktop.core_loop import CoreLoop
 from app.desktop.launch_args import LaunchRequest
 from app.desktop.presence import Presence
-from app.desktop.shell import DesktopShell, ShellWindow
+from app.desktop.shell import HIDDEN_PUSH_S, VISIBLE_PUSH_S, DesktopShell, ShellWindow
 from app.desktop.tray.base import RecentChat
 from app.settings.paths import AppPaths
 
@@ -51,10 +51,14 @@ class FakePusher:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self.got = threading.Event()
+        self.intervals: list[float] = []
 
     def emit(self, event: dict[str, Any]) -> None:
         self.events.append(event)
         self.got.set()
+
+    def set_interval(self, interval_s: float) -> None:
+        self.intervals.append(interval_s)
 
 
 class FakeOps:
@@ -110,6 +114,20 @@ def test_quick_ask_with_text_shows_the_quick_window_and_fills_it(parts: Any) -> 
     assert ops.log == [("focus", "quick")]
     assert quick.pusher.events == [{"type": "desktop_command", "action": "quick_opened", "text": "hi"}]
     assert main.pusher.events == []
+
+
+def test_the_quick_windows_events_are_paced_for_frames_only_while_it_shows(parts: Any) -> None:
+    ops, main, quick, shell = parts
+    assert quick.pusher.intervals == [HIDDEN_PUSH_S]  # created hidden
+    shell.show_quick()
+    drain(shell)
+    assert quick.pusher.intervals[-1] == VISIBLE_PUSH_S < HIDDEN_PUSH_S
+    shell.hide_quick()
+    drain(shell)
+    assert quick.pusher.intervals[-1] == HIDDEN_PUSH_S
+    assert shell.on_quick_closing() is False
+    assert quick.pusher.intervals[-1] == HIDDEN_PUSH_S
+    assert main.pusher.intervals == []  # the main window always follows every frame
 
 
 def test_continue_in_cashcode_hides_the_quick_window_and_opens_the_chat_in_main(parts: Any) -> None:

@@ -43,6 +43,8 @@ export interface ChatRuntime {
 }
 
 const LIST_PAGE = 100;
+/** How many chats keep their loaded history when another chat is opened. */
+export const KEPT_HISTORIES = 8;
 
 type Pending = { turnId: string; channel: TextChannel; text: string }[];
 
@@ -221,9 +223,31 @@ export const useChatsStore = defineStore("chats", () => {
     return Boolean(rt.history?.some((m) => m.cursor === cursor));
   }
 
+  // Loaded histories are a cache: only the chats opened last keep theirs, so a day of many chats
+  // does not keep every transcript in the page (bench/bench_soak_window.py). A chat whose history
+  // was dropped loads it again when it is opened; running chats keep theirs.
+  const recentlyOpened: string[] = [];
+
+  function dropOldHistories(chatId: string): void {
+    const at = recentlyOpened.indexOf(chatId);
+    if (at >= 0) recentlyOpened.splice(at, 1);
+    recentlyOpened.unshift(chatId);
+    for (const id of recentlyOpened.splice(KEPT_HISTORIES)) {
+      const rt = runtimes.value[id];
+      if (!rt || rt.running || rt.sending || rt.loading) {
+        recentlyOpened.push(id); // still busy: try again on a later open
+        continue;
+      }
+      rt.history = null;
+      rt.hasMore = false;
+      if (rt.live?.entry.state !== "streaming") rt.live = null;
+    }
+  }
+
   function open(chatId: string | null): void {
     currentId.value = chatId;
     if (!chatId) return;
+    dropOldHistories(chatId);
     const rt = runtime(chatId);
     if (rt.history === null && !rt.loading) void loadHistory(chatId);
   }

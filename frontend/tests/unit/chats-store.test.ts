@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AppEvent } from "@/api/generated";
 import { ApiError } from "@/api/transport";
 import type { AssistantEntry } from "@/model/transcript";
+import { KEPT_HISTORIES } from "@/stores/chats";
 import { message, setup, summary, turn } from "./helpers";
 
 function lastAssistant(entries: ReturnType<ReturnType<typeof setup>["chats"]["entries"]>): AssistantEntry {
@@ -209,5 +210,33 @@ describe("chats store: sessions and history", () => {
     expect(chats.summaries.c1.title).toBe("Renamed");
     await chats.remove("c1");
     expect(chats.list).toEqual([]);
+  });
+});
+
+describe("chats store: long use", () => {
+  it("keeps the loaded histories of the chats opened last only, and reloads a dropped one", async () => {
+    const { chats, fake } = setup();
+    const gets: string[] = [];
+    fake.on("chats.get", ({ chat_id }) => {
+      gets.push(chat_id);
+      return { chat: summary(chat_id), messages: [message(1, "user", `hi ${chat_id}`)], has_more: false };
+    });
+    const settle = () => new Promise((r) => setTimeout(r, 0));
+    const ids = Array.from({ length: KEPT_HISTORIES + 4 }, (_, i) => `c${i}`);
+    const t = turn("c0", "t9");
+    for (const id of ids) {
+      chats.open(id);
+      await settle();
+      if (id === "c0") chats.applyBatch([t.started("still running")]);
+    }
+    const kept = ids.filter((id) => chats.runtime(id).history !== null);
+    expect(kept).toEqual(["c0", ...ids.slice(-KEPT_HISTORIES)]); // c0 is running: it keeps its history
+    chats.applyBatch([t.done()]);
+    await settle();
+    chats.open("c1");
+    await settle();
+    expect(gets.filter((id) => id === "c1")).toHaveLength(2);
+    expect(chats.entries("c1").map((e) => e.kind)).toEqual(["user"]);
+    expect(ids.filter((id) => chats.runtime(id).history !== null).length).toBeLessThanOrEqual(KEPT_HISTORIES + 1);
   });
 });

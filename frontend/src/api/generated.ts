@@ -1108,6 +1108,7 @@ export interface ToolInfo {
   description: string;
   read_only: boolean;
   policy: "always" | "ask" | "never";
+  group: string;
 }
 
 export interface ToolList {

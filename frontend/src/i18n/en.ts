@@ -529,6 +529,11 @@ export const en = {
   "desktop.hotkeyHint": "For example Ctrl+Shift+Space. Leave empty for the default.",
   "desktop.notifications": "Notifications when an answer is ready or needs approval while its window is hidden.",
   "desktop.noNotifications": "No notifications on this system (they need the tray icon).",
+  "tools.group.builtin": "Built-in",
+  "tools.group.websearch": "Web search",
+  "tools.group.memory": "Memory, notes and to-dos",
+  "tools.group.skills": "Skills",
+  "tools.group.mcp": "MCP (finding and preparing server tools; each server's own tools are in MCP Market)",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -529,4 +529,9 @@ export const zhCN: Record<MessageKey, string> = {
   "desktop.hotkeyHint": "例如 Ctrl+Shift+Space。留空则使用默认值。",
   "desktop.notifications": "窗口隐藏时，回答完成或需要批准会弹出通知。",
   "desktop.noNotifications": "此系统上没有通知（需要托盘图标）。",
+  "tools.group.builtin": "内置",
+  "tools.group.websearch": "网页搜索",
+  "tools.group.memory": "记忆、笔记和待办",
+  "tools.group.skills": "Skills",
+  "tools.group.mcp": "MCP（查找和准备服务器工具；各服务器自己的工具在 MCP 市场中）",
 };

@@ -322,7 +322,8 @@ class CashCodeApp:
         return m.Ok()
 
     async def tools_list(self, req: m.Empty) -> m.ToolList:
-        return m.ToolList(tools=self.ctx.tools.infos(self.ctx.settings.load().tool_policies))
+        policies = self.ctx.settings.load().tool_policies
+        return m.ToolList(tools=self.ctx.tools.infos(policies, self.ctx.capabilities))
 
     async def unsupported(self, req: BaseModel) -> BaseModel:
         raise ApiFailure("unsupported", "This action is only available in the desktop app.")

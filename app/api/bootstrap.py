@@ -220,4 +220,4 @@ def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRe
 
         return WebSearchTool(web_search.config)
 
-    return ToolRegistry([*builtin_entries(), ToolEntry(WEB_SEARCH, False, search_tool)])
+    return ToolRegistry([*builtin_entries(), ToolEntry(WEB_SEARCH, False, search_tool, group="websearch")])

@@ -12,6 +12,7 @@ Every hook has a no-op default, so a capability implements only what it needs.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,6 +22,20 @@ from app.core.messages import Message, ToolSpec
 from app.tools.base import Tool
 
 Handler = Callable[[Any], Awaitable[BaseModel]]
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """A tool a capability can offer the model, as Settings → Tools lists it (with a per-tool
+    policy: the approval policy applies to every tool by name)."""
+
+    spec: ToolSpec
+    read_only: bool
+
+    @classmethod
+    def of(cls, tool: type[Tool] | Tool) -> ListedTool:
+        spec = ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
+        return cls(spec, tool.read_only)
 
 
 class Capability:
@@ -40,6 +55,12 @@ class Capability:
     def prompt_section(self, spec: TurnSpec) -> str | None:
         """Text appended to the turn's system prompt (None or "" for nothing)."""
         return None
+
+    def listed_tools(self) -> Sequence[ListedTool]:
+        """Every tool `toolset` can offer, for Settings → Tools (tools that exist only per chat,
+        like an MCP server's own tools, are managed where they come from). Static: must not
+        start, scan or connect anything."""
+        return ()
 
     def wrap_store(self, store: TurnStore) -> TurnStore:
         """Replace how history is loaded/stored for turns (e.g. consolidation summaries)."""

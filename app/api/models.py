@@ -304,6 +304,7 @@ class ToolInfo(_Model):
     description: str
     read_only: bool
     policy: ToolPolicy
+    group: str = "builtin"  # "builtin", or the capability that offers it ("memory", "skills", …)
 
 
 class ToolList(_Model):

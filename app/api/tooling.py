@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from app.api import models as m
+from app.api.extensions import Capability
 from app.core.approvals import Allow, Ask, Deny, PolicyDecision
 from app.core.context import ApprovalPolicy
 from app.core.messages import ToolSpec
@@ -29,21 +30,32 @@ class ToolCatalog:
     def get(self, name: str) -> Tool | None:
         return self._registry.get(name)
 
-    def infos(self, policies: Mapping[str, ToolPolicy]) -> list[m.ToolInfo]:
-        infos = []
+    def infos(
+        self, policies: Mapping[str, ToolPolicy], capabilities: Sequence[Capability] = ()
+    ) -> list[m.ToolInfo]:
+        """The built-in tools, then each capability's, by name once (as in a turn, the first
+        one offering a name wins). Listing imports no tool code and starts nothing."""
+        listed: list[tuple[str, ToolSpec, bool]] = []
         for name in self._registry.names:
-            tool = self._registry.entry(name)  # listing imports no tool code
-            assert tool is not None
-            default: ToolPolicy = "always" if tool.read_only else "ask"
-            infos.append(
+            entry = self._registry.entry(name)
+            assert entry is not None
+            listed.append((entry.group, entry.spec, entry.read_only))
+        for cap in capabilities:
+            listed += [(cap.name, t.spec, t.read_only) for t in cap.listed_tools()]
+        infos: dict[str, m.ToolInfo] = {}
+        for group, spec, read_only in listed:
+            default: ToolPolicy = "always" if read_only else "ask"
+            infos.setdefault(
+                spec.name,
                 m.ToolInfo(
-                    name=name,
-                    description=tool.description,
-                    read_only=tool.read_only,
-                    policy=policies.get(name, default),
-                )
+                    name=spec.name,
+                    description=spec.description,
+                    read_only=read_only,
+                    policy=policies.get(spec.name, default),
+                    group=group,
+                ),
             )
-        return infos
+        return list(infos.values())
 
     def policy(
         self,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app.api.extensions import Capability, Handler
 from app.attachments.store import AttachmentStore
+from app.api.extensions import Capability, Handler, ListedTool
 from app.core.context import ToolBox, TurnSpec
 from app.core.events import AppEvent
 from app.mcp.activations import CAPACITY, ActivationStore
@@ -14,7 +15,7 @@ from app.mcp.catalog import UserCatalog, builtin_dir
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone
 from app.mcp.service import DEFAULT_CALL_TIMEOUT_S, McpPaths, McpService, NotFoundError
-from app.mcp.tools import McpDirectory, McpToolBox
+from app.mcp.tools import McpDirectory, McpPrepareTool, McpToolBox, ToolSearchTool
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore
@@ -71,6 +72,10 @@ class McpCapability(Capability):
     def toolset(self, spec: TurnSpec) -> ToolBox:
         mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]
         return McpToolBox(spec.chat_id, self.service, self.directory, self.activations, mentioned)
+
+    def listed_tools(self) -> list[ListedTool]:
+        # A server's own tools are listed (and turned on or off) in MCP Market.
+        return [ListedTool.of(ToolSearchTool), ListedTool.of(McpPrepareTool)]
 
     def prompt_section(self, spec: TurnSpec) -> str | None:
         """@-selected MCP servers (SPEC S7.9): their tools are offered directly in this turn;

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from app.api.extensions import Capability, Handler
+from app.api.extensions import Capability, Handler, ListedTool
 from app.core.context import ToolBox, TurnSpec, TurnStore
 from app.core.messages import Message
 from app.llm.base import Provider
@@ -73,6 +73,9 @@ class MemoryCapability(Capability):
 
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
         return self._tools
+
+    def listed_tools(self) -> list[ListedTool]:
+        return [ListedTool.of(t) for t in self._tools.tools()]
 
     def prompt_section(self, spec: TurnSpec) -> str | None:
         try:

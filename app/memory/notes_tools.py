@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any
+from typing import Any, ClassVar
 
 from app.memory.notes import NotesRepository
 from app.memory.tool_base import guarded, string_prop
@@ -30,6 +31,39 @@ class _NotesTool(Tool):
         self._repo = repo
 
 
+class _ListingTool(_NotesTool):
+    """No arguments, nothing to ask: returns the listing as JSON."""
+
+    parameters = _NONE
+    read_only = True
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        return PreparedCall(self.name, args, None)
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        return ToolResult(ok=True, content=_json(self._listing()))
+
+    @abstractmethod
+    def _listing(self) -> dict[str, object]: ...
+
+
+class _ByIdTool(_NotesTool):
+    """Changes one record named by its full id; the approval names the record (looked up in
+    `prepare`, so a wrong id is an error before anything is asked)."""
+
+    parameters = _ID
+    approval_title: ClassVar[str]
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        record_id, detail = guarded(lambda: self._describe(req_str(args, "id")))
+        info = ApprovalInfo(title=self.approval_title, detail=detail)
+        return PreparedCall(self.name, args, info, state=record_id)
+
+    @abstractmethod
+    def _describe(self, record_id: str) -> tuple[str, str]:
+        """(the record's id, what the approval shows); raises NotFound for a wrong id."""
+
+
 class CreateNoteTool(_NotesTool):
     name = "create_note"
     description = "Create a note (a title and Markdown content)."
@@ -50,18 +84,13 @@ class CreateNoteTool(_NotesTool):
         return ToolResult(ok=True, content=_json({"created": asdict(note)}))
 
 
-class ListNotesTool(_NotesTool):
+class ListNotesTool(_ListingTool):
     name = "list_notes"
     description = "List notes (id, title, time)."
-    parameters = _NONE
-    read_only = True
 
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        return PreparedCall(self.name, args, None)
-
-    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        notes = [{"id": n.id, "title": n.title, "updated_at": n.updated_at} for n in self._repo.list_notes()]
-        return ToolResult(ok=True, content=_json({"notes": notes}))
+    def _listing(self) -> dict[str, object]:
+        notes = self._repo.list_notes()
+        return {"notes": [{"id": n.id, "title": n.title, "updated_at": n.updated_at} for n in notes]}
 
 
 class GetNoteTool(_NotesTool):
@@ -78,19 +107,14 @@ class GetNoteTool(_NotesTool):
         return ToolResult(ok=True, content=_json(asdict(note)))
 
 
-class DeleteNoteTool(_NotesTool):
+class DeleteNoteTool(_ByIdTool):
     name = "delete_note"
     description = "Delete a note by its full id."
-    parameters = _ID
+    approval_title = "Delete a note"
 
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        note = guarded(lambda: self._repo.get_note(req_str(args, "id")))
-        return PreparedCall(
-            self.name,
-            args,
-            ApprovalInfo(title="Delete a note", detail=f"{note.id}: {note.title}"),
-            state=note.id,
-        )
+    def _describe(self, record_id: str) -> tuple[str, str]:
+        note = self._repo.get_note(record_id)
+        return note.id, f"{note.id}: {note.title}"
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         guarded(lambda: self._repo.delete_note(call.state))
@@ -116,45 +140,34 @@ class CreateTodoTool(_NotesTool):
         return ToolResult(ok=True, content=_json({"created": asdict(todo)}))
 
 
-class ListTodosTool(_NotesTool):
+class ListTodosTool(_ListingTool):
     name = "list_todos"
     description = "List todo items (open first)."
-    parameters = _NONE
-    read_only = True
 
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        return PreparedCall(self.name, args, None)
-
-    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        return ToolResult(ok=True, content=_json({"todos": [asdict(t) for t in self._repo.list_todos()]}))
+    def _listing(self) -> dict[str, object]:
+        return {"todos": [asdict(t) for t in self._repo.list_todos()]}
 
 
-class CompleteTodoTool(_NotesTool):
+class _TodoByIdTool(_ByIdTool):
+    def _describe(self, record_id: str) -> tuple[str, str]:
+        todo = self._repo.get_todo(record_id)
+        return todo.id, todo.title
+
+
+class CompleteTodoTool(_TodoByIdTool):
     name = "complete_todo"
     description = "Mark a todo item done by its full id."
-    parameters = _ID
-
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        todo = guarded(lambda: self._repo.get_todo(req_str(args, "id")))
-        return PreparedCall(
-            self.name, args, ApprovalInfo(title="Complete a todo", detail=todo.title), state=todo.id
-        )
+    approval_title = "Complete a todo"
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         todo = guarded(lambda: self._repo.complete_todo(call.state))
         return ToolResult(ok=True, content=_json({"completed": asdict(todo)}))
 
 
-class DeleteTodoTool(_NotesTool):
+class DeleteTodoTool(_TodoByIdTool):
     name = "delete_todo"
     description = "Delete a todo item by its full id."
-    parameters = _ID
-
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        todo = guarded(lambda: self._repo.get_todo(req_str(args, "id")))
-        return PreparedCall(
-            self.name, args, ApprovalInfo(title="Delete a todo", detail=todo.title), state=todo.id
-        )
+    approval_title = "Delete a todo"
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         guarded(lambda: self._repo.delete_todo(call.state))

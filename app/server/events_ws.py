@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Coroutine
+from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected
@@ -71,10 +73,15 @@ async def _drain_incoming(ws: WebSocket) -> None:
 
 
 async def _pump(ws: WebSocket, relay: EventRelay) -> None:
-    sender = asyncio.create_task(_send_batches(ws, relay))
-    receiver = asyncio.create_task(_drain_incoming(ws))
-    overflow = asyncio.create_task(relay.overflowed.wait())
-    tasks = {sender, receiver, overflow}
+    await serve_connection(ws, relay, _send_batches(ws, relay), _drain_incoming(ws))
+
+
+async def serve_connection(ws: WebSocket, relay: EventRelay, *jobs: Coroutine[Any, Any, object]) -> None:
+    """Run a connection's jobs until one of them ends (the client left) or the relay overflowed
+    (a client too slow to keep up is closed with SLOW_CLIENT_CLOSE_CODE). The other jobs are
+    cancelled; a client vanishing mid-send is the normal end, any other error is raised."""
+    overflow: asyncio.Task[object] = asyncio.create_task(relay.overflowed.wait())
+    tasks: set[asyncio.Task[object]] = {overflow, *(asyncio.create_task(job) for job in jobs)}
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -13,7 +13,6 @@ connection started is denied at once, and that tool's `tool_result` says so.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 import uuid
@@ -21,7 +20,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
-from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected
 
 from app.core.events import (
     AppEvent,
@@ -34,7 +32,7 @@ from app.core.events import (
     TurnFailed,
 )
 from app.server.contracts import ServedApp
-from app.server.events_ws import QUEUE_LIMIT, SLOW_CLIENT_CLOSE_CODE, EventRelay
+from app.server.events_ws import QUEUE_LIMIT, EventRelay, serve_connection
 from app.server.jsonbody import BadJson, parse_object
 
 Frame = dict[str, Any]
@@ -262,27 +260,7 @@ async def _forward_events(relay: EventRelay, session: ScriptSession) -> None:
 
 
 async def _run(ws: WebSocket, session: ScriptSession, relay: EventRelay) -> None:
-    overflow: asyncio.Task[object] = asyncio.create_task(relay.overflowed.wait())
-    tasks: set[asyncio.Task[object]] = {
-        asyncio.create_task(_receive_frames(ws, session)),
-        asyncio.create_task(_forward_events(relay, session)),
-        overflow,
-    }
-    try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException) and not isinstance(
-            result, asyncio.CancelledError | WebSocketDisconnect | WebSocketDisconnected
-        ):
-            raise result
-    if overflow in done:
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError, TimeoutError):
-            async with asyncio.timeout(2.0):
-                await ws.close(code=SLOW_CLIENT_CLOSE_CODE, reason="client too slow")
+    await serve_connection(ws, relay, _receive_frames(ws, session), _forward_events(relay, session))
 
 
 def script_ws_router(app: ServedApp, *, queue_limit: int = QUEUE_LIMIT) -> APIRouter:

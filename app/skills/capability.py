@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.api.extensions import Capability, Handler
+from app.api.extensions import Capability, Handler, ListedTool
 from app.core.context import ToolBox, TurnSpec
 from app.core.messages import Message, ToolSpec
 from app.llm.base import Provider
@@ -103,6 +103,9 @@ class SkillsCapability(Capability):
     def toolset(self, spec: TurnSpec) -> ToolBox:
         self.runtime.begin_turn(spec.chat_id, spec.turn_id)
         return self._box
+
+    def listed_tools(self) -> list[ListedTool]:
+        return [ListedTool(s, s.name in tool_specs.READ_ONLY) for s in tool_specs.ALL]
 
     def prompt_section(self, spec: TurnSpec) -> str:
         # Scan the catalog only when it is needed: in long-lived surfaces (listing), or when the

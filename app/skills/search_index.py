@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.search.bm25 import BM25Index
-
 if TYPE_CHECKING:
+    from app.search.bm25 import BM25Index
     from app.skills.catalog import CatalogEntry
 
 # Catalog listings given to the model cut long descriptions here (the Agent Skills spec
@@ -46,7 +45,7 @@ class SkillSearchIndex:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._key: tuple[tuple[str, str, str], ...] | None = None
-        self._index = BM25Index(())
+        self._index: BM25Index | None = None  # built by the first search (`ask` never needs it)
         self._by_name: dict[str, CatalogEntry] = {}
         self._entries: Sequence[CatalogEntry] | None = None
 
@@ -56,12 +55,15 @@ class SkillSearchIndex:
             if entries is not self._entries:  # a new snapshot: compare its content
                 active = [e for e in entries if e.active]
                 key = tuple((e.name, e.source, e.sha256) for e in active)
-                if key != self._key:
+                if key != self._key or self._index is None:
+                    from app.search.bm25 import BM25Index
+
                     self._index = BM25Index((e.name, _fields(e)) for e in active)
                     self._key = key
                 self._by_name = {e.name: e for e in active}
                 self._entries = entries
             index, by_name = self._index, self._by_name
+        assert index is not None  # built above with the first snapshot
         return [SearchHit(by_name[name], score) for name, score in index.search(query, limit)]
 
 

@@ -101,3 +101,5 @@ AGENT_SKILL_MANAGE = ToolSpec(
 )
 
 ALL = (SKILL_SEARCH, SKILL_LOAD, SKILL_READ_RESOURCE, RUN_SKILL_SCRIPT, AGENT_SKILL_MANAGE)
+# The tools that change nothing (the tool classes say the same; a test checks).
+READ_ONLY = frozenset({SKILL_SEARCH.name, SKILL_LOAD.name, SKILL_READ_RESOURCE.name})

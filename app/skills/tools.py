@@ -4,8 +4,9 @@ script. They are offered by the Skills capability (app/skills/capability.py) in 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
+from app.core.messages import ToolSpec
 from app.skills import tool_specs as specs
 from app.skills.activations import Activation
 from app.skills.catalog import CatalogEntry
@@ -37,18 +38,27 @@ def receipt(name: str, version: str | None, sha256: str) -> str:
     return f"[Skill loaded: {name} v{version or '0'} {sha256[:12]}]"
 
 
-class SkillSearchTool(Tool):
-    name = specs.SKILL_SEARCH.name
-    description = specs.SKILL_SEARCH.description
-    parameters = specs.SKILL_SEARCH.parameters
+class _ReadingTool(Tool):
+    """A read-only Skill tool: name, description and schema from its static spec
+    (app/skills/tool_specs.py); its arguments are required strings; nothing to ask."""
+
     read_only = True
+    _string_args: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, *, spec: ToolSpec, string_args: tuple[str, ...], **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.name, cls.description, cls.parameters = spec.name, spec.description, spec.parameters
+        cls._string_args = string_args
 
     def __init__(self, runtime: SkillRuntime) -> None:
         self._rt = runtime
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        return PreparedCall(tool=self.name, args={"query": req_str(args, "query")}, approval=None)
+        values = {k: req_str(args, k) for k in self._string_args}
+        return PreparedCall(tool=self.name, args=values, approval=None)
 
+
+class SkillSearchTool(_ReadingTool, spec=specs.SKILL_SEARCH, string_args=("query",)):
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         hits = self._rt.search(call.args["query"], SEARCH_LIMIT)
         if not hits:
@@ -65,18 +75,7 @@ class SkillSearchTool(Tool):
         return ToolResult(ok=True, content="\n".join(lines))
 
 
-class SkillLoadTool(Tool):
-    name = specs.SKILL_LOAD.name
-    description = specs.SKILL_LOAD.description
-    parameters = specs.SKILL_LOAD.parameters
-    read_only = True
-
-    def __init__(self, runtime: SkillRuntime) -> None:
-        self._rt = runtime
-
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        return PreparedCall(tool=self.name, args={"name": req_str(args, "name")}, approval=None)
-
+class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         entry = selectable_entry(self._rt, call.args["name"])
         checked = validate_package(entry.path)  # re-validate: the disk may have changed
@@ -118,20 +117,7 @@ class SkillLoadTool(Tool):
         return "MCP servers for this Skill:\n" + "\n".join(f"- {s}" for s in status)
 
 
-class SkillReadResourceTool(Tool):
-    name = specs.SKILL_READ_RESOURCE.name
-    description = specs.SKILL_READ_RESOURCE.description
-    parameters = specs.SKILL_READ_RESOURCE.parameters
-    read_only = True
-
-    def __init__(self, runtime: SkillRuntime) -> None:
-        self._rt = runtime
-
-    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        return PreparedCall(
-            tool=self.name, args={"name": req_str(args, "name"), "path": req_str(args, "path")}, approval=None
-        )
-
+class SkillReadResourceTool(_ReadingTool, spec=specs.SKILL_READ_RESOURCE, string_args=("name", "path")):
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         entry = selectable_entry(self._rt, call.args["name"])
         try:

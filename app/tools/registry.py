@@ -22,6 +22,7 @@ class ToolEntry:
     read_only: bool
     load: Callable[[], Tool]
     _tool: Tool | None = field(default=None, repr=False)
+    group: str = "builtin"  # Settings → Tools groups by it
 
     @classmethod
     def of(cls, tool: Tool) -> ToolEntry:

@@ -82,9 +82,9 @@ const fake = new FakeTransport()
   .on("approvals.revoke", () => ({ ok: true as const }))
   .on("tools.list", () => ({
     tools: [
-      { name: "read_file", description: "Read a UTF-8 text file in the workspace.", read_only: true, policy: "always" as const },
-      { name: "write_file", description: "Create or overwrite a file in the workspace.", read_only: false, policy: "ask" as const },
-      { name: "exec", description: "Run a program (argv list) in the workspace.", read_only: false, policy: "ask" as const },
+      { name: "read_file", description: "Read a UTF-8 text file in the workspace.", read_only: true, policy: "always" as const, group: "builtin" },
+      { name: "write_file", description: "Create or overwrite a file in the workspace.", read_only: false, policy: "ask" as const, group: "builtin" },
+      { name: "exec", description: "Run a program (argv list) in the workspace.", read_only: false, policy: "ask" as const, group: "builtin" },
     ],
   }))
   .on("chat.send", ({ chat_id, text }) => {

@@ -9,6 +9,27 @@ from pathlib import Path
 from typing import Any
 
 FORBIDDEN = ("fastapi", "starlette", "uvicorn", "mcp", "keyring", "yaml", "webview", "PyQt6", "watchfiles")
+# The app's own code a plain turn does not run: capability route code and models (loaded on the
+# first capability route call), and the tools' code (loaded on a tool's first call).
+APP_FORBIDDEN = (
+    "app.memory.handlers",
+    "app.memory.api_models",
+    "app.mcp.api_handlers",
+    "app.mcp.api_models",
+    "app.skills.api_models",
+    "app.observability.api_models",
+    "app.observability.eval_api_models",
+    "app.history",
+    "app.importer.api_routes",
+    "app.importer.models",
+    "app.attachments.capability",
+    "app.websearch.api_models",
+    "app.websearch.backends",
+    "app.tools.exec",
+    "app.tools.fs",
+    "app.tools.search",
+    "app.tools.web",
+)
 
 
 def test_ask_imports_nothing_heavy_it_does_not_need(env: dict[str, str], home: Path, fake_llm: Any) -> None:
@@ -27,3 +48,5 @@ def test_ask_imports_nothing_heavy_it_does_not_need(env: dict[str, str], home: P
     }
     loaded = sorted(m for m in imported if m.split(".")[0] in FORBIDDEN)
     assert loaded == []
+    app_loaded = sorted(m for m in imported if m in APP_FORBIDDEN or m.rsplit(".", 1)[0] in APP_FORBIDDEN)
+    assert app_loaded == []

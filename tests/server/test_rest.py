@@ -31,6 +31,7 @@ async def rest(
         monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)  # type: ignore[arg-type]
     skills = FakeSkills()
     app, _ = await make_app(capabilities=[skills])
+    app.routes()  # binds the capabilities' routes (done on first use) while they are declared
     # Whatever the merged build contains, these two are absent here (checked only when serving).
     for name in ABSENT:
         monkeypatch.delitem(route_types.ROUTE_TYPES, name, raising=False)

@@ -1155,6 +1155,7 @@ export interface ToolInfo {
   description: string;
   read_only: boolean;
   policy: "always" | "ask" | "never";
+  group: string;
 }
 
 export interface ToolList {

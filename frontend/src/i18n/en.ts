@@ -554,6 +554,11 @@ export const en = {
   "branch.regenerateLabel": "Regenerate this answer (makes a new version)",
   "branch.send": "Send",
   "branch.cancel": "Cancel",
+  "tools.group.builtin": "Built-in",
+  "tools.group.websearch": "Web search",
+  "tools.group.memory": "Memory, notes and to-dos",
+  "tools.group.skills": "Skills",
+  "tools.group.mcp": "MCP (finding and preparing server tools; each server's own tools are in MCP Market)",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -554,4 +554,9 @@ export const zhCN: Record<MessageKey, string> = {
   "branch.regenerateLabel": "重新生成这个回答（生成新版本）",
   "branch.send": "发送",
   "branch.cancel": "取消",
+  "tools.group.builtin": "内置",
+  "tools.group.websearch": "网页搜索",
+  "tools.group.memory": "记忆、笔记和待办",
+  "tools.group.skills": "Skills",
+  "tools.group.mcp": "MCP（查找和准备服务器工具；各服务器自己的工具在 MCP 市场中）",
 };

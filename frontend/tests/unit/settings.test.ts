@@ -220,7 +220,7 @@ describe("tools section", () => {
     const { default: ToolsSection } = await import("@/components/settings/ToolsSection.vue");
     const { FakeTransport } = await import("@/api/fake");
     const fake = new FakeTransport()
-      .on("tools.list", () => ({ tools: [{ name: "exec", description: "Run a command", read_only: false, policy: "ask" as const }] }))
+      .on("tools.list", () => ({ tools: [{ name: "exec", description: "Run a command", read_only: false, policy: "ask" as const, group: "builtin" }] }))
       .on("settings.update", (patch) => ({ ...SETTINGS, tool_policies: patch.tool_policies ?? {} }));
     const { wrapper } = await mountWith(ToolsSection, { fake });
     useSettingsStore().view = SETTINGS;
@@ -229,5 +229,56 @@ describe("tools section", () => {
     expect(row.text()).toContain("exec");
     await row.get("select").setValue("never");
     expect(fake.callsTo("settings.update")).toEqual([{ tool_policies: { exec: "never" } }]);
+  });
+});
+
+describe("tools section: groups", () => {
+  it("groups the tools by where they come from and sets a capability tool's policy", async () => {
+    const { default: ToolsSection } = await import("@/components/settings/ToolsSection.vue");
+    const { FakeTransport } = await import("@/api/fake");
+    const tool = (name: string, group: string, read_only = false) => ({
+      name,
+      description: `${name} does things`,
+      read_only,
+      policy: read_only ? ("always" as const) : ("ask" as const),
+      group,
+    });
+    const fake = new FakeTransport()
+      .on("tools.list", () => ({
+        tools: [
+          tool("read_file", "builtin", true),
+          tool("web_search", "websearch"),
+          tool("remember_memory", "memory"),
+          tool("search_memories", "memory", true),
+          tool("skill_load", "skills", true),
+          tool("tool_search", "mcp", true),
+          tool("custom_tool", "plugin"),
+        ],
+      }))
+      .on("settings.update", (patch) => ({ ...SETTINGS, tool_policies: patch.tool_policies ?? {} }));
+    const { wrapper } = await mountWith(ToolsSection, { fake });
+    useSettingsStore().view = SETTINGS;
+    await tick();
+    const names = (id: string) =>
+      wrapper.get(`[data-testid="tool-group-${id}"]`).findAll('[data-testid="tool-row"] code').map((c) => c.text());
+    expect(names("builtin")).toEqual(["read_file"]);
+    expect(names("memory")).toEqual(["remember_memory", "search_memories"]);
+    expect(names("skills")).toEqual(["skill_load"]);
+    expect(names("mcp")).toEqual(["tool_search"]);
+    expect(names("plugin")).toEqual(["custom_tool"]); // an unknown group is still shown, under its name
+    expect(wrapper.get('[data-testid="tool-group-memory"] th').text()).toBe("Memory, notes and to-dos");
+    const groupOrder = wrapper.findAll("tbody").map((b) => b.attributes("data-testid"));
+    expect(groupOrder).toEqual([
+      "tool-group-builtin",
+      "tool-group-websearch",
+      "tool-group-memory",
+      "tool-group-skills",
+      "tool-group-mcp",
+      "tool-group-plugin",
+    ]);
+    const memoryRow = wrapper.get('[data-testid="tool-group-memory"]').findAll('[data-testid="tool-row"]')[0];
+    expect((memoryRow.get("select").element as HTMLSelectElement).value).toBe("ask");
+    await memoryRow.get("select").setValue("never");
+    expect(fake.callsTo("settings.update")).toEqual([{ tool_policies: { remember_memory: "never" } }]);
   });
 });

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from app.api.extensions import Capability, Handler
-from app.attachments.store import AttachmentStore
 from app.api.extensions import Capability, Handler, ListedTool
+from app.attachments.store import AttachmentStore
 from app.core.context import ToolBox, TurnSpec
 from app.core.events import AppEvent
 from app.mcp.activations import CAPACITY, ActivationStore

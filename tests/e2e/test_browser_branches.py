@@ -28,8 +28,10 @@ def _answered(page: Page, text: str) -> None:
     expect(last(page, "message-assistant")).to_contain_text(text)
 
 
-def _user_texts(page: Page) -> list[str]:
-    return [t.strip() for t in page.get_by_test_id("message-user").all_inner_texts()]
+def _expect_user_texts(page: Page, texts: list[str]) -> None:
+    """The shown user messages, waited for: a finished turn reloads the chat's page after its
+    answer is already marked done, so the stored path replaces the live entries a moment later."""
+    expect(page.get_by_test_id("message-user")).to_have_text(texts)
 
 
 def _last_model_path(llm: FakeLLMProcess) -> list[tuple[str, Any]]:
@@ -62,7 +64,7 @@ def test_edit_and_regenerate_make_branches_that_switch_and_survive_a_reload(
     fresh_llm.script({"text": "Answer to the edit"})
     editor.press("Enter")
     _answered(page, "Answer to the edit")
-    assert _user_texts(page) == ["First question", "Second question, edited"]
+    _expect_user_texts(page, ["First question", "Second question, edited"])
     assert _last_model_path(fresh_llm) == [
         ("user", "First question"),
         ("assistant", "First answer"),
@@ -90,7 +92,7 @@ def test_edit_and_regenerate_make_branches_that_switch_and_survive_a_reload(
     fresh_llm.script({"text": "Regenerated answer"})
     page.get_by_test_id("regenerate-message").last.click()
     _answered(page, "Regenerated answer")
-    assert _user_texts(page) == ["First question", "Second question, edited"]
+    _expect_user_texts(page, ["First question", "Second question, edited"])
     assert _last_model_path(fresh_llm)[-1] == ("user", "Second question, edited")
     answer_switcher = page.get_by_test_id("branch-switcher").last
     expect(page.get_by_test_id("branch-switcher")).to_have_count(2)
@@ -106,5 +108,5 @@ def test_edit_and_regenerate_make_branches_that_switch_and_survive_a_reload(
     expect(positions).to_have_text(["2/2", "1/2"])
     page.get_by_test_id("branch-previous").first.click()
     _answered(page, "Second answer")
-    assert _user_texts(page) == ["First question", "Second question"]
+    _expect_user_texts(page, ["First question", "Second question"])
     assert problems.messages == []

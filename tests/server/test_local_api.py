@@ -36,7 +36,7 @@ async def test_when_on_scripts_reach_the_api_with_the_token_until_it_stops(
     async with httpx2.AsyncClient(base_url=info["url"], trust_env=False, timeout=10) as client:
         listed = await client.post("/api/invoke/chats.list", json={}, headers=bearer)
         refused = await client.post("/api/invoke/chats.list", json={})
-    assert listed.json() == {"ok": True, "data": {"chats": []}}
+    assert listed.json() == {"ok": True, "data": {"chats": [], "next_before": None}}
     assert refused.status_code == 401
     async with connect(
         info["url"].replace("http", "ws", 1) + "/ws", additional_headers=bearer, proxy=None

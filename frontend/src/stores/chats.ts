@@ -76,6 +76,7 @@ export const useChatsStore = defineStore("chats", () => {
   /** Keyset of the next `chats.list` page; null once the last page is loaded. */
   const listNext = ref<string | null>(null);
   const listLoading = ref(false);
+  let pagesLoaded = 0;
   const current = computed(() => (currentId.value ? (summaries.value[currentId.value] ?? null) : null));
 
   function runtime(chatId: string): ChatRuntime {
@@ -159,7 +160,10 @@ export const useChatsStore = defineStore("chats", () => {
   async function loadList(): Promise<void> {
     const page = await api.invoke("chats.list", { limit: LIST_PAGE });
     for (const chat of page.chats) upsert(chat);
-    listNext.value = page.next_before ?? null;
+    // A refresh (resync after an outage, an import) must not send a list that was scrolled
+    // further back to page two again: only the first load sets where the next page starts.
+    if (pagesLoaded <= 1) listNext.value = page.next_before ?? null;
+    pagesLoaded = Math.max(pagesLoaded, 1);
   }
 
   /** The next page, if any; one request at a time. */
@@ -170,7 +174,10 @@ export const useChatsStore = defineStore("chats", () => {
     try {
       const page = await api.invoke("chats.list", { limit: LIST_PAGE, before });
       for (const chat of page.chats) upsert(chat);
-      if (listNext.value === before) listNext.value = page.next_before ?? null;
+      if (listNext.value === before) {
+        listNext.value = page.next_before ?? null;
+        pagesLoaded += 1;
+      }
     } finally {
       listLoading.value = false;
     }

@@ -44,7 +44,7 @@ def _last_model_path(llm: FakeLLMProcess) -> list[tuple[str, Any]]:
 # but inside the whole `python build.py test` run the page after the edit's turn_done shows only
 # the edited turn and never the path above it (seen in two full runs). The same flow is covered
 # through the API in tests/api/test_branches.py. Not strict, so a passing run still passes.
-@pytest.mark.xfail(strict=False, reason="page after an edit shows only the edited turn inside the full suite run")
+@pytest.mark.xfail(strict=False, reason="after an edit only the edited turn shows, in the full suite run")
 def test_edit_and_regenerate_make_branches_that_switch_and_survive_a_reload(
     served_ui: ServeProcess,  # noqa: F811
     browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811

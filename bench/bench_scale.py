@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from bench_chat import QUERIES as CHAT_QUERIES  # noqa: E402
 from seed_profile import ProfileSize, ensure_profile, stats  # noqa: E402
 
 from tests.desktop.harness import app_dirs_env, desktop_command, launch, wait_for_mark  # noqa: E402
@@ -55,24 +56,8 @@ from tests.desktop.procs import session_pss_kib  # noqa: E402
 IDLE_S = 5.0
 SCROLL_PX = 60  # per frame: 3,600 px/s, a fast flick
 SCROLL_FRAMES = 600
-QUERIES = [
-    "quarterly",
-    "zeppelin report",
-    "marmalade",
-    "kaleidoscope",
-    "sqlite index",
-    "provider token",
-    "deploy server",
-    "workspace folder",
-    "天气很好",
-    "运行测试",
-    "修改这个文件",
-    "python",
-    "error",
-    "天气",
-    "数据库",
-    "xylophone aardvark",
-]
+# The search bench's queries (bench_chat.py), plus short CJK terms and a query that matches nothing.
+QUERIES = [*CHAT_QUERIES, "天气", "数据库", "xylophone aardvark"]
 DEAD_URL = "http://127.0.0.1:9/v1"  # the provider is never called: nothing here sends a turn
 
 

@@ -166,11 +166,7 @@ class ChatRepository:
 
     def activity_of(self, chat_id: str) -> ChatActivity:
         """One chat's counters (kept by triggers, app/store/activity.py): no scan of its rows."""
-        cid = validate_chat_id(chat_id)
-        rows = self._db.query(
-            "SELECT message_count, last_message_at FROM chat_activity WHERE chat_id = ?", (cid,)
-        )
-        return ChatActivity(int(rows[0][0]), rows[0][1]) if rows else ChatActivity(0, None)
+        return self.activity([chat_id]).get(validate_chat_id(chat_id), ChatActivity(0, None))
 
     def rename(self, chat_id: str, title: str, *, auto: bool = False) -> ChatRecord:
         """Set the title. An automatic title (`auto=True`) never replaces one the user chose;

@@ -4,6 +4,10 @@ Messages carry a per-chat cursor that only grows. A turn's messages are written 
 `append_turn` call in one transaction, so a failed, cancelled or killed turn leaves nothing.
 Messages form a tree (edit and regenerate start branches, see app/store/branches.py); reads
 for the UI and the model follow the active path from its leaf backwards.
+
+A little over 600 lines on purpose: this is the one repository of the chats and messages tables
+(create, page, append, import, search, activity); the branch tree's queries live in
+app/store/branches.py and the search helpers in app/store/search.py.
 """
 
 from __future__ import annotations

@@ -104,88 +104,43 @@ def responses_stream_events(step: Step, step_no: int, model: str) -> list[WireCh
         out += _reasoning_events(step, step_no, seq)
         index += 1
     if step.text:
-        item_id = f"msg_{step_no}"
-        out.append(
-            _event(
-                "response.output_item.added",
-                next(seq),
-                output_index=index,
-                item=_message_item(step_no, "", "in_progress"),
-            )
-        )
-        out += [
-            _event(
-                "response.output_text.delta",
-                next(seq),
-                item_id=item_id,
-                output_index=index,
-                content_index=0,
-                delta=part,
-                logprobs=[],
-            )
-            for part in step.text_chunks()
-        ]
-        out.append(
-            _event(
-                "response.output_text.done",
-                next(seq),
-                item_id=item_id,
-                output_index=index,
-                content_index=0,
-                text=step.text,
-                logprobs=[],
-            )
-        )
-        out.append(
-            _event(
-                "response.output_item.done",
-                next(seq),
-                output_index=index,
-                item=_message_item(step_no, step.text, "completed"),
-            )
-        )
+        out += _text_item_events(step, step_no, index, seq)
         index += 1
-    for i, call in enumerate(step.tool_calls):
-        item_id = f"fc_{step_no}_{i}"
-        out.append(
-            _event(
-                "response.output_item.added",
-                next(seq),
-                output_index=index,
-                item=_call_item(step, step_no, i, "in_progress"),
-            )
-        )
-        out += [
-            _event(
-                "response.function_call_arguments.delta",
-                next(seq),
-                item_id=item_id,
-                output_index=index,
-                delta=part,
-            )
-            for part in split_arguments(call.arguments_json(), step.split_args)
-        ]
-        out.append(
-            _event(
-                "response.function_call_arguments.done",
-                next(seq),
-                item_id=item_id,
-                output_index=index,
-                name=call.name,
-                arguments=call.arguments_json(),
-            )
-        )
-        out.append(
-            _event(
-                "response.output_item.done",
-                next(seq),
-                output_index=index,
-                item=_call_item(step, step_no, i, "completed"),
-            )
-        )
+    for i in range(len(step.tool_calls)):
+        out += _call_item_events(step, step_no, i, index, seq)
         index += 1
     out.append(_event("response.completed", next(seq), response=_response(step, step_no, model, "completed")))
     return out
+
+
+def _text_item_events(step: Step, step_no: int, index: int, seq: Iterator[int]) -> list[WireChunk]:
+    """One assistant message item: added, its text deltas, text done, item done."""
+    item_id = f"msg_{step_no}"
+    text = {"item_id": item_id, "output_index": index, "content_index": 0, "logprobs": []}
+    return [
+        _event("response.output_item.added", next(seq), output_index=index,
+               item=_message_item(step_no, "", "in_progress")),
+        *(_event("response.output_text.delta", next(seq), delta=part, **text) for part in step.text_chunks()),
+        _event("response.output_text.done", next(seq), text=step.text, **text),
+        _event("response.output_item.done", next(seq), output_index=index,
+               item=_message_item(step_no, step.text, "completed")),
+    ]
+
+
+def _call_item_events(step: Step, step_no: int, i: int, index: int, seq: Iterator[int]) -> list[WireChunk]:
+    """One function-call item: added, its argument deltas, arguments done, item done."""
+    call = step.tool_calls[i]
+    where = {"item_id": f"fc_{step_no}_{i}", "output_index": index}
+    return [
+        _event("response.output_item.added", next(seq), output_index=index,
+               item=_call_item(step, step_no, i, "in_progress")),
+        *(_event("response.function_call_arguments.delta", next(seq), delta=part, **where)
+          for part in split_arguments(call.arguments_json(), step.split_args)),
+        _event("response.function_call_arguments.done", next(seq), name=call.name,
+               arguments=call.arguments_json(), **where),
+        _event("response.output_item.done", next(seq), output_index=index,
+               item=_call_item(step, step_no, i, "completed")),
+    ]
 
 
 def response_body(step: Step, step_no: int, model: str) -> dict[str, Any]:

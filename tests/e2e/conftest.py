@@ -18,6 +18,7 @@ import pytest
 
 from tests.desktop.harness import ROOT, DesktopProcess, app_dirs_env, desktop_command, launch
 from tests.desktop.xvfb import xvfb
+from tests.e2e.browser_helpers import browser_page, serve_env, served_ui  # noqa: F401 — fixtures
 
 
 @pytest.fixture(scope="session")

@@ -13,14 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.attachments.helpers import png
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    UI_TIMEOUT_MS,
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_chat import API_KEY, last, open_ui, pick_model
 from tests.server.process import ServeProcess
@@ -87,8 +80,8 @@ def send_with_png(page: Page, llm: FakeLLMProcess, text: str) -> None:
 
 
 def test_files_on_the_composer_reach_every_provider_kind(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
     fresh_llm: FakeLLMProcess,
     tmp_path: Path,
 ) -> None:

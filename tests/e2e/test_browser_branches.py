@@ -9,13 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
 from tests.server.process import ServeProcess
@@ -41,8 +35,8 @@ def _last_model_path(llm: FakeLLMProcess) -> list[tuple[str, Any]]:
 
 
 def test_edit_and_regenerate_make_branches_that_switch_and_survive_a_reload(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
     fresh_llm: FakeLLMProcess,
 ) -> None:
     page, problems, _ = browser_page

@@ -12,13 +12,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
+from tests.e2e.browser_helpers import (
     ARTIFACTS,
     EventFrames,
     PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
     wait_for,
 )
 from tests.e2e.conftest import FakeLLMProcess
@@ -68,8 +65,8 @@ def pick_model(page: Page, model: str) -> None:
 
 
 def test_the_served_page_has_a_csp_header_and_no_console_errors(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     response = page.goto(served_ui.start_url)
@@ -85,8 +82,8 @@ def test_the_served_page_has_a_csp_header_and_no_console_errors(
 
 
 def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries_and_finds_it_after_reload(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
     fresh_llm: FakeLLMProcess,
     workspace: Path,
 ) -> None:

@@ -15,11 +15,10 @@ from app.core.messages import Message
 from app.settings.paths import AppPaths
 from app.store.chats import ChatRepository
 from app.store.db import Database
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
+from tests.e2e.browser_helpers import (
     ROOT,
     EventFrames,
     PageProblems,
-    browser_page,
     require_built_ui,
 )
 from tests.e2e.test_browser_chat import open_ui
@@ -57,7 +56,7 @@ def _rows_in_dom(page: Page) -> int:
 
 def test_scrolling_the_2000_chat_list_to_the_end_shows_the_oldest_chat_with_few_rows_in_the_dom(
     served_profile: ServeProcess,
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     open_ui(page, served_profile)

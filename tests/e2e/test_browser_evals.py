@@ -8,14 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    ARTIFACTS,
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import ARTIFACTS, EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
 from tests.server.process import ServeProcess
 
@@ -36,8 +29,8 @@ cases:
 
 def test_an_eval_file_runs_from_the_view_and_its_results_are_kept(
     seeded_env: dict[str, str],
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
     fresh_llm: FakeLLMProcess,
     tmp_path: Path,
 ) -> None:

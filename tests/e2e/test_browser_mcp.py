@@ -10,13 +10,7 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -27,8 +21,8 @@ def row(page: Page, name: str):  # type: ignore[no-untyped-def]
 
 
 def test_mcp_market_connect_tools_policy_and_import(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     page.goto(served_ui.start_url)

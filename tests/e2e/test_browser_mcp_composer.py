@@ -8,14 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    UI_TIMEOUT_MS,
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_attachments import last_user_message
 from tests.e2e.test_browser_chat import add_provider, last, open_ui
@@ -25,8 +18,8 @@ pytestmark = pytest.mark.browser
 
 
 def test_attach_a_resource_and_insert_a_prompt_from_the_composer(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
     fresh_llm: FakeLLMProcess,
 ) -> None:
     page, problems, _ = browser_page

@@ -6,21 +6,15 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
 
 
 def test_memory_view_memories_versions_and_soul_limit(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     page.goto(served_ui.start_url)

@@ -11,13 +11,7 @@ import zipfile
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -44,8 +38,8 @@ def _zip() -> str:
 
 
 def test_a_zip_dropped_on_the_page_uploads_previews_imports_and_shows_in_the_market(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     page.goto(served_ui.start_url)

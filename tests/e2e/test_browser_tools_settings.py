@@ -6,14 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    UI_TIMEOUT_MS,
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems
 from tests.e2e.test_browser_chat import open_ui
 from tests.server.process import ServeProcess
 
@@ -25,8 +18,8 @@ def _policy(page: Page, group: str, tool: str):  # type: ignore[no-untyped-def]
 
 
 def test_tools_are_grouped_and_a_memory_tool_can_be_turned_off(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     open_ui(page, served_ui)

@@ -8,14 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import (  # noqa: F401 — fixtures used by name
-    ARTIFACTS,
-    EventFrames,
-    PageProblems,
-    browser_page,
-    serve_env,
-    served_ui,
-)
+from tests.e2e.browser_helpers import ARTIFACTS, EventFrames, PageProblems
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -39,8 +32,8 @@ def seeded_usage(app_env: dict[str, str]) -> str:
 
 def test_the_usage_view_renders_seeded_totals_charts_and_links_to_chats(
     seeded_usage: str,
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     page.goto(served_ui.start_url)
@@ -78,8 +71,8 @@ def test_the_usage_view_renders_seeded_totals_charts_and_links_to_chats(
 
 
 def test_the_usage_view_is_readable_with_no_data(
-    served_ui: ServeProcess,  # noqa: F811
-    browser_page: tuple[Page, PageProblems, EventFrames],  # noqa: F811
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
 ) -> None:
     page, problems, _ = browser_page
     page.goto(served_ui.start_url)

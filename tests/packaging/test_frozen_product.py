@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 from app.cli.main import COMMANDS, EXTERNAL, build_parser
 from app.settings.secrets import MASK, SERVICE, provider_key_name
 from tests.desktop.harness import launch
+from tests.desktop.x11 import tray_icon_center
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_desktop_presence import QUICK_TITLE, App, tray_display  # noqa: F401  (fixture)
 from tests.mcp.test_child_lifetime import descendants, wait_gone
@@ -216,6 +217,9 @@ def test_a_second_installed_launch_opens_quick_ask_in_the_running_tray_app(
     installed: Installed, env: dict[str, str], tray_display: str, fresh_llm: FakeLLMProcess,  # noqa: F811
     pw: Playwright, tmp_path: Path,
 ) -> None:
+    # The single-instance socket goes to the default runtime folder (tagged by the data folder):
+    # an AF_UNIX path under pytest's tmp_path would exceed the ~108-byte limit.
+    env.pop("CASHCODE_RUNTIME_DIR")
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     seed_provider(env, fresh_llm.openai_base_url, workspace)
@@ -224,6 +228,7 @@ def test_a_second_installed_launch_opens_quick_ask_in_the_running_tray_app(
     try:
         app = App(proc, pw, env)
         assert not app.quick_visible()
+        wait_for("the tray icon", lambda: tray_icon_center(tray_display, proc.proc.pid))  # docked in trayer
         second = subprocess.run([str(installed.cli), "desktop", "--quick-ask", "hi"],
                                 env={**os.environ, **env, "DISPLAY": tray_display}, cwd=tmp_path,
                                 capture_output=True, text=True, timeout=120)

@@ -236,7 +236,7 @@ def cmd_package(extra: list[str]) -> int:
         sys.path.insert(0, str(ROOT / "packaging"))
         import linux as linux_pkg  # packaging/linux.py
 
-        ensure_system_packages(list(linux_pkg.TOOLS_DEBS))
+        ensure_system_packages(list(linux_pkg.TOOLS_DEBS) + (list(linux_pkg.SMOKE_DEBS) if smoke else []))
     if not skip_build:
         ensure_frontend(force_build=True)
         code = run([VENV_PY, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",

@@ -36,6 +36,9 @@ DEB_DEPENDS = (
 RUNTIME_BUILD_DEBS = ("gcc", "libc6-dev", "libsquashfuse-dev", "libfuse3-dev", "libzstd-dev", "zlib1g-dev",
                       "liblzma-dev", "liblz4-dev", "liblzo2-dev")
 TOOLS_DEBS = ("dpkg-dev", "squashfs-tools", "desktop-file-utils", *RUNTIME_BUILD_DEBS)
+# What `--smoke` adds: a real Secret Service on a private session bus for the frozen app's
+# keyring test (tests/packaging/keychain.py; the tests' file keyring is not in the bundle).
+SMOKE_DEBS = ("dbus-daemon", "gnome-keyring")
 
 
 @dataclass(frozen=True)

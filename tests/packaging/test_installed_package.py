@@ -6,7 +6,6 @@ imports a Skill ZIP. Skips, saying how to build, when no package was built."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,22 +21,11 @@ from tests.packaging.installed import (
     private_env,
     run_cli,
     seed_provider,
-    unpack_deb,
 )
 from tests.skills.helpers import write_skill, zip_folder
 
 pytestmark = [pytest.mark.timeout(600)]
 WAIT_MS = 60_000  # the frozen app's first start unpacks nothing, but CI's cores are busy
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    deb = artifacts.deb()
-    if deb is None:
-        pytest.skip(artifacts.HOW_TO_BUILD)
-    if shutil.which("dpkg-deb") is None:
-        pytest.skip("dpkg-deb missing (apt-get install dpkg)")
-    return unpack_deb(deb, tmp_path_factory.mktemp("root"))
 
 
 @pytest.fixture

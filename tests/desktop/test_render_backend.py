@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+from playwright.sync_api import sync_playwright
+
 from app.desktop.render_backend import QUICK_BACKEND_VAR, choose_quick_backend, has_gpu_render_node
+from tests.desktop.harness import app_dirs_env, desktop_command, launch
+from tests.desktop.xvfb import xvfb
 
 
 def _dri(tmp_path: Path, *nodes: str) -> Path:
@@ -39,3 +48,24 @@ def test_the_users_choice_wins(tmp_path: Path) -> None:
         env = {var: value}
         assert choose_quick_backend(env, tmp_path / "missing") is None
         assert env == {var: value}
+
+
+@pytest.mark.desktop
+def test_the_real_window_shows_the_page_with_the_backend_chosen_here(tmp_path: Path) -> None:
+    """The software backend must still put the page's pixels on screen (not a blank window)."""
+    with xvfb() as display:
+        app = launch(desktop_command(), app_dirs_env(tmp_path / "cashcode"), display.name)
+        try:
+            with sync_playwright() as pw:
+                page = app.attach(pw, timeout_s=60)
+                page.get_by_text("Welcome to CashCode").wait_for(timeout=60_000)
+                page.wait_for_timeout(500)  # the next frames reach the screen
+                grab = subprocess.run(
+                    [sys.executable, "-m", "tests.desktop.screen_grab"],
+                    env={**os.environ, "DISPLAY": display.name, "QT_QPA_PLATFORM": "xcb"},
+                    capture_output=True, text=True, timeout=60, check=True,
+                )  # fmt: skip
+        finally:
+            app.terminate()
+    shown = json.loads(grab.stdout.strip().splitlines()[-1])
+    assert shown["colours"] > 20, shown  # text, buttons, the card: not one flat colour

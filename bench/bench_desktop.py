@@ -56,10 +56,12 @@ from tests.desktop.harness import (  # noqa: E402
     launch,
     wait_for_mark,
 )
-from tests.desktop.procs import session_pss_kib, session_uss_kib  # noqa: E402
+from tests.desktop.procs import session_cpu_s, session_pss_kib, session_uss_kib  # noqa: E402
 from tests.desktop.xvfb import xvfb  # noqa: E402
 
 IDLE_S = 5.0
+APP_SIZE = "1200x800"  # app/desktop/window_state.py's default: the floor draws the same pixels
+PYWEBVIEW_SIZE = "800x600"  # pywebview's default window, the floor before 2026-12-01 (reference)
 MODEL = "bench-model"
 HELLO = [sys.executable, str(ROOT / "bench" / "hello_window.py")]
 
@@ -91,6 +93,9 @@ def _make_handler(stream: TimedStream) -> type[BaseHTTPRequestHandler]:
             self.rfile.read(int(self.headers.get("Content-Length", "0")))
             if self.path.startswith("/floor/"):
                 stream.floor_gate.acquire()
+                if self._peer_gone():  # a floor window of an earlier measurement, now closed
+                    stream.floor_gate.release()
+                    return
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -106,6 +111,17 @@ def _make_handler(stream: TimedStream) -> type[BaseHTTPRequestHandler]:
                 stream.sent_at.append(time.time())
             self._chunk({}, "stop")
             self.wfile.write(b"data: [DONE]\n\n")
+
+        def _peer_gone(self) -> bool:
+            self.connection.setblocking(False)
+            try:
+                return self.connection.recv(1, socket.MSG_PEEK) == b""
+            except BlockingIOError:
+                return False  # connected, nothing to read
+            except OSError:
+                return True
+            finally:
+                self.connection.setblocking(True)
 
         def _chunk(self, delta: dict[str, str], finish: str | None) -> None:
             data = {"id": "b", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
@@ -241,6 +257,16 @@ def match_latencies(sent: list[float], records: list[list[float]], column: int) 
     return latencies
 
 
+def wait_sent(stream: TimedStream, count: int, timeout_s: float) -> None:
+    """Wait, from this process, until the server wrote all `count` tokens: polling the page
+    (expect(), wait_for_function) while the stream runs would add work to the measured page."""
+    deadline = time.monotonic() + timeout_s
+    while len(stream.sent_at) < count:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the server sent {len(stream.sent_at)} of {count} tokens")
+        time.sleep(0.05)
+
+
 def collect(page: Page, stream: TimedStream, count: int) -> dict[str, list[float]]:
     page.wait_for_function(
         f"() => window.__lat.length && window.__lat[window.__lat.length-1][0] >= {count - 1}"
@@ -250,26 +276,41 @@ def collect(page: Page, stream: TimedStream, count: int) -> dict[str, list[float
     return {name: match_latencies(stream.sent_at, records, col) for name, col in COLUMNS.items()}
 
 
-def measure_latency(page: Page, stream: TimedStream, rate: float, count: int) -> dict[str, list[float]]:
+def measure_latency(
+    page: Page, stream: TimedStream, rate: float, count: int, sid: int
+) -> dict[str, list[float]]:
     stream.rate = rate
     stream.tokens = markdown_tokens(count)
     # Stay in the current chat: clicking "new chat" first races the chat switch against the send.
     first = page.get_by_test_id("message-assistant").count()
     page.evaluate(OBSERVER_JS, ["[data-testid=message-assistant]", first])
     page.get_by_test_id("composer-input").fill(f"stream {count} tokens at {rate:g}/s")
+    cpu = session_cpu_s(sid)
+    stream.sent_at = []
     page.get_by_test_id("send-button").click()
+    wait_sent(stream, count, timeout_s=count / rate + 30)
+    result = collect(page, stream, count)
+    result["cpu"] = [session_cpu_s(sid) - cpu]
+    # Only now: Playwright's expect() polls inside the page (aria snapshots, computed styles),
+    # which during the stream would load the app's renderer and not the floor's.
     expect(page.get_by_test_id("message-assistant").nth(first)).to_have_attribute(
-        "data-state", "done", timeout=count / rate * 1000 + 30_000
+        "data-state", "done", timeout=30_000
     )
-    return collect(page, stream, count)
+    return result
 
 
 def measure_floor_latency(
-    display: str, base_url: str, stream: TimedStream, runs: list[tuple[float, int]]
+    display: str,
+    base_url: str,
+    stream: TimedStream,
+    runs: list[tuple[float, int]],
+    size: str = APP_SIZE,
+    env: dict[str, str] | None = None,
 ) -> list[dict[str, list[float]]]:
-    """The floor: bench/floor_window.py, the same stream through run_js into a bare <pre>."""
-    argv = [sys.executable, str(ROOT / "bench" / "floor_window.py"), "--base-url", base_url]
-    floor = launch(argv, {}, display)
+    """The floor: bench/floor_window.py, the same stream through run_js into a bare <pre>, in a
+    window of `size` (the app's default window size unless told otherwise)."""
+    argv = [sys.executable, str(ROOT / "bench" / "floor_window.py"), "--base-url", base_url, "--size", size]
+    floor = launch(argv, env or {}, display)
     results = []
     with sync_playwright() as pw:
         page = floor.attach(pw, timeout_s=60)
@@ -279,8 +320,12 @@ def measure_floor_latency(
             stream.tokens = markdown_tokens(count)
             page.evaluate("() => { document.getElementById('out').textContent = ''; }")
             page.evaluate(OBSERVER_JS, ["#out", 0])
+            cpu = session_cpu_s(floor.proc.pid)
+            stream.sent_at = []
             stream.floor_gate.release()
+            wait_sent(stream, count, timeout_s=count / rate + 30)
             results.append(collect(page, stream, count))
+            results[-1]["cpu"] = [session_cpu_s(floor.proc.pid) - cpu]
         stop(floor)
     return results[1:]
 
@@ -351,16 +396,22 @@ RATES = [(50.0, 250), (500.0, 1500)]
 
 def latency_rows(display: str, env: dict[str, str], stream: TimedStream, base_url: str) -> list[str]:
     floor = measure_floor_latency(display, base_url.removesuffix("/v1"), stream, RATES)
+    small = measure_floor_latency(display, base_url.removesuffix("/v1"), stream, RATES, PYWEBVIEW_SIZE)
+    # The app draws with Qt Quick's software backend when there is no GPU (render_backend.py);
+    # a bare pywebview program does not. The same floor with that choice, for reference.
+    soft = measure_floor_latency(
+        display, base_url.removesuffix("/v1"), stream, RATES, env={"QT_QUICK_BACKEND": "software"}
+    )
     app = launch(desktop_command(), env, display)
     with sync_playwright() as pw:
         page = app.attach(pw, timeout_s=60)
         expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
-        measure_latency(page, stream, 200, 50)  # warm-up turn
-        full = [measure_latency(page, stream, rate, count) for rate, count in RATES]
+        measure_latency(page, stream, 200, 50, app.proc.pid)  # warm-up turn
+        full = [measure_latency(page, stream, rate, count, app.proc.pid) for rate, count in RATES]
         stop(app)
     shell = measure_shell_latency(display, env, RATES)
     rows = []
-    for (rate, _), fl, lat, sh in zip(RATES, floor, full, shell, strict=True):
+    for (rate, count), fl, lat, sh, sm, so in zip(RATES, floor, full, shell, small, soft, strict=True):
         floor_p95, app_p95 = pct(fl["painted"], 95), pct(lat["painted"], 95)
         floor_cell = f"{pct(fl['painted'], 50):.1f} / {floor_p95:.1f} ms"
         app_cell = f"{pct(lat['painted'], 50):.1f} / {app_p95:.1f} ms"
@@ -373,9 +424,26 @@ def latency_rows(display: str, env: dict[str, str], stream: TimedStream, base_ur
             f"{pct(fl['frame'], 95):.1f} ms | {pct(lat['dom'], 95):.1f}; {pct(lat['frame'], 95):.1f} ms "
             "| — | for reference |"
         )
+        floor_cpu, app_cpu = fl["cpu"][0] / count * 1000, lat["cpu"][0] / count * 1000
+        rows.append(
+            f"| CPU of all processes per 1,000 tokens, {rate:g} tok/s | {floor_cpu:.2f} s | {app_cpu:.2f} s "
+            f"| {app_cpu / floor_cpu:.2f}x | for reference (load-robust) |"
+        )
         rows.append(
             f"| shell only (bus→pusher→run_js→bare page), {rate:g} tok/s, in DOM; rAF (p95) | — "
             f"| {pct(sh['dom'], 95):.1f}; {pct(sh['frame'], 95):.1f} ms | — | for reference |"
+        )
+        rows.append(
+            f"| floor in pywebview's default {PYWEBVIEW_SIZE} window, {rate:g} tok/s, painted p50 / p95 "
+            f"| {pct(sm['painted'], 50):.1f} / {pct(sm['painted'], 95):.1f} ms | — "
+            f"| app / this: {app_p95 / pct(sm['painted'], 95):.2f}x | for reference |"
+        )
+        soft_cpu = so["cpu"][0] / count * 1000
+        rows.append(
+            f"| floor with the app's Qt Quick backend (software), {rate:g} tok/s, painted p50 / p95; "
+            f"CPU per 1,000 tokens | {pct(so['painted'], 50):.1f} / {pct(so['painted'], 95):.1f} ms; "
+            f"{soft_cpu:.2f} s | — | app / this: {app_p95 / pct(so['painted'], 95):.2f}x; "
+            f"CPU {app_cpu / soft_cpu:.2f}x | for reference |"
         )
     return rows
 

@@ -10,7 +10,11 @@ response (http.client, no SDK), another appends whatever arrived since its last 
 After the page loaded it POSTs to `<base-url>/floor/chat/completions` in a loop; the bench's
 server holds each request until the bench released it, so the bench decides when a stream
 starts. Prints `CASHCODE_MARK loaded <epoch>` like the app.
-Run: python bench/floor_window.py --base-url http://127.0.0.1:N
+Run: python bench/floor_window.py --base-url http://127.0.0.1:N [--size 1200x800]
+
+`--size` gives the window the app's size: every frame of a stream is composited over the whole
+window, so a smaller floor window pays less per frame for the same tokens (bench_desktop.py
+passes the app's default size; without it the window has pywebview's default, 800x600).
 """
 
 from __future__ import annotations
@@ -30,7 +34,17 @@ from urllib.parse import urlsplit
 
 import webview
 
-PAGE = "<!doctype html><meta charset='utf-8'><title>floor</title><pre id='out'></pre>"
+# The tokens must be on screen, as in the app (which wraps lines and follows the tail): the
+# text wraps, and a column-reverse scroll container keeps its end in view without any script.
+# (Before 2026-12-01 the <pre> neither wrapped nor scrolled, so after the first screenful the
+# floor's frames no longer showed the tokens they were timed for: its per-frame raster and
+# compositing work was smaller than any window that shows them.)
+PAGE = (
+    "<!doctype html><meta charset='utf-8'><title>floor</title>"
+    "<style>html,body{height:100%;margin:0}"
+    "body{display:flex;flex-direction:column-reverse;overflow-y:auto}"
+    "#out{white-space:pre-wrap;margin:8px}</style><pre id='out'></pre>"
+)
 
 
 def mark(name: str) -> None:
@@ -73,12 +87,14 @@ def push(window: webview.Window, tokens: queue.SimpleQueue[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-url", required=True)
+    parser.add_argument("--size", default="800x600", help="WIDTHxHEIGHT of the window")
     args = parser.parse_args()
+    width, height = (int(side) for side in args.size.split("x"))
     tokens: queue.SimpleQueue[str] = queue.SimpleQueue()
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "index.html"
         page.write_text(PAGE, encoding="utf-8")
-        window = webview.create_window("floor", url=str(page))
+        window = webview.create_window("floor", url=str(page), width=width, height=height)
         assert window is not None
 
         def on_loaded() -> None:

@@ -51,6 +51,7 @@ from app.desktop.qt_setup import (
     prepare_qt_environment,
     uses_qt,
 )
+from app.desktop.render_backend import choose_quick_backend
 from app.desktop.shell import DesktopShell, ShellWindow
 from app.desktop.single_instance import Primary, acquire, endpoint_for
 from app.desktop.window_ops import PlainWindowOps, QtWindowOps, WindowOps
@@ -144,6 +145,7 @@ def run(
     prepare_qt_environment(os.environ)  # before any Qt import creates Chromium
     if uses_qt():
         place_pipeline_cache(os.environ, paths.cache_dir)
+        choose_quick_backend(os.environ)  # no GPU: Qt Quick's software backend, not llvmpipe
     # The GUI thread, pywebview's asset server, bridge calls and the pusher all need the GIL
     # briefly and often, while the core thread may hold it for long stretches (imports, JSON).
     # A 1 ms switch interval (default 5 ms) bounds how long those short jobs wait for it.

@@ -70,3 +70,13 @@ def session_pss_kib(sid: int) -> int:
 
 def session_uss_kib(sid: int) -> int:
     return sum(uss_kib(pid) for pid in session_members(sid))
+
+
+def session_cpu_s(sid: int) -> float:
+    """User + system CPU seconds used so far by the live processes of session `sid`."""
+    ticks = 0
+    for pid in session_members(sid):
+        fields = _stat_fields(pid)
+        if fields is not None:
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")

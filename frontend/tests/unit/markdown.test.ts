@@ -83,6 +83,18 @@ describe("markdown sanitising", () => {
     assertInert(render(sanitizeHtml(payload)), payload);
   });
 
+  it("applies the app's policy, not DOMPurify's defaults, on every call", () => {
+    // The policy is set once on the purifier (markdown.ts); forms, inputs, buttons and inline
+    // styles pass DOMPurify's default html profile, so they show whether it still applies.
+    const dirty = '<p style="color:red">a</p><form action="/x"><input value="v"><button>b</button></form><svg><circle/></svg>';
+    for (let i = 0; i < 3; i++) {
+      const host = render(sanitizeHtml(dirty));
+      expect(host.querySelector("form, input, button, svg, [style]"), `call ${i}`).toBeNull();
+      expect(host.querySelector("p")?.textContent).toBe("a");
+      expect(render(renderMarkdown("[x](https://example.com)")).querySelector("a")?.getAttribute("rel")).toBe("noopener noreferrer");
+    }
+  });
+
   it("shows raw HTML from the model as text", () => {
     const host = render(renderMarkdown("<b>bold?</b> <script>alert(1)</script>"));
     expect(host.querySelector("b")).toBeNull();

@@ -13,7 +13,7 @@ FORBIDDEN = ("fastapi", "starlette", "uvicorn", "mcp", "keyring", "yaml", "webvi
 # first capability route call), the tools' code (loaded on a tool's first call), and the MCP
 # service, catalog and search index (loaded when a chat has MCP tools activated or selected), and
 # Dream with its timer and proposals (loaded by the Memory view or a long-lived surface's start),
-# and Skill self-evolution (off by default; loaded when on or on the first Skills route call).
+# and the Skill self-evolver (off by default; loaded when on or on the first Skills route call).
 APP_FORBIDDEN = (
     "app.memory.handlers",
     "app.memory.api_models",
@@ -29,7 +29,6 @@ APP_FORBIDDEN = (
     "app.search.bm25",
     "app.skills.model",
     "app.skills.evolver",
-    "app.skills.evolution",
     "app.skills.api_models",
     "app.observability.api_models",
     "app.observability.eval_api_models",

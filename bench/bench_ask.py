@@ -12,8 +12,13 @@ for the OpenAI SDK). So both commands run with their own byte-code cache folder
 (PYTHONPYCACHEPREFIX, filled by the warm-up runs) and without PYTHONDONTWRITEBYTECODE;
 otherwise every `cashcode ask` would recompile ~170 modules that the SDK script never has to.
 
+`--before DIR`: also runs `cashcode ask` from another copy of the `app` package (e.g.
+`git archive <commit> app | tar -x -C DIR`), interleaved in the same runs, so a change is
+compared with the code before it under the same load (on a loaded machine the only fair way).
+
 Run from the repo root:
   .venv/bin/python bench/bench_ask.py [--runs 9] [--api-mode both|chat_completions|responses]
+      [--before DIR]
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def main(runs: int, api_mode: str) -> None:
+def main(runs: int, api_mode: str, before: Path | None = None) -> None:
     proc, root = start_server()
     home = Path(tempfile.mkdtemp(prefix="cashcode-bench-ask-"))
     (home / "ws").mkdir()
@@ -146,14 +151,21 @@ def main(runs: int, api_mode: str) -> None:
         bare_async = [sys.executable, "-c", BARE_CHAT_ASYNC, root + "/v1", body, KEY]
         if api_mode == "chat_completions":
             timed(bare_async, env, home / "ws")
-        app_times, bare_times, async_times = [], [], []
+        # The other copy wins over the installed (editable) package: the cwd is not the repo.
+        before_env = {**env, "PYTHONPATH": str(before)} if before is not None else None
+        if before_env is not None:
+            assert timed(cashcode, before_env, home / "ws")[1] == answer
+        app_times, bare_times, async_times, before_times = [], [], [], []
         app_cpu: list[float] = []
         bare_cpu: list[float] = []
+        before_cpu: list[float] = []
         for _ in range(runs):  # interleaved so machine noise hits all alike
             app_times.append(timed(cashcode, env, home / "ws", app_cpu)[0])
             bare_times.append(timed(bare, env, home / "ws", bare_cpu)[0])
             if api_mode == "chat_completions":
                 async_times.append(timed(bare_async, env, home / "ws")[0])
+            if before_env is not None:
+                before_times.append(timed(cashcode, before_env, home / "ws", before_cpu)[0])
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -175,12 +187,22 @@ def main(runs: int, api_mode: str) -> None:
         print(
             f"(for reference: the same script with AsyncOpenAI: median {mc:.3f} s; ask / async {ma / mc:.2f})"
         )
+    if before_times:
+        mo, co = statistics.median(before_times), statistics.median(before_cpu)
+        print(
+            f"(same runs, `ask` from {before}: median {mo:.3f} s, ratio to the floor {mo / mb:.2f}, "
+            f"CPU ratio {co / cb:.2f}; now / before: wall {ma / mo:.2f}, CPU {ca / co:.2f})"
+        )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--api-mode", choices=["both", "chat_completions", "responses"], default="both")
+    parser.add_argument("--before", type=Path, help="a copy of the app package to compare with, same runs")
     args = parser.parse_args()
+    if args.before is not None and not (args.before / "app" / "__init__.py").is_file():
+        raise SystemExit(f"--before {args.before}: no app/__init__.py there")
+    before = args.before.resolve() if args.before is not None else None
     for mode in ["chat_completions", "responses"] if args.api_mode == "both" else [args.api_mode]:
-        main(args.runs, mode)
+        main(args.runs, mode, before)

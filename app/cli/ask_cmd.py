@@ -39,7 +39,15 @@ async def _ask(args: argparse.Namespace, prompt: str) -> int:
         chat = await app.invoke("chats.create", {"lazy": True})
         chat_id = chat["data"]["id"]
         stdin = StdinLines() if StdinLines.is_interactive() else None
-        turn = TerminalTurn(app, out=sys.stdout, err=sys.stderr, stream=session.config.stream, stdin=stdin)
+        startup_gc = getattr(args, "startup_gc", None)  # set by app.cli.main
+        turn = TerminalTurn(
+            app,
+            out=sys.stdout,
+            err=sys.stderr,
+            stream=session.config.stream,
+            stdin=stdin,
+            on_reply=startup_gc.resume if startup_gc is not None else None,
+        )
         result = await turn.run(chat_id, prompt, session.model)
         if result.error is not None:
             print(error_line(result.error, session.config), file=sys.stderr)

@@ -53,6 +53,7 @@ async def _chat(args: argparse.Namespace) -> int:
             err=sys.stderr,
             stream=session.config.stream,
             stdin=lines if interactive else None,
+            on_reply=startup_gc.resume if (startup_gc := getattr(args, "startup_gc", None)) else None,
         )
         while True:
             if editor is not None:

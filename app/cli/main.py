@@ -7,6 +7,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from app.cli.startup_gc import StartupGc
+
 EXIT_CANCELLED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed writer
 
@@ -86,9 +88,24 @@ def _command(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+# Commands that keep the collector paused until the model's first reply (app/cli/startup_gc.py).
+GC_DEFERRED = {"ask", "chat"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    startup_gc = StartupGc()
+    if argv is None:  # the process's own command line; in-process callers (tests) keep theirs
+        startup_gc.pause()
+    try:
+        return _main(argv, startup_gc)
+    finally:
+        startup_gc.resume()
+
+
+def _main(argv: Sequence[str] | None, startup_gc: StartupGc) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0].startswith("--mcp-"):  # a frozen build's MCP children
+        startup_gc.resume()
         from app.mcp.frozen import hidden_entry
 
         if (hidden := hidden_entry(args_list)) is not None:
@@ -99,12 +116,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] != "desktop" and (problem := configure(log_level, os.environ)) is not None:
         print(f"cashcode: error: {problem}", file=sys.stderr)
         return 2
-    if not args_list:
-        return _external("desktop", [])
-    if args_list[0] in EXTERNAL:
-        return _external(args_list[0], args_list[1:])
-    parser = build_parser(_command(args_list))
+    if not args_list or args_list[0] in EXTERNAL:
+        startup_gc.resume()  # long-lived processes: the collector as always
+        return _external(args_list[0] if args_list else "desktop", args_list[1:])
+    command = _command(args_list)
+    if command not in GC_DEFERRED:
+        startup_gc.resume()
+    parser = build_parser(command)
     args = parser.parse_args(args_list)
+    args.startup_gc = startup_gc
     func = getattr(args, "func", None)
     if func is None:
         parser.parse_args([args.command, "--help"])

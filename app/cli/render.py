@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -18,6 +19,7 @@ from app.core.events import (
     TurnCancelled,
     TurnDone,
     TurnFailed,
+    TurnStarted,
 )
 
 if TYPE_CHECKING:
@@ -44,8 +46,11 @@ class TerminalTurn:
         err: TextIO,
         stream: bool,
         stdin: StdinLines | None,
+        on_reply: Callable[[], None] | None = None,
     ) -> None:
-        """`stdin` None: no terminal to ask — every approval is denied without asking."""
+        """`stdin` None: no terminal to ask — every approval is denied without asking.
+        `on_reply`: called once, at the first event after the turn started (the model answered,
+        so every import of the turn is done) or when the turn ends."""
         self._app = app
         self._out = out
         self._err = err
@@ -53,6 +58,7 @@ class TerminalTurn:
         self._stdin = stdin
         self._prompt_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._on_reply = on_reply
 
     async def run(self, chat_id: str, text: str, model: dict[str, str]) -> TurnResult:
         done: asyncio.Future[AppEvent] = asyncio.get_running_loop().create_future()
@@ -63,6 +69,8 @@ class TerminalTurn:
             nonlocal wrote_text
             if getattr(event, "turn_id", None) != turn_id:
                 return
+            if not isinstance(event, TurnStarted):
+                self._replied()
             if isinstance(event, Delta) and event.channel == "text" and self._stream:
                 self._out.write(event.text)
                 self._out.flush()
@@ -88,7 +96,13 @@ class TerminalTurn:
             end = await done
         finally:
             unsubscribe()
+            self._replied()
         return self._finish(end, wrote_text)
+
+    def _replied(self) -> None:
+        if self._on_reply is not None:
+            callback, self._on_reply = self._on_reply, None
+            callback()
 
     def _finish(self, end: AppEvent, wrote_text: bool) -> TurnResult:
         if isinstance(end, TurnDone):

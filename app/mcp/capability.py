@@ -1,26 +1,46 @@
-"""The MCP capability (app/api/extensions.py): per-turn tools, route handlers, shutdown."""
+"""The MCP capability (app/api/extensions.py): per-turn tools, route handlers, shutdown.
+
+The MCP service (catalog files, schema cache, connections) and the tool code are built on first
+need: a turn in a chat without activated MCP tools and without an @-selected server sees only
+the two static tool specs (app/mcp/tool_specs.py), so `cashcode ask` never loads them.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.api.extensions import Capability, Handler, ListedTool
-from app.attachments.store import AttachmentStore
 from app.core.context import ToolBox, TurnSpec
-from app.core.events import AppEvent
+from app.core.messages import ToolSpec
 from app.mcp.activations import CAPACITY, ActivationStore
-from app.mcp.catalog import UserCatalog, builtin_dir
-from app.mcp.config import ConfigError
-from app.mcp.connection import ServerGone
-from app.mcp.service import DEFAULT_CALL_TIMEOUT_S, McpPaths, McpService, NotFoundError
-from app.mcp.tools import McpDirectory, McpPrepareTool, McpToolBox, ToolSearchTool
+from app.mcp.tool_specs import BASE_TOOLS
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore
 from app.store.db import Database
+from app.tools.base import Tool
+
+if TYPE_CHECKING:
+    from app.core.events import AppEvent
+    from app.mcp.service import McpService
+    from app.mcp.tools import McpDirectory
 
 ENV_CALL_TIMEOUT = "CASHCODE_MCP_CALL_TIMEOUT_S"
+
+
+@dataclass(frozen=True)
+class _ServiceArgs:
+    """What McpService needs, kept until the service is first used."""
+
+    paths: AppPaths
+    secrets: SecretStore
+    publish: Callable[[AppEvent], None]
+    call_timeout: str  # the raw ENV_CALL_TIMEOUT value ("" = the default)
+    builtin: Path | None
 
 
 class McpCapability(Capability):
@@ -28,16 +48,25 @@ class McpCapability(Capability):
 
     def __init__(
         self,
-        service: McpService,
+        make_service: Callable[[], McpService],
         activations: ActivationStore,
         settings: SettingsStore,
-        files: AttachmentStore,
+        attachments_dir: Path,
     ) -> None:
-        self.service = service
+        self._make_service = make_service
         self.activations = activations
-        self.directory = McpDirectory(service)
         self._settings = settings
-        self._files = files
+        self._attachments_dir = attachments_dir
+
+    @functools.cached_property
+    def service(self) -> McpService:
+        return self._make_service()
+
+    @functools.cached_property
+    def directory(self) -> McpDirectory:
+        from app.mcp.tools import McpDirectory
+
+        return McpDirectory(self.service)
 
     @classmethod
     def build(
@@ -50,31 +79,24 @@ class McpCapability(Capability):
         publish: Callable[[AppEvent], None],
         builtin: Path | None = None,
     ) -> McpCapability:
-        try:
-            timeout = float(env.get(ENV_CALL_TIMEOUT, "") or DEFAULT_CALL_TIMEOUT_S)
-        except ValueError:
-            timeout = DEFAULT_CALL_TIMEOUT_S
-        service = McpService(
-            McpPaths(
-                builtin=builtin or builtin_dir(),
-                catalog=paths.data_dir / "mcp" / "servers.json",
-                cache=paths.cache_dir / "mcp_cache",
-                logs=paths.log_dir / "mcp",
-            ),
-            UserCatalog(paths.data_dir / "mcp" / "servers.json", secrets),
-            publish,
-            call_timeout_s=timeout,
-        )
+        args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin)
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
-        return cls(service, ActivationStore(db), settings, AttachmentStore(paths.data_dir / "attachments"))
+        return cls(lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments")
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
         mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]
-        return McpToolBox(spec.chat_id, self.service, self.directory, self.activations, mentioned)
+        return _TurnTools(
+            spec.chat_id, mentioned, self.activations, lambda: self._toolbox(spec.chat_id, mentioned)
+        )
+
+    def _toolbox(self, chat_id: str, mentioned: Sequence[str]) -> ToolBox:
+        from app.mcp.tools import McpToolBox
+
+        return McpToolBox(chat_id, self.service, self.directory, self.activations, mentioned)
 
     def listed_tools(self) -> list[ListedTool]:
         # A server's own tools are listed (and turned on or off) in MCP Market.
-        return [ListedTool.of(ToolSearchTool), ListedTool.of(McpPrepareTool)]
+        return [ListedTool(spec, read_only=True) for spec in BASE_TOOLS]
 
     def prompt_section(self, spec: TurnSpec) -> str | None:
         """@-selected MCP servers (SPEC S7.9): their tools are offered directly in this turn;
@@ -93,11 +115,11 @@ class McpCapability(Capability):
         return "\n".join(lines)
 
     def routes(self) -> Mapping[str, Handler]:
+        from app.attachments.store import AttachmentStore
         from app.mcp.api_handlers import McpRoutes  # route code and models: on first use
 
-        return McpRoutes(
-            self.service, self.directory, self._settings, self.activations, self._files
-        ).table()
+        files = AttachmentStore(self._attachments_dir)
+        return McpRoutes(self.service, self.directory, self._settings, self.activations, files).table()
 
     async def start(self) -> None:
         """Long-lived surfaces have a UI that can show a server's form; the CLI never calls
@@ -105,12 +127,17 @@ class McpCapability(Capability):
         self.service.elicitations.enable()
 
     async def aclose(self) -> None:
-        await self.service.aclose()
+        if "service" in self.__dict__:  # never built: nothing was connected
+            await self.service.aclose()
 
     async def prepare_servers(self, chat_id: str, names: Sequence[str]) -> list[str]:
         """A loaded Skill's `requires.mcp_servers` (SPEC S7.4): connect each and activate its
         tools in the chat, so the next model step of the same turn can call them. Returns one
         status line per server; a failure is reported, never raised."""
+        from app.mcp.config import ConfigError
+        from app.mcp.connection import ServerGone
+        from app.mcp.service import NotFoundError
+
         lines: list[str] = []
         for name in names:
             try:
@@ -124,3 +151,61 @@ class McpCapability(Capability):
             self.directory.refresh()
             lines.append(f"{name}: connected, {len(tools)} tools activated")
         return lines
+
+
+class _TurnTools:
+    """One turn's MCP tools. With nothing activated in the chat and no @-selected server they
+    are the two static specs; otherwise, and as soon as one of them is called, the real
+    toolbox (service, catalog, activated tools) is built and answers from then on."""
+
+    def __init__(
+        self,
+        chat_id: str,
+        mentioned: Sequence[str],
+        activations: ActivationStore,
+        full: Callable[[], ToolBox],
+    ) -> None:
+        self._chat_id = chat_id
+        self._mentioned = tuple(mentioned)
+        self._activations = activations
+        self._make_full = full
+        self._full: ToolBox | None = None
+
+    def _box(self) -> ToolBox:
+        if self._full is None:
+            self._full = self._make_full()
+        return self._full
+
+    def specs(self) -> Sequence[ToolSpec]:
+        if (
+            self._full is None
+            and not self._mentioned
+            and not (self._chat_id and self._activations.list(self._chat_id))
+        ):
+            return BASE_TOOLS
+        return self._box().specs()
+
+    def get(self, name: str) -> Tool | None:
+        return self._box().get(name)
+
+
+def _service(args: _ServiceArgs) -> McpService:
+    from app.mcp.catalog import UserCatalog, builtin_dir
+    from app.mcp.service import DEFAULT_CALL_TIMEOUT_S, McpPaths, McpService
+
+    try:
+        timeout = float(args.call_timeout or DEFAULT_CALL_TIMEOUT_S)
+    except ValueError:
+        timeout = DEFAULT_CALL_TIMEOUT_S
+    paths = args.paths
+    return McpService(
+        McpPaths(
+            builtin=args.builtin or builtin_dir(),
+            catalog=paths.data_dir / "mcp" / "servers.json",
+            cache=paths.cache_dir / "mcp_cache",
+            logs=paths.log_dir / "mcp",
+        ),
+        UserCatalog(paths.data_dir / "mcp" / "servers.json", args.secrets),
+        args.publish,
+        call_timeout_s=timeout,
+    )

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.messages import ToolSpec
+from app.mcp import tool_specs as specs
 from app.mcp.activations import CAPACITY, ActivationStore
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone, ToolDef
 from app.mcp.results import name_map
 from app.mcp.service import CallSite, McpService, NotFoundError
-from app.search.bm25 import BM25Index
 from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from app.search.bm25 import BM25Index
 
 SEARCH_LIMIT = 8
 
@@ -35,7 +38,18 @@ class McpDirectory:
         self.names: dict[tuple[str, str], str] = {}
         self.by_name: dict[str, tuple[str, str]] = {}
         self.unknown: list[str] = []  # servers never connected
-        self.index = BM25Index([])
+        self._docs: list[tuple[str, Sequence[str]]] = []
+        self._index: BM25Index | None = None
+
+    @property
+    def index(self) -> BM25Index:
+        """Built on the first search, not on every refresh: most turns (every `cashcode ask`)
+        never call tool_search, and tokenizing the whole catalog is their largest MCP cost."""
+        if self._index is None:
+            from app.search.bm25 import BM25Index
+
+            self._index = BM25Index(self._docs)
+        return self._index
 
     def refresh(self) -> McpDirectory:
         entries = self._service.entries()
@@ -65,23 +79,15 @@ class McpDirectory:
             docs.append((self.names[(server, tool)], [tool, t.description, params, server, shown[server]]))
         self.tools, self.unknown = tools, unknown
         self.by_name = {v: k for k, v in self.names.items()}
-        self.index = BM25Index(docs)
+        self._docs, self._index = docs, None
         self._revision, self._catalog_key = self._service.revision, key
         return self
 
 
 class ToolSearchTool(Tool):
-    name = "tool_search"
-    description = (
-        "Search the MCP tools of the configured MCP servers (they are hidden until activated). "
-        "Returns matching tools and servers; activate one with mcp_prepare(server) and then call "
-        "its tool by the returned name."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {"query": {"type": "string", "description": "what the tool should do, in a few words"}},
-        "required": ["query"],
-    }
+    name = specs.TOOL_SEARCH.name
+    description = specs.TOOL_SEARCH.description
+    parameters = specs.TOOL_SEARCH.parameters
     read_only = True
 
     def __init__(self, directory: McpDirectory, active: set[str]) -> None:
@@ -131,23 +137,9 @@ class ToolSearchTool(Tool):
 
 
 class McpPrepareTool(Tool):
-    name = "mcp_prepare"
-    description = (
-        "Connect an MCP server (by its catalog name from tool_search) and activate its tools in this "
-        "chat, so they can be called directly from the next step on."
-    )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "server": {"type": "string", "description": "the server's catalog name"},
-            "tools": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "optional: only these tool names (default: all, up to 50)",
-            },
-        },
-        "required": ["server"],
-    }
+    name = specs.MCP_PREPARE.name
+    description = specs.MCP_PREPARE.description
+    parameters = specs.MCP_PREPARE.parameters
     read_only = True  # connecting a configured (and, for programs, confirmed) server changes nothing
 
     def __init__(self, service: McpService, directory: McpDirectory, store: ActivationStore) -> None:

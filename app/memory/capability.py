@@ -122,7 +122,8 @@ class MemoryCapability(Capability):
         self.services.scheduler.start()
 
     async def aclose(self) -> None:
-        await self.services.scheduler.stop()
+        if self.services.scheduler_built():
+            await self.services.scheduler.stop()
         tasks = list(self._tasks)
         if tasks:
             # A consolidation already asked the model gets a bounded chance to finish (the CLI

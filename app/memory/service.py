@@ -1,41 +1,107 @@
-"""The memory services, built once per app from the database, data folder and settings."""
+"""The memory services, built once per app from the database, data folder and settings.
+
+Dream, its timer, the proposals and SOUL.md are built on first use (the Memory view, `start()`
+of the desktop and `serve`): a turn never needs them, so `cashcode ask` does not import them.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.llm.base import Provider
 from app.memory.consolidator import Consolidator
-from app.memory.dream import Dream, DreamDeps, DreamScheduler
 from app.memory.explicit import MemoryRepository
 from app.memory.memory_file import MemoryFile
 from app.memory.notes import NotesRepository
-from app.memory.proposals import ProposalRepository
-from app.memory.soul import SoulFile
 from app.memory.summaries import SummaryRepository
 from app.settings.user_settings import SettingsStore, UserSettings
 from app.store.chats import ChatRepository
 from app.store.db import Database
 
+if TYPE_CHECKING:
+    from app.memory.dream import Dream, DreamScheduler
+    from app.memory.proposals import ProposalRepository
+    from app.memory.soul import SoulFile
+
 ENV_DREAM = "CASHCODE_DREAM"  # "off": no Dream timer in this process (the test suite sets it)
 
 
-@dataclass(frozen=True)
 class MemoryServices:
-    settings: SettingsStore
-    chats: ChatRepository
-    memories: MemoryRepository
-    memory: MemoryFile
-    summaries: SummaryRepository
-    proposals: ProposalRepository
-    notes: NotesRepository
-    soul: SoulFile
-    consolidator: Consolidator
-    dream: Dream
-    scheduler: DreamScheduler
+    def __init__(
+        self,
+        db: Database,
+        data_dir: Path,
+        settings: SettingsStore,
+        provider_for: Callable[[str], Provider],
+        env: Mapping[str, str],
+    ) -> None:
+        self._db = db
+        self._data_dir = data_dir
+        self._provider_for = provider_for
+        self._timer_allowed = env.get(ENV_DREAM, "").strip().lower() not in ("off", "0", "false", "no")
+        self.settings = settings
+        self.chats = ChatRepository(db)
+        self.memories = MemoryRepository(db)
+        self.memory = MemoryFile(db, data_dir)
+        self.summaries = SummaryRepository(db)
+        self.notes = NotesRepository(db)
+        self.consolidator = Consolidator(
+            self.chats, self.summaries, provider_for, lambda: self._current().memory_consolidation_chars
+        )
+
+    def _current(self) -> UserSettings:
+        return self.settings.load()
+
+    @functools.cached_property
+    def proposals(self) -> ProposalRepository:
+        from app.memory.proposals import ProposalRepository
+
+        return ProposalRepository(self._db)
+
+    @functools.cached_property
+    def soul(self) -> SoulFile:
+        from app.memory.soul import SoulFile
+
+        return SoulFile(self._data_dir)
+
+    @functools.cached_property
+    def dream(self) -> Dream:
+        from app.memory.dream import Dream, DreamDeps
+
+        def last_model() -> tuple[str, str] | None:
+            choice = self._current().last_model
+            return (choice.provider_id, choice.model) if choice is not None else None
+
+        return Dream(
+            DreamDeps(
+                db=self._db,
+                chats=self.chats,
+                memory=self.memory,
+                proposals=self.proposals,
+                provider_for=self._provider_for,
+                model_choice=last_model,
+                review_mode=lambda: self._current().dream_review,
+                lock=asyncio.Lock(),
+            )
+        )
+
+    @functools.cached_property
+    def scheduler(self) -> DreamScheduler:
+        from app.memory.dream import DreamScheduler
+
+        return DreamScheduler(
+            self.dream,
+            enabled=lambda: self._timer_allowed and self._current().dream_enabled,
+            interval_s=lambda: self._current().dream_interval_minutes * 60.0,
+        )
+
+    def scheduler_built(self) -> bool:
+        """False when nothing asked for the Dream timer (nothing to stop at close)."""
+        return "scheduler" in self.__dict__
 
 
 def build_services(
@@ -45,47 +111,4 @@ def build_services(
     provider_for: Callable[[str], Provider],
     env: Mapping[str, str],
 ) -> MemoryServices:
-    chats = ChatRepository(db)
-    memory = MemoryFile(db, data_dir)
-    summaries = SummaryRepository(db)
-    proposals = ProposalRepository(db)
-
-    def current() -> UserSettings:
-        return settings.load()
-
-    def last_model() -> tuple[str, str] | None:
-        choice = current().last_model
-        return (choice.provider_id, choice.model) if choice is not None else None
-
-    dream = Dream(
-        DreamDeps(
-            db=db,
-            chats=chats,
-            memory=memory,
-            proposals=proposals,
-            provider_for=provider_for,
-            model_choice=last_model,
-            review_mode=lambda: current().dream_review,
-            lock=asyncio.Lock(),
-        )
-    )
-    timer_allowed = env.get(ENV_DREAM, "").strip().lower() not in ("off", "0", "false", "no")
-    return MemoryServices(
-        settings=settings,
-        chats=chats,
-        memories=MemoryRepository(db),
-        memory=memory,
-        summaries=summaries,
-        proposals=proposals,
-        notes=NotesRepository(db),
-        soul=SoulFile(data_dir),
-        consolidator=Consolidator(
-            chats, summaries, provider_for, lambda: current().memory_consolidation_chars
-        ),
-        dream=dream,
-        scheduler=DreamScheduler(
-            dream,
-            enabled=lambda: timer_allowed and current().dream_enabled,
-            interval_s=lambda: current().dream_interval_minutes * 60.0,
-        ),
-    )
+    return MemoryServices(db, data_dir, settings, provider_for, env)

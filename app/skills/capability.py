@@ -17,8 +17,6 @@ from app.settings.paths import AppPaths
 from app.settings.user_settings import SettingsStore
 from app.skills import tool_specs
 from app.skills.activations import ActivationRepository
-from app.skills.evolution import EvolutionRepository
-from app.skills.evolver import SkillEvolver
 from app.skills.runtime import McpPreparer, RuntimeConfig, SkillRuntime
 from app.skills.search_index import listing_description
 from app.store.db import Database
@@ -26,6 +24,7 @@ from app.tools.base import Tool
 
 if TYPE_CHECKING:
     from app.skills.catalog import CatalogSnapshot
+    from app.skills.evolver import SkillEvolver
 
 LISTED_IN_PROMPT = 30
 MAX_MENTIONS = 8
@@ -68,14 +67,29 @@ class SkillToolBox:
 class SkillsCapability(Capability):
     name = "skills"
 
-    def __init__(self, runtime: SkillRuntime, evolver: SkillEvolver | None = None) -> None:
+    def __init__(
+        self,
+        runtime: SkillRuntime,
+        make_evolver: Callable[[], SkillEvolver] | None = None,
+        evolution_enabled: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.runtime = runtime
-        self.evolver = evolver
+        self._make_evolver = make_evolver
+        self._evolver: SkillEvolver | None = None
+        self._evolution_enabled = evolution_enabled
         self._box = SkillToolBox(runtime)
         self._warm = False
         self._api: Mapping[str, Handler] | None = (
             None  # long-lived surfaces scan the catalog at start; `ask` does not
         )
+
+    @property
+    def evolver(self) -> SkillEvolver | None:
+        """Built on first use: self-evolution is off by default, so most processes (every
+        `cashcode ask` with it off) never load its code."""
+        if self._evolver is None and self._make_evolver is not None:
+            self._evolver = self._make_evolver()
+        return self._evolver
 
     def tool_names(self) -> frozenset[str]:
         return self._box.names()
@@ -175,12 +189,14 @@ class SkillsCapability(Capability):
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         self.runtime.turn_stored(spec.chat_id, spec.turn_id)
-        if self.evolver is not None:
-            self.evolver.after_turn(spec, messages)
+        # The evolver checks the setting again; this check only spares building it when off.
+        wanted = self._evolver is not None or self._evolution_enabled()
+        if wanted and (evolver := self.evolver) is not None:
+            evolver.after_turn(spec, messages)
 
     async def aclose(self) -> None:
-        if self.evolver is not None:
-            await self.evolver.aclose()
+        if self._evolver is not None:
+            await self._evolver.aclose()
 
 
 def build_skills_capability(
@@ -211,13 +227,17 @@ def build_skills_capability(
     )
     holder: list[SkillsCapability] = []
     runtime = SkillRuntime(config, ActivationRepository(db), known_tools=_known_tools(env, holder), mcp=mcp)
-    evolver = SkillEvolver(
-        EvolutionRepository(db),
-        runtime,
-        enabled=lambda: settings.load().skill_evolution,
-        provider_for=providers,
-    )
-    cap = SkillsCapability(runtime, evolver)
+
+    def enabled() -> bool:
+        return settings.load().skill_evolution
+
+    def make_evolver() -> SkillEvolver:
+        from app.skills.evolution import EvolutionRepository
+        from app.skills.evolver import SkillEvolver
+
+        return SkillEvolver(EvolutionRepository(db), runtime, enabled=enabled, provider_for=providers)
+
+    cap = SkillsCapability(runtime, make_evolver, enabled)
     holder.append(cap)
     return cap
 

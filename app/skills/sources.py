@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.skills.model import SourceKind
+if TYPE_CHECKING:  # the model module costs ~10 ms of dataclass builds that `ask` never uses
+    from app.skills.model import SourceKind
 
 STAGING_DIR_NAME = ".staging"
 

@@ -10,12 +10,25 @@ from typing import Any
 
 FORBIDDEN = ("fastapi", "starlette", "uvicorn", "mcp", "keyring", "yaml", "webview", "PyQt6", "watchfiles")
 # The app's own code a plain turn does not run: capability route code and models (loaded on the
-# first capability route call), and the tools' code (loaded on a tool's first call).
+# first capability route call), the tools' code (loaded on a tool's first call), and the MCP
+# service, catalog and search index (loaded when a chat has MCP tools activated or selected), and
+# Dream with its timer and proposals (loaded by the Memory view or a long-lived surface's start),
+# and the Skill self-evolver (off by default; loaded when on or on the first Skills route call).
 APP_FORBIDDEN = (
     "app.memory.handlers",
     "app.memory.api_models",
+    "app.memory.dream",
+    "app.memory.proposals",
+    "app.memory.soul",
     "app.mcp.api_handlers",
     "app.mcp.api_models",
+    "app.mcp.service",
+    "app.mcp.catalog",
+    "app.mcp.connection",
+    "app.mcp.tools",
+    "app.search.bm25",
+    "app.skills.model",
+    "app.skills.evolver",
     "app.skills.api_models",
     "app.observability.api_models",
     "app.observability.eval_api_models",

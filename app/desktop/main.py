@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -196,9 +196,14 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
 
     dnd.install(shell.main.window, session.core.loop, session.app_task)
     session.presence = Presence(shell, paths, os.environ)
-    session.presence.start_tray(ops.post)
+    presence = session.presence
+    # The tray is not needed for the first paint: it starts (on the GUI thread) once the main
+    # page has loaded, like the Quick Ask window (DesktopShell._after_main_loaded).
+    shell.after_first_paint(lambda: ops.post(lambda: presence.start_tray(ops.post)))
+    shell.after_first_paint(lambda: _trim_when_settled(shell))
     shell.start()
-    wiring = wire_app(session.app_task, shell.main.window, session.pushers, _on_app_ready(session))
+    # The main window's pusher only: the Quick Ask one subscribes itself when it is made.
+    wiring = wire_app(session.app_task, shell.main.window, list(session.pushers), _on_app_ready(session))
     session.core.run(spawn(wiring), 5.0)
     session.inbox.attach(shell)
     shell.handle_launch(request)
@@ -214,7 +219,8 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
 def _create_shell(
     session: _Session, paths: AppPaths, index: Path | None, bridge: Bridge, ops: WindowOps
 ) -> DesktopShell:
-    """The main window, the hidden Quick Ask window (each with its own pusher) and the shell.
+    """The main window (with its pusher) and the shell, which creates the hidden Quick Ask
+    window once the main page has loaded (DesktopShell._create_quick says why).
 
     Test pages passed as `index` get no Quick Ask window: it loads the bundled UI's `#/quick`.
     CASHCODE_QUICK_WINDOW=0 leaves it out too (memory comparisons in bench/)."""
@@ -223,19 +229,56 @@ def _create_shell(
     main.window.events.shown += session.window_shown.set
     startup_marks.attach(main.window)
     main_shell = ShellWindow(main.window, _pusher(session, main.window, "js-pusher"))
-    quick_shell = None
     wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"
+    make_quick = None
     if wanted and index is None and web_index().is_file():
-        quick = create_quick_window(paths, web_index(), bridge)
-        session.windows.append(quick)
-        quick_shell = ShellWindow(quick.window, _pusher(session, quick.window, "js-pusher-quick"))
-    shell = DesktopShell(ops, main_shell, quick_shell)
+        make_quick = _quick_factory(session, paths, bridge)
+    shell = DesktopShell(ops, main_shell, None, make_quick)
     session.shell = shell
     main.window.events.closing += shell.on_main_closing
     main.window.events.closed += shell.on_main_closed
-    if quick_shell is not None:
-        quick_shell.window.events.closing += shell.on_quick_closing
     return shell
+
+
+def _quick_factory(session: _Session, paths: AppPaths, bridge: Bridge) -> Callable[[], ShellWindow]:
+    """Runs on the shell's actions thread after `webview.start`: pywebview then creates the
+    window at once (on the GUI thread, through its own signal)."""
+
+    def make() -> ShellWindow:
+        assert session.shell is not None and session.app_task is not None
+        quick = create_quick_window(paths, web_index(), bridge)
+        session.windows.append(quick)
+        pusher = _pusher(session, quick.window, "js-pusher-quick")
+        quick.window.events.closing += session.shell.on_quick_closing
+        session.core.loop.call_soon_threadsafe(_subscribe_when_built, session.app_task, pusher)
+        return ShellWindow(quick.window, pusher)
+
+    return make
+
+
+def _subscribe_when_built(app_task: asyncio.Future[DesktopApp], pusher: EventPusher) -> None:
+    """On the core loop: feed the app's events to a pusher made after `wire_app` ran (or
+    before the app exists: then when it does)."""
+
+    def subscribe(task: asyncio.Future[DesktopApp]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            task.result().bus.subscribe(pusher.emit)
+
+    if app_task.done():
+        subscribe(app_task)
+    else:
+        app_task.add_done_callback(subscribe)
+
+
+def _trim_when_settled(shell: DesktopShell) -> None:
+    """Once the app is built and the Quick Ask page has loaded, return the memory start-up
+    freed to the OS (app/desktop/heap_trim.py)."""
+    from app.desktop.heap_trim import trim_when_settled
+
+    waits = [lambda timeout_s: shell.app_link(timeout_s) is not None]
+    if shell.quick is not None:
+        waits.append(shell.quick.loaded.wait)
+    trim_when_settled(waits)
 
 
 def _pusher(session: _Session, window: Any, name: str) -> EventPusher:

@@ -8,9 +8,9 @@ forwarded launches and notifications (docs/architecture.md, "Threads and loops")
 `cashcode desktop` enters through app/desktop/launch.py, which forwards to a running instance
 before this module (Qt, pywebview, the app) is imported.
 
-Start-up overlaps the two slow halves: the core thread imports and builds the app while the
-main thread starts Qt and Chromium loads the page in its own processes. Bridge calls that
-arrive before the app is ready wait for it.
+Start-up: the main thread starts Qt and Chromium loads the page in its own processes; the
+core thread imports and builds the app once that page has loaded (app_start.start_app says
+why). Bridge calls that arrive before the app is ready wait for it.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class _Session:
 
     core: CoreLoop
     app_task: asyncio.Future[DesktopApp] | None = None
-    window_shown: threading.Event = field(default_factory=threading.Event)
+    page_loaded: threading.Event = field(default_factory=threading.Event)
     pushers: list[EventPusher] = field(default_factory=list)
     bridge_calls: PendingCalls = field(default_factory=PendingCalls)
     windows: list[TrackedWindow] = field(default_factory=list)  # their size/position is saved
@@ -150,7 +150,7 @@ def run(
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     session.core.start()
-    building = start_app(app_factory or default_factory, paths, os.environ, session.window_shown)
+    building = start_app(app_factory or default_factory, paths, os.environ, session.page_loaded)
     session.app_task = session.core.run(spawn(building), 5.0)
     try:
         _open_windows(session, paths, index, request)
@@ -226,7 +226,7 @@ def _create_shell(
     CASHCODE_QUICK_WINDOW=0 leaves it out too (memory comparisons in bench/)."""
     main = create_main_window(paths, index or web_index(), bridge)
     session.windows.append(main)
-    main.window.events.shown += session.window_shown.set
+    main.window.events.loaded += session.page_loaded.set  # opens the app build's gate
     startup_marks.attach(main.window)
     main_shell = ShellWindow(main.window, _pusher(session, main.window, "js-pusher"))
     wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"

@@ -54,9 +54,10 @@ async def start_app(
 ) -> DesktopApp:
     """Build the app; with a `gate`, first wait (bounded) until it opens.
 
-    The desktop opens the gate when the window is shown: importing and building the app is
-    Python work that competes for the GIL with the GUI thread, so it waits until the window is
-    up and then overlaps with Chromium loading the page in its own processes."""
+    The desktop opens the gate when the main page has loaded: importing and building the app
+    is Python work that, on two cores, competed with the page load (the renderer, the GPU
+    process, pywebview's asset server) and delayed the first paint. Measured (docs/decisions.md):
+    visible 1.69-2.04x the floor instead of 2.09-3.01x, interactive 0.1-0.8 s later."""
     if gate is not None:
         await asyncio.get_running_loop().run_in_executor(None, gate.wait, GATE_TIMEOUT_S)
     built = factory(paths, env)

@@ -21,9 +21,10 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.core.events import AppEvent, ImportSkillRequested
+if TYPE_CHECKING:
+    from app.core.events import AppEvent
 
 _log = logging.getLogger(__name__)
 
@@ -90,6 +91,10 @@ def install(window: Any, loop: asyncio.AbstractEventLoop, app_task: asyncio.Futu
             app_task.result().bus.publish(event)
 
     def on_drop(event: dict[str, Any]) -> None:  # pywebview runs it on its own thread
+        # Imported here, not at the top: the events' pydantic models cost ~0.1 s on the GUI
+        # thread, which is installing this before the window is shown.
+        from app.core.events import ImportSkillRequested
+
         for path in skill_paths(event):
             loop.call_soon_threadsafe(publish, ImportSkillRequested(path=path))
 

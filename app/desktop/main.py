@@ -8,9 +8,9 @@ forwarded launches and notifications (docs/architecture.md, "Threads and loops")
 `cashcode desktop` enters through app/desktop/launch.py, which forwards to a running instance
 before this module (Qt, pywebview, the app) is imported.
 
-Start-up overlaps the two slow halves: the core thread imports and builds the app while the
-main thread starts Qt and Chromium loads the page in its own processes. Bridge calls that
-arrive before the app is ready wait for it.
+Start-up: the main thread starts Qt and Chromium loads the page in its own processes; the
+core thread imports and builds the app once that page has loaded (app_start.start_app says
+why). Bridge calls that arrive before the app is ready wait for it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -70,7 +70,7 @@ class _Session:
 
     core: CoreLoop
     app_task: asyncio.Future[DesktopApp] | None = None
-    window_shown: threading.Event = field(default_factory=threading.Event)
+    page_loaded: threading.Event = field(default_factory=threading.Event)
     pushers: list[EventPusher] = field(default_factory=list)
     bridge_calls: PendingCalls = field(default_factory=PendingCalls)
     windows: list[TrackedWindow] = field(default_factory=list)  # their size/position is saved
@@ -152,7 +152,7 @@ def run(
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     session.core.start()
-    building = start_app(app_factory or default_factory, paths, os.environ, session.window_shown)
+    building = start_app(app_factory or default_factory, paths, os.environ, session.page_loaded)
     session.app_task = session.core.run(spawn(building), 5.0)
     try:
         _open_windows(session, paths, index, request)
@@ -198,9 +198,14 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
 
     dnd.install(shell.main.window, session.core.loop, session.app_task)
     session.presence = Presence(shell, paths, os.environ)
-    session.presence.start_tray(ops.post)
+    presence = session.presence
+    # The tray is not needed for the first paint: it starts (on the GUI thread) once the main
+    # page has loaded, like the Quick Ask window (DesktopShell._after_main_loaded).
+    shell.after_first_paint(lambda: ops.post(lambda: presence.start_tray(ops.post)))
+    shell.after_first_paint(lambda: _trim_when_settled(shell))
     shell.start()
-    wiring = wire_app(session.app_task, shell.main.window, session.pushers, _on_app_ready(session))
+    # The main window's pusher only: the Quick Ask one subscribes itself when it is made.
+    wiring = wire_app(session.app_task, shell.main.window, list(session.pushers), _on_app_ready(session))
     session.core.run(spawn(wiring), 5.0)
     session.inbox.attach(shell)
     shell.handle_launch(request)
@@ -216,28 +221,66 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
 def _create_shell(
     session: _Session, paths: AppPaths, index: Path | None, bridge: Bridge, ops: WindowOps
 ) -> DesktopShell:
-    """The main window, the hidden Quick Ask window (each with its own pusher) and the shell.
+    """The main window (with its pusher) and the shell, which creates the hidden Quick Ask
+    window once the main page has loaded (DesktopShell._create_quick says why).
 
     Test pages passed as `index` get no Quick Ask window: it loads the bundled UI's `#/quick`.
     CASHCODE_QUICK_WINDOW=0 leaves it out too (memory comparisons in bench/)."""
     main = create_main_window(paths, index or web_index(), bridge)
     session.windows.append(main)
-    main.window.events.shown += session.window_shown.set
+    main.window.events.loaded += session.page_loaded.set  # opens the app build's gate
     startup_marks.attach(main.window)
     main_shell = ShellWindow(main.window, _pusher(session, main.window, "js-pusher"))
-    quick_shell = None
     wanted = os.environ.get("CASHCODE_QUICK_WINDOW", "1") != "0"
+    make_quick = None
     if wanted and index is None and web_index().is_file():
-        quick = create_quick_window(paths, web_index(), bridge)
-        session.windows.append(quick)
-        quick_shell = ShellWindow(quick.window, _pusher(session, quick.window, "js-pusher-quick"))
-    shell = DesktopShell(ops, main_shell, quick_shell)
+        make_quick = _quick_factory(session, paths, bridge)
+    shell = DesktopShell(ops, main_shell, None, make_quick)
     session.shell = shell
     main.window.events.closing += shell.on_main_closing
     main.window.events.closed += shell.on_main_closed
-    if quick_shell is not None:
-        quick_shell.window.events.closing += shell.on_quick_closing
     return shell
+
+
+def _quick_factory(session: _Session, paths: AppPaths, bridge: Bridge) -> Callable[[], ShellWindow]:
+    """Runs on the shell's actions thread after `webview.start`: pywebview then creates the
+    window at once (on the GUI thread, through its own signal)."""
+
+    def make() -> ShellWindow:
+        assert session.shell is not None and session.app_task is not None
+        quick = create_quick_window(paths, web_index(), bridge)
+        session.windows.append(quick)
+        pusher = _pusher(session, quick.window, "js-pusher-quick")
+        quick.window.events.closing += session.shell.on_quick_closing
+        session.core.loop.call_soon_threadsafe(_subscribe_when_built, session.app_task, pusher)
+        return ShellWindow(quick.window, pusher)
+
+    return make
+
+
+def _subscribe_when_built(app_task: asyncio.Future[DesktopApp], pusher: EventPusher) -> None:
+    """On the core loop: feed the app's events to a pusher made after `wire_app` ran (or
+    before the app exists: then when it does)."""
+
+    def subscribe(task: asyncio.Future[DesktopApp]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            task.result().bus.subscribe(pusher.emit)
+
+    if app_task.done():
+        subscribe(app_task)
+    else:
+        app_task.add_done_callback(subscribe)
+
+
+def _trim_when_settled(shell: DesktopShell) -> None:
+    """Once the app is built and the Quick Ask page has loaded, return the memory start-up
+    freed to the OS (app/desktop/heap_trim.py)."""
+    from app.desktop.heap_trim import trim_when_settled
+
+    waits = [lambda timeout_s: shell.app_link(timeout_s) is not None]
+    if shell.quick is not None:
+        waits.append(shell.quick.loaded.wait)
+    trim_when_settled(waits)
 
 
 def _pusher(session: _Session, window: Any, name: str) -> EventPusher:

@@ -1,9 +1,9 @@
 """Desktop presence around the shell: the tray icon, the global hotkey, notifications and the
 adapter-only `desktop.*` routes the pages call (app/desktop/api_routes.py).
 
-Threads: the tray is created on the GUI thread before `webview.start`; bus events arrive on the
-core loop and are only queued here; everything that waits (GUI queries, API calls, hotkey
-registration) runs on the shell's actions thread or a worker.
+Threads: the tray is created on the GUI thread once the main page has loaded; bus events
+arrive on the core loop and are only queued here; everything that waits (GUI queries, API
+calls, hotkey registration) runs on the shell's actions thread or a worker.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Presence:
         self._refresh_pending = threading.Event()
         self._app: Any = None
 
-    # ---- GUI thread, before webview.start --------------------------------------------------------
+    # ---- GUI thread, once the main page has loaded ---------------------------------------------
 
     def start_tray(self, post: Any) -> None:
         settings = self._settings()
@@ -65,6 +65,8 @@ class Presence:
         self._shell.tray_available = self.tray.available
         self._shell.close_to_tray = self._close_to_tray
         self._shell.on_first_hide = self._first_hide_hint
+        if self._app is not None:  # the app was built first: fill the recent chats now
+            self._schedule_refresh()
 
     def _settings(self) -> Any:
         from app.settings.user_settings import SettingsError, SettingsStore, UserSettings

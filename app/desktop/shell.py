@@ -30,6 +30,8 @@ APP_WAIT_S = 60.0
 # second while it is hidden (EventPusher.set_interval says why).
 VISIBLE_PUSH_S = DEFAULT_INTERVAL_S
 HIDDEN_PUSH_S = 0.25
+# The Quick Ask window waits for the main page at most this long before it is created anyway.
+QUICK_DELAY_MAX_S = 10.0
 _STOP: Final = object()
 
 
@@ -64,11 +66,24 @@ class AppLink:
         self.loop.call_soon_threadsafe(self.app.bus.publish, event)
 
 
+QuickFactory = Callable[[], ShellWindow | None]
+"""Creates the Quick Ask window (on the actions thread, once the main page has loaded)."""
+
+
 class DesktopShell:
-    def __init__(self, ops: WindowOps, main: ShellWindow, quick: ShellWindow | None) -> None:
+    def __init__(
+        self,
+        ops: WindowOps,
+        main: ShellWindow,
+        quick: ShellWindow | None,
+        make_quick: QuickFactory | None = None,
+    ) -> None:
         self.ops = ops
         self.main = main
         self.quick = quick
+        self._make_quick = make_quick
+        self._quick_lock = threading.Lock()  # creating it vs. the main window closing
+        self._after_paint: list[Callable[[], None]] = []
         self.quick_chat_id: str | None = None  # reported by the Quick Ask page
         self.quitting = threading.Event()
         self._destroy_lock = threading.Lock()
@@ -89,7 +104,12 @@ class DesktopShell:
         self.main.attach()
         if self.quick is not None:
             self.quick.attach()
+        self.submit(self._after_main_loaded)  # first job: every quick request comes after it
         self._thread.start()
+
+    def after_first_paint(self, job: Callable[[], None]) -> None:
+        """Run `job` on the actions thread once the main page has loaded (call before `start`)."""
+        self._after_paint.append(job)
 
     def stop(self, timeout_s: float = 2.0) -> None:
         self._queue.put(_STOP)
@@ -165,7 +185,8 @@ class DesktopShell:
 
     def on_main_closed(self) -> None:
         """The main window is gone: close the quick window too, so the process can end."""
-        self.quitting.set()
+        with self._quick_lock:  # a quick window being created now is either seen here or not made
+            self.quitting.set()
         if self.quick is not None:
             threading.Thread(target=self._destroy_once, args=(self.quick.window,), daemon=True).start()
 
@@ -195,6 +216,33 @@ class DesktopShell:
                 job()  # type: ignore[operator]
             except Exception:  # one failed request must not stop the others
                 log.exception("desktop action failed")
+
+    def _after_main_loaded(self) -> None:
+        """Start what the first paint does not need once the main page has loaded (bounded
+        wait): the Quick Ask window, then the deferred jobs (the tray).
+
+        Created earlier, the Quick Ask page loaded while the main one did and, on two cores,
+        delayed the main window's first paint (docs/decisions.md). It still exists, hidden, a
+        moment after the main window, so showing it stays as fast as before."""
+        self.main.loaded.wait(QUICK_DELAY_MAX_S)
+        if self._make_quick is not None:
+            self._create_quick(self._make_quick)
+        for job in self._after_paint:
+            try:
+                job()
+            except Exception:  # one failed start-up job must not stop the others
+                log.exception("deferred start-up job failed")
+
+    def _create_quick(self, make: QuickFactory) -> None:
+        with self._quick_lock:
+            if self.quitting.is_set():
+                return
+            quick = make()
+            if quick is None:
+                return
+            quick.pusher.set_interval(HIDDEN_PUSH_S)  # it starts hidden
+            quick.attach()
+            self.quick = quick
 
     def _show_main(self, chat_id: str | None) -> None:
         if self.quitting.is_set() or not self.main.wait_created():

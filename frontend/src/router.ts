@@ -1,14 +1,10 @@
 import { createRouter, createWebHashHistory } from "vue-router";
 import type { Router, RouterHistory } from "vue-router";
 import ChatView from "@/views/ChatView.vue";
-import OnboardingView from "@/views/OnboardingView.vue";
-import McpView from "@/views/McpView.vue";
-import QuickAskView from "@/views/QuickAskView.vue";
-import SettingsView from "@/views/SettingsView.vue";
-import MemoryView from "@/views/MemoryView.vue";
-import SkillsView from "@/views/SkillsView.vue";
-import UsageView from "@/views/UsageView.vue";
-import EvalsView from "@/views/EvalsView.vue";
+
+// Only the chat view is in the first bundle: every other view (Settings, Memory, Usage with
+// Chart.js, Evals, the markets, Quick Ask) is its own chunk, fetched when first opened, so the
+// window's first paint parses and compiles less script (bench/README.md, start-up rows).
 
 /** Hash history: pywebview's static server has no SPA fallback for deep paths. */
 export function createAppRouter(history: RouterHistory = createWebHashHistory()): Router {
@@ -17,14 +13,14 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
     routes: [
       { path: "/", name: "home", component: ChatView },
       { path: "/chat/:id", name: "chat", component: ChatView },
-      { path: "/settings", name: "settings", component: SettingsView },
-      { path: "/welcome", name: "welcome", component: OnboardingView },
-      { path: "/mcp", name: "mcp", component: McpView },
-      { path: "/memory", name: "memory", component: MemoryView },
-      { path: "/skills", name: "skills", component: SkillsView },
-      { path: "/usage", name: "usage", component: UsageView },
-      { path: "/evals", name: "evals", component: EvalsView },
-      { path: "/quick", name: "quick", component: QuickAskView },
+      { path: "/settings", name: "settings", component: () => import("@/views/SettingsView.vue") },
+      { path: "/welcome", name: "welcome", component: () => import("@/views/OnboardingView.vue") },
+      { path: "/mcp", name: "mcp", component: () => import("@/views/McpView.vue") },
+      { path: "/memory", name: "memory", component: () => import("@/views/MemoryView.vue") },
+      { path: "/skills", name: "skills", component: () => import("@/views/SkillsView.vue") },
+      { path: "/usage", name: "usage", component: () => import("@/views/UsageView.vue") },
+      { path: "/evals", name: "evals", component: () => import("@/views/EvalsView.vue") },
+      { path: "/quick", name: "quick", component: () => import("@/views/QuickAskView.vue") },
       { path: "/:pathMatch(.*)*", redirect: "/" },
     ],
   });

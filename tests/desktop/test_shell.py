@@ -4,6 +4,7 @@ GUI (the real windows are covered by tests/e2e/test_desktop_presence.py)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -92,9 +93,10 @@ def parts() -> Any:
     ops = FakeOps()
     main = ShellWindow(FakeWindow("main"), FakePusher())  # type: ignore[arg-type]
     quick = ShellWindow(FakeWindow("quick"), FakePusher())  # type: ignore[arg-type]
-    shell = DesktopShell(ops, main, quick)
+    shell = DesktopShell(ops, main, None, lambda: quick)  # made once the main page loaded
     shell.start()
     main.window.events.loaded.fire()
+    drain(shell)
     quick.window.events.loaded.fire()
     yield ops, main, quick, shell
     shell.stop()
@@ -163,6 +165,52 @@ def test_the_main_window_gone_closes_the_quick_window_too(parts: Any) -> None:
     shell.on_main_closed()
     assert quick.window.destroyed.wait(10)
     assert shell.quitting.is_set()
+
+
+def test_the_quick_window_and_the_tray_wait_for_the_main_page_and_requests_wait_for_them() -> None:
+    ops = FakeOps()
+    main = ShellWindow(FakeWindow("main"), FakePusher())  # type: ignore[arg-type]
+    quick = ShellWindow(FakeWindow("quick"), FakePusher())  # type: ignore[arg-type]
+    made: list[str] = []
+
+    def make_quick() -> ShellWindow:
+        made.append("quick")
+        return quick
+
+    shell = DesktopShell(ops, main, None, make_quick)
+    shell.after_first_paint(lambda: made.append("tray"))
+    shell.start()
+    shell.handle_launch(LaunchRequest(quick_ask=True, quick_text="hi"))  # e.g. --quick-ask at start-up
+    try:
+        assert not main.loaded.wait(0.2)
+        assert made == [] and shell.quick is None and ops.log == []  # nothing before the first paint
+        main.window.events.loaded.fire()
+        deadline = time.monotonic() + 10
+        while made != ["quick", "tray"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert made == ["quick", "tray"]  # the window first, then the other deferred jobs
+        quick.window.events.loaded.fire()  # the quick request waits for its page
+        drain(shell)
+        assert shell.quick is quick and ops.log == [("focus", "quick")]
+        assert quick.pusher.intervals == [HIDDEN_PUSH_S, VISIBLE_PUSH_S]  # made hidden, then shown
+        assert quick.pusher.events == [{"type": "desktop_command", "action": "quick_opened", "text": "hi"}]
+    finally:
+        shell.stop()
+
+
+def test_no_quick_window_is_made_once_the_main_window_closed_first() -> None:
+    main = ShellWindow(FakeWindow("main"), FakePusher())  # type: ignore[arg-type]
+    made: list[str] = []
+    ops: Any = FakeOps()
+    shell = DesktopShell(ops, main, None, lambda: made.append("quick"))  # type: ignore[func-returns-value]
+    shell.start()
+    try:
+        shell.on_main_closed()
+        main.window.events.loaded.fire()
+        drain(shell)
+        assert made == [] and shell.quick is None
+    finally:
+        shell.stop()
 
 
 def test_a_chat_is_attended_only_when_its_window_is_visible_and_focused(parts: Any) -> None:

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FakeTransport } from "@/api/fake";
 import type { AppInfo } from "@/api/generated";
 import { ApiError } from "@/api/transport";
@@ -114,9 +114,8 @@ describe("app shell", () => {
       .on("providers.save", (input) => ({ id: "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: "", has_key: false }));
     const { wrapper, done } = await start(fake);
     await done;
-    await tick();
-    await tick();
-    expect(wrapper.find('[data-testid="onboarding"]').exists()).toBe(true);
+    // The onboarding view is its own chunk (lazy route): wait for it to arrive.
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="onboarding"]').exists()).toBe(true));
     await wrapper.get('[data-testid="onboarding-use-ollama"]').trigger("click");
     await tick();
     await tick();
@@ -128,13 +127,11 @@ describe("app shell", () => {
     const fake = backend({ first_run: true }).on("app.detect_ollama", () => ({ found: false, base_url: "", models: [], message: "Connection refused" }));
     const { wrapper, done, router } = await start(fake);
     await done;
-    await tick();
-    await tick();
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="onboarding-open-settings"]').exists()).toBe(true));
     expect(wrapper.find('[data-testid="onboarding-use-ollama"]').exists()).toBe(false);
     await wrapper.get('[data-testid="onboarding-open-settings"]').trigger("click");
-    await tick();
-    expect(router.currentRoute.value.fullPath).toBe("/settings?section=providers");
-    expect(wrapper.find('[data-testid="provider-add"]').exists()).toBe(true);
+    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe("/settings?section=providers"));
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="provider-add"]').exists()).toBe(true));
   });
 });
 

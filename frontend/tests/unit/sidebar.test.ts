@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/api/transport";
 import AppSidebar from "@/components/sidebar/AppSidebar.vue";
 import { summary } from "./helpers";
@@ -103,7 +103,7 @@ describe("sidebar", () => {
     await tick();
     expect(router.currentRoute.value.fullPath).toBe("/chat/c3");
     await wrapper.get('[data-testid="nav-settings"]').trigger("click");
-    await tick();
-    expect(router.currentRoute.value.name).toBe("settings");
+    // Settings is its own chunk (lazy route): the navigation ends once it has arrived.
+    await vi.waitFor(() => expect(router.currentRoute.value.name).toBe("settings"));
   });
 });

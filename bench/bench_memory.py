@@ -162,6 +162,45 @@ async def bench_open(app: Any, runs: int) -> list[str]:
     ]
 
 
+async def bench_plan(app: Any, runs: int) -> list[str]:
+    """The after-turn consolidation check (issue 16): `Consolidator.plan` on a 100,000-message
+    chat never summarised (over the threshold: plans a bounded slice) and on the same chat
+    summarised up to its last 400 messages (within it: the usual case), against the whole-path
+    read it replaced (`path_messages` from the summary's cursor + `plan_consolidation`),
+    interleaved in the same run."""
+    from app.memory.capability import MemoryCapability
+    from app.memory.consolidator import plan_consolidation
+
+    cap = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability))
+    consolidator, summaries, chats = cap.services.consolidator, cap.services.summaries, app.ctx.chats
+    threshold = app.ctx.settings.load().memory_consolidation_chars
+
+    def whole(chat: str) -> Any:  # what `plan` did before: the same lookups, the whole tail
+        summaries.newest_id(chat)
+        leaf = chats.leaf(chat)
+        previous = summaries.latest(chat, leaf=leaf)
+        tail = chats.path_messages(chat, from_cursor=previous.keep_from_cursor if previous else 0, leaf=leaf)
+        return plan_consolidation(chat, previous, tail, threshold)
+
+    out = []
+    cases = (("never summarised (plans a slice)", 0, runs), ("summarised, last 400 kept", 1, runs * 20))
+    for label, count, repeat in cases:
+        chat = seed_chat(app, MESSAGES, count)
+        new: list[float] = []
+        old: list[float] = []
+        for _ in range(repeat):
+            for body, times in ((consolidator.plan, new), (whole, old)):
+                started = time.perf_counter()
+                body(chat)
+                times.append((time.perf_counter() - started) * 1000)
+        ratio = statistics.median(new) / statistics.median(old)
+        before = f"consolidation check, {MESSAGES:,}-message chat {label}: whole-path read (before)"
+        out.append(row(before, old, "—"))
+        now = f"same: `Consolidator.plan` now (p50 ratio to before {ratio:.3f})"
+        out.append(row(now, new, "no whole read"))
+    return out
+
+
 async def bench_turn_done(app: Any, runs: int) -> list[str]:
     from app.core.events import TurnDone
 
@@ -312,16 +351,17 @@ async def bench_search(app: Any, runs: int) -> list[str]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--only", choices=["open", "turn", "search"])
+    parser.add_argument("--only", choices=["open", "plan", "turn", "search"])
     args = parser.parse_args()
     print("| metric | measured | budget |\n|---|---|---|")
-    for name, bench in (("open", bench_open), ("turn", bench_turn_done), ("search", bench_search)):
+    benches = (("open", bench_open), ("plan", bench_plan), ("turn", bench_turn_done))
+    for name, bench in (*benches, ("search", bench_search)):
         if args.only not in (None, name):
             continue
         with tempfile.TemporaryDirectory() as tmp:
             app = make_app(Path(tmp))
             try:
-                runs = max(5, args.runs // 2) if name == "turn" else args.runs
+                runs = {"turn": max(5, args.runs // 2), "plan": max(5, args.runs // 5)}.get(name, args.runs)
                 for line in await bench(app, runs):
                     print(line, flush=True)
             finally:

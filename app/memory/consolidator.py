@@ -20,6 +20,7 @@ from app.llm.base import Provider, ProviderError
 from app.memory.llm_call import complete, strip_fence
 from app.memory.summaries import ChatSummaryRecord, SummaryRepository
 from app.memory.transcript import message_chars, render
+from app.store.branches import ROOT
 from app.store.chats import ChatRepository, StoredMessage
 from app.store.errors import Conflict, NotFound
 
@@ -49,6 +50,7 @@ class ConsolidationPlan:
 # summary would otherwise exceed the model's context); the rest is folded by the next runs.
 MAX_FOLD_CHARS = 200_000
 MAX_ROUNDS = 20
+HEAD_PAGE = 200  # messages per read when paging a long path forwards
 
 
 def plan_consolidation(
@@ -59,36 +61,61 @@ def plan_consolidation(
     max_fold_chars: int = MAX_FOLD_CHARS,
 ) -> ConsolidationPlan | None:
     """What to fold, or None when the context is within the threshold or nothing can fold."""
-    sizes = [message_chars(s.message) for s in tail]
-    tail_chars = sum(sizes)
+    tail_chars = sum(message_chars(s.message) for s in tail)
     context = tail_chars + (len(previous.content) if previous else 0)
     if context <= threshold or len(tail) < 2:
         return None
-    kept, start = 0, len(tail)
-    while start > 0 and kept * 2 < tail_chars:
-        start -= 1
-        kept += sizes[start]
-    # Never split a tool call from its results: the kept part must not open with a result.
-    while start > 0 and tail[start].message.role == "tool":
-        start -= 1
-    if start == 0:
-        return None
-    partial = False
-    if sum(sizes[:start]) > max_fold_chars:
-        end, folded = 0, 0
-        while end < start and (end == 0 or folded + sizes[end] <= max_fold_chars):
-            folded += sizes[end]
-            end += 1
-        while end < start and tail[end].message.role == "tool":  # keep results with their call
-            end += 1
-        start, partial = end, end < len(tail)
+    return plan_from_head(chat_id, previous, tail, tail_chars, context, max_fold_chars)
+
+
+def plan_from_head(
+    chat_id: str,
+    previous: ChatSummaryRecord | None,
+    head: Sequence[StoredMessage],
+    tail_chars: int,
+    context: int,
+    max_fold_chars: int = MAX_FOLD_CHARS,
+) -> ConsolidationPlan | None:
+    """The plan of a tail over the threshold from its oldest messages only: `head` must reach
+    past min(tail_chars / 2, max_fold_chars) characters and then to a message that is not a
+    tool result (or be the whole tail). The newest ~50% of the tail stay verbatim."""
+    sizes = [message_chars(s.message) for s in head]
+    # start: the last message whose older part is at most half the tail (the kept half begins there).
+    start, before = len(head), 0
+    for i, size in enumerate(sizes):
+        if (before + size) * 2 > tail_chars:
+            start = i
+            break
+        before += size
+    if start < len(head):
+        # Never split a tool call from its results: the kept part must not open with a result.
+        while start > 0 and head[start].message.role == "tool":
+            start -= 1
+        if start == 0:
+            return None
+        if sum(sizes[:start]) <= max_fold_chars:
+            return ConsolidationPlan(
+                chat_id=chat_id,
+                previous=previous,
+                fold=tuple(s.message for s in head[:start]),
+                keep_from_cursor=head[start].cursor,
+                context_chars=context,
+            )
+    # The fold is capped at max_fold_chars; the rest is folded by the next rounds.
+    last = min(start, len(head) - 1)
+    end, folded = 0, 0
+    while end < last and (end == 0 or folded + sizes[end] <= max_fold_chars):
+        folded += sizes[end]
+        end += 1
+    while end < last and head[end].message.role == "tool":  # keep results with their call
+        end += 1
     return ConsolidationPlan(
         chat_id=chat_id,
         previous=previous,
-        fold=tuple(s.message for s in tail[:start]),
-        keep_from_cursor=tail[start].cursor,
+        fold=tuple(s.message for s in head[:end]),
+        keep_from_cursor=head[end].cursor,
         context_chars=context,
-        partial=partial,
+        partial=True,
     )
 
 
@@ -109,7 +136,9 @@ class Consolidator:
         summaries: SummaryRepository,
         provider_for: Callable[[str], Provider],
         threshold: Callable[[], int],
+        max_fold_chars: int = MAX_FOLD_CHARS,
     ) -> None:
+        self._max_fold = max_fold_chars
         self._chats = chats
         self._summaries = summaries
         self._provider_for = provider_for
@@ -120,15 +149,44 @@ class Consolidator:
         return chat_id in self._running
 
     def plan(self, chat_id: str) -> ConsolidationPlan | None:
-        # Per branch: the active path's newest summary and the path's messages after it.
+        """Per branch: the active path's newest summary and the path's messages after it. Reads
+        the newest messages up to the threshold (a chat within it, the usual case after a turn,
+        reads nothing more); over it, sums the rest inside SQLite and reads only the oldest
+        messages the fold needs, so a long unsummarised path is never read whole."""
         newest = self._summaries.newest_id(chat_id)
         leaf = self._chats.leaf(chat_id)
         previous = self._summaries.latest(chat_id, leaf=leaf)
-        tail = self._chats.path_messages(
-            chat_id, from_cursor=previous.keep_from_cursor if previous else 0, leaf=leaf
-        )
-        plan = plan_consolidation(chat_id, previous, tail, self._threshold())
+        start = previous.keep_from_cursor if previous else 0
+        threshold = self._threshold()
+        budget = max(threshold - (len(previous.content) if previous else 0), 0)
+        recent = self._chats.path_messages(chat_id, from_cursor=start, leaf=leaf, max_chars=budget)
+        oldest_parent = recent[0].parent_cursor if recent else ROOT
+        if oldest_parent < start or oldest_parent == ROOT:  # `recent` is the whole tail
+            plan = plan_consolidation(chat_id, previous, recent, threshold, self._max_fold)
+        else:
+            tail_chars = self._chats.path_chars(chat_id, from_cursor=start, leaf=leaf)
+            context = tail_chars + (len(previous.content) if previous else 0)
+            if context <= threshold:
+                return None
+            head = self._head(chat_id, leaf, start, min(tail_chars // 2, self._max_fold))
+            plan = plan_from_head(chat_id, previous, head, tail_chars, context, self._max_fold)
         return None if plan is None else replace(plan, newest_id=newest)
+
+    def _head(self, chat_id: str, leaf: int, start: int, chars: int) -> list[StoredMessage]:
+        """The path's oldest messages from `start` (what `plan_from_head` needs): past `chars`
+        characters, then up to and including the next message that is not a tool result."""
+        head: list[StoredMessage] = []
+        used, after = 0, start - 1
+        while True:
+            page = self._chats.path_after(chat_id, after=after, leaf=leaf, limit=HEAD_PAGE)
+            for s in page:
+                head.append(s)
+                if used > chars and s.message.role != "tool":
+                    return head
+                used += message_chars(s.message)
+            if len(page) < HEAD_PAGE:
+                return head
+            after = page[-1].cursor
 
     def claim(self, chat_id: str) -> bool:
         """Mark the chat as consolidating (synchronously, before turn_done); False when a

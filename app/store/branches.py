@@ -226,6 +226,53 @@ def walk_back(
         yield from conn.execute(sql, (chat_id, *_branch_args(branch), upto, min_cursor))
 
 
+def walk_forward(
+    conn: sqlite3.Connection, chat_id: str, point: PathPoint, *, min_cursor: int, limit: int
+) -> list[sqlite3.Row]:
+    """The path's first `limit` messages from `min_cursor` on, oldest first (paging forwards
+    from a summary's cursor reads only the oldest part of a long path)."""
+    steps = []
+    for branch, upto in point.steps():
+        if upto < min_cursor:
+            break
+        steps.append((branch, upto))
+    rows: list[sqlite3.Row] = []
+    for branch, upto in reversed(steps):  # a parent branch's part comes before its child's
+        sql = (
+            f"SELECT * FROM messages WHERE chat_id = ? AND {_branch_filter(branch)}"
+            " AND cursor <= ? AND cursor >= ? ORDER BY cursor LIMIT ?"
+        )
+        args = (chat_id, *_branch_args(branch), upto, min_cursor, limit - len(rows))
+        rows.extend(conn.execute(sql, args).fetchall())
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+# A message's size in the model's context: its text plus each tool call's name and arguments
+# (the same measure as app/memory/transcript.message_chars).
+_CONTEXT_CHARS = (
+    "length(content) + CASE tool_calls WHEN '[]' THEN 0 ELSE (SELECT COALESCE(SUM("
+    "length(json_extract(value, '$.name')) + length(json_extract(value, '$.arguments'))), 0)"
+    " FROM json_each(tool_calls)) END"
+)
+
+
+def path_chars(conn: sqlite3.Connection, chat_id: str, point: PathPoint, *, min_cursor: int) -> int:
+    """The context characters of the path's messages from `min_cursor` on: one aggregate per
+    branch crossed, computed inside SQLite (no message becomes a Python object)."""
+    total = 0
+    for branch, upto in point.steps():
+        if upto < min_cursor:
+            break
+        sql = (
+            f"SELECT COALESCE(SUM({_CONTEXT_CHARS}), 0) FROM messages WHERE chat_id = ?"
+            f" AND {_branch_filter(branch)} AND cursor <= ? AND cursor >= ?"
+        )
+        total += int(conn.execute(sql, (chat_id, *_branch_args(branch), upto, min_cursor)).fetchone()[0])
+    return total
+
+
 def successor(conn: sqlite3.Connection, chat_id: str, branch: int, cursor: int) -> int | None:
     """The next message of `branch` after `cursor` (its in-branch child), if any."""
     row = conn.execute(

@@ -387,6 +387,52 @@ class ChatRepository:
         """The conversation on the active path (or the path to `leaf`) as `Message`s."""
         return [s.message for s in self.path_messages(chat_id, from_cursor=from_cursor, leaf=leaf)]
 
+    def path_after(
+        self, chat_id: str, *, after: int, leaf: int | None = None, limit: int = 200
+    ) -> builtins.list[StoredMessage]:
+        """Up to `limit` messages of the path to `leaf` (default: the active leaf) whose cursor
+        is above `after`, oldest first: the path paged forwards."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            found = self._point(conn, cid, leaf)
+            if found is None:
+                return []
+            bmap, point = found
+            rows = tree.walk_forward(conn, cid, point, min_cursor=after + 1, limit=limit)
+            if not rows:
+                return []
+            back = tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, int(rows[0]["cursor"])))
+            next(back)
+            before = next(back, None)
+        parent = tree.ROOT if before is None else int(before["cursor"])
+        out = []
+        for r in rows:
+            out.append(_stored(r, parent))
+            parent = int(r["cursor"])
+        return out
+
+    def path_chars(self, chat_id: str, *, from_cursor: int = 0, leaf: int | None = None) -> int:
+        """Context characters (text plus tool-call names and arguments) of the path to `leaf`
+        from `from_cursor` on, summed inside SQLite."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            found = self._point(conn, cid, leaf)
+            return 0 if found is None else tree.path_chars(conn, cid, found[1], min_cursor=from_cursor)
+
+    def _point(
+        self, conn: sqlite3.Connection, cid: str, leaf: int | None
+    ) -> tuple[tree.BranchMap, tree.PathPoint] | None:
+        """Where the path to `leaf` (default: active) ends; None for an empty or reserved chat."""
+        if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
+            if cid in self._reserved:
+                return None
+            raise NotFound(f"chat {cid} not found")
+        end = tree.active_leaf(conn, cid) if leaf is None else leaf
+        if end == tree.ROOT:
+            return None
+        bmap = tree.BranchMap.load(conn, cid)
+        return bmap, tree.path_point(conn, cid, bmap, end)
+
     # ---- branches ---------------------------------------------------------------------------
 
     def leaf(self, chat_id: str) -> int:

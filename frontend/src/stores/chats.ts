@@ -68,11 +68,14 @@ export const useChatsStore = defineStore("chats", () => {
 
   // The same order as `chats.list` pages (updated_at newest first, ties by id); plain string
   // comparison, since ISO times and ids sort by code unit and localeCompare is far slower.
-  const list = computed(() =>
-    Object.values(summaries.value).sort((a, b) =>
-      a.updated_at === b.updated_at ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.updated_at < b.updated_at ? 1 : -1,
-    ),
-  );
+  // Each summary's keys are read once (one reactive read each, which is also what the order
+  // depends on), then sorted as plain values: a page arriving while the list is scrolled
+  // re-sorts thousands of chats, and comparing through the reactive proxies cost ~n log n reads.
+  const list = computed(() => {
+    const keyed = Object.values(summaries.value).map((s) => ({ at: s.updated_at, id: s.id, s }));
+    keyed.sort((a, b) => (a.at === b.at ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.at < b.at ? 1 : -1));
+    return keyed.map((k) => k.s);
+  });
   /** Keyset of the next `chats.list` page; null once the last page is loaded. */
   const listNext = ref<string | null>(null);
   const listLoading = ref(false);

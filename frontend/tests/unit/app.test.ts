@@ -206,4 +206,26 @@ describe("chat view", () => {
     expect(wrapper.get('[data-testid="message-assistant"]').attributes("data-state")).toBe("failed");
     expect(wrapper.find('[data-testid="retry-button"]').exists()).toBe(true);
   });
+  it("first run: the onboarding replaces an empty home, but not a view the user is already opening", async () => {
+    const fresh = backend({ first_run: true });
+    const home = await start(fresh);
+    await home.done;
+    await vi.waitFor(() => expect(home.router.currentRoute.value.name).toBe("welcome"));
+    home.wrapper.unmount();
+
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = backend({ first_run: true });
+    slow.on("app.info", async () => {
+      await gate;
+      return { ...INFO, first_run: true };
+    });
+    const away = await start(slow);
+    const opening = away.router.push({ name: "usage" }); // its lazy view may still be loading
+    release();
+    await away.done;
+    await opening;
+    await tick();
+    expect(away.router.currentRoute.value.name).toBe("usage");
+  });
 });

@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, WebSocket, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Error,
+    Page,
+    Playwright,
+    WebSocket,
+    expect,
+    sync_playwright,
+)
 
 from tests.server.process import ServeProcess, free_port, serve_process
 
@@ -91,6 +100,14 @@ class EventFrames:
             for batch in self.batches
             if any(e["type"] == event_type and turn_id in (None, e.get("turn_id")) for e in batch)
         )
+
+
+def open_view(page: Page, name: str) -> None:
+    """Click a main-navigation entry and wait until its (lazily loaded) view is mounted, so the
+    next click cannot land while the router is still fetching the view's chunk and get
+    superseded (vue-router cancels a pending navigation when a newer one starts)."""
+    page.get_by_test_id(f"nav-{name}").click()
+    expect(page.get_by_test_id(f"{name}-view")).to_be_visible(timeout=UI_TIMEOUT_MS)
 
 
 def wait_for(page: Page, predicate: Callable[[], bool], what: str, timeout_ms: int = UI_TIMEOUT_MS) -> None:

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.attachments.helpers import png
-from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems
+from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_chat import API_KEY, last, open_ui, pick_model
 from tests.server.process import ServeProcess
@@ -40,7 +40,7 @@ def drop_file(page: Page, name: str, mime: str, data: bytes | None = None, size:
 
 
 def save_provider(page: Page, name: str, kind: str, base_url: str) -> None:
-    page.get_by_test_id("nav-settings").click()
+    open_view(page, "settings")
     rows = page.get_by_test_id("provider-row")
     count = rows.count()
     page.get_by_test_id("provider-add").click()

@@ -16,6 +16,7 @@ from tests.e2e.browser_helpers import (
     ARTIFACTS,
     EventFrames,
     PageProblems,
+    open_view,
     wait_for,
 )
 from tests.e2e.conftest import FakeLLMProcess
@@ -42,7 +43,7 @@ def send(page: Page, text: str) -> None:
 
 
 def add_provider(page: Page, base_url: str) -> None:
-    page.get_by_test_id("nav-settings").click()
+    open_view(page, "settings")
     page.get_by_test_id("provider-add").click()
     page.get_by_test_id("provider-name").fill("Fake LLM")
     page.get_by_test_id("provider-kind").select_option("chat_completions")
@@ -137,7 +138,7 @@ def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries
     expect(last(page, "message-assistant")).to_contain_text("The retried answer.")
 
     # Theme and language.
-    page.get_by_test_id("nav-settings").click()
+    open_view(page, "settings")
     html = page.locator("html")
     page.get_by_test_id("theme-select").select_option("dark")
     expect(html).to_have_class(_has_class("theme-dark"))

@@ -72,8 +72,10 @@ def test_scrolling_the_2000_chat_list_to_the_end_shows_the_oldest_chat_with_few_
         if oldest.count():
             break
         height = page.evaluate("document.querySelector('[data-testid=chat-list]').scrollHeight")
-        page.evaluate("(() => { const l = document.querySelector('[data-testid=chat-list]');"
-                      " l.scrollTop = l.scrollHeight; })()")
+        page.evaluate(
+            "(() => { const l = document.querySelector('[data-testid=chat-list]');"
+            " l.scrollTop = l.scrollHeight; })()"
+        )
         # Either the next page arrived (the list grew) or the end is rendered.
         page.wait_for_function(
             "h => document.querySelector('[data-testid=chat-list]').scrollHeight > h"

@@ -10,7 +10,7 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -39,8 +39,8 @@ def test_mcp_market_connect_tools_policy_and_import(
     expect(tool).to_contain_text("say_hello")
     expect(tool).to_contain_text("says read-only")
     tool.get_by_test_id("mcp-tool-policy").select_option("always")
-    page.get_by_test_id("nav-settings").click()
-    page.get_by_test_id("nav-mcp").click()
+    open_view(page, "settings")
+    open_view(page, "mcp")
     row(page, "test_stdio_mcp").get_by_test_id("mcp-details").click()
     expect(row(page, "test_stdio_mcp").get_by_test_id("mcp-tool-policy")).to_have_value("always")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems
+from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems, open_view
 from tests.e2e.test_browser_chat import open_ui
 from tests.server.process import ServeProcess
 
@@ -23,7 +23,7 @@ def test_tools_are_grouped_and_a_memory_tool_can_be_turned_off(
 ) -> None:
     page, problems, _ = browser_page
     open_ui(page, served_ui)
-    page.get_by_test_id("nav-settings").click()
+    open_view(page, "settings")
     for group, tool in [
         ("builtin", "read_file"),
         ("websearch", "web_search"),
@@ -38,6 +38,6 @@ def test_tools_are_grouped_and_a_memory_tool_can_be_turned_off(
     _policy(page, "memory", "remember_memory").select_option("never")
     page.reload()
     expect(page.get_by_test_id("app-root")).to_be_visible()
-    page.get_by_test_id("nav-settings").click()
+    open_view(page, "settings")
     expect(_policy(page, "memory", "remember_memory")).to_have_value("never", timeout=UI_TIMEOUT_MS)
     assert problems.messages == []

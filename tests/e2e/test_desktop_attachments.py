@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.desktop.assets_check import ui_is_built
+from tests.e2e.browser_helpers import open_view
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_attachments import DATA_URL, last_user_message, mark_vision, send_with_png
 from tests.e2e.test_desktop_window import pw, window  # noqa: F401 — fixtures used by name
@@ -27,7 +28,7 @@ def test_a_png_dropped_in_the_window_reaches_the_model_as_an_image_part(
     window: Page,  # noqa: F811
     fresh_llm: FakeLLMProcess,
 ) -> None:
-    window.get_by_test_id("nav-settings").click()
+    open_view(window, "settings")
     mark_vision(window, "Fake LLM", "fake-model")
     window.get_by_test_id("nav-chat").click()
     window.get_by_test_id("new-chat").click()

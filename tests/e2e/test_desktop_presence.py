@@ -29,6 +29,7 @@ from tests.desktop.x11 import close_windows_of, selection_owned, titled_windows_
 from tests.desktop.x11 import windows_of as all_windows_of
 from tests.desktop.xtest import Input
 from tests.desktop.xvfb import xvfb
+from tests.e2e.browser_helpers import open_view
 from tests.e2e.conftest import FakeLLMProcess
 
 pytestmark = [
@@ -296,7 +297,7 @@ def test_without_a_tray_host_the_app_says_why_and_closing_quits(
         presence = invoke(app.main, "desktop.presence")["data"]
         assert presence["tray"] is False
         assert "tray" in (presence["tray_reason"] or "").lower()
-        app.main.get_by_test_id("nav-settings").click()
+        open_view(app.main, "settings")
         expect(app.main.get_by_test_id("tray-status")).to_contain_text("No tray icon")
     finally:
         assert proc.close_window() == 0, proc.tail()

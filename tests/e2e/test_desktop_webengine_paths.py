@@ -14,8 +14,10 @@ from tests.desktop.harness import desktop_command, launch
 
 pytestmark = [
     pytest.mark.desktop,
-    pytest.mark.skipif(not ui_is_built() and not os.environ.get("CI"),
-                       reason="UI not built: cd frontend && npm ci && npm run build"),
+    pytest.mark.skipif(
+        not ui_is_built() and not os.environ.get("CI"),
+        reason="UI not built: cd frontend && npm ci && npm run build",
+    ),
     pytest.mark.timeout(180),
 ]
 
@@ -25,8 +27,13 @@ def test_webengine_profile_and_caches_live_in_the_apps_folders(
 ) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = {**seeded_env, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
-           "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CONFIG_HOME": str(home / ".config")}
+    env = {
+        **seeded_env,
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
     app = launch(desktop_command(), env, xvfb_display)
     try:
         with sync_playwright() as pw:

@@ -14,6 +14,7 @@ from playwright.sync_api import Page, Playwright, expect, sync_playwright
 
 from tests.desktop.assets_check import ui_is_built
 from tests.desktop.harness import ROOT, DesktopProcess, invoke
+from tests.e2e.browser_helpers import open_view
 from tests.e2e.conftest import FakeLLMProcess
 
 pytestmark = [
@@ -120,7 +121,7 @@ def test_two_thousand_fast_tokens_arrive_complete_and_in_order(
 
 
 def test_theme_and_language_switch_in_the_window(window: Page, fresh_llm: FakeLLMProcess) -> None:
-    window.get_by_test_id("nav-settings").click()
+    open_view(window, "settings")
     html = window.locator("html")
     window.get_by_test_id("theme-select").select_option("dark")
     expect(html).to_have_class(_contains("theme-dark"))

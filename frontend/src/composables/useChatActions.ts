@@ -11,9 +11,14 @@ export function useChatActions() {
 
   async function newChat(): Promise<void> {
     error.value = "";
+    const creation = chats.createNew();
+    // The empty chat shows at once, before the bridge answers: whatever is typed and sent from
+    // now on belongs to the new chat (ChatView waits for it), never to the chat shown before.
+    const shown = router.push({ name: "home" });
     try {
-      const chat = await chats.create();
-      await router.push({ name: "chat", params: { id: chat.id } });
+      const chat = await creation;
+      await shown;
+      if (router.currentRoute.value.name === "home") await router.replace({ name: "chat", params: { id: chat.id } });
     } catch (err) {
       error.value = errorMessage(err);
     }

@@ -286,6 +286,25 @@ export const useChatsStore = defineStore("chats", () => {
     return chat;
   }
 
+  // "New chat" shows the empty chat before the bridge has created it; a message sent in that
+  // gap must go to this chat (not the one on screen before, nor a second new one).
+  let creating: Promise<ChatSummary> | null = null;
+
+  /** Create the chat "New chat" opens; `creatingChat()` hands it to a send made meanwhile. */
+  function createNew(): Promise<ChatSummary> {
+    const made = create();
+    creating = made;
+    const settle = () => {
+      if (creating === made) creating = null;
+    };
+    made.then(settle, settle);
+    return made;
+  }
+
+  function creatingChat(): Promise<ChatSummary> | null {
+    return creating;
+  }
+
   async function rename(chatId: string, title: string): Promise<void> {
     upsert(await api.invoke("chats.rename", { chat_id: chatId, title }));
   }
@@ -404,7 +423,7 @@ export const useChatsStore = defineStore("chats", () => {
 
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
-    entries, create, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
+    entries, create, createNew, creatingChat, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
     listNext, listLoading, loadMore, loadMatching,
   };
 });

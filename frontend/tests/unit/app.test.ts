@@ -173,6 +173,28 @@ describe("chat view", () => {
     expect(fake.callsTo("chat.retry")).toEqual([{ chat_id: "c1" }]);
   });
 
+  it("a message sent while New chat is still being created goes to the new chat, once", async () => {
+    const { wrapper, fake, router } = await chat();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    fake.on("chats.create", async () => {
+      await gate;
+      return summary("c3", "New chat");
+    });
+    await wrapper.get('[data-testid="new-chat"]').trigger("click");
+    await tick();
+    expect(router.currentRoute.value.name).toBe("home"); // the empty chat shows before the bridge answers
+    await wrapper.get('[data-testid="composer-input"]').setValue("Plan a trip");
+    await wrapper.get('[data-testid="send-button"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("chat.send")).toEqual([]);
+    release();
+    await vi.waitFor(() => expect(fake.callsTo("chat.send")).toHaveLength(1));
+    expect(fake.callsTo("chat.send")[0]).toMatchObject({ chat_id: "c3", text: "Plan a trip" });
+    expect(fake.callsTo("chats.create")).toHaveLength(1);
+    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe("/chat/c3"));
+  });
+
   it("renders hostile model output inert in the page", async () => {
     const { wrapper, chats, runFrames } = await chat();
     const t = turn("c1", "t1");

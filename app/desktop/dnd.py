@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.desktop.page_hooks import on_each_load
+
 if TYPE_CHECKING:
     from app.core.events import AppEvent
 
@@ -100,7 +102,7 @@ def install(window: Any, loop: asyncio.AbstractEventLoop, app_task: asyncio.Futu
 
     # Native drops are accepted (and their paths recorded) only while a drop listener exists.
     _dnd_state["num_listeners"] = int(str(_dnd_state["num_listeners"])) + 1
-    window.events.loaded += lambda: bind(window, on_drop)
+    on_each_load(window, lambda: bind(window, on_drop), "dnd-bind")
 
 
 def bind(window: Any, on_drop: Callable[[dict[str, Any]], None]) -> None:

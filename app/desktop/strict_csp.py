@@ -23,6 +23,8 @@ from typing import Any
 
 from webview.errors import WebViewException
 
+from app.desktop.page_hooks import on_each_load
+
 log = logging.getLogger(__name__)
 
 # What js_bridge_call hands to evaluate_js to settle one call's promise; nothing else matches.
@@ -68,13 +70,13 @@ def install(window: Any, method_names: Sequence[str]) -> None:
     """Call right after `create_window`, before `webview.start`."""
     script = _FINISH_API % json.dumps(list(method_names))
 
-    def finish_api() -> None:  # pywebview runs `loaded` handlers on their own thread
+    def finish_api() -> None:
         try:
             window.run_js(script)
         except (WebViewException, RuntimeError) as exc:
             log.warning("could not finish the bridge set-up: %s", exc)
 
-    window.events.loaded += finish_api
+    on_each_load(window, finish_api, "bridge-setup")
 
     evaluate_js = window.evaluate_js
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from app.desktop.bridge import Bridge
@@ -57,7 +58,10 @@ def test_each_page_load_defines_the_stubs_without_new_function() -> None:
     window = FakeWindow()
     install(window, ["invoke"])
     [handler] = window.events.loaded.handlers
-    handler()
+    handler()  # starts the set-up on a daemon thread (app/desktop/page_hooks.py)
+    deadline = time.monotonic() + 5
+    while not window.run and time.monotonic() < deadline:
+        time.sleep(0.01)
     [script] = window.run
     assert '(["invoke"])' in script
     assert "new Function" not in script and "eval(" not in script

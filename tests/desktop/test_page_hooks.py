@@ -1,0 +1,69 @@
+"""Work done after a page load never keeps the process alive once the window is gone.
+
+pywebview's real `Event` runs `loaded` handlers on a non-daemon thread. Here the page never
+answers `run_js` (as when the window closed just after loading): no non-daemon thread may be
+left waiting on it, or the interpreter's exit would wait forever."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+from webview.event import Event
+
+from app.desktop import dnd, strict_csp
+
+
+class _Events:
+    def __init__(self, window: Any) -> None:
+        self.loaded = Event(window)
+
+
+class _Dom:
+    def __init__(self) -> None:
+        self._elements: dict[str, Any] = {}
+
+
+class DeadPageWindow:
+    """A window whose page never answers: `run_js` blocks until the test releases it."""
+
+    def __init__(self) -> None:
+        self.events = _Events(self)
+        self.dom = _Dom()
+        self.release = threading.Event()
+        self.scripts: list[str] = []
+        self.daemon_callers: list[bool] = []
+
+    def run_js(self, script: str) -> None:
+        self.scripts.append(script)
+        self.daemon_callers.append(threading.current_thread().daemon)
+        self.release.wait(30)
+
+    def evaluate_js(self, script: str, callback: Any = None) -> None:
+        self.run_js(script)
+
+
+def _non_daemon_threads(before: set[threading.Thread]) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if not t.daemon and t.is_alive() and t not in before]
+
+
+def test_page_load_work_waiting_on_a_dead_page_runs_only_on_daemon_threads() -> None:
+    window = DeadPageWindow()
+    loop = asyncio.new_event_loop()
+    app_task: asyncio.Future[Any] = loop.create_future()
+    strict_csp.install(window, ["invoke"])
+    dnd.install(window, loop, app_task)
+    before = set(threading.enumerate())
+    try:
+        window.events.loaded.set()
+        deadline = time.monotonic() + 5
+        while (len(window.scripts) < 2 or _non_daemon_threads(before)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(window.scripts) == 2  # the bridge set-up and the drop handlers, both waiting
+        assert window.daemon_callers == [True, True]
+        assert _non_daemon_threads(before) == []  # pywebview's own event thread has finished
+    finally:
+        window.release.set()
+        loop.close()

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from app.desktop import startup_marks
+from app.desktop import exit_guard, startup_marks
 from app.desktop.app_start import (
     AppFactory,
     DesktopApp,
@@ -158,9 +158,10 @@ def run(
         _open_windows(session, paths, index, request)
     finally:
         _shutdown(session)
-    if session.app_task.done() and not session.app_task.cancelled() and session.app_task.exception():
-        return 1
-    return 0 if not session.problems else 2
+    failed = session.app_task.done() and not session.app_task.cancelled() and session.app_task.exception()
+    code = 1 if failed else 0 if not session.problems else 2
+    exit_guard.leave_if_stuck(code)  # a pywebview thread stuck on a closed page must not keep us alive
+    return code
 
 
 def display_problem(platform: str, env: Mapping[str, str]) -> str | None:

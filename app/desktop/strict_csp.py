@@ -8,7 +8,8 @@ weaken the UI's defence against injected content (SPEC S13), so instead this mod
 
 1. after each page load, defines the stubs as plain closures (same protocol as api.js) and
    finishes pywebview's start-up (QWebChannel on Qt, then `pywebviewready`), and
-2. delivers bridge return values with `run_js`, which runs the script as is (no eval).
+2. delivers bridge return values with `run_js`, which runs the script as is (no eval), from a
+   daemon thread.
 
 Both steps are no-ops when pywebview's own code already worked (pages without such a CSP).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -80,9 +82,19 @@ def install(window: Any, method_names: Sequence[str]) -> None:
 
     evaluate_js = window.evaluate_js
 
+    def deliver(script: str) -> None:
+        try:
+            window.run_js(script)
+        except (WebViewException, RuntimeError) as exc:
+            log.warning("could not deliver a bridge reply: %s", exc)
+
     def evaluate_without_eval(script: str, callback: Any = None) -> Any:
         if callback is None and _RETURN_VALUE.match(script):
-            return window.run_js(script)
+            # Delivered from a daemon thread: pywebview's call thread (not a daemon) would
+            # otherwise wait here for a page that may close meanwhile, and keep the process
+            # alive (app/desktop/page_hooks.py). Nobody reads the delivery's result.
+            threading.Thread(target=deliver, args=(script,), name="bridge-reply", daemon=True).start()
+            return None
         return evaluate_js(script, callback)
 
     # An instance attribute shadows the method for this window only; js_bridge_call looks it up

@@ -1,8 +1,8 @@
-"""Work done after a page load never keeps the process alive once the window is gone.
+"""Work that waits on a page never keeps the process alive once the window is gone.
 
-pywebview's real `Event` runs `loaded` handlers on a non-daemon thread. Here the page never
-answers `run_js` (as when the window closed just after loading): no non-daemon thread may be
-left waiting on it, or the interpreter's exit would wait forever."""
+pywebview runs `loaded` handlers (its real `Event`) and bridge calls on non-daemon threads. Here
+the page never answers `run_js` (as when the window closed meanwhile): no non-daemon thread may
+be left waiting on it, or the interpreter's exit would wait forever."""
 
 from __future__ import annotations
 
@@ -67,3 +67,21 @@ def test_page_load_work_waiting_on_a_dead_page_runs_only_on_daemon_threads() -> 
     finally:
         window.release.set()
         loop.close()
+
+
+def test_a_bridge_reply_to_a_dead_page_does_not_hold_pywebviews_call_thread() -> None:
+    window = DeadPageWindow()
+    strict_csp.install(window, ["invoke"])
+    reply = 'window.pywebview._returnValuesCallbacks["invoke"]["7"]({value: \'{"ok": true}\'})'
+    call = threading.Thread(target=window.evaluate_js, args=(reply,))  # like js_bridge_call's thread
+    try:
+        call.start()
+        call.join(5)
+        assert not call.is_alive()  # it handed the reply over and ended
+        deadline = time.monotonic() + 5
+        while not window.scripts and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert window.scripts == [reply]  # delivered as is (no eval), still waiting on the page
+        assert window.daemon_callers == [True]
+    finally:
+        window.release.set()

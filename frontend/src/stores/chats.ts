@@ -15,7 +15,7 @@ import * as tx from "@/model/transcript";
 import type { AssistantEntry, Entry, TextChannel } from "@/model/transcript";
 import { errorCode, errorMessage, useApiStore } from "./api";
 import { createEventReducer } from "./chatEvents";
-import { afterBatch, createFrameBatcher } from "./frame";
+import { afterBatch, afterPaint, createFrameBatcher } from "./frame";
 import type { FrameScheduler } from "./frame";
 
 export interface LiveTurn {
@@ -43,6 +43,8 @@ export interface ChatRuntime {
 }
 
 const LIST_PAGE = 100;
+const HISTORY_PAGE = 200;
+const FIRST_PAGE = 50;
 /** How many chats keep their loaded history when another chat is opened. */
 export const KEPT_HISTORIES = 8;
 
@@ -196,7 +198,9 @@ export const useChatsStore = defineStore("chats", () => {
     const rt = runtime(chatId);
     rt.loading = true;
     try {
-      const detail = await api.invoke("chats.get", { chat_id: chatId });
+      // The newest FIRST_PAGE messages paint first; the rest of a full page follows right after
+      // that paint (a 100,000-message chat opened in 117 ms with 200 at once, bench/README.md).
+      const detail = await api.invoke("chats.get", { chat_id: chatId, limit: FIRST_PAGE });
       upsert(detail.chat);
       rt.history = detail.messages;
       rt.hasMore = detail.has_more;
@@ -207,15 +211,35 @@ export const useChatsStore = defineStore("chats", () => {
     } finally {
       rt.loading = false;
     }
+    if (rt.hasMore) afterPaint(() => void fillFirstPage(chatId));
   }
 
-  async function loadOlder(chatId: string): Promise<void> {
+  async function fillFirstPage(chatId: string): Promise<void> {
+    const shown = runtimes.value[chatId]?.history?.length ?? HISTORY_PAGE;
+    if (shown < HISTORY_PAGE) await loadOlder(chatId, HISTORY_PAGE - shown);
+  }
+
+  const loadingOlder = new Map<string, Promise<void>>();
+
+  /** The page before the oldest loaded message; one request per chat at a time. */
+  function loadOlder(chatId: string, limit = HISTORY_PAGE): Promise<void> {
+    const inFlight = loadingOlder.get(chatId);
+    if (inFlight) return inFlight;
     const rt = runtime(chatId);
     const first = rt.history?.[0];
-    if (!first || !rt.hasMore) return;
-    const detail = await api.invoke("chats.get", { chat_id: chatId, before_cursor: first.cursor });
-    rt.history = [...detail.messages, ...(rt.history ?? [])];
-    rt.hasMore = detail.has_more;
+    if (!first || !rt.hasMore) return Promise.resolve();
+    const loading = (async () => {
+      try {
+        const detail = await api.invoke("chats.get", { chat_id: chatId, before_cursor: first.cursor, limit });
+        if (rt.history?.[0] !== first) return; // reloaded or switched meanwhile: this page is stale
+        rt.history = [...detail.messages, ...rt.history];
+        rt.hasMore = detail.has_more;
+      } finally {
+        loadingOlder.delete(chatId);
+      }
+    })();
+    loadingOlder.set(chatId, loading);
+    return loading;
   }
 
   /** Make sure the message at `cursor` is loaded (search opens a chat at a hit). */

@@ -11,6 +11,12 @@ export const afterBatch: FrameScheduler = (cb) => {
   queueMicrotask(cb);
 };
 
+/** Runs `cb` once the next frame has been painted (a task after its animation-frame callbacks). */
+export function afterPaint(cb: () => void): void {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(cb, 0));
+  else setTimeout(cb, 0);
+}
+
 /** Coalesces many `request()` calls into one `flush` per scheduled callback. */
 export function createFrameBatcher(flush: () => void, schedule: () => FrameScheduler) {
   let scheduled = false;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AppEvent } from "@/api/generated";
 import { ApiError } from "@/api/transport";
 import type { AssistantEntry } from "@/model/transcript";
@@ -210,6 +210,30 @@ describe("chats store: sessions and history", () => {
     expect(chats.summaries.c1.title).toBe("Renamed");
     await chats.remove("c1");
     expect(chats.list).toEqual([]);
+  });
+});
+
+describe("chats store: opening a long chat", () => {
+  it("paints the newest 50 messages first, then fills the page up to 200 after that paint", async () => {
+    const { chats, fake } = setup();
+    const all = Array.from({ length: 1000 }, (_, i) => message(i + 1, i % 2 ? "assistant" : "user", `m${i + 1}`));
+    fake.on("chats.get", ({ chat_id, before_cursor, limit }) => {
+      const end = before_cursor ? before_cursor - 1 : all.length;
+      const start = Math.max(0, end - (limit ?? 200));
+      return { chat: summary(chat_id), messages: all.slice(start, end), has_more: start > 0 };
+    });
+    await chats.loadHistory("c1");
+    expect(chats.runtime("c1").history?.map((m) => m.cursor)).toEqual(all.slice(950).map((m) => m.cursor));
+    await vi.waitFor(() => expect(chats.runtime("c1").history).toHaveLength(200));
+    expect(fake.callsTo("chats.get")).toEqual([
+      { chat_id: "c1", limit: 50 },
+      { chat_id: "c1", before_cursor: 951, limit: 150 },
+    ]);
+    expect(chats.runtime("c1").history?.[0].cursor).toBe(801);
+    expect(chats.runtime("c1").hasMore).toBe(true);
+    await Promise.all([chats.loadOlder("c1"), chats.loadOlder("c1")]); // a double click loads one page
+    expect(chats.runtime("c1").history).toHaveLength(400);
+    expect(new Set(chats.runtime("c1").history?.map((m) => m.cursor)).size).toBe(400);
   });
 });
 

@@ -97,7 +97,7 @@ describe("main window", () => {
     await tick();
     await tick();
     expect(router.currentRoute.value.fullPath).toBe("/chat/q1");
-    expect(fake.callsTo("chats.get")).toContainEqual({ chat_id: "q1" });
+    expect(fake.callsTo("chats.get")).toContainEqual({ chat_id: "q1", limit: 50 });
   });
 });
 

@@ -196,11 +196,14 @@ export const useChatsStore = defineStore("chats", () => {
 
   async function loadHistory(chatId: string): Promise<void> {
     const rt = runtime(chatId);
+    // Opening: the newest FIRST_PAGE messages paint first and the rest of a full page follows
+    // right after that paint (a 100,000-message chat opened in 117 ms with 200 at once,
+    // bench/README.md). A re-read of a shown chat (after a turn) takes the full page at once, so
+    // what is on screen never shrinks for a frame.
+    const opening = rt.history === null;
     rt.loading = true;
     try {
-      // The newest FIRST_PAGE messages paint first; the rest of a full page follows right after
-      // that paint (a 100,000-message chat opened in 117 ms with 200 at once, bench/README.md).
-      const detail = await api.invoke("chats.get", { chat_id: chatId, limit: FIRST_PAGE });
+      const detail = await api.invoke("chats.get", { chat_id: chatId, limit: opening ? FIRST_PAGE : HISTORY_PAGE });
       upsert(detail.chat);
       rt.history = detail.messages;
       rt.hasMore = detail.has_more;
@@ -211,7 +214,7 @@ export const useChatsStore = defineStore("chats", () => {
     } finally {
       rt.loading = false;
     }
-    if (rt.hasMore) afterPaint(() => void fillFirstPage(chatId));
+    if (opening && rt.hasMore) afterPaint(() => void fillFirstPage(chatId));
   }
 
   async function fillFirstPage(chatId: string): Promise<void> {

@@ -234,6 +234,10 @@ describe("chats store: opening a long chat", () => {
     await Promise.all([chats.loadOlder("c1"), chats.loadOlder("c1")]); // a double click loads one page
     expect(chats.runtime("c1").history).toHaveLength(400);
     expect(new Set(chats.runtime("c1").history?.map((m) => m.cursor)).size).toBe(400);
+    // A re-read of the shown chat (as after a turn) takes a full page at once: nothing shrinks.
+    await chats.loadHistory("c1");
+    expect(fake.callsTo("chats.get").at(-1)).toEqual({ chat_id: "c1", limit: 200 });
+    expect(chats.runtime("c1").history).toHaveLength(200);
   });
 });
 

@@ -45,8 +45,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -180,26 +185,38 @@ FLOOR_JS = """() => {
 }"""
 
 
-def scroll_rows(env: dict[str, str], runs: int) -> list[str]:
-    from playwright.sync_api import expect, sync_playwright
+@contextmanager
+def served_in_chromium(env: dict[str, str]) -> Iterator[tuple[str, BrowserContext]]:
+    """`cashcode serve` on `env` and a Chromium context of the window's size (it keeps the
+    session cookie): yields the one-time start URL and the context."""
+    from playwright.sync_api import sync_playwright
 
     from tests.e2e.browser_helpers import launch_chromium
     from tests.server.process import free_port, serve_process
+
+    serve_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+    serving = serve_process(["--no-open", "--port", str(free_port())], serve_env, cwd=ROOT)
+    with serving as served, sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            yield served.start_url, browser.new_context(viewport={"width": 1280, "height": 860})
+        finally:
+            browser.close()
+
+
+def scroll_rows(env: dict[str, str], runs: int) -> list[str]:
+    from playwright.sync_api import expect
 
     work: list[float] = []
     floor_work: list[float] = []
     intervals: list[float] = []
     most_rows = 0
-    serve_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-    serving = serve_process(["--no-open", "--port", str(free_port())], serve_env, cwd=ROOT)
-    with serving as served, sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        context = browser.new_context(viewport={"width": 1280, "height": 860})  # keeps the session cookie
+    with served_in_chromium(env) as (start_url, context):
         ui_url = ""
         for i in range(runs):
             page = context.new_page()
             page.set_default_timeout(60_000)
-            page.goto(ui_url or served.start_url)  # the start token works once: then the UI's own address
+            page.goto(ui_url or start_url)  # the start token works once: then the UI's own address
             ui_url = ui_url or page.url
             page.get_by_test_id("nav-chat").click()
             expect(page.get_by_test_id("chat-list-item").first).to_be_visible(timeout=60_000)
@@ -219,7 +236,6 @@ def scroll_rows(env: dict[str, str], runs: int) -> list[str]:
                 f" scrolled {result['end']:.0f} px; rows in DOM ≤ {max(result['rows'])} ({load()})"
             )
             page.close()
-        browser.close()
     long_frames = sum(1 for x in intervals if x > 25) / len(intervals) * 100
     return [
         f"| chat list scroll (year profile, {SCROLL_PX} px/frame × {SCROLL_FRAMES}, {runs} runs):"
@@ -276,20 +292,14 @@ def open_targets(database: Path) -> tuple[str, int, str, int]:
 
 
 def open_rows(env: dict[str, str], database: Path, runs: int) -> list[str]:
-    from playwright.sync_api import expect, sync_playwright
-
-    from tests.e2e.browser_helpers import launch_chromium
-    from tests.server.process import free_port, serve_process
+    from playwright.sync_api import expect
 
     big_id, big_n, small_id, small_n = open_targets(database)
     times: dict[str, list[float]] = {"big": [], "floor": []}
-    serve_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-    serving = serve_process(["--no-open", "--port", str(free_port())], serve_env, cwd=ROOT)
-    with serving as served, sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+    with served_in_chromium(env) as (start_url, context):
+        page = context.new_page()
         page.set_default_timeout(60_000)
-        page.goto(served.start_url)  # the start token works once; then the UI's own address
+        page.goto(start_url)  # the start token works once; then the UI's own address
         home = page.url.split("#")[0] + "#/"
         for i in range(runs):
             for name, chat_id in (("big", big_id), ("floor", small_id)) if i % 2 == 0 else (
@@ -303,7 +313,6 @@ def open_rows(env: dict[str, str], database: Path, runs: int) -> list[str]:
                 times[name].append(result["ms"])
             last = f"big {times['big'][-1]:.1f} ms, floor {times['floor'][-1]:.1f} ms"
             print(f"  open run {i + 1}: {last} ({load()})")
-        browser.close()
     big, floor = times["big"], times["floor"]
     return [
         f"| open the {big_n:,}-message chat in Chromium: hash change → first frame painted with its"

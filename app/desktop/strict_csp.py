@@ -68,32 +68,27 @@ def public_methods(js_api: object) -> list[str]:
     return sorted(n for n in dir(js_api) if not n.startswith("_") and callable(getattr(js_api, n)))
 
 
+def _run_js_logged(window: Any, script: str, what: str) -> None:
+    try:
+        window.run_js(script)
+    except (WebViewException, RuntimeError) as exc:
+        log.warning("could not %s: %s", what, exc)
+
+
 def install(window: Any, method_names: Sequence[str]) -> None:
     """Call right after `create_window`, before `webview.start`."""
     script = _FINISH_API % json.dumps(list(method_names))
-
-    def finish_api() -> None:
-        try:
-            window.run_js(script)
-        except (WebViewException, RuntimeError) as exc:
-            log.warning("could not finish the bridge set-up: %s", exc)
-
-    on_each_load(window, finish_api, "bridge-setup")
+    on_each_load(window, lambda: _run_js_logged(window, script, "finish the bridge set-up"), "bridge-setup")
 
     evaluate_js = window.evaluate_js
-
-    def deliver(script: str) -> None:
-        try:
-            window.run_js(script)
-        except (WebViewException, RuntimeError) as exc:
-            log.warning("could not deliver a bridge reply: %s", exc)
 
     def evaluate_without_eval(script: str, callback: Any = None) -> Any:
         if callback is None and _RETURN_VALUE.match(script):
             # Delivered from a daemon thread: pywebview's call thread (not a daemon) would
             # otherwise wait here for a page that may close meanwhile, and keep the process
             # alive (app/desktop/page_hooks.py). Nobody reads the delivery's result.
-            threading.Thread(target=deliver, args=(script,), name="bridge-reply", daemon=True).start()
+            args = (window, script, "deliver a bridge reply")
+            threading.Thread(target=_run_js_logged, args=args, name="bridge-reply", daemon=True).start()
             return None
         return evaluate_js(script, callback)
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,14 @@ def launch(argv: Sequence[str], env: Mapping[str, str], display: str, *, cdp: bo
 
 def desktop_command() -> list[str]:
     return [sys.executable, "-m", "app.desktop"]
+
+
+def wait_until(predicate: Callable[[], object], timeout_s: float = 5.0) -> None:
+    """Poll `predicate` until it is truthy; fail the test if it is not within `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.005)
 
 
 def wait_for_mark(launched: DesktopProcess, name: str, timeout_s: float = 30.0) -> float:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 from webview.event import Event
 
 from app.desktop import dnd, strict_csp
+from tests.desktop.harness import wait_until
 
 
 class _Events:
@@ -58,9 +58,7 @@ def test_page_load_work_waiting_on_a_dead_page_runs_only_on_daemon_threads() -> 
     before = set(threading.enumerate())
     try:
         window.events.loaded.set()
-        deadline = time.monotonic() + 5
-        while (len(window.scripts) < 2 or _non_daemon_threads(before)) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: len(window.scripts) == 2 and not _non_daemon_threads(before))
         assert len(window.scripts) == 2  # the bridge set-up and the drop handlers, both waiting
         assert window.daemon_callers == [True, True]
         assert _non_daemon_threads(before) == []  # pywebview's own event thread has finished
@@ -78,9 +76,7 @@ def test_a_bridge_reply_to_a_dead_page_does_not_hold_pywebviews_call_thread() ->
         call.start()
         call.join(5)
         assert not call.is_alive()  # it handed the reply over and ended
-        deadline = time.monotonic() + 5
-        while not window.scripts and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: window.scripts)
         assert window.scripts == [reply]  # delivered as is (no eval), still waiting on the page
         assert window.daemon_callers == [True]
     finally:

@@ -12,6 +12,7 @@ from webview.errors import WebViewException
 
 from app.core.events import Delta, ToolCallEvent
 from app.desktop.pusher import EventPusher
+from tests.desktop.harness import wait_until
 
 _SCRIPT = re.compile(r"^window\.__cashcode && window\.__cashcode\.dispatch\((.*)\)$", re.S)
 
@@ -44,13 +45,6 @@ class FakeWindow:
 
 def delta(text: str, turn: str = "t1", channel: str = "text") -> Delta:
     return Delta(chat_id="c1", turn_id=turn, text=text, channel=channel)  # type: ignore[arg-type]
-
-
-def wait_until(predicate: Any, timeout_s: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.005)
 
 
 def test_two_thousand_tokens_arrive_complete_and_in_order() -> None:

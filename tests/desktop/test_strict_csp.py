@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from app.desktop.bridge import Bridge
 from app.desktop.strict_csp import install, public_methods
+from tests.desktop.harness import wait_until
 
 
 class _Event:
@@ -37,18 +37,12 @@ class FakeWindow:
         return "evaluated"
 
 
-def _wait_for(condition: Any) -> None:
-    deadline = time.monotonic() + 5
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
 def test_bridge_return_values_are_delivered_without_eval() -> None:
     window = FakeWindow()
     install(window, ["invoke"])
     script = 'window.pywebview._returnValuesCallbacks["invoke"]["8123"]({value: \'{"ok": true}\'})'
     window.evaluate_js(script)
-    _wait_for(lambda: window.run)  # delivered from a daemon thread (see test_page_hooks.py)
+    wait_until(lambda: window.run)  # delivered from a daemon thread (see test_page_hooks.py)
     assert window.run == [script]
     assert window.evaluated == []
 
@@ -66,7 +60,7 @@ def test_each_page_load_defines_the_stubs_without_new_function() -> None:
     install(window, ["invoke"])
     [handler] = window.events.loaded.handlers
     handler()  # starts the set-up on a daemon thread (app/desktop/page_hooks.py)
-    _wait_for(lambda: window.run)
+    wait_until(lambda: window.run)
     [script] = window.run
     assert '(["invoke"])' in script
     assert "new Function" not in script and "eval(" not in script

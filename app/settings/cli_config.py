@@ -113,6 +113,42 @@ def resolve_cli_config(
     p = _Picked()
     p.sources["workspace"] = ws_source
     p.sources["provider"] = profile_source
+    _take_layers(p, flags, env, user, ws, ws_src, profile, prof_src)
+    # The profile's own kind (e.g. ollama) applies only while nothing above it chose the mode
+    # or the endpoint.
+    mode = cast(ApiMode, p.values["api_mode"])
+    own = profile is not None and p.sources["api_mode"] == p.sources["base_url"] == prof_src
+    kind: ProviderKind = profile.kind if profile is not None and own else mode
+    key, key_source, warnings = _resolve_key(env, secrets, profile, p.sources["base_url"] == prof_src)
+    p.sources["api_key"] = key_source
+    if key and p.sources["base_url"] == ws_src:
+        warnings.append(f"the base URL comes from {ws_path}; your API key will be sent there")
+    return EffectiveConfig(
+        provider_id=profile.id if profile else None,
+        provider_kind=kind,
+        base_url=cast(str, p.values["base_url"]),
+        model=cast(str, p.values["model"]),
+        api_mode=mode,
+        stream=cast(bool, p.values["stream"]),
+        workspace=workspace,
+        max_iterations=cast(int, p.values["max_iterations"]),
+        api_key=key,
+        sources=dict(p.sources),
+        warnings=tuple(warnings),
+    )
+
+
+def _take_layers(
+    p: _Picked,
+    flags: CliFlags,
+    env: Mapping[str, str],
+    user: UserSettings,
+    ws: WorkspaceConfig,
+    ws_src: str,
+    profile: ProviderProfile | None,
+    prof_src: str,
+) -> None:
+    """Each setting from the first layer that sets it: flag, env, workspace, provider, default."""
     p.take(
         "base_url",
         [
@@ -159,28 +195,6 @@ def resolve_cli_config(
             (ws.max_iterations, ws_src),
             (user.max_iterations, "user settings"),
         ],
-    )
-    # The profile's own kind (e.g. ollama) applies only while nothing above it chose the mode
-    # or the endpoint.
-    mode = cast(ApiMode, p.values["api_mode"])
-    own = profile is not None and p.sources["api_mode"] == p.sources["base_url"] == prof_src
-    kind: ProviderKind = profile.kind if profile is not None and own else mode
-    key, key_source, warnings = _resolve_key(env, secrets, profile, p.sources["base_url"] == prof_src)
-    p.sources["api_key"] = key_source
-    if key and p.sources["base_url"] == ws_src:
-        warnings.append(f"the base URL comes from {ws_path}; your API key will be sent there")
-    return EffectiveConfig(
-        provider_id=profile.id if profile else None,
-        provider_kind=kind,
-        base_url=cast(str, p.values["base_url"]),
-        model=cast(str, p.values["model"]),
-        api_mode=mode,
-        stream=cast(bool, p.values["stream"]),
-        workspace=workspace,
-        max_iterations=cast(int, p.values["max_iterations"]),
-        api_key=key,
-        sources=dict(p.sources),
-        warnings=tuple(warnings),
     )
 
 

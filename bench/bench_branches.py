@@ -50,7 +50,7 @@ def row(metric: str, values: list[float], budget: str) -> str:
 
 
 def seed_branchy(app: Any) -> str:
-    from app.core.messages import Message
+    from app.contracts.messages import Message
 
     chats = app.ctx.chats
     chat = chats.create("branchy").id
@@ -193,7 +193,7 @@ def seed_plain(app: Any, messages: int) -> str:
 
 
 async def bench_turn(app: Any, runs: int) -> list[str]:
-    from app.core.events import TurnDone
+    from app.contracts.events import TurnDone
     from app.memory.capability import MemoryCapability
 
     server = TinyModelServer()

@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 from app.attachments.inputs import AttachmentResolver  # noqa: E402
 from app.attachments.store import AttachmentStore  # noqa: E402
-from app.core.messages import AttachmentRef, Message  # noqa: E402
+from app.contracts.messages import AttachmentRef, Message  # noqa: E402
+from app.contracts.provider import ModelRequest  # noqa: E402
 from app.history.highlight import segments  # noqa: E402
-from app.llm.base import ModelRequest  # noqa: E402
 from app.llm.json_body import encode_json  # noqa: E402
 from app.llm.wire_chat import chat_request  # noqa: E402
 from app.llm.wire_ollama import native_request  # noqa: E402

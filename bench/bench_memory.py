@@ -202,7 +202,7 @@ async def bench_plan(app: Any, runs: int) -> list[str]:
 
 
 async def bench_turn_done(app: Any, runs: int) -> list[str]:
-    from app.core.events import TurnDone
+    from app.contracts.events import TurnDone
 
     proc, root = start_server()
     try:
@@ -268,8 +268,8 @@ async def bench_turn_done(app: Any, runs: int) -> list[str]:
 
 async def hook_cost(app: Any, cap: Any) -> list[float]:
     """The only memory work between storing a turn and `turn_done`: the after_turn hook."""
-    from app.core.context import TurnSpec
-    from app.core.messages import Message
+    from app.contracts.messages import Message
+    from app.contracts.turn import TurnSpec
 
     chat = (await app.invoke("chats.create", {}))["data"]["id"]
     spec = TurnSpec(chat_id=chat, turn_id="t", user_text="hi", provider_id="p", model="m")

@@ -32,8 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.api.bus import EventBus  # noqa: E402
-from app.core.events import (  # noqa: E402
+from app.contracts.events import (  # noqa: E402
     AppEvent,
     ApprovalRequired,
     ApprovalResolved,
@@ -44,6 +43,7 @@ from app.core.events import (  # noqa: E402
     TurnStarted,
     UsageEvent,
 )
+from app.core.bus import EventBus  # noqa: E402
 from app.observability.capability import TraceCapability  # noqa: E402
 from app.observability.prices import Price, PriceTable  # noqa: E402
 from app.observability.store import TraceRepository  # noqa: E402

@@ -43,7 +43,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import app.store.chats as chats_module  # noqa: E402
-from app.core.messages import Message, ToolCall  # noqa: E402
+from app.contracts.messages import Message, ToolCall  # noqa: E402
 from app.store.chats import ChatRepository  # noqa: E402
 from app.store.db import Database  # noqa: E402
 

@@ -24,17 +24,18 @@ from pydantic import BaseModel, ValidationError
 
 from app.api import branch_models as bm
 from app.api import models as m
-from app.api.bus import EventBus, Subscriber
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
-from app.api.errors import ApiFailure, error_envelope, to_failure
-from app.api.extensions import Capability
+from app.api.errors import error_envelope, to_failure
 from app.api.providers import ProviderService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
+from app.contracts.capability import Capability
+from app.contracts.errors import ApiFailure
+from app.contracts.messages import AttachmentRef
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
-from app.core.messages import AttachmentRef
+from app.core.bus import EventBus, Subscriber
 from app.core.turns import TurnManager
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -389,6 +390,6 @@ def private_app_roots(paths: AppPaths) -> tuple[Path, ...]:
 def _version() -> str:
     # One source (pyproject.toml): the installed metadata, else the bundled or source
     # pyproject.toml, which is all a frozen app has. Imported only when the UI asks.
-    from app.cli.version import app_version
+    from app.support.version import app_version
 
     return app_version()

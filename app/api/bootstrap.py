@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.api.app import AppContext, CashCodeApp
-from app.api.bus import EventBus
-from app.api.extensions import Capability, DeferredCapability
 from app.api.providers import ProviderFactory, ProviderService, default_factory
 from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
-from app.llm.base import ProviderConfig
+from app.contracts.capability import Capability, DeferredCapability
+from app.contracts.provider import ProviderConfig
+from app.contracts.tools import Tool
+from app.core.bus import EventBus
 from app.observability.wiring import observability
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
@@ -28,7 +29,6 @@ from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from app.store.usage import UsageRepository
-from app.tools.base import Tool
 
 if TYPE_CHECKING:
     from app.mcp.capability import McpCapability

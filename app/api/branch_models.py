@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.api.models import ChatGet, ModelRef, _Model
-from app.core.messages import AttachmentRef
+from app.api.models import ChatGet
+from app.contracts.messages import AttachmentRef
+from app.contracts.replies import ApiModel as _Model
+from app.contracts.replies import ModelRef
 
 
 class ChatEdit(_Model):

@@ -13,25 +13,26 @@ from pathlib import Path
 
 from app.api import branch_models as bm
 from app.api import models as m
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, TurnToolBox
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
+from app.contracts.capability import Capability, TurnToolBox
+from app.contracts.errors import ApiFailure
+from app.contracts.events import SessionDeleted, SessionUpdated
+from app.contracts.messages import AttachmentRef, Mention, Message
+from app.contracts.provider import Provider, UsageReport
+from app.contracts.tools import ToolContext
+from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate
-from app.core.context import ApprovalPolicy, Emit, LoopDeps, ToolBox, TurnDeps, TurnSpec, TurnStore
-from app.core.events import SessionDeleted, SessionUpdated
-from app.core.messages import AttachmentRef, Mention, Message
+from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
 from app.core.prompt import build_system_prompt, load_persona
 from app.core.turn import run_turn
 from app.core.turns import TurnManager
-from app.llm.base import Provider, UsageReport
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.errors import NotFound, StoreError
 from app.store.ids import is_valid_id
 from app.store.usage import UsageRepository
-from app.tools.base import ToolContext
 
 AUTO_TITLE_CHARS = 60
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z?")

@@ -9,36 +9,20 @@ from __future__ import annotations
 import errno
 import logging
 import sqlite3
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
+from app.contracts.errors import ApiFailure
+from app.contracts.provider import ProviderError
 from app.core.turns import ChatBusy, NothingToRetry
-from app.llm.base import ProviderError
 from app.settings.secrets import KeyringUnavailable, SecretStoreError, redact
 from app.settings.user_settings import SettingsError
 from app.store.errors import Conflict, InvalidId, NotFound, StoreError, classify_sqlite_error
 
-ErrorCode = Literal[
-    "invalid",
-    "not_found",
-    "conflict",
-    "busy",
-    "provider_error",
-    "keyring_unavailable",
-    "unsupported",
-    "internal",
-]
-
 _log = logging.getLogger(__name__)
 
 
-class ApiFailure(Exception):
-    def __init__(self, code: ErrorCode, message: str, details: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.code: ErrorCode = code
-        self.message = message
-        self.details = details or {}
 
 
 def to_failure(exc: BaseException, route: str) -> ApiFailure:

@@ -9,56 +9,58 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from app.core.events import ErrorInfo
-from app.core.messages import AttachmentRef, Mention
-
-MASK = "********"
+from app.contracts.events import ErrorInfo
+from app.contracts.messages import AttachmentRef, Mention
+from app.contracts.replies import (  # shared with capabilities (re-exported for app/api)
+    MASK as MASK,
+)
+from app.contracts.replies import (
+    ApiError as ApiError,
+)
+from app.contracts.replies import (
+    ApiModel as ApiModel,
+)
+from app.contracts.replies import (
+    ChatSummary as ChatSummary,
+)
+from app.contracts.replies import (
+    Empty as Empty,
+)
+from app.contracts.replies import (
+    FolderPick as FolderPick,
+)
+from app.contracts.replies import (
+    ModelRef as ModelRef,
+)
+from app.contracts.replies import (
+    Ok as Ok,
+)
+from app.contracts.replies import (
+    ToolPolicy as ToolPolicy,
+)
 
 ProviderKindName = Literal["chat_completions", "responses", "ollama"]
 Theme = Literal["light", "dark", "system"]
 Language = Literal["en", "zh-CN"]
 ApprovalMode = Literal["autonomous", "ask_writes", "read_only"]
-ToolPolicy = Literal["always", "ask", "never"]
 Decision = Literal["deny", "once", "always"]
-
-
-class _Model(BaseModel):
-    # defer_build: schemas are built on first use, not at import (CLI start-up budget).
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-class Empty(_Model):
-    pass
-
-
-class Ok(_Model):
-    ok: Literal[True] = True
 
 
 # ---- envelope ------------------------------------------------------------------------------
 
 
-class ApiError(_Model):
-    """Every route failure: code in {invalid, not_found, conflict, busy, provider_error,
-    keyring_unavailable, unsupported, internal}."""
-
-    code: str
-    message: str
-    details: dict[str, str] = Field(default_factory=dict)
-
-
 # ---- app -----------------------------------------------------------------------------------
 
 
-class KeyringStatus(_Model):
+class KeyringStatus(ApiModel):
     available: bool
     backend: str
     message: str  # plain words for Settings → Security
 
 
-class AppInfo(_Model):
+class AppInfo(ApiModel):
     version: str
     platform: str
     first_run: bool  # no provider configured yet
@@ -69,7 +71,7 @@ class AppInfo(_Model):
     notices: list[str] = Field(default_factory=list)
 
 
-class OllamaProbe(_Model):
+class OllamaProbe(ApiModel):
     found: bool
     base_url: str
     models: list[str] = Field(default_factory=list)
@@ -79,17 +81,7 @@ class OllamaProbe(_Model):
 # ---- chats ---------------------------------------------------------------------------------
 
 
-class ChatSummary(_Model):
-    id: str
-    title: str
-    created_at: str
-    updated_at: str
-    running: bool = False
-    message_count: int = 0  # user and assistant messages
-    last_activity: str = ""  # when the last message was written (created_at for an empty chat)
-
-
-class ChatListQuery(_Model):
+class ChatListQuery(ApiModel):
     """A page of the chat list, newest first. `{}` is the first page (the old request shape)."""
 
     limit: int = Field(default=100, ge=1, le=500)
@@ -99,12 +91,12 @@ class ChatListQuery(_Model):
     title: str | None = Field(default=None, max_length=200)
 
 
-class ChatList(_Model):
+class ChatList(ApiModel):
     chats: list[ChatSummary]
     next_before: str | None = None  # pass as `before` for the next page; None: no more chats
 
 
-class ChatCreate(_Model):
+class ChatCreate(ApiModel):
     title: str | None = None
     chat_id: str | None = None  # a client-chosen UUID (the /ws protocol announces it before use)
     # True: the chat is stored together with its first completed turn (nothing before that), so
@@ -112,28 +104,28 @@ class ChatCreate(_Model):
     lazy: bool = False
 
 
-class ChatRef(_Model):
+class ChatRef(ApiModel):
     chat_id: str
 
 
-class ChatRename(_Model):
+class ChatRename(ApiModel):
     chat_id: str
     title: str = Field(min_length=1, max_length=200)
 
 
-class ChatGet(_Model):
+class ChatGet(ApiModel):
     chat_id: str
     before_cursor: int | None = None  # page backwards from here
     limit: int = Field(default=200, ge=1, le=1000)
 
 
-class ToolCallView(_Model):
+class ToolCallView(ApiModel):
     id: str
     name: str
     arguments: str
 
 
-class MessageView(_Model):
+class MessageView(ApiModel):
     cursor: int
     turn_id: str
     role: Literal["user", "assistant", "tool"]
@@ -150,18 +142,13 @@ class MessageView(_Model):
     sibling_index: int = 0
 
 
-class ChatDetail(_Model):
+class ChatDetail(ApiModel):
     chat: ChatSummary
     messages: list[MessageView]
     has_more: bool  # older messages exist before the first one returned
 
 
-class ModelRef(_Model):
-    provider_id: str
-    model: str
-
-
-class ChatSend(_Model):
+class ChatSend(ApiModel):
     chat_id: str
     text: str = Field(max_length=200_000)  # may be empty when files are attached
     model: ModelRef | None = None  # None: the remembered last choice
@@ -169,12 +156,12 @@ class ChatSend(_Model):
     attachments: list[AttachmentRef] = Field(default_factory=list)  # from attachments.upload (S1.3)
 
 
-class TurnRef(_Model):
+class TurnRef(ApiModel):
     chat_id: str
     turn_id: str
 
 
-class ApprovalAnswer(_Model):
+class ApprovalAnswer(ApiModel):
     approval_id: str
     decision: Decision
 
@@ -182,7 +169,7 @@ class ApprovalAnswer(_Model):
 # ---- providers & models ---------------------------------------------------------------------
 
 
-class ProviderView(_Model):
+class ProviderView(ApiModel):
     id: str
     name: str
     kind: ProviderKindName
@@ -191,11 +178,11 @@ class ProviderView(_Model):
     has_key: bool
 
 
-class ProviderList(_Model):
+class ProviderList(ApiModel):
     providers: list[ProviderView]
 
 
-class ProviderInput(_Model):
+class ProviderInput(ApiModel):
     id: str | None = None  # None: create
     name: str = Field(min_length=1, max_length=80)
     kind: ProviderKindName
@@ -203,17 +190,17 @@ class ProviderInput(_Model):
     api_key: str = ""  # MASK keeps the stored key; "" clears it
 
 
-class ProviderRef(_Model):
+class ProviderRef(ApiModel):
     provider_id: str
 
 
-class ConnectionTest(_Model):
+class ConnectionTest(ApiModel):
     ok: bool
     message: str
     model_count: int = 0
 
 
-class ModelEntry(_Model):
+class ModelEntry(ApiModel):
     provider_id: str
     provider_name: str
     model: str
@@ -221,11 +208,11 @@ class ModelEntry(_Model):
     supports_vision: bool | None = None
 
 
-class ModelsQuery(_Model):
+class ModelsQuery(ApiModel):
     provider_id: str | None = None
 
 
-class ModelList(_Model):
+class ModelList(ApiModel):
     models: list[ModelEntry]
     errors: list[ErrorInfo] = Field(default_factory=list)  # per-provider discovery failures
 
@@ -233,7 +220,7 @@ class ModelList(_Model):
 # ---- settings ------------------------------------------------------------------------------
 
 
-class ModelPriceEntry(_Model):
+class ModelPriceEntry(ApiModel):
     """Per-million token prices of a provider's model ("*": all its models), for trace costs."""
 
     provider_id: str = Field(min_length=1, max_length=64)
@@ -242,7 +229,7 @@ class ModelPriceEntry(_Model):
     output_per_million: float = Field(ge=0, allow_inf_nan=False)
 
 
-class SettingsView(_Model):
+class SettingsView(ApiModel):
     theme: Theme
     language: Language
     workspace: str
@@ -260,7 +247,7 @@ class SettingsView(_Model):
     quick_ask_hotkey: str = ""
 
 
-class SettingsPatch(_Model):
+class SettingsPatch(ApiModel):
     theme: Theme | None = None
     language: Language | None = None
     workspace: str | None = None
@@ -282,7 +269,7 @@ class SettingsPatch(_Model):
 # ---- approvals ledger ----------------------------------------------------------------------
 
 
-class GrantView(_Model):
+class GrantView(ApiModel):
     id: str
     kind: Literal["exec", "mcp", "skill_script", "web_host"]
     key: list[str]
@@ -291,15 +278,15 @@ class GrantView(_Model):
     chat_id: str | None = None
 
 
-class GrantList(_Model):
+class GrantList(ApiModel):
     grants: list[GrantView]
 
 
-class GrantRef(_Model):
+class GrantRef(ApiModel):
     grant_id: str
 
 
-class ToolInfo(_Model):
+class ToolInfo(ApiModel):
     name: str
     description: str
     read_only: bool
@@ -307,9 +294,7 @@ class ToolInfo(_Model):
     group: str = "builtin"  # "builtin", or the capability that offers it ("memory", "skills", …)
 
 
-class ToolList(_Model):
+class ToolList(ApiModel):
     tools: list[ToolInfo]
 
 
-class FolderPick(_Model):
-    path: str | None

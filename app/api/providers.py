@@ -13,9 +13,9 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from app.api import models as m
-from app.api.errors import ApiFailure
-from app.core.events import ErrorInfo
-from app.llm.base import ModelInfo, Provider, ProviderConfig, ProviderError, ProviderKind
+from app.contracts.errors import ApiFailure
+from app.contracts.events import ErrorInfo
+from app.contracts.provider import ModelInfo, Provider, ProviderConfig, ProviderError, ProviderKind
 from app.settings.secrets import SecretStore, provider_key_name
 from app.settings.user_settings import ProviderProfile, SettingsStore, UserSettings
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from app.api import models as m
-from app.api.errors import ApiFailure
+from app.contracts.errors import ApiFailure
 from app.settings.user_settings import ApprovalMode, ModelChoice, ModelPrice, SettingsStore, UserSettings
 
 ENV_WORKSPACE = "WORKSPACE_DIR"

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.events import AppEvent, SkillsChanged
+from app.contracts.events import AppEvent
+from app.skills.events import SkillsChanged
 
 if TYPE_CHECKING:
     from app.skills.watcher import SkillWatcher

@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from app.api import models as m
-from app.api.extensions import Capability
+from app.contracts.capability import Capability
+from app.contracts.messages import ToolSpec
+from app.contracts.tools import ApprovalLedger, PreparedCall, Tool
 from app.core.approvals import Allow, Ask, Deny, PolicyDecision
 from app.core.context import ApprovalPolicy
-from app.core.messages import ToolSpec
 from app.settings.user_settings import ApprovalMode, ToolPolicy
 from app.tools import approvals as tool_approvals
-from app.tools.base import ApprovalLedger, PreparedCall, Tool
 
 if TYPE_CHECKING:
     from app.tools.registry import ToolRegistry

@@ -22,9 +22,9 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
-from app.api.models import ApiError
 from app.api.route_types import ROUTE_TYPES
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
+from app.contracts.replies import ApiError
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = ROOT / "frontend" / "src" / "api" / "generated.ts"

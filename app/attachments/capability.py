@@ -9,11 +9,11 @@ import binascii
 from collections.abc import Mapping
 from pathlib import PurePath
 
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, Handler
 from app.attachments import api_models as a
 from app.attachments.kinds import AttachmentRejected, classify
 from app.attachments.store import AttachmentMissing, AttachmentStore
+from app.contracts.capability import Capability, Handler
+from app.contracts.errors import ApiFailure
 
 
 class AttachmentsCapability(Capability):

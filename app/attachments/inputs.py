@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from app.attachments.kinds import MAX_TEXT_CHARS
 from app.attachments.pdf_text import PdfUnreadable, pdf_text
 from app.attachments.store import AttachmentMissing, AttachmentStore
-from app.core.messages import AttachmentRef, Message
-from app.llm.base import AttachmentInput
+from app.contracts.messages import AttachmentRef, Message
+from app.contracts.provider import AttachmentInput
 
 TRUNCATED = "\n[… truncated: the file is longer than CashCode gives a model]"
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from app.attachments.inputs import AttachmentResolver
-from app.llm.base import ModelInfo, ModelRequest, Provider, StreamEvent
+from app.contracts.provider import ModelInfo, ModelRequest, Provider, StreamEvent
 
 
 class AttachmentProvider:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from app.api.errors import ApiFailure
 from app.attachments.kinds import MAX_FILES, AttachmentRejected, classify
 from app.attachments.store import AttachmentStore
-from app.core.messages import AttachmentRef
+from app.contracts.errors import ApiFailure
+from app.contracts.messages import AttachmentRef
 
 VisionProbe = Callable[[], Awaitable[bool | None]]  # what discovery says (None: unknown)
 

@@ -60,7 +60,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))  # type: ignore[arg-type]
 
     def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kw: object) -> None:
-        from app.cli.version import app_version
+        from app.support.version import app_version
 
         print(f"cashcode {app_version()}")
         parser.exit()

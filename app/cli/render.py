@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from app.api.app import CashCodeApp
 from app.cli.terminal import StdinLines
-from app.core.events import (
+from app.contracts.events import (
     AppEvent,
     ApprovalRequired,
     Delta,

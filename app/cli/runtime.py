@@ -101,7 +101,7 @@ class Session:
 def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
     """Config → checks → app with the CLI's provider as a process-local override."""
     from app.api.bootstrap import build_app, migrate_legacy
-    from app.llm.base import ProviderConfig, ProviderKind
+    from app.contracts.provider import ProviderConfig, ProviderKind
     from app.llm.openai_client import effective_api_key  # a key-less local server needs none
     from app.settings.secrets import SecretStore
     from app.settings.user_settings import SettingsStore

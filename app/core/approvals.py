@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.events import AppEvent, ApprovalRequired, ApprovalResolved
-from app.tools.base import ApprovalInfo
+from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved
+from app.contracts.tools import ApprovalInfo
 
 Answer = Literal["deny", "once", "always"]
 Outcome = Literal["deny", "once", "always", "cancelled"]

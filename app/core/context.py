@@ -6,11 +6,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.contracts.events import AppEvent
+from app.contracts.messages import Message
+from app.contracts.provider import Provider, UsageReport
+from app.contracts.tools import ApprovalLedger, PreparedCall, Tool, ToolContext
+from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate, PolicyDecision
-from app.core.events import AppEvent
-from app.core.messages import AttachmentRef, Mention, Message, ToolSpec
-from app.llm.base import Provider, UsageReport
-from app.tools.base import ApprovalLedger, PreparedCall, Tool, ToolContext
 
 Emit = Callable[[AppEvent], None]
 
@@ -19,12 +20,6 @@ DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000
 
 
-class ToolBox(Protocol):
-    """The tools offered to the model in this turn."""
-
-    def specs(self) -> Sequence[ToolSpec]: ...
-
-    def get(self, name: str) -> Tool | None: ...
 
 
 class ApprovalPolicy(Protocol):
@@ -33,41 +28,8 @@ class ApprovalPolicy(Protocol):
     def __call__(self, tool: Tool, prepared: PreparedCall) -> PolicyDecision: ...
 
 
-class TurnStore(Protocol):
-    """Where completed turns go; a turn is written whole or not at all.
-
-    Chats are trees (edit/regenerate make branches): `history` is the path ending at message
-    `leaf` (None: the active leaf), and `append_turn` attaches the turn's first message to
-    message `parent` (None: the active leaf)."""
-
-    def history(self, chat_id: str, *, leaf: int | None = None) -> list[Message]: ...
-
-    def append_turn(
-        self, chat_id: str, turn_id: str, messages: Sequence[Message], *, parent: int | None = None
-    ) -> object: ...
 
 
-@dataclass(frozen=True)
-class TurnSpec:
-    """What to run: one user message in one chat with one model."""
-
-    chat_id: str
-    turn_id: str
-    user_text: str
-    provider_id: str
-    model: str
-    mentions: tuple[Mention, ...] = ()
-    attachments: tuple[AttachmentRef, ...] = ()
-    # Where the turn attaches (a message cursor, 0 for a new first message; None: the active
-    # leaf at store time). With `regenerate`, it is the stored user message being answered
-    # again: the model sees the path up to it, and only the new answer is stored.
-    parent_cursor: int | None = None
-    regenerate: bool = False
-
-    def user_message(self) -> Message:
-        return Message(
-            role="user", content=self.user_text, mentions=self.mentions, attachments=self.attachments
-        )
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,9 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from app.core.context import LoopDeps
-from app.core.events import Delta, UsageEvent
-from app.core.messages import Message, ToolCall
-from app.core.tool_calls import ToolCallRunner
-from app.llm.base import (
+from app.contracts.events import Delta, UsageEvent
+from app.contracts.messages import Message, ToolCall
+from app.contracts.provider import (
     ModelRequest,
     ReasoningDelta,
     StreamEvent,
@@ -27,6 +25,8 @@ from app.llm.base import (
     ToolCallReady,
     UsageReport,
 )
+from app.core.context import LoopDeps
+from app.core.tool_calls import ToolCallRunner
 
 
 def iteration_limit_note(limit: int) -> str:

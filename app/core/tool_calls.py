@@ -12,12 +12,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.contracts.events import ToolCallEvent, ToolResultEvent
+from app.contracts.messages import Message, ToolCall
+from app.contracts.tool_args import check_known_keys
+from app.contracts.tools import PreparedCall, Tool, ToolError, ToolResult
 from app.core.approvals import Allow, Ask, Deny
 from app.core.context import LoopDeps
-from app.core.events import ToolCallEvent, ToolResultEvent
-from app.core.messages import Message, ToolCall
-from app.tools.args import check_known_keys
-from app.tools.base import PreparedCall, Tool, ToolError, ToolResult
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
 

@@ -7,17 +7,12 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.context import TurnDeps, TurnSpec
-from app.core.events import (
-    ErrorInfo,
-    TurnCancelled,
-    TurnDone,
-    TurnFailed,
-    TurnStarted,
-)
+from app.contracts.events import ErrorInfo, TurnCancelled, TurnDone, TurnFailed, TurnStarted
+from app.contracts.messages import Message
+from app.contracts.provider import ProviderError
+from app.contracts.turn import TurnSpec
+from app.core.context import TurnDeps
 from app.core.loop import AgentLoop
-from app.core.messages import Message
-from app.llm.base import ProviderError
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from app.core.context import Emit, TurnSpec
-from app.core.events import ErrorInfo, TurnCancelled, TurnFailed
+from app.contracts.events import ErrorInfo, TurnCancelled, TurnFailed
+from app.contracts.turn import TurnSpec
+from app.core.context import Emit
 from app.core.turn import TurnOutcome
 
 STOP_TIMEOUT_S = 1.0

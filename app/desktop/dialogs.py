@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import webview
 
 if TYPE_CHECKING:
-    from app.api.models import FolderPick
+    from app.contracts.replies import FolderPick
 
 PICK_FOLDER_ROUTE = "desktop.pick_folder"
 
@@ -25,7 +25,7 @@ class RouteRegistrar(Protocol):
 async def pick_folder(window: DialogWindow) -> FolderPick:
     """Ask for a folder. The dialog blocks until answered and, like run_js, waits on the GUI
     thread, so it runs on a worker thread: never on the GUI thread or the core loop."""
-    from app.api.models import FolderPick  # lazy: keeps pydantic off the GUI start-up path
+    from app.contracts.replies import FolderPick  # lazy: keeps pydantic off the GUI start-up path
 
     chosen = await asyncio.to_thread(window.create_file_dialog, webview.FileDialog.FOLDER)
     return FolderPick(path=chosen[0] if chosen else None)

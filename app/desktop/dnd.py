@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from app.desktop.page_hooks import on_each_load
 
 if TYPE_CHECKING:
-    from app.core.events import AppEvent
+    from app.contracts.events import AppEvent
 
 _log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def install(window: Any, loop: asyncio.AbstractEventLoop, app_task: asyncio.Futu
     def on_drop(event: dict[str, Any]) -> None:  # pywebview runs it on its own thread
         # Imported here, not at the top: the events' pydantic models cost ~0.1 s on the GUI
         # thread, which is installing this before the window is shown.
-        from app.core.events import ImportSkillRequested
+        from app.contracts.events import ImportSkillRequested
 
         for path in skill_paths(event):
             loop.call_soon_threadsafe(publish, ImportSkillRequested(path=path))

@@ -204,25 +204,25 @@ class Presence:
         return self.view()
 
     async def _route_quick_hide(self, _request: Any) -> Any:
-        from app.api.models import Ok
+        from app.contracts.replies import Ok
 
         self._shell.hide_quick()
         return Ok()
 
     async def _route_quick_chat(self, request: Any) -> Any:
-        from app.api.models import Ok
+        from app.contracts.replies import Ok
 
         self._shell.quick_chat_id = request.chat_id
         return Ok()
 
     async def _route_open_in_main(self, request: Any) -> Any:
-        from app.api.models import Ok
+        from app.contracts.replies import Ok
 
         self._shell.open_in_main(request.chat_id)
         return Ok()
 
     async def _route_set_hotkey(self, request: Any) -> Any:
-        from app.api.errors import ApiFailure
+        from app.contracts.errors import ApiFailure
 
         try:
             binding = parse_binding(request.binding, self._platform)

@@ -293,7 +293,7 @@ class DesktopShell:
         if link is None or not self.main.loaded.wait(PAGE_WAIT_S):
             log.warning("CashCode is not ready; the Skill import request for %s was dropped", path)
             return
-        from app.core.events import ImportSkillRequested  # lazy: pydantic off the launch path
+        from app.contracts.events import ImportSkillRequested  # lazy: pydantic off the launch path
 
         link.publish(ImportSkillRequested(path=path))
 

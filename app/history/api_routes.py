@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from app.api import models as m
+from app.contracts import replies as m
 from app.history import api_models as h
 
 ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {

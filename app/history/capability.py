@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from app.api import models as m
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, Handler
 from app.attachments.store import AttachmentStore
-from app.core.events import AppEvent, SessionUpdated
+from app.contracts import replies as m
+from app.contracts.capability import Capability, Handler
+from app.contracts.errors import ApiFailure
+from app.contracts.events import AppEvent, SessionUpdated
 from app.history import api_models as h
 from app.history.export import export_filename, save_unique, to_json, to_markdown
 from app.history.highlight import segments

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.attachments.store import AttachmentStore, valid_digest
-from app.core.messages import AttachmentRef, Mention, Message, Role, ToolCall
+from app.contracts.messages import AttachmentRef, Mention, Message, Role, ToolCall
 from app.history.export import FORMAT, VERSION
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.ids import is_valid_id, new_id

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from app.api.extensions import Capability, Handler
+from app.contracts.capability import Capability, Handler
 from app.importer.models import ImportPath, ImportReport
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.messages import Message, ToolCall
+from app.contracts.messages import Message, ToolCall
 from app.importer.common import read_text, sha256_text, skill_folders, skill_item, title_from, write_chat
 from app.importer.items import Item, Skip, Target, invalid
 from app.store.ids import is_valid_id

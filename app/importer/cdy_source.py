@@ -19,11 +19,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from app.core.messages import Message
+from app.contracts.messages import Message
+from app.contracts.tools import GrantKey
 from app.importer.common import read_text, sha256_text, skill_folders, skill_item, title_from, write_chat
 from app.importer.items import Item, Skip, Target, invalid
 from app.store.ids import is_valid_id
-from app.tools.base import GrantKey
 
 SOURCE = "cdy_agent"
 DATA_DIR = ".cdy-agent"

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.importer.items import Item, Skip, Target, invalid
 from app.skills.frontmatter import parse_frontmatter
 from app.skills.manifest import build_manifest

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.core.messages import Message
+from app.contracts.messages import Message
+from app.contracts.tools import GrantKey
 from app.importer.models import ItemStatus
-from app.tools.base import GrantKey
 
 
 class Skip(Exception):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.api.errors import ApiFailure
+from app.contracts.errors import ApiFailure
 from app.importer.cashcode_source import find_root, read_cashcode
 from app.importer.cdy_source import find_data_dir, read_cdy
 from app.importer.items import Item, Skip, Target

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from app.core.messages import Message
+from app.contracts.messages import Message
+from app.contracts.tools import GrantKey
 from app.importer.items import Skip
 from app.importer.models import ItemStatus
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
-from app.tools.base import GrantKey
 
 
 class _Ctx(Protocol):

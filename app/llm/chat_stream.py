@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.core.messages import ToolCall
-from app.llm.base import (
+from app.contracts.messages import ToolCall
+from app.contracts.provider import (
     ReasoningDelta,
     StreamDone,
     StreamEvent,

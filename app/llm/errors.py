@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from app.llm.base import ProviderConfig, ProviderError, ProviderErrorCode
+from app.contracts.provider import ProviderConfig, ProviderError, ProviderErrorCode
 
 if TYPE_CHECKING:
     import openai

@@ -6,7 +6,7 @@ importing this module stays cheap for CLI start-up.
 
 from __future__ import annotations
 
-from app.llm.base import Provider, ProviderConfig, ProviderKind
+from app.contracts.provider import Provider, ProviderConfig, ProviderKind
 from app.llm.retry import RetryPolicy
 
 

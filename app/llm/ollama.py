@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
-from app.llm.base import ModelInfo, ModelRequest, ProviderConfig, StreamEvent
+from app.contracts.provider import ModelInfo, ModelRequest, ProviderConfig, StreamEvent
 from app.llm.chat_completions import ChatCompletionsProvider
 from app.llm.errors import ErrorContext
 from app.llm.http_client import LazyHttpClient

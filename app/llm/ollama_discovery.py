@@ -6,8 +6,8 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
+from app.contracts.provider import ModelInfo, ProviderError
 from app.llm import errors
-from app.llm.base import ModelInfo, ProviderError
 from app.llm.errors import ErrorContext
 
 if TYPE_CHECKING:

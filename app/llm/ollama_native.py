@@ -10,9 +10,8 @@ import json
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from app.core.messages import ToolCall
-from app.llm import errors
-from app.llm.base import (
+from app.contracts.messages import ToolCall
+from app.contracts.provider import (
     ModelRequest,
     ProviderError,
     ReasoningDelta,
@@ -23,6 +22,7 @@ from app.llm.base import (
     ToolCallStarted,
     UsageReport,
 )
+from app.llm import errors
 from app.llm.errors import ErrorContext
 from app.llm.json_body import encode_json
 from app.llm.wire_ollama import native_request

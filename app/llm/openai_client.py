@@ -7,8 +7,8 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from app.contracts.provider import ModelInfo, ProviderError
 from app.llm import errors
-from app.llm.base import ModelInfo, ProviderError
 from app.llm.errors import ErrorContext
 
 if TYPE_CHECKING:

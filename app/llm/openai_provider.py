@@ -9,8 +9,15 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.contracts.provider import (
+    ModelInfo,
+    ModelRequest,
+    ProviderConfig,
+    ProviderError,
+    StreamDone,
+    StreamEvent,
+)
 from app.llm import errors
-from app.llm.base import ModelInfo, ModelRequest, ProviderConfig, ProviderError, StreamDone, StreamEvent
 from app.llm.errors import ErrorContext
 from app.llm.openai_client import LazyOpenAIClient, effective_api_key, explain_keyless
 from app.llm.retry import RetryPolicy, retrying

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.llm.base import ModelRequest, StreamEvent
+from app.contracts.provider import ModelRequest, StreamEvent
 from app.llm.errors import ErrorContext
 from app.llm.json_body import has_blobs
 from app.llm.openai_provider import Assembler, OpenAIProvider, as_is, post_json

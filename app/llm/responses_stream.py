@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.core.messages import ToolCall
-from app.llm import errors
-from app.llm.base import (
+from app.contracts.messages import ToolCall
+from app.contracts.provider import (
     ReasoningDelta,
     StreamDone,
     StreamEvent,
@@ -16,6 +15,7 @@ from app.llm.base import (
     ToolCallStarted,
     UsageReport,
 )
+from app.llm import errors
 from app.llm.errors import ErrorContext
 
 if TYPE_CHECKING:

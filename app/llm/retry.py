@@ -13,7 +13,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from app.llm.base import ProviderError, ProviderErrorCode
+from app.contracts.provider import ProviderError, ProviderErrorCode
 
 E = TypeVar("E")
 

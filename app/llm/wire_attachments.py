@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.messages import Message
-from app.llm.base import AttachmentInput
+from app.contracts.messages import Message
+from app.contracts.provider import AttachmentInput
 from app.llm.json_body import Base64Blob
 
 

@@ -10,8 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.messages import Message
-from app.llm.base import AttachmentInput, ModelRequest
+from app.contracts.messages import Message
+from app.contracts.provider import AttachmentInput, ModelRequest
 from app.llm.wire_attachments import ollama_fields
 from app.llm.wire_chat import chat_tool
 

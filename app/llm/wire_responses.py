@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.messages import Message, ToolSpec
-from app.llm.base import AttachmentInput, ModelRequest
+from app.contracts.messages import Message, ToolSpec
+from app.contracts.provider import AttachmentInput, ModelRequest
 from app.llm.wire_attachments import responses_content
 
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.api import models as m
-from app.api.errors import ApiFailure
 from app.attachments.store import AttachmentStore
+from app.contracts import replies as m
+from app.contracts.errors import ApiFailure
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput

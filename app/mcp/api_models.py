@@ -7,8 +7,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.api.models import Ok, ToolPolicy, _Model
 from app.attachments.api_models import UploadedAttachment
+from app.contracts.replies import ApiModel as _Model
+from app.contracts.replies import Ok, ToolPolicy
 
 TransportName = Literal["stdio", "sse", "http"]
 StatusName = Literal["disconnected", "connecting", "connected", "failed"]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from app.api import models as m
+from app.contracts import replies as m
 from app.mcp import api_models as x
 
 # Same shape as app/api/route_types.RouteTable (not imported: that module imports this one).

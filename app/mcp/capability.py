@@ -13,19 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.api.extensions import Capability, Handler, ListedTool
-from app.core.context import ToolBox, TurnSpec
-from app.core.messages import ToolSpec
+from app.contracts.capability import Capability, Handler, ListedTool
+from app.contracts.messages import ToolSpec
+from app.contracts.tools import Tool
+from app.contracts.turn import ToolBox, TurnSpec
 from app.mcp.activations import CAPACITY, ActivationStore
 from app.mcp.tool_specs import BASE_TOOLS
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore
 from app.store.db import Database
-from app.tools.base import Tool
 
 if TYPE_CHECKING:
-    from app.core.events import AppEvent
+    from app.contracts.events import AppEvent
     from app.mcp.service import McpService
     from app.mcp.tools import McpDirectory
 

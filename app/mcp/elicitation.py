@@ -12,7 +12,8 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from app.core.events import AppEvent, McpElicitation
+from app.contracts.events import AppEvent
+from app.mcp.events import McpElicitation
 
 Action = Literal["accept", "decline", "cancel"]
 ANSWER_TIMEOUT_S = 600.0

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.events import AppEvent, McpServerStatus, McpToolProgress
+from app.contracts.events import AppEvent
 from app.mcp import transports
 from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
 from app.mcp.config import ConfigError, Resolved, ServerEntry
 from app.mcp.connection import Connection, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
+from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
 from app.mcp.results import cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache

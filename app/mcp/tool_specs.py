@@ -5,7 +5,7 @@ one of these tools is called (`cashcode ask` start-up budget, SPEC S14)."""
 
 from __future__ import annotations
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
 
 TOOL_SEARCH = ToolSpec(
     name="tool_search",

@@ -11,14 +11,22 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
+from app.contracts.tools import (
+    ApprovalInfo,
+    GrantKey,
+    PreparedCall,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from app.mcp import tool_specs as specs
 from app.mcp.activations import CAPACITY, ActivationStore
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone, ToolDef
 from app.mcp.results import name_map
 from app.mcp.service import CallSite, McpService, NotFoundError
-from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from app.search.bm25 import BM25Index

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.api.models import ModelRef, _Model
+from app.contracts.replies import ApiModel as _Model
+from app.contracts.replies import ModelRef
 
 # ---- explicit memories ---------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from app.api import models as m
+from app.contracts import replies as m
 from app.memory import api_models as a
 
 ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {

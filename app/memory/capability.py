@@ -16,10 +16,10 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from app.api.extensions import Capability, Handler, ListedTool
-from app.core.context import ToolBox, TurnSpec, TurnStore
-from app.core.messages import Message
-from app.llm.base import Provider
+from app.contracts.capability import Capability, Handler, ListedTool
+from app.contracts.messages import Message
+from app.contracts.provider import Provider
+from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.memory.memory_file import MemoryFileError
 from app.memory.memory_tools import (
     ForgetMemoryTool,

@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from app.core.messages import Message
-from app.llm.base import Provider, ProviderError
+from app.contracts.messages import Message
+from app.contracts.provider import Provider, ProviderError
 from app.memory.llm_call import complete, strip_fence
 from app.memory.summaries import ChatSummaryRecord, SummaryRepository
 from app.memory.transcript import message_chars, render

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.core.messages import Message
-from app.llm.base import Provider, ProviderError
+from app.contracts.messages import Message
+from app.contracts.provider import Provider, ProviderError
 from app.memory.llm_call import complete, strip_fence
 from app.memory.memory_file import MemoryFile, MemoryFileError, sha256_text, unified_diff
 from app.memory.proposals import ProposalRepository

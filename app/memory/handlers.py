@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict
 
-from app.api import models as m
-from app.api.errors import ApiFailure
-from app.api.extensions import Handler
+from app.contracts import replies as m
+from app.contracts.capability import Handler
+from app.contracts.errors import ApiFailure
 from app.core.prompt import MAX_SOUL_CHARS
 from app.memory import api_models as a
 from app.memory.dream import DreamOutcome

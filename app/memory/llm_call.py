@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.messages import Message
-from app.llm.base import ModelRequest, Provider, TextDelta
+from app.contracts.messages import Message
+from app.contracts.provider import ModelRequest, Provider, TextDelta
 
 
 async def complete(provider: Provider, model: str, messages: Sequence[Message]) -> str:

@@ -10,12 +10,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from app.contracts.tool_args import req_str
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.memory.explicit import MemoryRecord, MemoryRepository, normalize_content, normalize_tags
 from app.memory.memory_file import MemoryFile, MemoryFileError
 from app.memory.tool_base import guarded, list_prop, str_list, string_prop
 from app.store.ids import new_id
-from app.tools.args import req_str
-from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 
 ONLY_WHEN_ASKED = " Use only when the user explicitly asks to remember, recall, change or forget something."
 

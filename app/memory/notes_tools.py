@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, ClassVar
 
+from app.contracts.tool_args import opt_str, req_str
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolResult
 from app.memory.notes import NotesRepository
 from app.memory.tool_base import guarded, string_prop
-from app.tools.args import opt_str, req_str
-from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolResult
 
 _ID = {
     "type": "object",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.llm.base import Provider
+from app.contracts.provider import Provider
 from app.memory.consolidator import Consolidator
 from app.memory.explicit import MemoryRepository
 from app.memory.memory_file import MemoryFile

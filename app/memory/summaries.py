@@ -16,8 +16,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.core.context import TurnStore
-from app.core.messages import Message
+from app.contracts.messages import Message
+from app.contracts.turn import TurnStore
 from app.store import branches as tree
 from app.store.chats import ChatRepository
 from app.store.db import Database

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
+from app.contracts.tools import Tool, ToolError
 from app.store.errors import Conflict, NotFound
-from app.tools.base import Tool, ToolError
 
 T = TypeVar("T")
 

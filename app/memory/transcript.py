@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 
 TOOL_RESULT_CHARS = 2_000  # tool output is bulky and mostly re-derivable; keep its gist
 

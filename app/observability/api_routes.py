@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from app.api.models import Empty
+from app.contracts.replies import Empty
 from app.observability import api_models as am
 from app.observability import eval_api_models as em
 

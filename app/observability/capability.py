@@ -9,10 +9,10 @@ from collections.abc import Callable, Mapping
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from app.api.bus import EventBus
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, Handler
-from app.core.events import AppEvent, TurnCancelled, TurnDone, TurnFailed, TurnStarted
+from app.contracts.capability import Capability, Handler
+from app.contracts.errors import ApiFailure
+from app.contracts.events import AppEvent, TurnCancelled, TurnDone, TurnFailed, TurnStarted
+from app.core.bus import EventBus
 from app.observability.fold import TurnFold
 from app.observability.prices import PriceTable, estimate_cost
 from app.observability.store import TraceRepository, totals_of, valid_trace_id

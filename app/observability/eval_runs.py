@@ -13,11 +13,12 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from app.api.errors import ApiFailure
-from app.core.events import AppEvent, EvalProgress
+from app.contracts.errors import ApiFailure
+from app.contracts.events import AppEvent
 from app.observability import eval_api_models as em
 from app.observability.evals import CaseResult, EvalApp, run_case
 from app.observability.evals_file import EvalCase, EvalFileError, parse_eval_text
+from app.observability.events import EvalProgress
 from app.store.db import Database
 from app.store.timeutil import utc_now_iso
 

@@ -10,7 +10,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.core.events import AppEvent, ApprovalRequired, ToolCallEvent, TurnCancelled, TurnDone, TurnFailed
+from app.contracts.events import (
+    AppEvent,
+    ApprovalRequired,
+    ToolCallEvent,
+    TurnCancelled,
+    TurnDone,
+    TurnFailed,
+)
 from app.observability.evals_file import EvalCase, Expectation
 
 CASE_TIMEOUT_S = 600.0

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.core.events import (
+from app.contracts.events import (
     AppEvent,
     ApprovalRequired,
     ApprovalResolved,

@@ -6,11 +6,11 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from app.api.bus import EventBus
-from app.api.extensions import Handler
-from app.api.models import Empty
 from app.api.providers import ProviderService
-from app.llm.base import ProviderConfig
+from app.contracts.capability import Handler
+from app.contracts.provider import ProviderConfig
+from app.contracts.replies import Empty
+from app.core.bus import EventBus
 from app.observability.capability import TraceCapability
 from app.observability.logs import register_secrets
 from app.observability.prices import Price, PriceEntry, PriceTable, env_price

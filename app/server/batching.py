@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
 
 JsonEvent = dict[str, Any]
 

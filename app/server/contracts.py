@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
 
 EventCallback = Callable[[AppEvent], None]
 # Route name -> (request model, response model), as in `app/api/route_types.py`.

@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected
 
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
 from app.server.batching import to_batch
 from app.server.contracts import ServedApp
 

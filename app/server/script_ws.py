@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket
 
-from app.core.events import (
+from app.contracts.events import (
     AppEvent,
     ApprovalRequired,
     Delta,

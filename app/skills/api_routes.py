@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from app.api import models as m
+from app.contracts import replies as m
 from app.skills import api_models as am
 
 ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {

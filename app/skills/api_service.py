@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.api import models as m
-from app.api.errors import ApiFailure
-from app.api.extensions import Handler
+from app.contracts import replies as m
+from app.contracts.capability import Handler
+from app.contracts.errors import ApiFailure
 from app.skills import api_models as am
 from app.skills.catalog import CatalogEntry
 from app.skills.evolution import Proposal

@@ -9,10 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.api.extensions import Capability, Handler, ListedTool
-from app.core.context import ToolBox, TurnSpec
-from app.core.messages import Message, ToolSpec
-from app.llm.base import Provider
+from app.contracts.capability import Capability, Handler, ListedTool
+from app.contracts.messages import Message, ToolSpec
+from app.contracts.provider import Provider
+from app.contracts.tools import Tool
+from app.contracts.turn import ToolBox, TurnSpec
 from app.settings.paths import AppPaths
 from app.settings.user_settings import SettingsStore
 from app.skills import tool_specs
@@ -20,7 +21,6 @@ from app.skills.activations import ActivationRepository
 from app.skills.runtime import McpPreparer, RuntimeConfig, SkillRuntime
 from app.skills.search_index import listing_description
 from app.store.db import Database
-from app.tools.base import Tool
 
 if TYPE_CHECKING:
     from app.skills.catalog import CatalogSnapshot

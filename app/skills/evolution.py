@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.skills.redact import Redactor
 from app.store.db import Database
 from app.store.migrations import run_script

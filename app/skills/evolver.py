@@ -8,9 +8,9 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 
-from app.core.context import TurnSpec
-from app.core.messages import Message
-from app.llm.base import ModelRequest, Provider, TextDelta
+from app.contracts.messages import Message
+from app.contracts.provider import ModelRequest, Provider, TextDelta
+from app.contracts.turn import TurnSpec
 from app.skills.evolution import (
     DEFAULT_THRESHOLD,
     EvolutionRepository,

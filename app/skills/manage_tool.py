@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from app.contracts.tool_args import req_str
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.skills import tool_specs as specs
 from app.skills.fsutil import atomic_write_bytes
 from app.skills.model import SKILL_FILE, SkillError, SkillInvalid
 from app.skills.runtime import SkillRuntime
-from app.tools.args import req_str
-from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 
 MAX_FILES = 32
 MAX_FILE_BYTES = 256 * 1024

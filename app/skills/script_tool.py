@@ -22,11 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.contracts.tools import (
+    ApprovalInfo,
+    GrantKey,
+    PreparedCall,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from app.skills import tool_specs as specs
 from app.skills.resources import ResourceError, file_sha256, resolve_package_file
 from app.skills.runtime import SkillRuntime
 from app.skills.tools import selectable_entry, timeout_arg
-from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.exec_env import command_env
 from app.tools.process import CapturedStream, run_process
 

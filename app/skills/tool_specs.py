@@ -4,7 +4,7 @@ loads only when a Skill tool is first called (`cashcode ask` start-up budget).""
 
 from __future__ import annotations
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
 
 SCRIPT_DEFAULT_TIMEOUT_S = 60
 SCRIPT_MAX_TIMEOUT_S = 300

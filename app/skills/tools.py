@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
+from app.contracts.tool_args import opt_int, req_str
+from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.skills import tool_specs as specs
 from app.skills.activations import Activation
 from app.skills.catalog import CatalogEntry
@@ -14,8 +16,6 @@ from app.skills.resources import ResourceError, list_package_files, read_resourc
 from app.skills.runtime import SkillRuntime
 from app.skills.search_index import listing_description
 from app.skills.validate import validate_package
-from app.tools.args import opt_int, req_str
-from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 
 SEARCH_LIMIT = 8
 

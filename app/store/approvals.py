@@ -11,10 +11,10 @@ import json
 import sqlite3
 from typing import cast
 
+from app.contracts.tools import Grant, GrantKey, GrantKind
 from app.store.db import Database
 from app.store.ids import new_id, validate_chat_id, validate_id
 from app.store.timeutil import utc_now_iso
-from app.tools.base import Grant, GrantKey, GrantKind
 
 _KINDS = ("exec", "mcp", "skill_script", "web_host")
 

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.messages import AttachmentRef, Mention, Message, ToolCall
+from app.contracts.messages import AttachmentRef, Mention, Message, ToolCall
 from app.store import branches as tree
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from app.tools.base import ApprovalInfo, ApprovalLedger, PreparedCall, Tool
+from app.contracts.tools import ApprovalInfo, ApprovalLedger, PreparedCall, Tool
 
 Mode = Literal["autonomous", "ask_writes", "read_only"]
 Policy = Literal["always", "ask", "never"]

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.tools.args import opt_int, opt_str, req_str_list
-from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tool_args import opt_int, opt_str, req_str_list
+from app.contracts.tools import (
+    ApprovalInfo,
+    GrantKey,
+    PreparedCall,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from app.tools.exec_env import command_env, is_git_executable
 from app.tools.git_guard import git_problem, hardened_git_argv
 from app.tools.process import CapturedStream, run_process

@@ -8,7 +8,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from app.tools.base import ToolError
+from app.contracts.tools import ToolError
 
 BINARY_SNIFF_BYTES = 8192
 

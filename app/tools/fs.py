@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.tools.args import opt_bool, opt_int, opt_str, req_str
-from app.tools.base import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tool_args import opt_bool, opt_int, opt_str, req_str
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, open_regular, read_utf8
 from app.tools.specs import EDIT_FILE, LIST_DIR, READ_FILE, WRITE_FILE
 from app.tools.workspace import display_path, read_guard_reason, resolve_in_workspace

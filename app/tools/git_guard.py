@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.tools.base import ToolContext
+from app.contracts.tools import ToolContext
 from app.tools.process import run_process
 from app.tools.workspace import is_within
 

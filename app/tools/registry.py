@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
+from app.contracts.tools import Tool
 from app.tools import specs
-from app.tools.base import Tool
 
 
 @dataclass

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.tools.base import ToolContext, ToolError
+from app.contracts.tools import ToolContext, ToolError
 from app.tools.safe_rules import GIT_SUBCOMMANDS, OPTIONAL_VALUE, RULES, Rule
 from app.tools.workspace import (
     hard_link_count,

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.tools.args import opt_bool, opt_str, req_str
-from app.tools.base import PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tool_args import opt_bool, opt_str, req_str
+from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.tools.fileio import BINARY_SNIFF_BYTES, looks_binary
 from app.tools.fs import guarded_read
 from app.tools.specs import GLOB, GREP

@@ -6,7 +6,7 @@ start-up budget, SPEC S14). The tool classes take their attributes from here.
 
 from __future__ import annotations
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
 
 DEFAULT_TIMEOUT_S = 30  # exec
 MAX_TIMEOUT_S = 300

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.tools.base import ToolError
+from app.contracts.tools import ToolError
 from app.tools.workspace import is_within
 
 SKIP_DIRS = frozenset({".git"})  # VCS internals are noise for the model and can be huge

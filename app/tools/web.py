@@ -22,8 +22,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from app.tools.args import req_str
-from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tool_args import req_str
+from app.contracts.tools import (
+    ApprovalInfo,
+    GrantKey,
+    PreparedCall,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from app.tools.specs import WEB_FETCH
 from app.tools.ssrf import AddressPolicy, IPAddress, Resolver, address_problem, parse_ip, system_resolve
 

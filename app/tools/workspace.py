@@ -18,7 +18,7 @@ import os
 import stat as stat_mod
 from pathlib import Path
 
-from app.tools.base import ToolContext, ToolError
+from app.contracts.tools import ToolContext, ToolError
 
 
 def _real(path: str | os.PathLike[str]) -> Path:

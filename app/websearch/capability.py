@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from app.api import models as m
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, Handler
+from app.contracts import replies as m
+from app.contracts.capability import Capability, Handler
+from app.contracts.errors import ApiFailure
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore, UserSettings
 from app.websearch.model import DEFAULT_URLS, KEYED, SearchConfig, key_name

@@ -7,8 +7,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.tools.args import req_str
-from app.tools.base import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tool_args import req_str
+from app.contracts.tools import (
+    ApprovalInfo,
+    GrantKey,
+    PreparedCall,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from app.websearch.backends import SearchFailed, search
 from app.websearch.model import MAX_RESULTS, SearchConfig, SearchResult
 from app.websearch.tool_spec import WEB_SEARCH

@@ -3,7 +3,7 @@ parsing): those load when the tool is first called (`cashcode ask` start-up budg
 
 from __future__ import annotations
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
 from app.websearch.model import MAX_RESULTS
 
 WEB_SEARCH = ToolSpec(

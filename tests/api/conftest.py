@@ -10,7 +10,7 @@ import pytest
 
 from app.api.app import CashCodeApp
 from app.api.bootstrap import build_app
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.testing.fake_keyring import MemoryKeyring

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.core.events import ApprovalRequired
+from app.contracts.events import ApprovalRequired
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 
 

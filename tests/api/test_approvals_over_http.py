@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.core.events import ApprovalRequired, ToolResultEvent
+from app.contracts.events import ApprovalRequired, ToolResultEvent
 from app.core.tool_calls import DENIED_BY_USER
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 

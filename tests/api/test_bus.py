@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from app.api.bus import EventBus
-from app.core.events import AppEvent, SessionDeleted
+from app.contracts.events import AppEvent, SessionDeleted
+from app.core.bus import EventBus
 
 
 def test_every_subscriber_gets_the_event_even_when_one_raises() -> None:

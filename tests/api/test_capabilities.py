@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.api.extensions import Capability
-from app.core.context import TurnSpec
-from app.core.messages import Message, ToolSpec
-from app.tools.base import PreparedCall, Tool, ToolContext, ToolResult
+from app.contracts.capability import Capability
+from app.contracts.messages import Message, ToolSpec
+from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolResult
+from app.contracts.turn import TurnSpec
 from tests.api.conftest import AppMaker, add_provider, ok, send
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from tests.api.conftest import AppMaker, err, ok
 
 

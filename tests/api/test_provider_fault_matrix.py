@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import TurnFailed
+from app.contracts.events import TurnFailed
 from tests.api.conftest import AppMaker, add_provider, ok, send
 
 HTML = "<html><head><title>Proxy login</title></head><body>log in</body></html>"

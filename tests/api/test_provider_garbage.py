@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import TurnFailed
+from app.contracts.events import TurnFailed
 from tests.api.conftest import AppMaker, add_provider, ok, send
 
 HTML = "<!doctype html><html><head><title>Sign in</title></head><body>Corporate proxy login</body></html>"

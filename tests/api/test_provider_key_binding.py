@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.api.models import MASK
+from app.contracts.replies import MASK
 from app.settings.secrets import SecretStore, provider_key_name
 from tests.api.conftest import VALID_KEY, AppMaker, err, ok
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from app.api.models import MASK, Empty, FolderPick
 from app.api.route_types import ROUTE_TYPES
+from app.contracts.replies import MASK, Empty, FolderPick
+from app.contracts.tools import GrantKey
 from app.settings.secrets import SecretStore, provider_key_name
 from app.store.approvals import SqliteApprovalLedger
-from app.tools.base import GrantKey
 from tests.api.conftest import VALID_KEY, AppMaker, err, ok
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import ApprovalRequired, ToolResultEvent
+from app.contracts.events import ApprovalRequired, ToolResultEvent
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 from tests.api.test_stop_and_concurrency import _bounded, _process_gone

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from app.core.events import SkillsChanged
+from app.skills.events import SkillsChanged
 from tests.api.conftest import AppMaker
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import TurnFailed, UsageEvent
+from app.contracts.events import TurnFailed, UsageEvent
 from tests.api.conftest import KINDS, VALID_KEY, AppMaker, add_provider, fast_retry_factory, ok, send
 
 

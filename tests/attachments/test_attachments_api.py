@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.llm.base import AttachmentInput, ModelRequest
+from app.contracts.provider import AttachmentInput, ModelRequest
 from app.llm.json_body import encode_json
 from app.llm.wire_ollama import native_request
 from tests.api.conftest import KINDS, AppMaker, add_provider, err, ok
@@ -102,7 +102,7 @@ async def test_an_image_reaches_each_provider_kind_as_an_image_part(
 
 
 def test_ollama_native_requests_carry_images_as_base64() -> None:
-    from app.core.messages import AttachmentRef, Message
+    from app.contracts.messages import AttachmentRef, Message
 
     ref = AttachmentRef(sha256="a" * 64, name="dot.png", mime="image/png", size=3, kind="image")
     note = AttachmentRef(sha256="b" * 64, name="notes.txt", mime="text/plain", size=5, kind="text")

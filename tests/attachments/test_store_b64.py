@@ -9,7 +9,7 @@ import pytest
 
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.store import AttachmentMissing, AttachmentStore
-from app.core.messages import AttachmentRef, Message
+from app.contracts.messages import AttachmentRef, Message
 
 
 def test_the_sidecar_is_made_when_missing_and_remade_when_damaged(tmp_path: Path) -> None:

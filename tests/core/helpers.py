@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.approvals import Allow, ApprovalGate, Ask, PolicyDecision
-from app.core.context import LoopDeps, TurnDeps
-from app.core.events import AppEvent, ApprovalRequired
-from app.core.messages import Message, ToolCall, ToolSpec
-from app.llm.base import (
+from app.contracts.events import AppEvent, ApprovalRequired
+from app.contracts.messages import Message, ToolCall, ToolSpec
+from app.contracts.provider import (
     ModelInfo,
     ModelRequest,
     ProviderConfig,
@@ -25,17 +23,11 @@ from app.llm.base import (
     ToolCallReady,
     UsageReport,
 )
+from app.contracts.tools import ApprovalInfo, Grant, GrantKey, PreparedCall, Tool, ToolContext, ToolResult
+from app.core.approvals import Allow, ApprovalGate, Ask, PolicyDecision
+from app.core.context import LoopDeps, TurnDeps
 from app.store.chats import ChatRepository
 from app.store.db import Database
-from app.tools.base import (
-    ApprovalInfo,
-    Grant,
-    GrantKey,
-    PreparedCall,
-    Tool,
-    ToolContext,
-    ToolResult,
-)
 
 Step = Sequence[StreamEvent] | ProviderError | asyncio.Event
 

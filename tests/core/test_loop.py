@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from app.core.context import TurnSpec
-from app.core.events import Delta, ToolResultEvent, TurnDone, TurnFailed
+from app.contracts.events import Delta, ToolResultEvent, TurnDone, TurnFailed
+from app.contracts.provider import ProviderError
+from app.contracts.turn import TurnSpec
 from app.core.loop import iteration_limit_note
 from app.core.tool_calls import DENIED_BY_USER, truncate_for_model
 from app.core.turn import run_turn
-from app.llm.base import ProviderError
 from tests.core.helpers import EchoTool, ScriptedProvider, WriteTool, calls, make_rig, text, tool_messages
 
 

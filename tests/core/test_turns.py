@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.context import TurnSpec
-from app.core.events import ApprovalRequired, ApprovalResolved, TurnCancelled
+from app.contracts.events import ApprovalRequired, ApprovalResolved, TurnCancelled
+from app.contracts.turn import TurnSpec
 from app.core.turn import run_turn
 from app.core.turns import ChatBusy, NothingToRetry, TurnManager
 from tests.core.helpers import ScriptedProvider, WriteTool, calls, make_rig, text

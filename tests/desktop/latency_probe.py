@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.api.bus import EventBus
-from app.core.events import Delta
+from app.contracts.events import Delta
+from app.core.bus import EventBus
 from app.desktop.main import run
 from app.settings.paths import AppPaths
 

@@ -6,8 +6,8 @@ import asyncio
 import threading
 from typing import Any
 
-from app.api.bus import EventBus
-from app.core.events import Delta
+from app.contracts.events import Delta
+from app.core.bus import EventBus
 from app.desktop.app_start import close_app, spawn, start_app, wire_app
 from app.desktop.core_loop import CoreLoop
 from app.desktop.dialogs import PICK_FOLDER_ROUTE

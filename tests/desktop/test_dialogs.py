@@ -6,7 +6,7 @@ from typing import Any
 
 import webview
 
-from app.api.models import FolderPick
+from app.contracts.replies import FolderPick
 from app.desktop.core_loop import CoreLoop
 from app.desktop.dialogs import PICK_FOLDER_ROUTE, register_dialog_routes
 

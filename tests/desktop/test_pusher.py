@@ -10,7 +10,7 @@ from typing import Any
 
 from webview.errors import WebViewException
 
-from app.core.events import Delta, ToolCallEvent
+from app.contracts.events import Delta, ToolCallEvent
 from app.desktop.pusher import EventPusher
 from tests.desktop.harness import wait_until
 

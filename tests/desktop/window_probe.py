@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.api.bus import EventBus
-from app.core.events import Delta, ToolCallEvent
+from app.contracts.events import Delta, ToolCallEvent
+from app.core.bus import EventBus
 from app.desktop.main import run
 from app.settings.paths import AppPaths
 

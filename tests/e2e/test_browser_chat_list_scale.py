@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.settings.paths import AppPaths
 from app.store.chats import ChatRepository
 from app.store.db import Database

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from app.attachments.store import AttachmentStore
-from app.core.messages import AttachmentRef, Message
+from app.contracts.messages import AttachmentRef, Message
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from tests.api.conftest import AppMaker, add_provider, err, ok, send

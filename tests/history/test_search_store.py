@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import app.store.chats as chats_module
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.store.chats import ChatRepository
 from app.store.db import Database
 

@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api import route_types
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, Handler
+from app.contracts.capability import Capability, Handler
+from app.contracts.errors import ApiFailure
 
 
 class _M(BaseModel):

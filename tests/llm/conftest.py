@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.core.messages import Message
-from app.llm.base import ModelRequest, Provider, ProviderConfig, ProviderKind, StreamEvent
+from app.contracts.messages import Message
+from app.contracts.provider import ModelRequest, Provider, ProviderConfig, ProviderKind, StreamEvent
 from app.llm.factory import create_provider
 from app.llm.retry import RetryPolicy
 from app.testing.fake_llm import FakeLLMServer

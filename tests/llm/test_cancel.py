@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from app.llm.base import TextDelta
+from app.contracts.provider import TextDelta
 from app.testing.fake_llm import FakeLLMServer
 from tests.llm.conftest import VARIANTS, ProviderMaker, user_request
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.llm.base import ModelInfo, ProviderError
+from app.contracts.provider import ModelInfo, ProviderError
 from app.testing.fake_llm import FakeLLMServer
 from tests.llm.conftest import API_KEY, OLLAMA_VARIANTS, OPENAI_VARIANTS, ProviderMaker
 

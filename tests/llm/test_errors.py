@@ -7,7 +7,7 @@ import traceback
 
 import pytest
 
-from app.llm.base import Provider, ProviderError, TextDelta
+from app.contracts.provider import Provider, ProviderError, TextDelta
 from app.testing.fake_llm import FakeLLMServer
 from tests.llm.conftest import (
     API_KEY,

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from app.core.messages import AttachmentRef, Message
-from app.llm.base import AttachmentInput, ModelRequest, TextDelta
+from app.contracts.messages import AttachmentRef, Message
+from app.contracts.provider import AttachmentInput, ModelRequest, TextDelta
 from app.llm.json_body import Base64Blob, encode_json, has_blobs, plain
 from app.testing.fake_llm import FakeLLMServer
 from tests.llm.conftest import VARIANTS, ProviderMaker, collect

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from app.core.messages import Message, ToolSpec
-from app.llm.base import (
+from app.contracts.messages import Message, ToolSpec
+from app.contracts.provider import (
     ModelRequest,
     ReasoningDelta,
     StreamDone,

@@ -19,8 +19,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.core.events import AppEvent, McpElicitation
+from app.contracts.events import AppEvent
 from app.mcp.catalog import EntryInput, UserCatalog, builtin_dir
+from app.mcp.events import McpElicitation
 from app.mcp.service import CallSite, McpPaths, McpService
 from app.settings.secrets import SecretStore
 from app.testing.fake_keyring import MemoryKeyring

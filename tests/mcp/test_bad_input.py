@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.core.context import TurnSpec
-from app.tools.base import ToolContext
+from app.contracts.tools import ToolContext
+from app.contracts.turn import TurnSpec
 from tests.api.conftest import AppMaker, err, ok
 from tests.mcp.helpers import ROUGH, add_rough, server
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.core.events import McpElicitation, McpToolProgress
+from app.mcp.events import McpElicitation, McpToolProgress
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 from tests.mcp.helpers import add_rough
 

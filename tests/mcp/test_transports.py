@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import McpServerStatus, McpToolProgress
+from app.mcp.events import McpServerStatus, McpToolProgress
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 from tests.mcp.helpers import add_rough, server
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.events import ApprovalRequired
+from app.contracts.events import ApprovalRequired
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 
 TOOL = "mcp_test_stdio_mcp_say_hello"

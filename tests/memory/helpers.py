@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.api.app import CashCodeApp
-from app.core.events import ApprovalRequired
+from app.contracts.events import ApprovalRequired
 from app.memory.capability import MemoryCapability
 from tests.api.conftest import Recorder
 

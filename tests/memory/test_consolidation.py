@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.messages import Message, ToolCall
+from app.contracts.messages import Message, ToolCall
 from app.memory.consolidator import plan_consolidation
 from app.memory.summaries import SUMMARY_PREFIX
 from app.store.chats import StoredMessage

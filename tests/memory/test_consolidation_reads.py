@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from app.core.messages import Message, ToolCall
-from app.llm.base import Provider
+from app.contracts.messages import Message, ToolCall
+from app.contracts.provider import Provider
 from app.memory.consolidator import ConsolidationPlan, Consolidator, plan_consolidation
 from app.memory.summaries import SummaryRepository
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage

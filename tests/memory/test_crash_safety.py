@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.memory.dream import DreamCursors
 from app.memory.memory_file import MemoryFile
 from app.memory.summaries import SummaryRepository

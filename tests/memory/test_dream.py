@@ -117,7 +117,7 @@ async def test_review_mode_reject_and_a_stale_proposal(make_app: AppMaker, fake_
 async def test_no_model_chosen_means_no_run(make_app: AppMaker, fake_llm: Any) -> None:
     app, _ = await make_app()
     chat = (await ok(app, "chats.create"))["id"]
-    from app.core.messages import Message
+    from app.contracts.messages import Message
 
     memory_cap(app).services.chats.append_turn(chat, "t1", [Message(role="user", content="hi")])
     result = await ok(app, "dream.run")
@@ -150,7 +150,7 @@ async def test_the_timer_runs_dream_in_the_background_and_stops(make_app: AppMak
 
 
 def test_a_large_backlog_is_read_in_bounded_slices(tmp_path: Any) -> None:
-    from app.core.messages import Message
+    from app.contracts.messages import Message
     from app.memory.dream import DreamCursors
     from app.store.chats import ChatRepository
     from app.store.db import Database

@@ -141,7 +141,7 @@ async def test_a_memory_md_that_is_not_utf8_is_reported_and_kept(
 
 
 async def test_deleting_a_chat_removes_its_summaries_and_dream_cursor(make_app: AppMaker) -> None:
-    from app.core.messages import Message
+    from app.contracts.messages import Message
     from tests.memory.helpers import memory_cap
 
     app, _ = await make_app()

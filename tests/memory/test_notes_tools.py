@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from app.contracts.tools import Tool, ToolContext, ToolError
 from app.memory.notes import NotesRepository
 from app.memory.notes_tools import NOTES_TOOLS
 from app.store.db import Database
-from app.tools.base import Tool, ToolContext, ToolError
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import EvalProgress
+from app.observability.events import EvalProgress
 from tests.api.conftest import AppMaker, add_provider, err, ok
 
 FILE = """\

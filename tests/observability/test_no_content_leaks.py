@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.core.events import ApprovalRequired
+from app.contracts.events import ApprovalRequired
 from app.observability.logs import MASK
 from app.settings.secrets import SecretStore, provider_key_name
 from tests.api.conftest import VALID_KEY, AppMaker, Recorder, add_provider, ok, send

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import ApprovalRequired
+from app.contracts.events import ApprovalRequired
 from app.observability.capability import TRACE_WRITE_WARNING
 from app.observability.prices import ENV_INPUT, ENV_OUTPUT, Price, PriceTable, env_price, estimate_cost
 from app.settings.config_errors import ConfigError

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from app.contracts.tools import Tool, ToolContext
 from app.tools.approvals import Allow, Ask, decide
-from app.tools.base import Tool, ToolContext
 from app.tools.exec import ExecTool
 from app.tools.fs import ListDirTool, ReadFileTool
 from app.tools.search import GlobTool, GrepTool

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.base import ToolContext
+from app.contracts.tools import ToolContext
 from app.tools.exec import ExecTool
 from app.tools.exec_env import command_env
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.base import ToolContext
+from app.contracts.tools import ToolContext
 from app.tools.exec import ExecTool
 
 GIT_ENV = {

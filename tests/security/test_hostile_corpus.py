@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from app.contracts.tools import Tool, ToolContext, ToolError
 from app.tools.approvals import Allow, decide
-from app.tools.base import Tool, ToolContext, ToolError
 from app.tools.exec import ExecTool
 from app.tools.fs import READ_CAP_BYTES, ListDirTool, ReadFileTool
 from app.tools.search import GlobTool, GrepTool

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.base import ToolContext, ToolError
+from app.contracts.tools import ToolContext, ToolError
 from app.tools.web import WebFetchTool
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 
+from app.contracts.tools import GrantKey, ToolContext
 from app.tools.approvals import Allow, Ask, Deny, Mode, decide
-from app.tools.base import GrantKey, ToolContext
 from app.tools.ssrf import IPAddress
 from app.tools.web import WebFetchTool
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
 from app.server.auth import AccessPolicy
 from app.server.hosting import LifespanHost
 from app.server.http import create_http_app

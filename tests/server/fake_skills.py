@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.errors import ApiFailure
-from app.api.extensions import Capability, Handler
+from app.contracts.capability import Capability, Handler
+from app.contracts.errors import ApiFailure
 
 
 class _M(BaseModel):

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from app.core.events import Delta, ToolCallEvent, TurnDone
+from app.contracts.events import Delta, ToolCallEvent, TurnDone
 from app.server.batching import merge_deltas, to_batch
 
 T1 = {"chat_id": "c1", "turn_id": "t1"}

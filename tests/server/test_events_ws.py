@@ -9,7 +9,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from app.core.events import Delta, ToolCallEvent, TurnDone, TurnStarted
+from app.contracts.events import Delta, ToolCallEvent, TurnDone, TurnStarted
 from app.server.events_ws import SLOW_CLIENT_CLOSE_CODE
 from tests.server.conftest import WAIT_S, Served, serve_stub, wait_until
 

@@ -14,7 +14,7 @@ from keyring.backends import chainer, fail, null
 from keyring.compat import properties
 from keyring.errors import KeyringLocked
 
-from app.api.models import MASK as API_MASK
+from app.contracts.replies import MASK as API_MASK
 from app.settings.secrets import (
     MASK,
     KeyringLockedError,

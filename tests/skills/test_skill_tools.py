@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from app.contracts.tools import ToolContext, ToolError
 from app.skills.resources import ResourceError, read_resource, resolve_package_file
 from app.skills.runtime import RuntimeConfig, SkillRuntime
 from app.skills.tools import SkillLoadTool
-from app.tools.base import ToolContext, ToolError
 
 from .helpers import skill_md, write_skill
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.messages import Message, ToolCall
+from app.contracts.messages import Message, ToolCall
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.db import Database
 from app.store.migrations import MIGRATIONS, _chat_activity

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.store.chats import ChatRecord, ChatRepository
 from app.store.db import Database
 from app.store.errors import InvalidId

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from app.contracts.tools import ApprovalLedger, GrantKey
 from app.store.approvals import SqliteApprovalLedger
 from app.store.db import Database
 from app.store.ids import new_id
-from app.tools.base import ApprovalLedger, GrantKey
 
 GIT_STATUS = GrantKey("exec", ("/usr/bin/git", "status"), workspace="/home/u/proj")
 

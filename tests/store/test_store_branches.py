@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.messages import Message, ToolCall
+from app.contracts.messages import Message, ToolCall
 from app.memory.summaries import ConsolidatedStore, SummaryRepository
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.db import Database

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.messages import Message, ToolCall
+from app.contracts.messages import Message, ToolCall
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound

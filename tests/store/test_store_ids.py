@@ -5,14 +5,14 @@ from collections.abc import Callable
 
 import pytest
 
-from app.core.messages import Message
+from app.contracts.messages import Message
+from app.contracts.tools import GrantKey
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from app.store.errors import InvalidId
 from app.store.ids import new_id, validate_chat_id
 from app.store.usage import UsageRepository
-from app.tools.base import GrantKey
 
 _U = str(uuid.uuid4())
 BAD_IDS = [

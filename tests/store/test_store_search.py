@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.messages import Message
+from app.contracts.messages import Message
 from app.store.branches import SCHEMA as BRANCHES_SCHEMA
 from app.store.chats import ChatRepository
 from app.store.db import Database

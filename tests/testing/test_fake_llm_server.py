@@ -162,8 +162,8 @@ def test_the_control_api_rejects_a_malformed_step(server: FakeLLMServer) -> None
 
 
 async def test_provider_config_points_a_real_provider_at_the_server(server: FakeLLMServer) -> None:
-    from app.core.messages import Message
-    from app.llm.base import ModelRequest, TextDelta
+    from app.contracts.messages import Message
+    from app.contracts.provider import ModelRequest, TextDelta
     from app.llm.factory import create_provider
 
     server.script({"text": "configured"}, {"text": "local"})

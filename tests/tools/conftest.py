@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.base import Grant, GrantKey, ToolContext
+from app.contracts.tools import Grant, GrantKey, ToolContext
 
 
 @dataclass

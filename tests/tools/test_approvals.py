@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from app.contracts.tools import GrantKey, Tool, ToolContext
 from app.tools.approvals import Allow, Ask, Decision, Deny, Mode, Policy, decide
-from app.tools.base import GrantKey, Tool, ToolContext
 from app.tools.exec import ExecTool
 from app.tools.fs import ReadFileTool, WriteFileTool
 from app.tools.safe_commands import check_arguments

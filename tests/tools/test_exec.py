@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.tools.base import ToolContext, ToolError, ToolResult
+from app.contracts.tools import ToolContext, ToolError, ToolResult
 from app.tools.exec import OUTPUT_CAP, ExecTool
 from app.tools.exec_env import command_env
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.tools.base import Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tools import Tool, ToolContext, ToolError, ToolResult
 from app.tools.fs import READ_CAP_BYTES, EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
 
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from app.tools.base import Tool
+from app.contracts.tools import Tool
 from app.tools.fs import ReadFileTool
 from app.tools.registry import ToolRegistry, builtin_entries, builtin_tools
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.tools.base import Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tools import Tool, ToolContext, ToolError, ToolResult
 from app.tools.search import GlobTool, GrepTool
 
 

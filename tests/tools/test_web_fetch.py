@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.base import ToolContext, ToolError, ToolResult
+from app.contracts.tools import ToolContext, ToolError, ToolResult
 from app.tools.ssrf import IPAddress, address_problem
 from app.tools.web import MAX_TEXT_CHARS, WebFetchTool
 

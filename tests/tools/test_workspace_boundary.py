@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.tools.base import Tool, ToolContext, ToolError
+from app.contracts.tools import Tool, ToolContext, ToolError
 from app.tools.exec import ExecTool
 from app.tools.fs import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
 from app.tools.search import GlobTool, GrepTool

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.core.events import ApprovalRequired, ToolResultEvent
+from app.contracts.events import ApprovalRequired, ToolResultEvent
 from app.websearch.ddg_html import parse_results
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 from tests.websearch.fake_search import KEY, PAGE, FakeSearch, fake_search

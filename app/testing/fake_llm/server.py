@@ -22,7 +22,7 @@ from app.testing.fake_llm.state import (
 )
 
 if TYPE_CHECKING:
-    from app.llm.base import ProviderConfig
+    from app.contracts.provider import ProviderConfig
 
 StepLike = Step | dict[str, Any]
 
@@ -150,7 +150,7 @@ class FakeLLMServer:
     ) -> ProviderConfig:
         """A ProviderConfig pointing at this server (`kind`: chat_completions | responses | ollama;
         Ollama gets the root URL and no key). `overrides` go to ProviderConfig."""
-        from app.llm.base import ProviderConfig, ProviderKind
+        from app.contracts.provider import ProviderConfig, ProviderKind
 
         provider_kind = ProviderKind(kind)
         ollama = provider_kind is ProviderKind.OLLAMA

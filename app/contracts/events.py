@@ -1,21 +1,26 @@
 """Typed events pushed to every surface (desktop bridge, HTTP server, CLI). SPEC S3.6.
 
-Each event is a frozen pydantic model with a `type` literal; `AppEvent` is the union.
+Each event is a frozen pydantic model with a `type` literal. The core's events are here; a
+capability declares its own in its package (`CapabilityPlugin.events`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 
-class _Event(BaseModel):
+class Event(BaseModel):
+    """Base of every event: capabilities declare their own subclasses (CapabilityPlugin.events)."""
+
+    type: str
+
     # defer_build: schemas are built on first use, not at import (CLI start-up budget).
     model_config = ConfigDict(frozen=True, defer_build=True)
 
 
-class _TurnEvent(_Event):
+class TurnEvent(Event):
     chat_id: str
     turn_id: str
 
@@ -30,27 +35,27 @@ class ErrorInfo(BaseModel):
     retry_after_s: float | None = None
 
 
-class TurnStarted(_TurnEvent):
+class TurnStarted(TurnEvent):
     type: Literal["turn_started"] = "turn_started"
     provider_id: str
     model: str
     user_text: str
 
 
-class Delta(_TurnEvent):
+class Delta(TurnEvent):
     type: Literal["delta"] = "delta"
     text: str
     channel: Literal["text", "reasoning"] = "text"
 
 
-class ToolCallEvent(_TurnEvent):
+class ToolCallEvent(TurnEvent):
     type: Literal["tool_call"] = "tool_call"
     call_id: str
     name: str
     arguments: str  # raw JSON text as the model sent it
 
 
-class ApprovalRequired(_TurnEvent):
+class ApprovalRequired(TurnEvent):
     type: Literal["approval_required"] = "approval_required"
     approval_id: str
     call_id: str
@@ -61,13 +66,13 @@ class ApprovalRequired(_TurnEvent):
     can_always: bool = False
 
 
-class ApprovalResolved(_TurnEvent):
+class ApprovalResolved(TurnEvent):
     type: Literal["approval_resolved"] = "approval_resolved"
     approval_id: str
     decision: Literal["deny", "once", "always", "cancelled"]
 
 
-class ToolResultEvent(_TurnEvent):
+class ToolResultEvent(TurnEvent):
     type: Literal["tool_result"] = "tool_result"
     call_id: str
     name: str
@@ -77,47 +82,42 @@ class ToolResultEvent(_TurnEvent):
     duration_ms: float = 0.0
 
 
-class UsageEvent(_TurnEvent):
+class UsageEvent(TurnEvent):
     type: Literal["usage"] = "usage"
     model: str
     input_tokens: int | None = None
     output_tokens: int | None = None
 
 
-class TurnDone(_TurnEvent):
+class TurnDone(TurnEvent):
     type: Literal["turn_done"] = "turn_done"
     duration_ms: float
     text: str  # the final answer
     hit_limit: bool = False  # stopped at the step limit: `text` is the note saying so
 
 
-class TurnFailed(_TurnEvent):
+class TurnFailed(TurnEvent):
     type: Literal["turn_failed"] = "turn_failed"
     error: ErrorInfo
 
 
-class TurnCancelled(_TurnEvent):
+class TurnCancelled(TurnEvent):
     type: Literal["turn_cancelled"] = "turn_cancelled"
 
 
-class SessionUpdated(_Event):
+class SessionUpdated(Event):
     type: Literal["session_updated"] = "session_updated"
     chat_id: str
     title: str
     updated_at: str
 
 
-class SessionDeleted(_Event):
+class SessionDeleted(Event):
     type: Literal["session_deleted"] = "session_deleted"
     chat_id: str
 
 
-class SkillsChanged(_Event):
-    type: Literal["skills_changed"] = "skills_changed"
-    revision: int
-
-
-class ImportSkillRequested(_Event):
+class ImportSkillRequested(Event):
     """A Skill ZIP or folder reached the app from outside the page (a window drop, or
     `cashcode desktop --import-skill FILE` forwarded to the running instance): the UI opens its
     import preview for `path`."""
@@ -126,55 +126,7 @@ class ImportSkillRequested(_Event):
     path: str
 
 
-class McpServerStatus(_Event):
-    """An MCP server's connection status changed (MCP Market updates live)."""
-
-    type: Literal["mcp_server_status"] = "mcp_server_status"
-    name: str
-    status: Literal["disconnected", "connecting", "connected", "failed"]
-    error: str | None = None  # redacted, for people
-    tool_count: int = 0
-
-
-class McpToolProgress(_TurnEvent):
-    """A progress or logging notification from the MCP server of a running tool call; the UI
-    shows it on the card of the running call named `tool`."""
-
-    type: Literal["mcp_tool_progress"] = "mcp_tool_progress"
-    tool: str  # the name the model called, e.g. mcp_server_tool
-    server: str
-    kind: Literal["progress", "log"]
-    message: str = ""
-    progress: float | None = None
-    total: float | None = None
-
-
-class McpElicitation(_Event):
-    """An MCP server asks the user to fill a form during a call (`closed`: answered or timed
-    out; the UI removes it). Answer with the `mcp.elicitation.answer` route."""
-
-    type: Literal["mcp_elicitation"] = "mcp_elicitation"
-    id: str
-    server: str
-    chat_id: str = ""
-    turn_id: str = ""
-    tool: str = ""
-    message: str
-    requested_schema: dict[str, object]
-    defaults: dict[str, object]
-    closed: bool = False
-class EvalProgress(_Event):
-    """An eval run (app/observability/eval_runs.py) finished a case, or ended."""
-
-    type: Literal["eval_progress"] = "eval_progress"
-    run_id: str
-    status: Literal["running", "done", "failed"]
-    done: int
-    total: int
-    passed: int
-    case: str | None = None  # the name of the case just finished
-    case_passed: bool | None = None
-class DesktopCommand(_Event):
+class DesktopCommand(Event):
     """The desktop shell asks ONE window's page to do something (never published on the bus:
     it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
     `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box."""
@@ -186,25 +138,24 @@ class DesktopCommand(_Event):
     text: str | None = None
 
 
-AppEvent = Annotated[
-    TurnStarted
-    | Delta
-    | ToolCallEvent
-    | ApprovalRequired
-    | ApprovalResolved
-    | ToolResultEvent
-    | UsageEvent
-    | TurnDone
-    | TurnFailed
-    | TurnCancelled
-    | SessionUpdated
-    | SessionDeleted
-    | SkillsChanged
-    | ImportSkillRequested
-    | McpServerStatus
-    | McpToolProgress
-    | McpElicitation
-    | EvalProgress
-    | DesktopCommand,
-    Field(discriminator="type"),
-]
+# Events of the core and of every capability: surfaces type what they pass on as `AppEvent` and
+# read `type`; the TypeScript union is built from the core events plus each capability's
+# declared ones (app/api/tsgen.py).
+AppEvent = Event
+
+CORE_EVENTS: tuple[type[Event], ...] = (
+    TurnStarted,
+    Delta,
+    ToolCallEvent,
+    ApprovalRequired,
+    ApprovalResolved,
+    ToolResultEvent,
+    UsageEvent,
+    TurnDone,
+    TurnFailed,
+    TurnCancelled,
+    SessionUpdated,
+    SessionDeleted,
+    ImportSkillRequested,
+    DesktopCommand,
+)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
-from app.core.messages import ToolSpec
+from app.contracts.messages import ToolSpec
 
 # exec: exact argv; mcp: (server, tool); skill_script: (skill, path, digest); web_host: (host,)
 GrantKind = Literal["exec", "mcp", "skill_script", "web_host"]

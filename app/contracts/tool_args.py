@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.tools.base import ToolError
+from app.contracts.tools import ToolError
 
 
 def req_str(args: Mapping[str, Any], name: str, *, allow_empty: bool = False) -> str:

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.core.context import ToolBox, TurnSpec, TurnStore
-from app.core.messages import Message, ToolSpec
-from app.tools.base import Tool
+from app.contracts.messages import Message, ToolSpec
+from app.contracts.tools import Tool
+from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 
 Handler = Callable[[Any], Awaitable[BaseModel]]
 

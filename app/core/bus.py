@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from app.core.events import AppEvent
+from app.contracts.events import AppEvent
 
 Subscriber = Callable[[AppEvent], None]
 

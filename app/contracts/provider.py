@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, Protocol
 
-from app.core.messages import Message, ToolCall, ToolSpec
+from app.contracts.messages import Message, ToolCall, ToolSpec
 
 
 class ProviderKind(StrEnum):

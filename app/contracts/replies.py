@@ -1,0 +1,52 @@
+"""Reply and request models shared by the core routes and the capabilities' routes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MASK = "********"  # what the UI shows (and sends back unchanged) for a stored secret
+ToolPolicy = Literal["always", "ask", "never"]
+
+
+class ApiModel(BaseModel):
+    # defer_build: schemas are built on first use, not at import (CLI start-up budget).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class Empty(ApiModel):
+    pass
+
+
+class Ok(ApiModel):
+    ok: Literal[True] = True
+
+
+class ApiError(ApiModel):
+    """Every route failure: code in {invalid, not_found, conflict, busy, provider_error,
+    keyring_unavailable, unsupported, internal}."""
+
+    code: str
+    message: str
+    details: dict[str, str] = Field(default_factory=dict)
+
+
+class ChatSummary(ApiModel):
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    running: bool = False
+    message_count: int = 0  # user and assistant messages
+    last_activity: str = ""  # when the last message was written (created_at for an empty chat)
+
+
+class ModelRef(ApiModel):
+    provider_id: str
+    model: str
+
+
+class FolderPick(ApiModel):
+    path: str | None
+

@@ -1,0 +1,2 @@
+"""Small helpers below everything but the contracts (atomic file writes, the app version):
+they import nothing of the app but `app.contracts`."""

@@ -34,6 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_memory import make_app, seed_chat  # noqa: E402
 
+from app.api.plugins import open_database  # noqa: E402
+
 BRANCHES = 1_000
 KEY = "sk-bench-branches-0000"
 
@@ -202,7 +204,7 @@ async def bench_turn(app: Any, runs: int) -> list[str]:
         "providers.save", {"name": "b", "kind": "chat_completions", "base_url": base, "api_key": KEY}
     )
     model = {"provider_id": saved["data"]["id"], "model": "bench-model"}
-    cap = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability))
+    cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
     chats = {
         "100,000 messages + 200 summaries": seed_chat(app),
         "100,000 messages, no summary": seed_plain(app, 100_000),
@@ -267,7 +269,7 @@ def bench_migrate() -> list[str]:
                 ),
             )
         started = time.perf_counter()
-        with Database(path):
+        with open_database(path):
             pass
         took = (time.perf_counter() - started) * 1000
     metric = "migrate 1,000,000 messages in 10,000 chats (branches + counters)"

@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.api.plugins import open_database  # noqa: E402
 from app.attachments.inputs import AttachmentResolver  # noqa: E402
 from app.attachments.store import AttachmentStore  # noqa: E402
 from app.contracts.messages import AttachmentRef, Message  # noqa: E402
@@ -48,7 +49,6 @@ from app.llm.wire_chat import chat_request  # noqa: E402
 from app.llm.wire_ollama import native_request  # noqa: E402
 from app.llm.wire_responses import responses_request  # noqa: E402
 from app.store.chats import ChatRepository  # noqa: E402
-from app.store.db import Database  # noqa: E402
 
 CACHE = ROOT / ".bench-cache"
 PER_CHAT = 1000
@@ -155,7 +155,7 @@ def _text(rng: random.Random, n: int) -> str:
 
 def seed(path: Path, total: int) -> None:
     rng = random.Random(11)
-    with Database(path) as db:
+    with open_database(path) as db:
         repo = ChatRepository(db)
         made = 0
         started = time.perf_counter()
@@ -184,7 +184,7 @@ def bench_search(total: int, fresh: bool) -> dict[str, float]:
         print(f"seeded in {time.perf_counter() - t0:.0f} s", flush=True)
     times: list[float] = []
     hits: dict[str, int] = {}
-    with Database(path) as db:
+    with open_database(path) as db:
         repo = ChatRepository(db)
         for query in QUERIES:
             for _ in range(3):

@@ -113,7 +113,7 @@ async def bench_open(app: Any, runs: int) -> list[str]:
     from app.memory.summaries import ConsolidatedStore
 
     chat = seed_chat(app)
-    cap = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability))
+    cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
     store = ConsolidatedStore(app.ctx.chats, cap.services.chats, cap.services.summaries)
 
     async def open_ui() -> None:
@@ -171,7 +171,7 @@ async def bench_plan(app: Any, runs: int) -> list[str]:
     from app.memory.capability import MemoryCapability
     from app.memory.consolidator import plan_consolidation
 
-    cap = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability))
+    cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
     consolidator, summaries, chats = cap.services.consolidator, cap.services.summaries, app.ctx.chats
     threshold = app.ctx.settings.load().memory_consolidation_chars
 
@@ -220,7 +220,7 @@ async def bench_turn_done(app: Any, runs: int) -> list[str]:
         app.subscribe(on_event)
         from app.memory.capability import MemoryCapability
 
-        cap = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability))
+        cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
         long_text = "z" * 2_000
 
         async def one_turn(threshold: int, consolidates: bool) -> tuple[float, str]:
@@ -319,7 +319,7 @@ async def bench_search(app: Any, runs: int) -> list[str]:
     }
     from app.memory.capability import MemoryCapability
 
-    repo = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability)).services.memories
+    repo = next(c for c in app.capabilities if isinstance(c, MemoryCapability)).services.memories
     lines, everything, direct = [], [], []
     for name, make in kinds.items():
 

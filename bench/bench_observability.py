@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.api.plugins import open_database  # noqa: E402
 from app.contracts.events import (  # noqa: E402
     AppEvent,
     ApprovalRequired,
@@ -88,7 +89,7 @@ def publish_all(bus: EventBus, turns: list[list[AppEvent]]) -> list[float]:
 def trace_overhead(turns: int, tmp: Path) -> tuple[float, float]:
     prepared = [turn_events(i) for i in range(turns)]
     bare = publish_all(EventBus(), prepared)
-    with Database(tmp / "trace.sqlite3") as db:
+    with open_database(tmp / "trace.sqlite3") as db:
         bus = EventBus()
         table = PriceTable(Price(__import__("decimal").Decimal("1.25"), __import__("decimal").Decimal("10")))
         TraceCapability(bus, TraceRepository(db), lambda: table, lambda _pid: "chat_completions")
@@ -103,7 +104,7 @@ def usage_route(runs: int, db_path: Path) -> dict[str, float]:
     from app.observability import api_models as am
 
     out: dict[str, float] = {}
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         cap = TraceCapability(EventBus(), TraceRepository(db), lambda: PriceTable(None), lambda _pid: None)
         today = datetime.now(UTC).date()
         for days in (30, 90):
@@ -123,7 +124,7 @@ def usage_route(runs: int, db_path: Path) -> dict[str, float]:
 def seed(db_path: Path, count: int) -> None:
     from app.testing.trace_seed import seed_traces
 
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         seed_traces(db, count, days=90, chat_ids=[f"c_{i}" for i in range(50)])
 
 

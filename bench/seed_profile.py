@@ -43,9 +43,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import app.store.chats as chats_module  # noqa: E402
+from app.api.plugins import open_database  # noqa: E402
 from app.contracts.messages import Message, ToolCall  # noqa: E402
 from app.store.chats import ChatRepository  # noqa: E402
-from app.store.db import Database  # noqa: E402
 
 SEED_VERSION = 1  # bump when the generated content changes: the cache key includes it
 CACHE = ROOT / ".bench-cache"
@@ -200,7 +200,7 @@ def seed(path: Path, size: ProfileSize, *, progress: bool = True) -> None:
     chat_ids: dict[int, str] = {}
     plan = _plan(size, rng)
     try:
-        with Database(path) as db:
+        with open_database(path) as db:
             with db.reading() as conn:  # a throwaway file being built: durability is moot
                 conn.execute("PRAGMA synchronous = OFF")
                 conn.execute("PRAGMA cache_size = -200000")
@@ -227,7 +227,7 @@ def ensure_profile(size: ProfileSize = ProfileSize(), *, fresh: bool = False, pr
     CACHE.mkdir(exist_ok=True)
     path = CACHE / f"{size.key}.sqlite3"
     if path.exists() and not fresh:
-        with Database(path):  # bring a cached copy to the current schema (migrations run on open)
+        with open_database(path):  # bring a cached copy to the current schema (migrations run on open)
             pass
         return path
     tmp = CACHE / f"{size.key}.building.sqlite3"
@@ -244,7 +244,7 @@ def ensure_profile(size: ProfileSize = ProfileSize(), *, fresh: bool = False, pr
 
 
 def stats(path: Path) -> dict[str, float]:
-    with Database(path) as db:
+    with open_database(path) as db:
         messages = db.query("SELECT COUNT(*) FROM messages")[0][0]
         chats = db.query("SELECT COUNT(*) FROM chats")[0][0]
         text = db.query("SELECT SUM(LENGTH(CAST(content AS BLOB))) FROM messages")[0][0] or 0

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.api import branch_models as bm
 from app.api import models as m
+from app.api.capabilities import CapabilitySet
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
 from app.api.providers import ProviderService
@@ -31,12 +32,14 @@ from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
-from app.contracts.capability import Capability
+from app.contracts.capability import Capability, CapabilityPlugin
 from app.contracts.errors import ApiFailure
 from app.contracts.messages import AttachmentRef
+from app.contracts.provider import ProviderConfig
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
 from app.core.bus import EventBus, Subscriber
 from app.core.turns import TurnManager
+from app.host.host import Host
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.store.approvals import SqliteApprovalLedger
@@ -64,7 +67,12 @@ class AppContext:
     tools: ToolCatalog
     bus: EventBus
     notices: tuple[str, ...] = ()  # shown once per start through app.info
-    capabilities: tuple[Capability, ...] = ()  # MCP, memory, Skills, … (app/api/extensions.py)
+    # The capabilities' plugins (app/api/plugins.py), built by the app with the host's
+    # services, then `extra_capabilities` (tests plug fakes in here).
+    plugins: tuple[CapabilityPlugin[Host], ...] = ()
+    extra_capabilities: tuple[Capability, ...] = ()
+    provider_override: ProviderConfig | None = None
+    workspace_override: Path | None = None
 
 
 class CashCodeApp:
@@ -73,6 +81,7 @@ class CashCodeApp:
         self.bus = ctx.bus
         self.gate = ApprovalGate(ctx.bus.publish)
         self.turns = TurnManager(ctx.bus.publish)
+        self.capabilities = CapabilitySet(ctx.plugins, self._host, ctx.extra_capabilities)
         self._chat = ChatService(
             ChatDeps(
                 chats=ctx.chats,
@@ -83,7 +92,7 @@ class CashCodeApp:
                 emit=ctx.bus.publish,
                 data_dir=ctx.paths.data_dir,
                 environment=self._turn_environment,
-                capabilities=ctx.capabilities,
+                capabilities=tuple(self.capabilities),
             )
         )
         self.skills_watch = SkillsWatch(
@@ -98,7 +107,32 @@ class CashCodeApp:
         self._routes: dict[str, Handler] = bind_routes(self)
         self._all_routes = False  # capability routes are bound on first use (`ask` never needs them)
 
+    def _host(self, capability: Callable[[str], Capability]) -> Host:
+        """What every capability is built from (app/host/host.py)."""
+        ctx = self.ctx
+        return Host(
+            paths=ctx.paths,
+            env=ctx.env,
+            db=ctx.db,
+            chats=ctx.chats,
+            ledger=ctx.ledger,
+            secrets=ctx.secrets,
+            settings=ctx.settings.store,
+            publish=ctx.bus.publish,
+            subscribe=ctx.bus.subscribe,
+            provider=ctx.providers.get,
+            provider_kind=ctx.providers.kind_of,
+            provider_override=ctx.provider_override,
+            workspace_override=ctx.workspace_override,
+            workspace=lambda: ctx.settings.workspace(),
+            app=self,
+            capability=capability,
+        )
+
     # ---- adapter surface ---------------------------------------------------------------------
+
+    def route_names(self) -> list[str]:
+        return list(self.routes())
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         return self.bus.subscribe(callback)
@@ -123,7 +157,7 @@ class CashCodeApp:
         from app.api.routes import bind_adapter_only
 
         bind_adapter_only(self, self._routes)
-        for cap in self.ctx.capabilities:
+        for cap in self.capabilities:
             for name, handler in cap.routes().items():
                 if name not in ROUTE_TYPES:
                     raise KeyError(f"{cap.name}: route {name!r} is not declared in app/api/route_types.py")
@@ -156,12 +190,12 @@ class CashCodeApp:
         """Start what long-lived surfaces need (desktop, serve): Skill hot reload, and each
         capability's background work."""
         self.skills_watch.start()
-        for cap in self.ctx.capabilities:
+        for cap in self.capabilities:
             await cap.start()
 
     async def aclose(self) -> None:
         await self.skills_watch.stop()
-        for cap in reversed(self.ctx.capabilities):
+        for cap in reversed(self.capabilities):
             try:
                 await cap.aclose()
             except Exception:  # closing must go on for the others (and the database)
@@ -324,7 +358,7 @@ class CashCodeApp:
 
     async def tools_list(self, req: m.Empty) -> m.ToolList:
         policies = self.ctx.settings.load().tool_policies
-        return m.ToolList(tools=self.ctx.tools.infos(policies, self.ctx.capabilities))
+        return m.ToolList(tools=self.ctx.tools.infos(policies, self.capabilities))
 
     async def unsupported(self, req: BaseModel) -> BaseModel:
         raise ApiFailure("unsupported", "This action is only available in the desktop app.")

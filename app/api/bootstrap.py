@@ -13,27 +13,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.api.app import AppContext, CashCodeApp
+from app.api.plugins import PLUGINS, open_database
 from app.api.providers import ProviderFactory, ProviderService, default_factory
 from app.api.settings_service import SettingsService
 from app.api.tooling import ToolCatalog
-from app.contracts.capability import Capability, DeferredCapability
+from app.contracts.capability import Capability, CapabilityPlugin
 from app.contracts.provider import ProviderConfig
 from app.contracts.tools import Tool
 from app.core.bus import EventBus
-from app.observability.wiring import observability
+from app.host.host import Host
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import ApprovalMode, SettingsStore
-from app.skills.capability import build_skills_capability
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from app.store.usage import UsageRepository
 
 if TYPE_CHECKING:
-    from app.mcp.capability import McpCapability
     from app.tools.registry import ToolRegistry
-    from app.websearch.capability import WebSearchSettings
 
 _log = logging.getLogger(__name__)
 
@@ -51,6 +48,7 @@ def build_app(
     approval_mode: ApprovalMode | None = None,
     tools: list[Tool] | None = None,
     capabilities: Sequence[Capability] = (),
+    plugins: Sequence[CapabilityPlugin[Host]] = PLUGINS,
 ) -> CashCodeApp:
     """Open the database and settings and wire every service.
 
@@ -61,6 +59,7 @@ def build_app(
       CLI's flags).
     - `tools`: the tool set (default: the built-in tools).
     - `capabilities`: extra capabilities after the built-in ones (tests plug fakes in here).
+    - `plugins`: the capabilities' plugins (default: app/api/plugins.py's one list).
     """
     paths.ensure()
     env = dict(env)
@@ -71,22 +70,17 @@ def build_app(
     providers = ProviderService(settings_store, secret_store, provider_factory or default_factory)
     if provider_override is not None:
         providers.add_override(provider_override)
-    db = Database(paths.db_path)
+    db = open_database(paths.db_path, plugins)
     bus = EventBus()
-    # Capabilities (app/api/extensions.py), one line each; order = hook order.
-    caps: list[Capability] = []
-    bound: list[CashCodeApp] = []  # the importer calls other routes through the app built below
-    caps.append(DeferredCapability("import", lambda: _importer(bound[0])))
-    caps.append(mcp := _mcp(paths, env, db, secret_store, settings_store, bus))
-    caps.append(_memory(db, paths, settings_store, providers, env))
-    caps.append(
-        build_skills_capability(paths, env, db, settings_store, workspace, providers=providers.get, mcp=mcp)
+    settings = SettingsService(
+        settings_store,
+        data_dir=paths.data_dir,
+        env=env,
+        workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
+        max_iterations_override=max_iterations,
+        stream=stream,
+        approval_mode_override=approval_mode,
     )
-    caps.append(DeferredCapability("history", lambda: _history(db, paths, bus, env)))
-    caps.append(DeferredCapability("attachments", lambda: _attachments(paths)))
-    caps.append(web_search := _web_search(settings_store, secret_store))
-    caps.append(obs := observability(db, bus, env, settings_store, providers, secret_store, provider_override))  # noqa: E501
-    caps.extend(capabilities)
     ctx = AppContext(
         paths=paths,
         env=env,
@@ -94,26 +88,18 @@ def build_app(
         chats=ChatRepository(db),
         usage=UsageRepository(db),
         ledger=SqliteApprovalLedger(db),
-        settings=SettingsService(
-            settings_store,
-            data_dir=paths.data_dir,
-            env=env,
-            workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
-            max_iterations_override=max_iterations,
-            stream=stream,
-            approval_mode_override=approval_mode,
-        ),
+        settings=settings,
         secrets=secret_store,
         providers=providers,
-        tools=ToolCatalog(_registry(tools, web_search)),
+        tools=ToolCatalog(_registry(tools, settings_store, secret_store)),
         bus=bus,
         notices=tuple(notices),
-        capabilities=tuple(caps),
+        plugins=tuple(plugins),
+        extra_capabilities=tuple(capabilities),
+        provider_override=provider_override,
+        workspace_override=settings.workspace_override,
     )
-    app = CashCodeApp(ctx)
-    bound.append(app)
-    obs.attach_app(app)  # evals started from the UI run turns through the app's API
-    return app
+    return CashCodeApp(ctx)
 
 
 def recover_settings(store: SettingsStore) -> list[str]:
@@ -150,65 +136,9 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
 
 
-def _importer(app: CashCodeApp) -> Capability:
-    from app.importer.api_routes import ImportCapability
 
-    importer = ImportCapability()
-    importer.bind(app)
-    return importer
-
-
-def _mcp(
-    paths: AppPaths,
-    env: Mapping[str, str],
-    db: Database,
-    secrets: SecretStore,
-    settings: SettingsStore,
-    bus: EventBus,
-) -> McpCapability:
-    from app.mcp.capability import McpCapability  # the MCP SDK itself loads only on connect
-
-    return McpCapability.build(paths, env, db, secrets, settings, bus.publish)
-
-
-def _memory(
-    db: Database, paths: AppPaths, settings: SettingsStore, providers: ProviderService, env: Mapping[str, str]
-) -> Capability:
-    from app.memory.capability import MemoryCapability
-
-    return MemoryCapability(db, paths.data_dir, settings, providers.get, env)
-
-
-def _history(db: Database, paths: AppPaths, bus: EventBus, env: Mapping[str, str]) -> Capability:
-    from app.attachments.store import AttachmentStore
-    from app.history.capability import HistoryCapability
-
-    def downloads() -> Path:
-        # CASHCODE_EXPORT_DIR: where the desktop window saves exports (tests point it at a temp dir).
-        if env.get("CASHCODE_EXPORT_DIR"):
-            return Path(env["CASHCODE_EXPORT_DIR"])
-        import platformdirs
-
-        return Path(platformdirs.user_downloads_dir())
-
-    files = AttachmentStore(paths.data_dir / "attachments")
-    return HistoryCapability(ChatRepository(db), files, bus.publish, downloads)
-
-
-def _attachments(paths: AppPaths) -> Capability:
-    from app.attachments.capability import AttachmentsCapability
-    from app.attachments.store import AttachmentStore
-
-    return AttachmentsCapability(AttachmentStore(paths.data_dir / "attachments"))
-
-
-def _web_search(settings: SettingsStore, secrets: SecretStore) -> WebSearchSettings:
-    from app.websearch.capability import WebSearchSettings
-
-    return WebSearchSettings(settings, secrets)
-
-
-def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRegistry:
+def _registry(tools: list[Tool] | None, settings: SettingsStore, secrets: SecretStore) -> ToolRegistry:
+    """The built-in tools and `web_search` (static specs; their code loads on first call)."""
     from app.tools.registry import ToolEntry, ToolRegistry, builtin_entries
     from app.websearch.tool_spec import WEB_SEARCH
 
@@ -216,8 +146,9 @@ def _registry(tools: list[Tool] | None, web_search: WebSearchSettings) -> ToolRe
         return ToolRegistry(tools)
 
     def search_tool() -> Tool:
+        from app.websearch.capability import WebSearchSettings
         from app.websearch.tool import WebSearchTool
 
-        return WebSearchTool(web_search.config)
+        return WebSearchTool(WebSearchSettings(settings, secrets).config)
 
     return ToolRegistry([*builtin_entries(), ToolEntry(WEB_SEARCH, False, search_tool, group="websearch")])

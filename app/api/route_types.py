@@ -3,8 +3,9 @@
 Handlers are bound in `app/api/routes.py`; TypeScript types are generated from this table, so
 adding a route here is what makes it visible to the frontend.
 
-A capability (app/api/extensions.py) declares its routes in its own table, merged below with
-one line each; its `Capability.routes()` supplies the handlers.
+A capability declares the module of its own table in its plugin (`CapabilityPlugin.routes`,
+app/contracts/capability.py); the tables are merged below on first use, and its
+`Capability.routes()` supplies the handlers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from pydantic import BaseModel
 
 from app.api import models as m
+from app.api.plugins import PLUGINS
 
 RouteTypes = tuple[type[BaseModel], type[BaseModel]]
 RouteTable = Mapping[str, RouteTypes]
@@ -45,19 +47,11 @@ CORE_ROUTES: RouteTable = {
     "desktop.pick_folder": (m.Empty, m.FolderPick),
 }
 
-# Capability tables, one line each: the module whose `ROUTE_TYPES` is merged (later wins).
-CAPABILITY_TABLES: tuple[str, ...] = (
-    "app.importer.api_routes",
-    "app.mcp.api_routes",
-    "app.memory.api_routes",
-    "app.skills.api_routes",
-    "app.history.api_routes",
-    "app.attachments.api_routes",
-    "app.websearch.api_routes",
-    "app.observability.api_routes",
-    "app.desktop.api_routes",
-    "app.api.branch_routes",
-)
+# Tables that are not a capability's: the branch routes of the core, and the desktop adapter's
+# own routes (declared here so every surface and the TypeScript types know them; served only
+# by the window, others answer `unsupported`). Capabilities declare theirs in their plugin.
+OWN_TABLES: tuple[str, ...] = ("app.api.branch_routes", "app.desktop.api_routes")
+CAPABILITY_TABLES: tuple[str, ...] = (*(p.routes for p in PLUGINS if p.routes is not None), *OWN_TABLES)
 
 
 class LazyRouteTable(MutableMapping[str, RouteTypes]):

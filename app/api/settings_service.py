@@ -27,9 +27,11 @@ class SettingsService:
         approval_mode_override: ApprovalMode | None = None,
     ) -> None:
         self._store = store
+        self.store = store  # capabilities get the file itself (app/host/host.py)
         self._data_dir = data_dir
         self._env = env
         self._workspace_override = workspace_override
+        self.workspace_override = workspace_override
         self._max_iterations_override = max_iterations_override
         self.stream = stream  # process-wide (the CLI's --no-stream); the UI always streams
         self._approval_mode_override = approval_mode_override  # the CLI's --approval-mode

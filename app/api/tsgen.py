@@ -17,13 +17,13 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
+from app.api.plugins import registered_events
 from app.api.route_types import ROUTE_TYPES
-from app.contracts.events import AppEvent
 from app.contracts.replies import ApiError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,12 +181,20 @@ def _collect(
     return defs, routes, events
 
 
+def event_union(events: Sequence[type[BaseModel]]) -> Any:
+    """The discriminated union of these event models (by their `type` literal)."""
+    return Annotated[Union[tuple(events)], Field(discriminator="type")]  # noqa: UP007
+
+
 def render(
     route_types: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = ROUTE_TYPES,
-    event_type: Any = AppEvent,
+    event_type: Any = None,
     extra_models: Sequence[type[BaseModel]] = EXTRA_MODELS,
 ) -> str:
-    """The complete text of generated.ts for these routes, this event union and extra models."""
+    """The complete text of generated.ts for these routes, this event union (default: every
+    registered event, app/api/plugins.py) and extra models."""
+    if event_type is None:
+        event_type = event_union(registered_events())
     defs, routes, events = _collect(route_types, event_type, extra_models)
     parts = [HEADER]
     for name in sorted(defs):

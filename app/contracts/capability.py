@@ -1,19 +1,22 @@
-"""How a capability (MCP, memory, Skills, traces, …) plugs into turns and the route table.
+"""How a capability (MCP, memory, Skills, traces, …) plugs into the app.
 
-A capability is a small service class built in `bootstrap.py` and handed to the app as a
-`Capability`. The core loop never learns about it: it sees more `Tool`s (through the per-turn
-`TurnToolBox`), more system-prompt text, and a hook after each turn. Routes are the
-capability's own handlers; their request/response types are declared statically in a
-`ROUTE_TYPES` table that `app/api/route_types.py` merges (TypeScript generation reads it).
+A capability is one package with a `plugin.py` whose `PLUGIN` (a `CapabilityPlugin`) declares
+everything it brings: how to build its `Capability` from the host's services, the module with
+its route table (`ROUTE_TYPES`: name -> (request, response) models), the module with its event
+types (`EVENTS`), its database migrations, its settings section and which capabilities' hooks
+run before its own. The composition root holds one list of plugins (app/api/plugins.py).
 
-Every hook has a no-op default, so a capability implements only what it needs.
+The built `Capability` is what turns see: more `Tool`s (through the per-turn `TurnToolBox`),
+more system-prompt text, a history store wrapper and a hook after each turn; its routes are its
+own handlers. The core loop never learns about it. Every hook has a no-op default.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -22,6 +25,47 @@ from app.contracts.tools import Tool
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 
 Handler = Callable[[Any], Awaitable[BaseModel]]
+
+# One schema step of a capability: an SQL script or a function given the connection (inside
+# the migration transaction). Steps are applied in order and recorded per capability
+# (app/store/db.py); never edit a released step, append a new one.
+Migration = str | Callable[[sqlite3.Connection], None]
+
+HostT = TypeVar("HostT")
+
+
+@dataclass(frozen=True)
+class SettingsSection:
+    """A capability's own settings: `sections.<key>` of the one settings file, validated by the
+    pydantic model `model()` returns (imported on first use, not at start-up)."""
+
+    key: str
+    model: Callable[[], type[BaseModel]]
+
+
+@dataclass(frozen=True)
+class CapabilityPlugin(Generic[HostT]):
+    """Everything a capability declares; the app reads nothing else of it.
+
+    - `build(host)`: the capability from the host's services (imports its code lazily);
+    - `routes`: module name of its `ROUTE_TYPES` table (imported on the first lookup of a route
+      that is not a core one, so `cashcode ask` never pays for it);
+    - `events`: module name of its `EVENTS` tuple (TypeScript generation and docs);
+    - `migrations`: its schema steps, in order;
+    - `settings`: its settings section;
+    - `after`: capabilities whose hooks (tools, prompt sections, store wrapper, after-turn,
+      start) come before this one's; the order is these dependencies, then the name;
+    - `deferred`: routes only (no tools, prompt or hooks): built on its first route call.
+    """
+
+    name: str
+    build: Callable[[HostT], Capability]
+    routes: str | None = None
+    events: str | None = None
+    migrations: tuple[Migration, ...] = ()
+    settings: SettingsSection | None = None
+    after: tuple[str, ...] = ()
+    deferred: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from app.desktop.hotkey.base import HotkeyAdapter, HotkeyStatus, create_adapter
+from app.desktop.hotkey.base import HotkeyAdapter, HotkeyStatus
 from app.desktop.hotkey.binding import FALLBACK_COMMAND, Binding, BindingError, parse_binding
+from app.desktop.hotkey.choose import create_adapter
 from app.desktop.shell import DesktopShell
 from app.desktop.tray.base import RECENT_LIMIT, RecentChat, TrayActions, TrayHost, TrayLabels, labels_for
 from app.desktop.tray.factory import create_tray

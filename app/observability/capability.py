@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure
 from app.contracts.events import AppEvent, TurnCancelled, TurnDone, TurnFailed, TurnStarted
-from app.core.bus import EventBus
 from app.observability.fold import TurnFold
 from app.observability.prices import PriceTable, estimate_cost
 from app.observability.store import TraceRepository, totals_of, valid_trace_id
@@ -26,12 +26,24 @@ TRACE_WRITE_WARNING = "the trace of a turn could not be saved; the answer is not
 TOP_TURNS = 10
 
 
+@dataclass(frozen=True)
+class Bus:
+    """The event bus as this capability uses it (the app's, or a test's `EventBus`)."""
+
+    publish: Callable[[AppEvent], None]
+    subscribe: Callable[[Callable[[AppEvent], None]], Callable[[], None]]
+
+
+class _Subscribable(Protocol):
+    def subscribe(self, callback: Callable[[AppEvent], None]) -> Callable[[], None]: ...
+
+
 class TraceCapability(Capability):
     name = "observability"
 
     def __init__(
         self,
-        bus: EventBus,
+        bus: _Subscribable,
         traces: TraceRepository,
         prices: Callable[[], PriceTable],
         api_mode: Callable[[str], str | None],

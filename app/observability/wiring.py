@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from app.api.providers import ProviderService
 from app.contracts.capability import Handler
-from app.contracts.provider import ProviderConfig
 from app.contracts.replies import Empty
-from app.core.bus import EventBus
-from app.observability.capability import TraceCapability
+from app.observability.capability import Bus, TraceCapability
 from app.observability.logs import register_secrets
 from app.observability.prices import Price, PriceEntry, PriceTable, env_price
 from app.observability.store import TraceRepository
@@ -21,6 +18,7 @@ from app.settings.user_settings import SettingsStore
 from app.store.db import Database
 
 if TYPE_CHECKING:  # the route models load with the first route call (`ask` start-up)
+    from app.host.host import Host
     from app.observability import eval_api_models as em
     from app.observability.eval_api_models import EvalModel
     from app.observability.eval_runs import EvalRunner
@@ -36,11 +34,12 @@ class ObservabilityCapability(TraceCapability):
         self,
         *,
         db: Database,
-        bus: EventBus,
+        bus: Bus,
         env: Mapping[str, str],
         settings: SettingsStore,
-        providers: ProviderService,
+        provider_kind: Callable[[str], str | None],
         secrets: SecretStore,
+        app: EvalApp | None = None,
     ) -> None:
         self._settings = settings
         self._secrets = secrets
@@ -51,10 +50,10 @@ class ObservabilityCapability(TraceCapability):
             # without the env prices (costs stay unknown) and say why once.
             _log.warning("cost prices from the environment are ignored: %s", exc)
             self._env_price = None
-        super().__init__(bus, TraceRepository(db), self._price_table, providers.kind_of)
+        super().__init__(bus, TraceRepository(db), self._price_table, provider_kind)
         self._db = db
         self._bus = bus
-        self._app: EvalApp | None = None
+        self._app = app
         self._evals: EvalRunner | None = None
 
     @property
@@ -74,11 +73,6 @@ class ObservabilityCapability(TraceCapability):
         last = self._settings.load().last_model
         return EvalModel(provider_id=last.provider_id, model=last.model) if last is not None else None
 
-    def attach_app(self, app: EvalApp) -> None:
-        """Evals started from the UI run turns through the app's own API."""
-        self._app = app
-        if self._evals is not None:
-            self._evals.attach(app)
 
     def routes(self) -> Mapping[str, Handler]:
         return {
@@ -121,18 +115,17 @@ class ObservabilityCapability(TraceCapability):
             _log.info("stored provider keys could not be read for log redaction")
 
 
-def observability(
-    db: Database,
-    bus: EventBus,
-    env: Mapping[str, str],
-    settings: SettingsStore,
-    providers: ProviderService,
-    secrets: SecretStore,
-    cli_provider: ProviderConfig | None,
-) -> ObservabilityCapability:
-    """The capability; the CLI's API key (known now, without the keychain) is masked in logs."""
-    if cli_provider is not None:
-        register_secrets([cli_provider.api_key])
+def observability(host: Host) -> ObservabilityCapability:
+    """The capability; the CLI's API key (known now, without the keychain) is masked in logs.
+    Evals started from the UI run turns through the app's own routes (`host.app`)."""
+    if host.provider_override is not None:
+        register_secrets([host.provider_override.api_key])
     return ObservabilityCapability(
-        db=db, bus=bus, env=env, settings=settings, providers=providers, secrets=secrets
+        db=host.db,
+        bus=Bus(host.publish, host.subscribe),
+        env=host.env,
+        settings=host.settings,
+        provider_kind=host.provider_kind,
+        secrets=host.secrets,
+        app=host.app,
     )

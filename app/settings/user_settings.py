@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -127,6 +127,9 @@ class UserSettings(_Frozen):
     model_prices: list[ModelPrice] = Field(default_factory=list)
     close_to_tray: bool = True  # desktop: closing the main window hides it when a tray exists
     quick_ask_hotkey: str = Field(default="", max_length=64)  # "" = the platform's default
+    # Each capability's own settings (CapabilityPlugin.settings), validated by its model through
+    # app/host/host.py SectionStore; kept as JSON here so this module knows no capability.
+    sections: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @field_validator("providers")
     @classmethod

@@ -3,7 +3,6 @@ prompt, the per-chat activations and the `skills.*` routes."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -11,18 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from app.contracts.capability import Capability, Handler, ListedTool
 from app.contracts.messages import Message, ToolSpec
-from app.contracts.provider import Provider
 from app.contracts.tools import Tool
 from app.contracts.turn import ToolBox, TurnSpec
-from app.settings.paths import AppPaths
-from app.settings.user_settings import SettingsStore
 from app.skills import tool_specs
 from app.skills.activations import ActivationRepository
 from app.skills.runtime import McpPreparer, RuntimeConfig, SkillRuntime
 from app.skills.search_index import listing_description
-from app.store.db import Database
 
 if TYPE_CHECKING:
+    from app.host.host import Host
     from app.skills.catalog import CatalogSnapshot
     from app.skills.evolver import SkillEvolver
 
@@ -199,34 +195,22 @@ class SkillsCapability(Capability):
             await self._evolver.aclose()
 
 
-def build_skills_capability(
-    paths: AppPaths,
-    env: Mapping[str, str],
-    db: Database,
-    settings: SettingsStore,
-    workspace: Path | None,
-    *,
-    mcp: McpPreparer | None = None,
-    providers: Callable[[str], Provider] | None = None,
-) -> SkillsCapability:
-    """The one line in bootstrap.py. `mcp` stays None until an MCP capability offers
-    `prepare_servers` (see docs/skills.md)."""
-    from app.api.settings_service import SettingsService
-
-    service = SettingsService(
-        settings,
-        data_dir=paths.data_dir,
-        env=env,
-        workspace_override=Path(os.path.realpath(workspace)) if workspace is not None else None,
-    )
+def build_skills_capability(host: Host) -> SkillsCapability:
+    """From the host's services (app/skills/plugin.py). Skills that require MCP servers are
+    connected through the MCP capability when one is built (declared `after` it)."""
+    env = host.env
     config = RuntimeConfig(
-        data_dir=paths.data_dir,
+        data_dir=host.paths.data_dir,
         home=Path(env.get("HOME") or Path.home()),
-        workspace=lambda: service.workspace(),
+        workspace=host.workspace,
         env=env,
     )
-    holder: list[SkillsCapability] = []
-    runtime = SkillRuntime(config, ActivationRepository(db), known_tools=_known_tools(env, holder), mcp=mcp)
+    mcp = _mcp_preparer(host)
+    own_names: list[Callable[[], frozenset[str]]] = []
+    runtime = SkillRuntime(
+        config, ActivationRepository(host.db), known_tools=_known_tools(env, own_names), mcp=mcp
+    )
+    settings = host.settings
 
     def enabled() -> bool:
         return settings.load().skill_evolution
@@ -235,14 +219,25 @@ def build_skills_capability(
         from app.skills.evolution import EvolutionRepository
         from app.skills.evolver import SkillEvolver
 
-        return SkillEvolver(EvolutionRepository(db), runtime, enabled=enabled, provider_for=providers)
+        repo = EvolutionRepository(host.db)
+        return SkillEvolver(repo, runtime, enabled=enabled, provider_for=host.provider)
 
     cap = SkillsCapability(runtime, make_evolver, enabled)
-    holder.append(cap)
+    own_names.append(cap.tool_names)
     return cap
 
 
-def _known_tools(env: Mapping[str, str], holder: list[SkillsCapability]) -> Callable[[], frozenset[str]]:
+def _mcp_preparer(host: Host) -> McpPreparer | None:
+    try:
+        mcp = host.capability("mcp")
+    except KeyError:
+        return None
+    return mcp if isinstance(mcp, McpPreparer) else None
+
+
+def _known_tools(
+    env: Mapping[str, str], own: list[Callable[[], frozenset[str]]]
+) -> Callable[[], frozenset[str]]:
     """Built-in tool names plus the Skill tools (tools of other capabilities are not known)."""
     cache: list[frozenset[str]] = []
 
@@ -250,8 +245,8 @@ def _known_tools(env: Mapping[str, str], holder: list[SkillsCapability]) -> Call
         if not cache:
             from app.tools.registry import builtin_entries
 
-            own = holder[0].tool_names() if holder else frozenset()
-            cache.append(frozenset(t.name for t in builtin_entries(env=env)) | own)
+            mine = own[0]() if own else frozenset()
+            cache.append(frozenset(t.name for t in builtin_entries(env=env)) | mine)
         return cache[0]
 
     return names

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from app.skills.activations import Activation, ActivationRepository
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the catalog parses YAML: loaded on first use, not at start-
     from app.skills.wiring import SkillServices
 
 
+@runtime_checkable
 class McpPreparer(Protocol):
     """What the Skills runtime asks of an MCP capability (when one is wired): connect the
     servers a loaded Skill requires. Returns one human-readable status line per server."""

@@ -49,7 +49,7 @@ WHERE role IN ('user', 'assistant') GROUP BY chat_id
 
 
 def migrate_chat_activity(conn: sqlite3.Connection) -> None:
-    from app.store.migrations import run_script
+    from app.store.sql_script import run_script
 
     run_script(conn, ACTIVITY_V1)
     conn.execute(BACKFILL)

@@ -11,12 +11,27 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from app.contracts.capability import Migration
 from app.store.errors import SchemaTooNew, StoreError, classify_sqlite_error
-from app.store.migrations import MIGRATIONS, Migration, run_script
+from app.store.migrations import LEGACY_STEPS, MIGRATIONS, run_script
 
 Params = Sequence[object]
+
+# PRAGMA user_version of a database whose versions are kept per part in `schema_parts`
+# (1..8 were the old single list, converted on open; larger values are a newer layout).
+PARTS_LAYOUT = 100
+STORE_PART = "store"
+
+
+@dataclass(frozen=True)
+class SchemaPart:
+    """A capability's schema steps, recorded under its name."""
+
+    name: str
+    steps: tuple[Migration, ...]
 
 
 class Database:
@@ -26,11 +41,12 @@ class Database:
         *,
         busy_timeout_ms: int = 10_000,
         migrations: Sequence[Migration] = MIGRATIONS,
+        parts: Sequence[SchemaPart] = (),
     ) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
         self._depth = 0  # nesting of transaction() on the owning thread
-        self._migrations = tuple(migrations)
+        self._parts = (SchemaPart(STORE_PART, tuple(migrations)), *parts)
         try:
             # isolation_level=None: we issue BEGIN/COMMIT ourselves (no implicit transactions).
             self._conn = sqlite3.connect(
@@ -72,11 +88,10 @@ class Database:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
     def _refuse_newer(self, version: int) -> None:
-        if version > len(self._migrations):
+        if version > PARTS_LAYOUT or (version > len(LEGACY_STEPS) and version != PARTS_LAYOUT):
             raise SchemaTooNew(
                 f"the database at {self.path} has schema version {version}, newer than this "
-                f"CashCode supports ({len(self._migrations)}); it was left unchanged — "
-                "please update CashCode"
+                "CashCode supports; it was left unchanged — please update CashCode"
             )
 
     def _migrate(self) -> None:
@@ -84,20 +99,41 @@ class Database:
             # Re-read inside the write lock: another process may have migrated meanwhile.
             version = self._user_version()
             self._refuse_newer(version)
-            for target in range(version + 1, len(self._migrations) + 1):
-                step = self._migrations[target - 1]
-                if isinstance(step, str):
-                    run_script(conn, step)
-                else:
-                    step(conn)
-                conn.execute(f"PRAGMA user_version = {target}")
+            if version != PARTS_LAYOUT:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_parts"
+                    " (name TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+                )
+                for name, old in _legacy_versions(version).items():
+                    _record(conn, name, old)
+                conn.execute(f"PRAGMA user_version = {PARTS_LAYOUT}")
+            versions = {str(r[0]): int(r[1]) for r in conn.execute("SELECT name, version FROM schema_parts")}
+            for part in self._parts:
+                have = versions.get(part.name, 0)
+                if have > len(part.steps):
+                    raise SchemaTooNew(
+                        f"the database at {self.path} has version {have} of the {part.name!r} tables, "
+                        f"newer than this CashCode supports ({len(part.steps)}); it was left "
+                        "unchanged — please update CashCode"
+                    )
+                for done, step in enumerate(part.steps[have:], start=have + 1):
+                    if isinstance(step, str):
+                        run_script(conn, step)
+                    else:
+                        step(conn)
+                    _record(conn, part.name, done)
 
     # ---- use --------------------------------------------------------------------------------
 
     @property
     def schema_version(self) -> int:
+        """The version of the store's own tables."""
+        return self.part_version(STORE_PART)
+
+    def part_version(self, name: str) -> int:
         with self._lock:
-            return self._user_version()
+            row = self._conn.execute("SELECT version FROM schema_parts WHERE name = ?", (name,)).fetchone()
+            return int(row[0]) if row is not None else 0
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -154,3 +190,19 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _legacy_versions(version: int) -> dict[str, int]:
+    """What each part's version was in a database of the old single-list layout."""
+    versions: dict[str, int] = {}
+    for name, step in LEGACY_STEPS[:version]:
+        versions[name] = max(versions.get(name, 0), step)
+    return versions
+
+
+def _record(conn: sqlite3.Connection, name: str, version: int) -> None:
+    conn.execute(
+        "INSERT INTO schema_parts (name, version) VALUES (?, ?)"
+        " ON CONFLICT(name) DO UPDATE SET version = excluded.version",
+        (name, version),
+    )

@@ -1,16 +1,19 @@
-"""Forward-only schema migrations, applied in order under `PRAGMA user_version`.
+"""The store's own forward-only schema steps (chats, messages, grants, usage, branches, chat
+activity). Each capability declares its own steps in its plugin (CapabilityPlugin.migrations);
+app/store/db.py applies both and records a version per part in `schema_parts`.
 
-Migration N (1-based) brings the schema from version N-1 to N: either an SQL script or a
-function given the connection (inside the migration transaction). Never edit a released
-entry; append a new one.
+Step N (1-based) brings the part from version N-1 to N: an SQL script or a function given the
+connection (inside the migration transaction). Never edit a released step; append a new one.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-Migration = str | Callable[[sqlite3.Connection], None]
+from app.contracts.capability import Migration
+from app.store.sql_script import run_script as run_script
+from app.store.sql_script import split_statements as split_statements
 
 SCHEMA_V1 = """
 CREATE TABLE chats (
@@ -86,24 +89,6 @@ END;
 FTS_TABLE = "messages_fts"
 
 
-def run_script(conn: sqlite3.Connection, script: str) -> None:
-    """Run each statement (`executescript` would COMMIT the migration transaction first)."""
-    for statement in split_statements(script):
-        conn.execute(statement)
-
-
-def split_statements(script: str) -> list[str]:
-    statements: list[str] = []
-    buf = ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                statements.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        raise ValueError(f"incomplete SQL statement in migration: {buf.strip()[:80]!r}")
-    return statements
 
 
 def _v1(conn: sqlite3.Connection) -> None:
@@ -115,36 +100,6 @@ def _v1(conn: sqlite3.Connection) -> None:
     except sqlite3.OperationalError:  # no fts5 module or no trigram tokenizer
         conn.execute("ROLLBACK TO fts")
         conn.execute("RELEASE fts")
-
-
-def _import_records(conn: sqlite3.Connection) -> None:
-    from app.importer.schema import migrate_import_records  # what `cashcode import` recorded
-
-    migrate_import_records(conn)
-
-
-def _mcp_activations(conn: sqlite3.Connection) -> None:
-    from app.mcp.activations import migrate
-
-    migrate(conn)
-
-
-def _memory(conn: sqlite3.Connection) -> None:
-    from app.memory.schema import migrate_memory  # the memory capability's own tables
-
-    migrate_memory(conn)
-
-
-def _skill_activations(conn: sqlite3.Connection) -> None:
-    from app.skills.activations import migrate  # the SQL lives with the Skills runtime
-
-    migrate(conn)
-
-
-def _traces(conn: sqlite3.Connection) -> None:
-    from app.observability.schema import TRACES_V1
-
-    run_script(conn, TRACES_V1)
 
 
 def _branches(conn: sqlite3.Connection) -> None:
@@ -159,16 +114,24 @@ def _chat_activity(conn: sqlite3.Connection) -> None:
     migrate_chat_activity(conn)
 
 
-# One entry per line, appended in order (never reorder released entries).
+# The store's own steps, one per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
-    _import_records,
-    _mcp_activations,
-    _memory,
-    _skill_activations,
-    _traces,
     _branches,
     _chat_activity,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
+
+# Before schema parts, one global list numbered every step (PRAGMA user_version 1..8); a
+# database of that layout is converted by naming, per old version, the part and step it was.
+LEGACY_STEPS: tuple[tuple[str, int], ...] = (
+    ("store", 1),
+    ("import", 1),
+    ("mcp", 1),
+    ("memory", 1),
+    ("skills", 1),
+    ("observability", 1),
+    ("store", 2),
+    ("store", 3),
+)

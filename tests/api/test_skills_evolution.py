@@ -140,6 +140,6 @@ async def test_closing_the_app_while_drafting_lets_the_workflow_be_proposed_agai
     fake_llm.script(*_workflow(), {"text": DRAFT, "chunk_size": 1, "delay_s": 0.05})  # a slow draft
     await _turn(app, events, chat["id"], pid, "digest")
     assert [p["status"] for p in await _proposals_until(app, bool)] == ["drafting"]
-    capability = next(c for c in app.ctx.capabilities if c.name == "skills")
+    capability = next(c for c in app.capabilities if c.name == "skills")
     await capability.aclose()  # what app.aclose() does at exit
     assert (await ok(app, "skills.proposals.list"))["proposals"] == []

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.api.plugins import open_database
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.cli.conftest import cashcode
 
 
 def _chats(home: Path) -> ChatRepository:
-    return ChatRepository(Database(home / "data" / "cashcode.sqlite3"))
+    return ChatRepository(open_database(home / "data" / "cashcode.sqlite3"))
 
 
 def test_chat_stores_each_turn_and_resume_continues_with_the_history(

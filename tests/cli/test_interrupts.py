@@ -14,8 +14,8 @@ from typing import IO, Any
 
 import pytest
 
+from app.api.plugins import open_database
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.cli.conftest import VALID_KEY, base_env
 
 SLOW = {"text": "SLOW " + "tick " * 400, "chunk_size": 5, "delay_s": 0.1}
@@ -93,7 +93,7 @@ def test_kill_9_mid_turn_keeps_exactly_the_completed_turns(tmp_path: Path, fake_
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL
-    chats = ChatRepository(Database(tmp_path / "data" / "cashcode.sqlite3"))
+    chats = ChatRepository(open_database(tmp_path / "data" / "cashcode.sqlite3"))
     [chat] = chats.list()
     history = chats.history(chat.id)
     assert [(m.role, m.content) for m in history] == [
@@ -126,5 +126,5 @@ def test_ctrl_c_during_a_turn_cancels_it_and_exits_130(tmp_path: Path, fake_llm:
     assert proc.wait(timeout=10) == 130
     assert "Traceback" not in proc.stderr.read()
     assert fake_llm.wait_for_client_disconnect(5.0)
-    chats = ChatRepository(Database(tmp_path / "data" / "cashcode.sqlite3"))
+    chats = ChatRepository(open_database(tmp_path / "data" / "cashcode.sqlite3"))
     assert chats.list() == []

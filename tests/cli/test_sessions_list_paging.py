@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.api.plugins import open_database
 from app.settings.paths import AppPaths
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.cli.conftest import base_env, cashcode
 
 
 def _seed(home: Path, count: int) -> list[str]:
     paths = AppPaths.from_env(base_env(home)).ensure()
-    with Database(paths.db_path) as db:
+    with open_database(paths.db_path) as db:
         chats = ChatRepository(db)
         return [chats.create(f"chat number {i}").id for i in range(count)]
 

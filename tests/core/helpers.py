@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.api.plugins import open_database
 from app.contracts.events import AppEvent, ApprovalRequired
 from app.contracts.messages import Message, ToolCall, ToolSpec
 from app.contracts.provider import (
@@ -27,7 +28,6 @@ from app.contracts.tools import ApprovalInfo, Grant, GrantKey, PreparedCall, Too
 from app.core.approvals import Allow, ApprovalGate, Ask, PolicyDecision
 from app.core.context import LoopDeps, TurnDeps
 from app.store.chats import ChatRepository
-from app.store.db import Database
 
 Step = Sequence[StreamEvent] | ProviderError | asyncio.Event
 
@@ -207,9 +207,8 @@ class Rig:
 
 
 def make_rig(tmp_path: Path, provider: ScriptedProvider, *tools: Tool, **kw: Any) -> Rig:
-    return Rig(
-        provider=provider, tools=Tools(*tools), chats=ChatRepository(Database(tmp_path / "db.sqlite3")), **kw
-    )
+    chats = ChatRepository(open_database(tmp_path / "db.sqlite3"))
+    return Rig(provider=provider, tools=Tools(*tools), chats=chats, **kw)
 
 
 def tool_messages(request: ModelRequest) -> list[Message]:

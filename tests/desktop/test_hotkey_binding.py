@@ -48,7 +48,8 @@ def test_portal_triggers_use_the_xdg_shortcut_names() -> None:
 
 
 def test_the_adapter_follows_the_session() -> None:
-    from app.desktop.hotkey.base import NoHotkey, create_adapter
+    from app.desktop.hotkey.base import NoHotkey
+    from app.desktop.hotkey.choose import create_adapter
     from app.desktop.hotkey.x11 import X11Hotkey
 
     wayland = {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}  # and no session bus

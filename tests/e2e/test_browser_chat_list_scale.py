@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.api.plugins import open_database
 from app.contracts.messages import Message
 from app.settings.paths import AppPaths
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.e2e.browser_helpers import (
     ROOT,
     EventFrames,
@@ -32,7 +32,7 @@ MAX_ROWS_IN_DOM = 100  # the list shows ~20 rows at this window size, plus a few
 
 def _seed(env: dict[str, str]) -> None:
     paths = AppPaths.from_env(env)
-    with Database(paths.db_path) as db:
+    with open_database(paths.db_path) as db:
         chats = ChatRepository(db)
         with db.transaction():  # append_turn joins it: one commit for the whole profile
             for i in range(CHATS):

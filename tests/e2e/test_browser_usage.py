@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.api.plugins import open_database
 from tests.e2e.browser_helpers import ARTIFACTS, EventFrames, PageProblems
 from tests.server.process import ServeProcess
 
@@ -18,12 +19,11 @@ pytestmark = pytest.mark.browser
 def seeded_usage(app_env: dict[str, str]) -> str:
     """Chats and 300 traced turns over the last 30 days, written before the server starts."""
     from app.store.chats import ChatRepository
-    from app.store.db import Database
     from app.testing.trace_seed import seed_traces
 
     data = Path(app_env["CASHCODE_DATA_DIR"])
     data.mkdir(parents=True, exist_ok=True)
-    with Database(data / "cashcode.sqlite3") as db:
+    with open_database(data / "cashcode.sqlite3") as db:
         chats = ChatRepository(db)
         ids = [chats.create(f"Seeded chat {i}").id for i in range(3)]
         seed_traces(db, 300, days=30, chat_ids=ids)

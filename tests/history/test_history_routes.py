@@ -6,10 +6,10 @@ import hashlib
 import json
 from typing import Any
 
+from app.api.plugins import open_database
 from app.attachments.store import AttachmentStore
 from app.contracts.messages import AttachmentRef, Message
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -91,7 +91,7 @@ async def test_export_and_import_round_trip_a_chat_with_tools_and_attachments(
     digest = files.put(PNG)
     assert (paths.data_dir / "attachments" / digest[:2] / digest).read_bytes() == PNG
     ref = AttachmentRef(sha256=digest, name="dot.png", mime="image/png", size=len(PNG), kind="image")
-    with Database(paths.db_path) as db:
+    with open_database(paths.db_path) as db:
         ChatRepository(db).append_turn(
             chat_id,
             "turn-att",

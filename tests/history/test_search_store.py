@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 import app.store.chats as chats_module
+from app.api.plugins import open_database
 from app.contracts.messages import Message
 from app.store.chats import ChatRepository
-from app.store.db import Database
 
 
 def _repo(tmp_path: Path) -> ChatRepository:
-    repo = ChatRepository(Database(tmp_path / "db.sqlite3"))
+    repo = ChatRepository(open_database(tmp_path / "db.sqlite3"))
     chat = repo.create("t")
     texts = ["今天天气很好 quarterly report", "天气 plain", "quarterly only", "newest 天气"]
     for i, text in enumerate(texts):

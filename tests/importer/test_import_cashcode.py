@@ -171,9 +171,12 @@ async def test_existing_memory_is_never_overwritten_and_absent_capabilities_are_
     app, _ = await make_app(capabilities=[fakes])
     # Only memory and Skills "exist" in this build: everything else is reported, not faked.
     narrowed = ImportCapability(
-        available=lambda route: route.startswith(("memory.get", "memory.save", "skills."))
+        app,
+        app.ctx.db,
+        app.ctx.chats,
+        app.ctx.ledger,
+        available=lambda route: route.startswith(("memory.get", "memory.save", "skills.")),
     )
-    narrowed.bind(app)
     report = await narrowed.routes()["import.run"](type("P", (), {"path": str(cashcode_folder)})())
     items = {(i.kind, i.name): i for i in report.items}
     assert items[("memory_file", "MEMORY.md")].status == "conflict"

@@ -64,7 +64,7 @@ def test_discovering_models_does_not_import_the_openai_sdk(server: FakeLLMServer
 
     script = (
         "import asyncio, sys\n"
-        "from app.llm.base import ProviderConfig, ProviderKind\n"
+        "from app.contracts.provider import ProviderConfig, ProviderKind\n"
         "from app.llm.factory import create_provider\n"
         "cfg = ProviderConfig(id='p', kind=ProviderKind.CHAT_COMPLETIONS,"
         f" base_url={server.openai_base_url!r}, api_key={API_KEY!r})\n"

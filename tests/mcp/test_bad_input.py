@@ -111,7 +111,7 @@ async def test_a_thousand_tools_and_an_invalid_schema(make_app: AppMaker) -> Non
     assert len(tools) == 1010
     bad = next(t for t in tools if t["name"] == "bad_schema")
     assert bad["input_schema"] == {"type": "object", "properties": {}} and "invalid" in bad["diagnostic"]
-    mcp = next(c for c in app.ctx.capabilities if c.name == "mcp")
+    mcp = next(c for c in app.capabilities if c.name == "mcp")
     box = mcp.toolset(TurnSpec("", "t", "", "p", "m"))
     assert box is not None
     search = box.get("tool_search")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from app.api.plugins import open_database
 from app.mcp.activations import ActivationStore
 from app.mcp.results import name_map
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.api.conftest import AppMaker, ok
 
 VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -34,7 +34,7 @@ def test_names_are_sanitised_short_and_unique() -> None:
 
 
 def test_activations_are_an_lru_of_fifty_per_chat_and_survive_reopening(tmp_path: Path) -> None:
-    db = Database(tmp_path / "db.sqlite3")
+    db = open_database(tmp_path / "db.sqlite3")
     chats = ChatRepository(db)
     one, two = chats.create("one").id, chats.create("two").id
     store = ActivationStore(db)
@@ -45,11 +45,11 @@ def test_activations_are_an_lru_of_fifty_per_chat_and_survive_reopening(tmp_path
     assert store.list(one)[0] == ("s", "t49")
     assert store.list(two) == []
     db.close()
-    reopened = ActivationStore(Database(tmp_path / "db.sqlite3"))
+    reopened = ActivationStore(open_database(tmp_path / "db.sqlite3"))
     assert reopened.list(one)[0] == ("s", "t49")
-    chats2 = ChatRepository(Database(tmp_path / "db.sqlite3"))
+    chats2 = ChatRepository(open_database(tmp_path / "db.sqlite3"))
     chats2.delete(one)
-    assert ActivationStore(Database(tmp_path / "db.sqlite3")).list(one) == []
+    assert ActivationStore(open_database(tmp_path / "db.sqlite3")).list(one) == []
 
 
 async def test_deleting_a_server_forgets_its_activations(make_app: AppMaker) -> None:

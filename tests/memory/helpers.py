@@ -17,5 +17,5 @@ async def approval(events: Recorder, turn_id: str) -> ApprovalRequired:
 
 
 def memory_cap(app: CashCodeApp) -> MemoryCapability:
-    cap = next(c for c in app.ctx.capabilities if isinstance(c, MemoryCapability))
+    cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
     return cap

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from app.api.plugins import open_database
 from app.contracts.messages import Message, ToolCall
 from app.contracts.provider import Provider
 from app.memory.consolidator import ConsolidationPlan, Consolidator, plan_consolidation
@@ -43,7 +44,7 @@ class RowCounter:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    database = Database(tmp_path / "cashcode.sqlite3")
+    database = open_database(tmp_path / "cashcode.sqlite3")
     yield database
     database.close()
 

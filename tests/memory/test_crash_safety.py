@@ -10,21 +10,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.api.plugins import open_database
 from app.contracts.messages import Message
 from app.memory.dream import DreamCursors
 from app.memory.memory_file import MemoryFile
 from app.memory.summaries import SummaryRepository
 from app.store.chats import ChatRepository
-from app.store.db import Database
 from tests.api.conftest import VALID_KEY
 
 REPO = Path(__file__).resolve().parents[2]
 
 CHILD = """
 import asyncio, sys
-from app.llm.base import ProviderConfig, ProviderKind
+from app.contracts.provider import ProviderConfig, ProviderKind
 from app.llm.factory import create_provider
-from app.store.db import Database
+from app.api.plugins import open_database
 from app.store.chats import ChatRepository
 from app.memory.consolidator import Consolidator
 from app.memory.summaries import SummaryRepository
@@ -33,7 +33,7 @@ from app.memory.memory_file import MemoryFile
 from app.memory.proposals import ProposalRepository
 
 db_path, data_dir, base_url, key, what = sys.argv[1:6]
-db = Database(db_path)
+db = open_database(db_path)
 provider = create_provider(ProviderConfig(id="p", kind=ProviderKind("chat_completions"), base_url=base_url,
                                           api_key=key))
 chats = ChatRepository(db)
@@ -53,7 +53,7 @@ asyncio.run(job)
 
 def _seed(tmp_path: Path) -> tuple[Path, str]:
     db_path = tmp_path / "db.sqlite3"
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         chats = ChatRepository(db)
         chat = chats.create("long chat").id
         for i in range(4):
@@ -88,7 +88,7 @@ async def test_kill_9_during_consolidation_leaves_the_chat_unconsolidated(
     proc = _spawn([str(db_path), str(tmp_path), fake_llm.openai_base_url, VALID_KEY, "consolidate", chat])
     await _kill_when_asked(proc, fake_llm)
     assert fake_llm.requests[0].key_valid and not fake_llm.requests[0].completed
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         assert SummaryRepository(db).latest(chat) is None
         assert len(ChatRepository(db).history(chat)) == 8
         assert db.query("PRAGMA integrity_check")[0][0] == "ok"
@@ -96,7 +96,7 @@ async def test_kill_9_during_consolidation_leaves_the_chat_unconsolidated(
 
 async def test_kill_9_during_dream_advances_no_cursor_and_keeps_memory(tmp_path: Path, fake_llm: Any) -> None:
     db_path, chat = _seed(tmp_path)
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         MemoryFile(db, tmp_path).write("- kept fact", "user")
     fake_llm.script({"text": "analysis"}, {"text": "- NEVER WRITTEN", "delay_s": 60, "chunk_size": 100})
     proc = _spawn([str(db_path), str(tmp_path), fake_llm.openai_base_url, VALID_KEY, "dream"])
@@ -105,7 +105,7 @@ async def test_kill_9_during_dream_advances_no_cursor_and_keeps_memory(tmp_path:
     os.kill(proc.pid, signal.SIGKILL)
     await asyncio.to_thread(proc.wait, 10)
     assert fake_llm.requests[0].completed and not fake_llm.requests[1].completed
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         assert DreamCursors(db, ChatRepository(db)).get(chat) == 0
         memory = MemoryFile(db, tmp_path)
         assert memory.read().text == "- kept fact\n" and len(memory.versions()) == 1

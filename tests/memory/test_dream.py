@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.api.plugins import open_database
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 from tests.memory.helpers import memory_cap
 
@@ -153,9 +154,8 @@ def test_a_large_backlog_is_read_in_bounded_slices(tmp_path: Any) -> None:
     from app.contracts.messages import Message
     from app.memory.dream import DreamCursors
     from app.store.chats import ChatRepository
-    from app.store.db import Database
 
-    db = Database(tmp_path / "db.sqlite3")
+    db = open_database(tmp_path / "db.sqlite3")
     chats = ChatRepository(db)
     chat = chats.create("big").id
     for i in range(10):

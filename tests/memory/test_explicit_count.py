@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.memory.explicit import MemoryRepository
-from app.store.db import Database
 
 
 def test_count_follows_every_kind_of_write(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite3"
-    db = Database(path)
+    db = open_database(path)
     repo, sibling = MemoryRepository(db), MemoryRepository(db)
     assert repo.count() == 0
     first = repo.add("first fact")
     assert repo.count() == 1
     sibling.add("second fact")  # same connection, other repository: not in repo's own bookkeeping
     assert repo.count() == 2
-    with Database(path) as other:  # another connection, like `cashcode memories add`
+    with open_database(path) as other:  # another connection, like `cashcode memories add`
         MemoryRepository(other).add("third fact")
     assert repo.count() == 3
     repo.delete(first.id)
@@ -36,7 +36,7 @@ def test_frequent_keywords_read_newest_first_with_the_same_results(
 ) -> None:
     import app.memory.explicit as explicit
 
-    repo = MemoryRepository(Database(tmp_path / "db.sqlite3"))
+    repo = MemoryRepository(open_database(tmp_path / "db.sqlite3"))
     for i in range(12):
         repo.add(f"Common Python fact number {i} 项目{i % 3}", ["py"] if i % 2 else ["other"])
     repo.add("an unrelated note", ["py"])

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.memory.explicit import MemoryRepository
-from app.store.db import Database
 from app.store.errors import Conflict, InvalidId, NotFound
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> MemoryRepository:
-    return MemoryRepository(Database(tmp_path / "db.sqlite3"))
+    return MemoryRepository(open_database(tmp_path / "db.sqlite3"))
 
 
 def ids(records: list) -> set[str]:  # type: ignore[type-arg]

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.memory.memory_file import MemoryFile, MemoryFileError, sha256_text
-from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 
 
 @pytest.fixture
 def mem(tmp_path: Path) -> MemoryFile:
-    return MemoryFile(Database(tmp_path / "db.sqlite3"), tmp_path)
+    return MemoryFile(open_database(tmp_path / "db.sqlite3"), tmp_path)
 
 
 def test_writes_are_versions_and_revert_restores_an_earlier_text(mem: MemoryFile) -> None:
@@ -71,6 +71,6 @@ def test_a_crash_between_file_and_version_row_is_recovered_as_a_disk_version(mem
     mem.write("- a", "user")
     # What a crash after the atomic rename but before the version row leaves behind:
     mem.path.write_text("- a\n- b\n", encoding="utf-8")
-    reopened = MemoryFile(Database(mem.path.parent / "db.sqlite3"), mem.path.parent)
+    reopened = MemoryFile(open_database(mem.path.parent / "db.sqlite3"), mem.path.parent)
     assert reopened.read().text == "- a\n- b\n"
     assert [v.author for v in reopened.versions()] == ["disk", "user"]

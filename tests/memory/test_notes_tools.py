@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.contracts.tools import Tool, ToolContext, ToolError
 from app.memory.notes import NotesRepository
 from app.memory.notes_tools import NOTES_TOOLS
-from app.store.db import Database
 
 
 @pytest.fixture
 def tools(tmp_path: Path) -> dict[str, Tool]:
-    db = Database(tmp_path / "app.db")
+    db = open_database(tmp_path / "app.db")
     repo = NotesRepository(db)
     return {cls.name: cls(repo) for cls in NOTES_TOOLS}
 

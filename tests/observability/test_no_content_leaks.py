@@ -48,7 +48,7 @@ async def test_traces_and_logs_carry_no_content_and_no_secrets(
             ProviderProfile(id="other", name="Other", kind="responses", base_url="http://127.0.0.1:9/v1")
         )
     )
-    obs = next(c for c in app.ctx.capabilities if c.name == "observability")
+    obs = next(c for c in app.capabilities if c.name == "observability")
     await obs.start()  # long-lived surfaces learn the stored keys for redaction
 
     fake_llm.script(

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.store.chats import ChatRepository
 from app.store.db import Database
 
@@ -16,7 +17,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def db(db_path: Path) -> Iterator[Database]:
-    database = Database(db_path)
+    database = open_database(db_path)
     yield database
     database.close()
 

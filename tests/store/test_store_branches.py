@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.contracts.messages import Message, ToolCall
 from app.memory.summaries import ConsolidatedStore, SummaryRepository
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
@@ -30,7 +31,7 @@ def _pair(q: str, a: str) -> list[Message]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Database:
-    d = Database(tmp_path / "b.sqlite3")
+    d = open_database(tmp_path / "b.sqlite3")
     yield d
     d.close()
 
@@ -125,7 +126,7 @@ def test_linear_chats_of_an_older_schema_become_one_branch(tmp_path: Path) -> No
             " VALUES (?,?,?,?,?,'x')",
             [(OLD, i, f"t{(i - 1) // 2}", ("user", "assistant")[(i - 1) % 2], f"m{i}") for i in range(1, 11)],
         )
-    with Database(path) as db:
+    with open_database(path) as db:
         chats = ChatRepository(db)
         assert chats.leaf(OLD) == 10
         page, more = chats.page(OLD, limit=4)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.contracts.messages import Message, ToolCall
 from app.store.chats import ChatRepository
 from app.store.db import Database
@@ -163,8 +164,8 @@ def test_concurrent_appends_from_threads_keep_cursors_contiguous(chats: ChatRepo
 
 
 def test_messages_survive_reopening_the_database(db_path: Path) -> None:
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         chat = ChatRepository(db).create("kept")
         ChatRepository(db).append_turn(chat.id, "t1", _turn(1))
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         assert ChatRepository(db).history(chat.id) == _turn(1)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.store.chats import ChatRepository
-from app.store.db import Database
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="needs kill -9")
 
@@ -21,12 +21,12 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="needs kill -9")
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from app.core.messages import Message
+    from app.contracts.messages import Message
     from app.store.chats import ChatRepository
-    from app.store.db import Database
+    from app.api.plugins import open_database
 
     db_path, chat_id, pause_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    db = Database(db_path)
+    db = open_database(db_path)
     repo = ChatRepository(db)
     n = len({s.turn_id for s in repo.stored_messages(chat_id)})
     current = [n]
@@ -74,7 +74,7 @@ def _kill9(proc: subprocess.Popen[str]) -> None:
 
 
 def _assert_only_complete_turns(db_path: Path, chat_id: str) -> int:
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         stored = ChatRepository(db).stored_messages(chat_id)
     assert [s.cursor for s in stored] == list(range(1, len(stored) + 1))
     turns: dict[str, list[int]] = {}
@@ -88,7 +88,7 @@ def _assert_only_complete_turns(db_path: Path, chat_id: str) -> int:
 
 
 def _new_chat(db_path: Path) -> str:
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         return ChatRepository(db).create().id
 
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from app.store.db import Database
+from app.api.plugins import PLUGINS, open_database
+from app.store.db import PARTS_LAYOUT, Database, SchemaPart
 from app.store.errors import SchemaTooNew, StoreError
 from app.store.migrations import LATEST_VERSION, MIGRATIONS
 
@@ -13,7 +14,7 @@ INSERT_CHAT = "INSERT INTO chats (id, title, title_auto, created_at, updated_at)
 
 
 def test_a_fresh_database_is_at_the_latest_schema_version_with_wal_and_foreign_keys(db_path: Path) -> None:
-    with Database(db_path) as db:
+    with open_database(db_path) as db:
         assert db.schema_version == LATEST_VERSION == len(MIGRATIONS)
         assert db.query("PRAGMA journal_mode")[0][0] == "wal"
         assert db.query("PRAGMA foreign_keys")[0][0] == 1
@@ -115,3 +116,55 @@ def test_a_truncated_database_is_refused_and_left_byte_identical(tmp_path: Path)
         Database(truncated)
 
     assert truncated.read_bytes() == before
+
+
+# ---- schema parts: each capability's steps, versioned under its name --------------------------
+
+
+def test_every_capability_part_is_recorded_at_its_latest_step(db_path: Path) -> None:
+    with open_database(db_path) as db:
+        for plugin in PLUGINS:
+            assert db.part_version(plugin.name) == len(plugin.migrations), plugin.name
+        assert db.query("PRAGMA user_version")[0][0] == PARTS_LAYOUT
+
+
+def test_a_database_of_the_old_single_list_layout_is_converted_without_rerunning_steps(db_path: Path) -> None:
+    # The old layout: the same steps in one list, user_version = how many ran (all 8 here).
+    with open_database(db_path) as db, db.transaction() as conn:
+        conn.execute(INSERT_CHAT, ("c", "kept"))
+        conn.execute("DROP TABLE schema_parts")
+        conn.execute("PRAGMA user_version = 8")
+    with open_database(db_path) as db:  # would fail with "table exists" if a step ran again
+        assert db.query("SELECT title FROM chats")[0][0] == "kept"
+        assert db.part_version("store") == LATEST_VERSION
+        assert db.part_version("mcp") == 1 and db.part_version("observability") == 1
+
+
+def test_an_old_layout_database_gets_only_the_steps_it_missed(db_path: Path) -> None:
+    # Version 2 of the old list = the store's first step and the import records.
+    legacy = Database(db_path, migrations=MIGRATIONS[:1], parts=[SchemaPart("import", PLUGINS[2].migrations)])
+    with legacy, legacy.transaction() as conn:
+        conn.execute("DROP TABLE schema_parts")
+        conn.execute("PRAGMA user_version = 2")
+    with open_database(db_path) as db:
+        assert db.part_version("store") == LATEST_VERSION
+        assert db.part_version("memory") == 1
+        assert db.has_table("traces") and db.has_table("import_records")
+
+
+def test_a_new_capability_adds_its_tables_to_an_existing_database(db_path: Path) -> None:
+    open_database(db_path).close()
+    part = SchemaPart("extra", ("CREATE TABLE extra_things (x);", "CREATE INDEX extra_x ON extra_things(x);"))
+    with Database(db_path, parts=[part]) as db:
+        assert db.part_version("extra") == 2 and db.has_table("extra_things")
+    with Database(db_path, parts=[part]) as db:  # reopening runs nothing again
+        assert db.part_version("extra") == 2
+
+
+def test_a_part_newer_than_its_capability_is_refused_and_left_untouched(db_path: Path) -> None:
+    part = SchemaPart("extra", ("CREATE TABLE extra_things (x);", "CREATE TABLE extra_more (y);"))
+    Database(db_path, parts=[part]).close()
+    before = db_path.read_bytes()
+    with pytest.raises(SchemaTooNew, match="extra"):
+        Database(db_path, parts=[SchemaPart("extra", part.steps[:1])])
+    assert db_path.read_bytes() == before

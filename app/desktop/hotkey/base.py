@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import logging
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,31 +37,3 @@ class NoHotkey:
 
     def close(self) -> None:
         return None
-
-
-WAYLAND_REASON = (
-    "This Wayland desktop offers no global-shortcuts portal, so CashCode cannot register a "
-    "system-wide shortcut itself."
-)
-
-
-def create_adapter(env: Mapping[str, str], platform: str = sys.platform) -> HotkeyAdapter:
-    if platform == "win32":
-        from app.desktop.hotkey.windows import WindowsHotkey
-
-        return WindowsHotkey()
-    if platform == "darwin":
-        from app.desktop.hotkey.macos import MacHotkey
-
-        return MacHotkey()
-    if env.get("WAYLAND_DISPLAY") and env.get("XDG_SESSION_TYPE", "").lower() == "wayland":
-        from app.desktop.hotkey.portal import PortalHotkey, portal_available
-
-        if portal_available(env):
-            return PortalHotkey()
-        return NoHotkey(WAYLAND_REASON)
-    if env.get("DISPLAY"):
-        from app.desktop.hotkey.x11 import X11Hotkey
-
-        return X11Hotkey(env["DISPLAY"])
-    return NoHotkey("No X11 display or Wayland shortcuts portal was found.")

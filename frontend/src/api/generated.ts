@@ -28,9 +28,9 @@ export interface ApprovalAnswer {
 }
 
 export interface ApprovalRequired {
+  type: "approval_required";
   chat_id: string;
   turn_id: string;
-  type: "approval_required";
   approval_id: string;
   call_id: string;
   tool: string;
@@ -41,9 +41,9 @@ export interface ApprovalRequired {
 }
 
 export interface ApprovalResolved {
+  type: "approval_resolved";
   chat_id: string;
   turn_id: string;
-  type: "approval_resolved";
   approval_id: string;
   decision: "deny" | "once" | "always" | "cancelled";
 }
@@ -192,9 +192,9 @@ export interface ConnectionTest {
 }
 
 export interface Delta {
+  type: "delta";
   chat_id: string;
   turn_id: string;
-  type: "delta";
   text: string;
   channel: "text" | "reasoning";
 }
@@ -597,9 +597,9 @@ export interface McpToolPolicySet {
  * shows it on the card of the running call named `tool`.
  */
 export interface McpToolProgress {
+  type: "mcp_tool_progress";
   chat_id: string;
   turn_id: string;
-  type: "mcp_tool_progress";
   tool: string;
   server: string;
   kind: "progress" | "log";
@@ -1129,9 +1129,9 @@ export interface TodoList {
 }
 
 export interface ToolCallEvent {
+  type: "tool_call";
   chat_id: string;
   turn_id: string;
-  type: "tool_call";
   call_id: string;
   name: string;
   arguments: string;
@@ -1163,9 +1163,9 @@ export interface ToolList {
 }
 
 export interface ToolResultEvent {
+  type: "tool_result";
   chat_id: string;
   turn_id: string;
-  type: "tool_result";
   call_id: string;
   name: string;
   ok: boolean;
@@ -1206,24 +1206,24 @@ export interface TracesQuery {
 }
 
 export interface TurnCancelled {
+  type: "turn_cancelled";
   chat_id: string;
   turn_id: string;
-  type: "turn_cancelled";
 }
 
 export interface TurnDone {
+  type: "turn_done";
   chat_id: string;
   turn_id: string;
-  type: "turn_done";
   duration_ms: number;
   text: string;
   hit_limit: boolean;
 }
 
 export interface TurnFailed {
+  type: "turn_failed";
   chat_id: string;
   turn_id: string;
-  type: "turn_failed";
   error: ErrorInfo;
 }
 
@@ -1233,9 +1233,9 @@ export interface TurnRef {
 }
 
 export interface TurnStarted {
+  type: "turn_started";
   chat_id: string;
   turn_id: string;
-  type: "turn_started";
   provider_id: string;
   model: string;
   user_text: string;
@@ -1264,9 +1264,9 @@ export interface UsageBucketView {
 }
 
 export interface UsageEvent {
+  type: "usage";
   chat_id: string;
   turn_id: string;
-  type: "usage";
   model: string;
   input_tokens: number | null;
   output_tokens: number | null;
@@ -1321,13 +1321,13 @@ export type AppEvent =
   | TurnCancelled
   | SessionUpdated
   | SessionDeleted
-  | SkillsChanged
   | ImportSkillRequested
+  | DesktopCommand
   | McpServerStatus
   | McpToolProgress
   | McpElicitation
   | EvalProgress
-  | DesktopCommand;
+  | SkillsChanged;
 
 export type AppEventType = AppEvent["type"];
 

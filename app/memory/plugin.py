@@ -1,0 +1,31 @@
+"""The memory capability (SPEC S5): declared for the app."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from app.contracts.capability import Capability, CapabilityPlugin
+
+if TYPE_CHECKING:
+    from app.host.host import Host
+
+
+def _build(host: Host) -> Capability:
+    from app.memory.capability import MemoryCapability
+
+    return MemoryCapability(host.db, host.paths.data_dir, host.settings, host.provider, host.env)
+
+
+def _schema(conn: sqlite3.Connection) -> None:
+    from app.memory.schema import migrate_memory
+
+    migrate_memory(conn)
+
+
+PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
+    name="memory",
+    build=_build,
+    routes="app.memory.api_routes",
+    migrations=(_schema,),
+)

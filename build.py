@@ -184,6 +184,8 @@ def cmd_test(extra: list[str]) -> int:
         ("API types up to date", [VENV_PY, "-m", "app.api.tsgen", "--check"], ROOT),
         ("ruff", [VENV_PY, "-m", "ruff", "check", "app", "tests", "bench", "build.py"], ROOT),
         ("mypy (strict: app/core, app/api)", [VENV_PY, "-m", "mypy", "app"], ROOT),
+        # The layers and "no cycles" contracts of pyproject.toml (docs/architecture.md, "Layers").
+        ("import layers", [VENV_BIN / ("lint-imports.exe" if IS_WINDOWS else "lint-imports")], ROOT),
     ]
     if (FRONTEND / "package.json").exists():
         steps += [

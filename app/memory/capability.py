@@ -33,6 +33,7 @@ from app.memory.service import MemoryServices, build_services
 from app.memory.summaries import ConsolidatedStore
 from app.memory.tool_base import ToolSet
 from app.settings.user_settings import SettingsStore
+from app.store.chats import ChatRepository
 from app.store.db import Database
 
 _log = logging.getLogger(__name__)
@@ -47,12 +48,13 @@ class MemoryCapability(Capability):
     def __init__(
         self,
         db: Database,
+        chats: ChatRepository,
         data_dir: Path,
         settings: SettingsStore,
         provider_for: Callable[[str], Provider],
         env: Mapping[str, str],
     ) -> None:
-        self.services: MemoryServices = build_services(db, data_dir, settings, provider_for, env)
+        self.services: MemoryServices = build_services(db, chats, data_dir, settings, provider_for, env)
         s = self.services
         self._tools = ToolSet(
             [

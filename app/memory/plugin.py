@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 def _build(host: Host) -> Capability:
     from app.memory.capability import MemoryCapability
 
-    return MemoryCapability(host.db, host.paths.data_dir, host.settings, host.provider, host.env)
+    return MemoryCapability(host.db, host.chats, host.paths.data_dir, host.settings, host.provider, host.env)
 
 
 def _schema(conn: sqlite3.Connection) -> None:

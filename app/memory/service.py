@@ -34,6 +34,7 @@ class MemoryServices:
     def __init__(
         self,
         db: Database,
+        chats: ChatRepository,
         data_dir: Path,
         settings: SettingsStore,
         provider_for: Callable[[str], Provider],
@@ -44,7 +45,7 @@ class MemoryServices:
         self._provider_for = provider_for
         self._timer_allowed = env.get(ENV_DREAM, "").strip().lower() not in ("off", "0", "false", "no")
         self.settings = settings
-        self.chats = ChatRepository(db)
+        self.chats = chats
         self.memories = MemoryRepository(db)
         self.memory = MemoryFile(db, data_dir)
         self.summaries = SummaryRepository(db)
@@ -106,9 +107,10 @@ class MemoryServices:
 
 def build_services(
     db: Database,
+    chats: ChatRepository,
     data_dir: Path,
     settings: SettingsStore,
     provider_for: Callable[[str], Provider],
     env: Mapping[str, str],
 ) -> MemoryServices:
-    return MemoryServices(db, data_dir, settings, provider_for, env)
+    return MemoryServices(db, chats, data_dir, settings, provider_for, env)

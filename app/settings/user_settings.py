@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 ProviderKind = Literal["chat_completions", "responses", "ollama"]
 Theme = Literal["system", "light", "dark"]
@@ -90,6 +90,13 @@ class ModelPrice(_Frozen):
     output_per_million: Decimal = Field(ge=0, allow_inf_nan=False)
 
 
+# Flat keys of older settings files -> (capability section, key); read once, written as sections.
+_LEGACY_SECTION_KEYS = {
+    "web_search_backend": ("websearch", "backend"),
+    "web_search_url": ("websearch", "url"),
+}
+
+
 class UserSettings(_Frozen):
     version: int = 1
     providers: list[ProviderProfile] = Field(default_factory=list)
@@ -121,15 +128,29 @@ class UserSettings(_Frozen):
     # provider id -> models the user marked as able to see images (OpenAI-compatible endpoints
     # do not report it; Ollama does, through /api/show).
     vision_models: dict[str, list[str]] = Field(default_factory=dict)
-    # web_search (app/websearch): the backend and its address ("" = the backend's default).
-    web_search_backend: Literal["duckduckgo", "searxng", "brave", "tavily"] = "duckduckgo"
-    web_search_url: str = ""
     model_prices: list[ModelPrice] = Field(default_factory=list)
     close_to_tray: bool = True  # desktop: closing the main window hides it when a tray exists
     quick_ask_hotkey: str = Field(default="", max_length=64)  # "" = the platform's default
     # Each capability's own settings (CapabilityPlugin.settings), validated by its model through
     # app/host/host.py SectionStore; kept as JSON here so this module knows no capability.
     sections: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_sections(cls, data: Any) -> Any:
+        """Settings of older builds that now live in a capability's section (one-way move)."""
+        if not isinstance(data, dict) or not any(k in data for k in _LEGACY_SECTION_KEYS):
+            return data
+        data = dict(data)
+        sections = dict(data.get("sections") or {})
+        for old, (section, key) in _LEGACY_SECTION_KEYS.items():
+            if old in data:
+                value = data.pop(old)
+                moved = dict(sections.get(section) or {})
+                moved.setdefault(key, value)
+                sections[section] = moved
+        data["sections"] = sections
+        return data
 
     @field_validator("providers")
     @classmethod

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.contracts.capability import Capability, CapabilityPlugin
+from pydantic import BaseModel
+
+from app.contracts.capability import Capability, CapabilityPlugin, SettingsSection
 
 if TYPE_CHECKING:
     from app.host.host import Host
@@ -17,6 +19,15 @@ def _build(host: Host) -> Capability:
     return WebSearchSettings(host.settings, host.secrets)
 
 
+def _prefs() -> type[BaseModel]:
+    from app.websearch.capability import WebSearchPrefs
+
+    return WebSearchPrefs
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
-    name="websearch", build=_build, routes="app.websearch.api_routes"
+    name="websearch",
+    build=_build,
+    routes="app.websearch.api_routes",
+    settings=SettingsSection("websearch", _prefs),
 )

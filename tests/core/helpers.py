@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from app.core.approvals import Allow, ApprovalGate, Ask, PolicyDecision
 from app.core.context import LoopDeps, TurnDeps
@@ -86,7 +86,7 @@ class ScriptedProvider:
 class EchoTool(Tool):
     name = "echo"
     description = "Echo text back"
-    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"text": {"type": "string"}}}
     read_only = True
 
     def __init__(self, barrier: asyncio.Barrier | None = None, output: str | None = None) -> None:
@@ -105,7 +105,7 @@ class EchoTool(Tool):
 class WriteTool(Tool):
     name = "write"
     description = "Pretend to write"
-    parameters: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"path": {"type": "string"}}}
 
     def __init__(self) -> None:
         self.runs: list[str] = []

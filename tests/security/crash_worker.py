@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 def settings_loop(config_dir: Path) -> None:
-    from app.settings.user_settings import SettingsStore
+    from app.settings.user_settings import SettingsStore, UserSettings
 
     store = SettingsStore(config_dir / "settings.json")
     i = 0
@@ -21,7 +21,11 @@ def settings_loop(config_dir: Path) -> None:
         i += 1
         names = [f"NAME_{j}" for j in range(i % 40)]
         change = {"max_iterations": i % 200 + 1, "exec_env": names}
-        store.update(lambda s, change=change: s.model_copy(update=change))
+
+        def apply(s: UserSettings, change: dict[str, object] = change) -> UserSettings:
+            return s.model_copy(update=change)
+
+        store.update(apply)
         print(f"SAVED {i}", flush=True)
 
 

@@ -48,7 +48,6 @@ from app.core.bus import EventBus  # noqa: E402
 from app.observability.capability import TraceCapability  # noqa: E402
 from app.observability.prices import Price, PriceTable  # noqa: E402
 from app.observability.store import TraceRepository  # noqa: E402
-from app.store.db import Database  # noqa: E402
 
 
 def turn_events(n: int) -> list[AppEvent]:

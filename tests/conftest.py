@@ -7,8 +7,10 @@ import os
 import socket
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from typing_extensions import Buffer
 
 # Variables that would point the app at a real provider or a user's real data.
 _SCRUBBED = (
@@ -39,25 +41,26 @@ def _is_loopback(address: object) -> bool:
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
+# What socket.connect accepts (typeshed's private `_socket._Address`).
+_Address = tuple[Any, ...] | str | Buffer
 
 
-def _guarded_connect(self: socket.socket, address: object) -> None:
+def _guarded_connect(self: socket.socket, address: _Address) -> None:
     if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
         raise ConnectionRefusedError(f"tests may only connect to loopback, not {address!r}")
-    _real_connect(self, address)  # type: ignore[arg-type]
+    _real_connect(self, address)
 
 
-def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+def _guarded_connect_ex(self: socket.socket, address: _Address) -> int:
     if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
         raise ConnectionRefusedError(f"tests may only connect to loopback, not {address!r}")
-    return _real_connect_ex(self, address)  # type: ignore[arg-type]
+    return _real_connect_ex(self, address)
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _loopback_only() -> Iterator[None]:
     """Kill switch: any in-process connection to a non-loopback address fails loudly."""
-    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
-    yield
-    socket.socket.connect = _real_connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+    with pytest.MonkeyPatch.context() as patch:  # session-wide, restored at the end
+        patch.setattr(socket.socket, "connect", _guarded_connect)
+        patch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+        yield

@@ -55,7 +55,7 @@ async def _main(args: argparse.Namespace) -> int:
     from app.cli.render import error_line
     from app.cli.runtime import open_plain_app
 
-    path = str(Path(args.path).expanduser().absolute())
+    path = str(Path(args.path).expanduser().absolute())  # noqa: ASYNC240  only $HOME and the cwd
     app = open_plain_app(os.environ)
     try:
         preview = await app.invoke("import.preview", {"path": path})

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -164,8 +165,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read()
+        text = await asyncio.to_thread(Path(args.file).read_text, encoding="utf-8")
     except OSError as exc:
         raise _Failed(f"cannot read {args.file}: {exc.strerror}") from None
     result = await _call_route(app, "mcp.servers.import", {"text": text})

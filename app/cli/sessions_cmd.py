@@ -182,7 +182,7 @@ async def _export(app: CashCodeApp, args: argparse.Namespace) -> int:
 
     from app.cli.runtime import fail
 
-    target = Path(args.output).expanduser()
+    target = Path(args.output).expanduser()  # noqa: ASYNC240  only reads $HOME
     try:
         _write_atomic(target, content)
     except OSError as exc:
@@ -211,9 +211,9 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
 
     from app.cli.runtime import fail
 
-    source = Path(args.file).expanduser()
+    source = Path(args.file).expanduser()  # noqa: ASYNC240  only reads $HOME
     try:
-        content = source.read_text(encoding="utf-8")
+        content = await asyncio.to_thread(source.read_text, encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return fail(f"cannot read {source}: {getattr(exc, 'strerror', None) or exc}")
     imported = await app.invoke("chats.import", {"content": content})

@@ -34,7 +34,7 @@ class QtWindowOps:
         from qtpy import QtCore
 
         class _Invoker(QtCore.QObject):
-            call = QtCore.Signal(object)  # type: ignore[attr-defined]
+            call = QtCore.Signal(object)
 
         self._gui_thread = threading.current_thread()
         self._invoker = _Invoker()

@@ -43,7 +43,7 @@ class ImportService:
         self._records = records
 
     async def run(self, raw_path: str, *, dry_run: bool) -> ImportReport:
-        path = Path(raw_path).expanduser()
+        path = Path(raw_path).expanduser()  # noqa: ASYNC240  only reads $HOME
         if not path.is_absolute():
             raise ApiFailure("invalid", "Give the folder as an absolute path.")
         source, items = detect(path)

@@ -14,12 +14,15 @@ import json
 import socket
 import time
 from collections.abc import Callable
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from app.mcp.config import secret_name
 from app.mcp.transports import free_port
 from app.settings.secrets import SecretStore
+
+if TYPE_CHECKING:  # the SDK is imported lazily (start-up time)
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 SIGN_IN_TIMEOUT_S = 300.0
 
@@ -61,18 +64,18 @@ class KeyringTokenStorage:
     def _name(self, what: str) -> str:
         return secret_name(self._server, "oauth", what)
 
-    async def get_tokens(self) -> Any:
+    async def get_tokens(self) -> OAuthToken | None:
         from mcp.shared.auth import OAuthToken
 
         raw = self._secrets.get(self._name("tokens"))
         return OAuthToken.model_validate_json(raw) if raw else None
 
-    async def set_tokens(self, tokens: Any) -> None:
+    async def set_tokens(self, tokens: OAuthToken) -> None:
         self._secrets.set(self._name("tokens"), tokens.model_dump_json(exclude_none=True))
         # OAuthToken.expires_in is relative: remember when it was issued to tell "expired".
         self._secrets.set(self._name("issued"), str(int(self._clock())))
 
-    async def get_client_info(self) -> Any:
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
         from mcp.shared.auth import OAuthClientInformationFull
 
         raw = self._secrets.get(self._name("client"))
@@ -83,7 +86,7 @@ class KeyringTokenStorage:
             return info if self._redirect_uri in {str(u) for u in info.redirect_uris} else None
         return info
 
-    async def set_client_info(self, client_info: Any) -> None:
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self._secrets.set(self._name("client"), client_info.model_dump_json(exclude_none=True))
 
     def forget(self) -> None:

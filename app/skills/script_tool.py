@@ -84,9 +84,8 @@ class RunSkillScriptTool(Tool):
         except (ResourceError, OSError) as exc:
             raise ToolError(str(exc)) from None
         argv = (*self._launcher(script), *extra)
-        plan = ScriptPlan(
-            name, rel, entry.path, script, digest, argv, Path(os.path.realpath(ctx.workspace)), timeout
-        )
+        cwd = Path(os.path.realpath(ctx.workspace))  # noqa: ASYNC240  a few lstat calls
+        plan = ScriptPlan(name, rel, entry.path, script, digest, argv, cwd, timeout)
         approval = ApprovalInfo(
             title="Run a Skill script",
             detail=f"{name}/{rel} (sha256 {digest})\n{shlex.join(argv)}\n(in {plan.cwd})",

@@ -74,7 +74,7 @@ def hardened_git_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str, str]) -> str | None:
     """Return why this repository is not safe for an unasked git call, or None if it is."""
-    workspace = Path(os.path.realpath(ctx.workspace))
+    workspace = Path(os.path.realpath(ctx.workspace))  # noqa: ASYNC240  a few lstat calls
     where = await run_process(
         [git, "-c", "core.fsmonitor=false", "rev-parse", "--path-format=absolute"]
         + ["--git-dir", "--git-common-dir", "--show-toplevel"],
@@ -87,7 +87,7 @@ async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str
     if where.returncode != 0 or len(lines) != 3:
         return "git could not confirm a repository inside the workspace"
     for line in lines:
-        if not is_within(Path(os.path.realpath(line)), workspace):
+        if not is_within(Path(os.path.realpath(line)), workspace):  # noqa: ASYNC240  a few lstat calls
             return f"git metadata `{line}` is outside the workspace"
     config = await run_process(
         [git, "config", "--get-regexp", _DANGEROUS_CONFIG],

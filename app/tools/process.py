@@ -51,7 +51,12 @@ class ProcessOutcome:
 
 
 async def run_process(
-    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float, cap: int
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,  # noqa: ASYNC109  on timeout the process is killed and timed_out reported, no cancel
+    cap: int,
 ) -> ProcessOutcome:
     """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell)."""
     tag = uuid.uuid4().hex
@@ -95,7 +100,7 @@ async def run_process(
 async def _exited(proc: asyncio.subprocess.Process) -> None:
     """Until the direct child has exited. Not `proc.wait()`: on Python 3.11 that also waits for
     the pipes to close, which a descendant that escaped the group could hold open forever."""
-    while proc.returncode is None:
+    while proc.returncode is None:  # noqa: ASYNC110  polled on purpose (docstring): no event to await
         await asyncio.sleep(0.02)
 
 

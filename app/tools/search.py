@@ -48,9 +48,8 @@ class GlobTool(Tool):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         pattern = compile_glob(req_str(args, "pattern"))
         base = _base_dir(args, ctx)
-        state = GlobState(
-            base, Path(os.path.realpath(ctx.workspace)), pattern, _prefix(base, ctx), _skip(base, ctx)
-        )
+        workspace = Path(os.path.realpath(ctx.workspace))  # noqa: ASYNC240  a few lstat calls
+        state = GlobState(base, workspace, pattern, _prefix(base, ctx), _skip(base, ctx))
         approval = guarded_read(base, display_path(base, ctx), ctx, verb="Search")
         return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 
@@ -126,7 +125,7 @@ class GrepTool(Tool):
         base = target if target.is_dir() else target.parent
         state = GrepState(
             target=target,
-            workspace=Path(os.path.realpath(ctx.workspace)),
+            workspace=Path(os.path.realpath(ctx.workspace)),  # noqa: ASYNC240  a few lstat calls
             regex=regex,
             name_filter=name_filter,
             filter_on_path=bool(glob_arg and "/" in glob_arg),

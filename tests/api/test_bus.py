@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from app.contracts.events import AppEvent, SessionDeleted
 from app.core.bus import EventBus
 
@@ -30,7 +32,7 @@ def test_unsubscribe_stops_delivery_and_is_idempotent() -> None:
 def test_a_subscriber_may_unsubscribe_itself_while_handling_an_event() -> None:
     bus = EventBus()
     seen: list[str] = []
-    unsubscribes = []
+    unsubscribes: list[Callable[[], None]] = []
 
     def once(event: AppEvent) -> None:
         seen.append("once")

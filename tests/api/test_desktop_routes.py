@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.desktop.api_routes import ROUTE_TYPES as DESKTOP_ROUTES
 from tests.api.conftest import AppMaker, err, ok
 
 
 async def test_desktop_routes_are_unsupported_without_the_desktop(make_app: AppMaker) -> None:
     app, _ = await make_app()
-    payloads = {"desktop.quick_chat": {"chat_id": None}, "desktop.open_in_main": {"chat_id": "c"},
-                "desktop.set_hotkey": {"binding": "Ctrl+K"}}  # fmt: skip
+    payloads: dict[str, dict[str, Any]] = {
+        "desktop.quick_chat": {"chat_id": None},
+        "desktop.open_in_main": {"chat_id": "c"},
+        "desktop.set_hotkey": {"binding": "Ctrl+K"},
+    }
     for route in DESKTOP_ROUTES:
         assert (await err(app, route, payloads.get(route, {})))["code"] == "unsupported", route
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from app.contracts.events import TurnDone
 from tests.api.conftest import AppMaker, add_provider, ok, send
 
 
@@ -59,5 +60,5 @@ async def test_the_iteration_limit_from_settings_ends_the_turn_with_a_note(
     chat = await ok(app, "chats.create")
     turn = await send(app, chat["id"], "loop", pid)
     end = await events.turn_end(turn)
-    assert end.type == "turn_done" and "Stopped after 2 model steps" in end.text
+    assert isinstance(end, TurnDone) and "Stopped after 2 model steps" in end.text
     assert len(fake_llm.model_requests()) == 2

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.contracts.events import ApprovalRequired, ApprovalResolved
 from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
 
 SLOW = {"text": "slow " * 200, "chunk_size": 5, "delay_s": 0.2}
@@ -28,7 +29,7 @@ def _process_gone(pid: int) -> bool:
 async def _bounded(predicate: Any, timeout_s: float = 10.0) -> None:
     """Wait for a condition outside the app (a file a child writes); bounded, never asserted on time."""
     async with asyncio.timeout(timeout_s):
-        while not predicate():
+        while not predicate():  # noqa: ASYNC110  polls a file a child process writes: no event to await
             await asyncio.sleep(0.02)
 
 
@@ -64,7 +65,7 @@ async def test_stop_during_a_running_command_kills_it_within_a_second(
     chat = await ok(app, "chats.create")
     turn = await send(app, chat["id"], "sleep", pid)
     await events.until(lambda: "approval_required" in events.types(turn))
-    approval = next(e for e in events.events if e.type == "approval_required")
+    approval = events.of(ApprovalRequired)[0]
     await ok(app, "chat.approve", {"approval_id": approval.approval_id, "decision": "once"})
     pid_file = workspace / "child.pid"
     await _bounded(lambda: pid_file.exists() and pid_file.read_text().strip() != "")
@@ -85,7 +86,7 @@ async def test_stop_while_an_approval_is_pending_resolves_it_as_cancelled(
     turn = await send(app, chat["id"], "write", pid)
     await events.until(lambda: "approval_required" in events.types(turn))
     assert await _stop(app, events, chat["id"], turn) < 1.0
-    resolved = [e for e in events.events if e.type == "approval_resolved"]
+    resolved = events.of(ApprovalResolved)
     assert [r.decision for r in resolved] == ["cancelled"]
     assert (await err(app, "chat.approve", {"approval_id": resolved[0].approval_id, "decision": "once"}))[
         "code"

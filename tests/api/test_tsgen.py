@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from app.api import models as m
 from app.api import tsgen
-from app.api.route_types import ROUTE_TYPES
+from app.api.route_types import ROUTE_TYPES, RouteTypes
 
 
 class _Extra(BaseModel):
@@ -54,7 +54,7 @@ def test_requests_have_optional_defaults_and_responses_required_ones() -> None:
 
 
 def test_adding_a_model_changes_the_output() -> None:
-    routes = {**ROUTE_TYPES, "test.extra": (_Extra, m.Ok)}
+    routes: dict[str, RouteTypes] = {**ROUTE_TYPES, "test.extra": (_Extra, m.Ok)}
     text = tsgen.render(routes)
     assert text != tsgen.render()
     assert '"test.extra": { request: _Extra; response: Ok };' in text

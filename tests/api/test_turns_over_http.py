@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.contracts.events import TurnFailed, UsageEvent
+from app.contracts.events import SessionUpdated, TurnDone, TurnFailed, UsageEvent
 from tests.api.conftest import KINDS, VALID_KEY, AppMaker, add_provider, fast_retry_factory, ok, send
 
 
@@ -37,7 +37,7 @@ async def test_a_streamed_text_turn_emits_ordered_events_and_is_stored(
     ]
     usage = events.of(UsageEvent)[0]
     assert (usage.input_tokens, usage.output_tokens) == (12, 5)
-    titled = next(e for e in events.events if e.type == "session_updated")
+    titled = events.of(SessionUpdated)[0]
     assert titled.title == "Say hello"
 
 
@@ -183,7 +183,7 @@ async def test_editing_a_provider_mid_turn_does_not_break_the_running_stream(
         },
     )
     end = await events.turn_end(turn)
-    assert end.type == "turn_done" and end.text == "a steady stream of words"
+    assert isinstance(end, TurnDone) and end.text == "a steady stream of words"
 
 
 @pytest.mark.parametrize("kind", KINDS)

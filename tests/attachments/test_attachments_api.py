@@ -27,6 +27,7 @@ async def upload(app: Any, name: str, data: bytes, mime: str = "") -> dict[str, 
 
 def _user_message(body: dict[str, Any]) -> Any:
     items = body.get("messages") or body.get("input")
+    assert items is not None, "the request has neither messages nor input"
     return [m for m in items if m.get("role") == "user"][-1]
 
 

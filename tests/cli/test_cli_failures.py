@@ -69,7 +69,7 @@ def test_a_broken_pipe_ends_quietly(env: dict[str, str], home: Path, fake_llm: A
 
 def _sqlite_error(code: int, text: str) -> sqlite3.OperationalError:
     exc = sqlite3.OperationalError(text)
-    exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+    exc.sqlite_errorcode = code
     return exc
 
 

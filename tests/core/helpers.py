@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from app.api.plugins import open_database
 from app.contracts.events import AppEvent, ApprovalRequired
@@ -78,7 +78,7 @@ class ScriptedProvider:
 class EchoTool(Tool):
     name = "echo"
     description = "Echo text back"
-    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"text": {"type": "string"}}}
     read_only = True
 
     def __init__(self, barrier: asyncio.Barrier | None = None, output: str | None = None) -> None:
@@ -97,7 +97,7 @@ class EchoTool(Tool):
 class WriteTool(Tool):
     name = "write"
     description = "Pretend to write"
-    parameters: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"path": {"type": "string"}}}
 
     def __init__(self) -> None:
         self.runs: list[str] = []

@@ -14,7 +14,10 @@ def main() -> int:
     from qtpy.QtWidgets import QApplication
 
     app = QApplication(sys.argv)
-    image = app.primaryScreen().grabWindow(0).toImage()
+    screen = app.primaryScreen()
+    if screen is None:
+        raise SystemExit("Qt found no screen on $DISPLAY")
+    image = screen.grabWindow().toImage()  # the default window id 0 is the whole screen
     colours = {image.pixel(x, y) for y in range(0, image.height(), 8) for x in range(0, image.width(), 8)}
     print(json.dumps({"width": image.width(), "height": image.height(), "colours": len(colours)}))
     return 0

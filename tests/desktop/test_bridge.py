@@ -94,7 +94,12 @@ def test_calls_made_while_the_app_is_still_starting_wait_for_it(core: CoreLoop) 
     future = core.run(make_future(), 5)
     bridge = Bridge(future, core.loop)
     results: list[dict[str, Any]] = []
-    caller = threading.Thread(target=lambda: (started.set(), results.append(bridge.invoke("app.info", {}))))
+
+    def call() -> None:
+        started.set()
+        results.append(bridge.invoke("app.info", {}))
+
+    caller = threading.Thread(target=call)
     caller.start()
     started.wait(5)
     assert results == []

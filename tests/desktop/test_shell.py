@@ -202,7 +202,7 @@ def test_no_quick_window_is_made_once_the_main_window_closed_first() -> None:
     main = ShellWindow(FakeWindow("main"), FakePusher())  # type: ignore[arg-type]
     made: list[str] = []
     ops: Any = FakeOps()
-    shell = DesktopShell(ops, main, None, lambda: made.append("quick"))  # type: ignore[func-returns-value]
+    shell = DesktopShell(ops, main, None, lambda: made.append("quick"))
     shell.start()
     try:
         shell.on_main_closed()

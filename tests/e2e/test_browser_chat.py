@@ -7,10 +7,11 @@ One journey a first-time user takes, from onboarding to a persisted chat, plus p
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser_helpers import (
     ARTIFACTS,
@@ -32,7 +33,7 @@ def open_ui(page: Page, served: ServeProcess) -> None:
     expect(page.get_by_test_id("app-root")).to_be_visible()
 
 
-def last(page: Page, test_id: str):  # type: ignore[no-untyped-def]
+def last(page: Page, test_id: str) -> Locator:
     return page.get_by_test_id(test_id).last
 
 
@@ -163,7 +164,5 @@ def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries
     assert problems.messages == []
 
 
-def _has_class(name: str):  # type: ignore[no-untyped-def]
-    import re
-
+def _has_class(name: str) -> re.Pattern[str]:
     return re.compile(rf"(^|\s){re.escape(name)}(\s|$)")

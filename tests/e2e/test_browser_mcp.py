@@ -8,7 +8,7 @@ import json
 import sys
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view
 from tests.server.process import ServeProcess
@@ -16,7 +16,7 @@ from tests.server.process import ServeProcess
 pytestmark = pytest.mark.browser
 
 
-def row(page: Page, name: str):  # type: ignore[no-untyped-def]
+def row(page: Page, name: str) -> Locator:
     return page.locator(f'[data-testid="mcp-row"][data-name="{name}"]')
 
 

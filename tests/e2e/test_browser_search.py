@@ -3,6 +3,8 @@ highlighted snippets, and opening the chat at the hit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -66,7 +68,5 @@ def test_search_finds_english_and_chinese_phrases_and_opens_the_right_message(
     assert problems.messages == []
 
 
-def _flash():  # type: ignore[no-untyped-def]
-    import re
-
+def _flash() -> re.Pattern[str]:
     return re.compile(r"(^|\s)search-flash(\s|$)")

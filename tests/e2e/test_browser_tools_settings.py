@@ -4,7 +4,7 @@ in its group, and a capability tool's policy is saved and still set after a relo
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems, open_view
 from tests.e2e.test_browser_chat import open_ui
@@ -13,7 +13,7 @@ from tests.server.process import ServeProcess
 pytestmark = pytest.mark.browser
 
 
-def _policy(page: Page, group: str, tool: str):  # type: ignore[no-untyped-def]
+def _policy(page: Page, group: str, tool: str) -> Locator:
     return page.get_by_test_id(f"tool-group-{group}").get_by_label(f"Policy: {tool}", exact=True)
 
 

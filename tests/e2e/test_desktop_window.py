@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Locator, Page, Playwright, expect, sync_playwright
 
 from tests.desktop.assets_check import ui_is_built
 from tests.desktop.harness import ROOT, DesktopProcess, invoke
@@ -52,7 +52,7 @@ def send(page: Page, text: str) -> None:
     page.get_by_test_id("send-button").click()
 
 
-def last_assistant(page: Page):  # type: ignore[no-untyped-def]
+def last_assistant(page: Page) -> Locator:
     return page.get_by_test_id("message-assistant").last
 
 
@@ -175,5 +175,5 @@ def _stream_was_abandoned(llm: FakeLLMProcess, timeout_s: float = 10.0) -> bool:
     return False
 
 
-def _contains(cls: str):  # type: ignore[no-untyped-def]
+def _contains(cls: str) -> re.Pattern[str]:
     return re.compile(rf"(^|\s){re.escape(cls)}(\s|$)")

@@ -166,7 +166,7 @@ class FakeTargets(Capability):
 def target_routes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Declare the fake routes' types for this test (the real ones may not be in this build)."""
     for name, types in TYPES.items():
-        monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)  # type: ignore[arg-type]
+        monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)
     yield
 
 

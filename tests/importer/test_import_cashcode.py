@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from app.importer.api_routes import ImportCapability
+from app.importer.models import ImportPath, ImportReport
 from tests.api.conftest import AppMaker, err, ok
 from tests.importer.fakes import FakeTargets, tree_state
 
@@ -177,7 +178,8 @@ async def test_existing_memory_is_never_overwritten_and_absent_capabilities_are_
         app.ctx.ledger,
         available=lambda route: route.startswith(("memory.get", "memory.save", "skills.")),
     )
-    report = await narrowed.routes()["import.run"](type("P", (), {"path": str(cashcode_folder)})())
+    report = await narrowed.routes()["import.run"](ImportPath(path=str(cashcode_folder)))
+    assert isinstance(report, ImportReport)
     items = {(i.kind, i.name): i for i in report.items}
     assert items[("memory_file", "MEMORY.md")].status == "conflict"
     assert fakes.memory_md == "Something the user wrote in this app."

@@ -105,7 +105,9 @@ async def run(url: str, scenario: str, context: dict[str, Any]) -> int:
         try:
             conn = await service.connect("conformance", interactive=True)
             names = {t.name for t in conn.tools}
-            default = [(n, {}) for n in sorted(names)] if scenario.startswith("auth/") else []
+            default: list[tuple[str, dict[str, Any]]] = []
+            if scenario.startswith("auth/"):
+                default = [(n, {}) for n in sorted(names)]
             for tool, args in CALLS.get(scenario, default):
                 if tool in names:
                     out = await service.call("conformance", tool, args, CallSite())

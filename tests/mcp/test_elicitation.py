@@ -20,7 +20,7 @@ async def test_a_form_is_shown_answered_and_validated(make_app: AppMaker) -> Non
     request = events.of(McpElicitation)[0]
     assert request.message == "Who should I greet?" and request.server == "rough"
     assert request.defaults == {"age": 30, "happy": True}
-    assert set(request.requested_schema["properties"]) == {"name", "age", "happy"}  # type: ignore[arg-type]
+    assert set(request.requested_schema["properties"]) == {"name", "age", "happy"}
     bad = await err(
         app, "mcp.elicitation.answer", {"id": request.id, "action": "accept", "content": {"age": 5}}
     )

@@ -7,6 +7,7 @@ import asyncio
 import urllib.request
 
 import pytest
+from pydantic import AnyUrl
 
 from app.mcp.oauth import BrowserSignIn, KeyringTokenStorage, SignInNeeded
 from app.settings.secrets import SecretStore
@@ -45,10 +46,11 @@ async def test_tokens_and_the_client_registration_live_in_the_keyring(secrets: S
         OAuthToken(access_token="at-secret-1", token_type="Bearer", refresh_token="rt-2")
     )
     await storage.set_client_info(
-        OAuthClientInformationFull(client_id="cid", redirect_uris=["http://127.0.0.1:1/cb"])
+        OAuthClientInformationFull(client_id="cid", redirect_uris=[AnyUrl("http://127.0.0.1:1/cb")])
     )
-    assert (await storage.get_tokens()).access_token == "at-secret-1"  # type: ignore[union-attr]
-    assert (await storage.get_client_info()).client_id == "cid"  # type: ignore[union-attr]
+    tokens, client = await storage.get_tokens(), await storage.get_client_info()
+    assert tokens is not None and tokens.access_token == "at-secret-1"
+    assert client is not None and client.client_id == "cid"
     assert "at-secret-1" in (secrets.get("mcp:remote:oauth:tokens") or "")
     storage.forget()
     assert await storage.get_tokens() is None
@@ -60,11 +62,12 @@ async def test_a_registration_for_another_loopback_port_is_not_reused(secrets: S
     from mcp.shared.auth import OAuthClientInformationFull
 
     await KeyringTokenStorage(secrets, "remote").set_client_info(
-        OAuthClientInformationFull(client_id="cid", redirect_uris=["http://127.0.0.1:1111/callback"])
+        OAuthClientInformationFull(client_id="cid", redirect_uris=[AnyUrl("http://127.0.0.1:1111/callback")])
     )
     same = KeyringTokenStorage(secrets, "remote", redirect_uri="http://127.0.0.1:1111/callback")
     other = KeyringTokenStorage(secrets, "remote", redirect_uri="http://127.0.0.1:2222/callback")
-    assert (await same.get_client_info()).client_id == "cid"  # type: ignore[union-attr]
+    registered = await same.get_client_info()
+    assert registered is not None and registered.client_id == "cid"
     assert await other.get_client_info() is None
     assert same.registered_redirect_uri() == "http://127.0.0.1:1111/callback"
 
@@ -94,7 +97,7 @@ async def test_sign_in_state_follows_the_stored_tokens(secrets: SecretStore) -> 
     storage = KeyringTokenStorage(secrets, "remote", clock=lambda: now[0])
     assert storage.state() == "none"
     await storage.set_client_info(
-        OAuthClientInformationFull(client_id="cid", redirect_uris=["http://127.0.0.1:1/cb"])
+        OAuthClientInformationFull(client_id="cid", redirect_uris=[AnyUrl("http://127.0.0.1:1/cb")])
     )
     assert storage.state() == "signed_out"
     await storage.set_tokens(OAuthToken(access_token="a", token_type="Bearer", expires_in=60))

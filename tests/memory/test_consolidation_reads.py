@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.api.plugins import open_database
-from app.contracts.messages import Message, ToolCall
+from app.contracts.messages import Message, Role, ToolCall
 from app.contracts.provider import Provider
 from app.memory.consolidator import ConsolidationPlan, Consolidator, plan_consolidation
 from app.memory.summaries import SummaryRepository
@@ -64,7 +64,7 @@ def _messages(n: int, size: int = 100) -> list[StoredMessage]:
             result = Message(role="tool", content="r" * (size * 3), tool_call_id=f"c{cursor - 1}")
             out.append(_at(cursor, result))
             continue
-        role = "user" if i % 2 == 0 else "assistant"
+        role: Role = "user" if i % 2 == 0 else "assistant"
         out.append(_at(cursor, Message(role=role, content=f"{cursor} " + "x" * (size + cursor % 13))))
     return out
 

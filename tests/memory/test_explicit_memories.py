@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.api.plugins import open_database
-from app.memory.explicit import MemoryRepository
+from app.memory.explicit import MemoryRecord, MemoryRepository
 from app.store.errors import Conflict, InvalidId, NotFound
 
 
@@ -16,7 +16,7 @@ def repo(tmp_path: Path) -> MemoryRepository:
     return MemoryRepository(open_database(tmp_path / "db.sqlite3"))
 
 
-def ids(records: list) -> set[str]:  # type: ignore[type-arg]
+def ids(records: list[MemoryRecord]) -> set[str]:
     return {r.id for r in records}
 
 

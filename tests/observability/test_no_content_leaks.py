@@ -43,7 +43,7 @@ async def test_traces_and_logs_carry_no_content_and_no_secrets(
     secrets.set(provider_key_name("other"), SECRET_VALUE)
     from app.settings.user_settings import ProviderProfile
 
-    app.ctx.settings._store.update(  # type: ignore[attr-defined]
+    app.ctx.settings._store.update(
         lambda s: s.with_provider(
             ProviderProfile(id="other", name="Other", kind="responses", base_url="http://127.0.0.1:9/v1")
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 def settings_loop(config_dir: Path) -> None:
-    from app.settings.user_settings import SettingsStore
+    from app.settings.user_settings import SettingsStore, UserSettings
 
     store = SettingsStore(config_dir / "settings.json")
     i = 0
@@ -21,12 +21,17 @@ def settings_loop(config_dir: Path) -> None:
         i += 1
         names = [f"NAME_{j}" for j in range(i % 40)]
         change = {"max_iterations": i % 200 + 1, "exec_env": names}
-        store.update(lambda s, change=change: s.model_copy(update=change))
+
+        def apply(s: UserSettings, change: dict[str, object] = change) -> UserSettings:
+            return s.model_copy(update=change)
+
+        store.update(apply)
         print(f"SAVED {i}", flush=True)
 
 
 async def turns_loop(home: Path, base_url: str, key: str) -> None:
     from app.api.bootstrap import build_app
+    from app.contracts.events import TurnDone, TurnFailed
     from app.settings.paths import AppPaths
     from app.settings.secrets import SecretStore
     from app.testing.fake_keyring import MemoryKeyring
@@ -41,7 +46,7 @@ async def turns_loop(home: Path, base_url: str, key: str) -> None:
     )
     pid = saved["data"]["id"]
     done: asyncio.Queue[str] = asyncio.Queue()
-    app.subscribe(lambda e: done.put_nowait(e.turn_id) if e.type in ("turn_done", "turn_failed") else None)
+    app.subscribe(lambda e: done.put_nowait(e.turn_id) if isinstance(e, TurnDone | TurnFailed) else None)
     while True:
         chat = (await app.invoke("chats.create", {}))["data"]["id"]
         for _ in range(3):

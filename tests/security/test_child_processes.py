@@ -31,7 +31,7 @@ def gone(pid: int) -> bool:
 
 async def until_gone(pid: int, limit: float = 10.0) -> bool:
     deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and not gone(pid):
+    while time.monotonic() < deadline and not gone(pid):  # noqa: ASYNC110  polls /proc: no event to await
         await asyncio.sleep(0.02)
     return gone(pid)
 
@@ -97,7 +97,7 @@ async def test_a_setsid_escapee_is_killed_on_stop(ctx: ToolContext, tmp_path: Pa
     prepared = await tool.prepare({"argv": [PY, "-c", code, "stay"], "timeout": 60}, ctx)
     task = asyncio.ensure_future(tool.execute(prepared, ctx))
     deadline = time.monotonic() + 10
-    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:  # noqa: ASYNC110  a child's file
         await asyncio.sleep(0.02)
     escaped = int(pid_file.read_text())
     task.cancel()

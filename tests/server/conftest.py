@@ -103,7 +103,7 @@ class Served:
 
 async def wait_until(predicate: Callable[[], bool], what: str) -> None:
     async with asyncio.timeout(WAIT_S):
-        while not predicate():
+        while not predicate():  # noqa: ASYNC110  polls server state the test cannot await
             await asyncio.sleep(0.01)
     assert predicate(), what
 

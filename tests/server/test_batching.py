@@ -1,10 +1,18 @@
 from __future__ import annotations
 
-from app.contracts.events import Delta, ToolCallEvent, TurnDone
+from typing import TypedDict
+
+from app.contracts.events import AppEvent, Delta, ToolCallEvent, TurnDone
 from app.server.batching import merge_deltas, to_batch
 
-T1 = {"chat_id": "c1", "turn_id": "t1"}
-T2 = {"chat_id": "c2", "turn_id": "t2"}
+
+class TurnIds(TypedDict):
+    chat_id: str
+    turn_id: str
+
+
+T1: TurnIds = {"chat_id": "c1", "turn_id": "t1"}
+T2: TurnIds = {"chat_id": "c2", "turn_id": "t2"}
 
 
 def test_adjacent_deltas_of_one_turn_and_channel_merge_into_one() -> None:
@@ -32,7 +40,7 @@ def test_deltas_of_different_turns_or_channels_stay_apart_in_order() -> None:
 
 
 def test_other_events_are_never_merged_or_reordered() -> None:
-    events = [
+    events: list[AppEvent] = [
         Delta(**T1, text="a"),
         ToolCallEvent(**T1, call_id="k", name="read_file", arguments="{}"),
         Delta(**T1, text="b"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -13,7 +13,13 @@ from app.contracts.events import Delta, ToolCallEvent, TurnDone, TurnStarted
 from app.server.events_ws import SLOW_CLIENT_CLOSE_CODE
 from tests.server.conftest import WAIT_S, Served, serve_stub, wait_until
 
-T = {"chat_id": "c1", "turn_id": "t1"}
+
+class TurnIds(TypedDict):
+    chat_id: str
+    turn_id: str
+
+
+T: TurnIds = {"chat_id": "c1", "turn_id": "t1"}
 
 
 def ws_url(served: Served) -> str:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 from tests.server.conftest import Served
 
 
@@ -78,7 +80,7 @@ async def test_an_oversized_body_is_refused_with_413(served: Served) -> None:
 
 
 async def test_an_oversized_chunked_body_without_length_is_refused_with_413(served: Served) -> None:
-    async def chunks():  # type: ignore[no-untyped-def]
+    async def chunks() -> AsyncIterator[bytes]:
         for _ in range(20):
             yield b"a" * 65536
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,9 @@ def test_a_port_in_use_is_a_one_line_error_and_exit_1(capsys: pytest.CaptureFixt
     assert opened == []
 
 
-def test_a_workspace_that_is_not_a_folder_is_refused(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_a_workspace_that_is_not_a_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = run(["--no-open", "--port", "0", "--workspace", str(tmp_path / "missing")])
     assert code == 1
     assert "workspace" in capsys.readouterr().err

@@ -28,7 +28,7 @@ async def rest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[tuple[Served, FakeSkills]]:
     for name, types in FAKE_SKILL_TYPES.items():
-        monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)  # type: ignore[arg-type]
+        monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)
     skills = FakeSkills()
     app, _ = await make_app(capabilities=[skills])
     app.routes()  # binds the capabilities' routes (done on first use) while they are declared
@@ -172,7 +172,7 @@ async def test_every_documented_operation_answers_per_its_openapi_entry(
                         url = url.replace(
                             "{" + param["name"] + "}", "1" if param["name"] == "version" else "mine"
                         )
-                body = {} if "requestBody" in operation else None
+                body: dict[str, Any] | None = {} if "requestBody" in operation else None
                 response = await c.request(method.upper(), url, json=body, headers=served.bearer)
                 check_against_doc(doc, path, method, response)
                 checked += 1

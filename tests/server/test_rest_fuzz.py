@@ -91,7 +91,7 @@ async def rest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[Served]:
     for name, types in FAKE_SKILL_TYPES.items():
-        monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)  # type: ignore[arg-type]
+        monkeypatch.setitem(route_types.ROUTE_TYPES, name, types)
     app, _ = await make_app(capabilities=[FakeSkills()])
     async with serve_built(static_dir, app) as served:
         yield served

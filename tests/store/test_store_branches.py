@@ -4,17 +4,19 @@ time, siblings, switching, imports, the migration of linear chats, summaries per
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.api.plugins import open_database
+from app.contracts.capability import Migration
 from app.contracts.messages import Message, ToolCall
 from app.memory.summaries import ConsolidatedStore, SummaryRepository
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.db import Database
 from app.store.errors import NotFound
-from app.store.migrations import MIGRATIONS, Migration
+from app.store.migrations import MIGRATIONS
 
 IMP, BAD, OLD = (str(uuid.UUID(int=i)) for i in (1, 2, 3))
 
@@ -30,7 +32,7 @@ def _pair(q: str, a: str) -> list[Message]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Database:
+def db(tmp_path: Path) -> Iterator[Database]:
     d = open_database(tmp_path / "b.sqlite3")
     yield d
     d.close()
@@ -161,7 +163,5 @@ def test_a_summary_is_used_only_on_the_path_it_summarised(db: Database) -> None:
     chats.switch_branch(cid, 3)
     latest = summaries.latest(cid)
     assert latest is not None and latest.content == "folded q1..a2"
-    assert (
-        summaries.latest(cid, leaf=11) is not None
-        and summaries.latest(cid, leaf=11).content == "branch summary"
-    )  # type: ignore[union-attr]
+    on_branch = summaries.latest(cid, leaf=11)
+    assert on_branch is not None and on_branch.content == "branch summary"

@@ -42,8 +42,8 @@ def _without_fts(conn: sqlite3.Connection) -> None:
 
 @pytest.fixture(params=["fts", "like-only"])
 def repo(request: pytest.FixtureRequest, tmp_path: Path) -> ChatRepository:
-    migrations = None if request.param == "fts" else (_without_fts,)
-    db = Database(tmp_path / "s.sqlite3", **({"migrations": migrations} if migrations else {}))
+    path = tmp_path / "s.sqlite3"
+    db = Database(path) if request.param == "fts" else Database(path, migrations=(_without_fts,))
     request.addfinalizer(db.close)
     assert db.has_table("messages_fts") == (request.param == "fts")
     return ChatRepository(db)

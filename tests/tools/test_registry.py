@@ -24,7 +24,9 @@ def test_builtin_tools_cover_the_file_search_exec_and_web_tools() -> None:
 def test_every_builtin_spec_has_an_object_json_schema() -> None:
     for spec in ToolRegistry(builtin_tools()).specs():
         assert spec.description and spec.parameters["type"] == "object"
-        assert set(spec.parameters.get("required", [])) <= set(spec.parameters["properties"])
+        required, properties = spec.parameters.get("required", []), spec.parameters["properties"]
+        assert isinstance(required, list) and isinstance(properties, dict)
+        assert set(required) <= set(properties)
 
 
 def test_registering_two_tools_with_the_same_name_is_an_error() -> None:

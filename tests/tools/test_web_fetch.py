@@ -34,7 +34,8 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        port = self.server.server_address[1]
+        assert isinstance(self.server, ThreadingHTTPServer)
+        port = self.server.server_port
         routes = {
             "/html": lambda: self._send(200, PAGE.encode(), "text/html; charset=utf-8"),
             "/json": lambda: self._send(200, b'{"a": [1, 2]}', "application/json"),

@@ -110,11 +110,12 @@ async def test_writes_edits_and_exec_cwd_inside_a_protected_root_are_refused_but
     skills.mkdir()
     (skills / "SKILL.md").write_text("# skill\n")
     ctx = ToolContext(workspace=workspace, protected_roots=(skills,))
-    for tool, args in [
+    cases: list[tuple[Tool, dict[str, Any]]] = [
         (WriteFileTool(), {"path": "skills/new.md", "content": "x"}),
         (EditFileTool(), {"path": "skills/SKILL.md", "old_string": "skill", "new_string": "x"}),
         (ExecTool(), {"argv": ["pwd"], "cwd": "skills"}),
-    ]:
+    ]
+    for tool, args in cases:
         with pytest.raises(ToolError, match="protected Skill folder"):
             await tool.prepare(args, ctx)
     read = ReadFileTool()

@@ -193,7 +193,9 @@ class FakeLLMServer:
         return self.state.wait_until(predicate, timeout)
 
     async def wait_until_async(
-        self, predicate: Callable[[list[RecordedRequest]], bool], timeout: float = 5.0
+        self,
+        predicate: Callable[[list[RecordedRequest]], bool],
+        timeout: float = 5.0,  # noqa: ASYNC109  bounds a worker-thread wait, which cancelling cannot stop
     ) -> bool:
         """`wait_until` for async tests (waits in a worker thread so the test's loop keeps running)."""
         return await asyncio.to_thread(self.state.wait_until, predicate, timeout)

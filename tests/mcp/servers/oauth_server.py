@@ -9,15 +9,24 @@ import secrets
 import sys
 import time
 
-from mcp.server.auth.provider import AccessToken, AuthorizationCode, AuthorizationParams, RefreshToken
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    OAuthAuthorizationServerProvider,
+    RefreshToken,
+)
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl
 
 TOKEN_LIFETIME_S = 3600
 
 
-class ApproveAll:
+# Subclassed (not only matched structurally) so the SDK's defaults cover the grants this test
+# server does not offer (the identity-assertion exchange rejects every request).
+class ApproveAll(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
     def __init__(self) -> None:
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -97,8 +106,8 @@ def build(port: int) -> MCPServer:
         "oauth-test",
         auth_server_provider=ApproveAll(),
         auth=AuthSettings(
-            issuer_url=base,
-            resource_server_url=f"{base}/mcp",
+            issuer_url=AnyHttpUrl(base),
+            resource_server_url=AnyHttpUrl(f"{base}/mcp"),
             validate_token_resource=False,
             client_registration_options=ClientRegistrationOptions(enabled=True),
         ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ class CatalogEntry:
     enabled: bool
     shadows: tuple[SkillRef, ...] = ()
     shadowed_by: SkillRef | None = None
+    headings: tuple[str, ...] = ()  # of the SKILL.md body, for search
 
     @property
     def active(self) -> bool:
@@ -87,6 +89,27 @@ class _Found:
     path: Path
     manifest: SkillManifest
     sha256: str
+    headings: tuple[str, ...]
+
+
+MAX_HEADINGS = 40
+MAX_HEADING_CHARS = 120
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def body_headings(body: str) -> tuple[str, ...]:
+    """The Markdown headings of a SKILL.md body (not the `#` lines inside code blocks), bounded."""
+    found: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (m := _HEADING.match(line)):
+            found.append(m.group(1)[:MAX_HEADING_CHARS])
+            if len(found) == MAX_HEADINGS:
+                break
+    return tuple(found)
 
 
 class SkillCatalog:
@@ -124,7 +147,9 @@ class SkillCatalog:
                 result = self._validate(folder)
                 if result.kind == "valid":
                     doc = result.document
-                    found.append(_Found(root.source, folder, doc.manifest, doc.sha256))
+                    found.append(
+                        _Found(root.source, folder, doc.manifest, doc.sha256, body_headings(doc.body))
+                    )
                 else:
                     diagnostics.append(self._diagnostic(root.source, folder, result.problems))
         return found, diagnostics
@@ -184,10 +209,20 @@ def _resolve_shadowing(found: list[_Found], disabled: frozenset[str]) -> tuple[C
                     lower.sha256,
                     enabled,
                     shadowed_by=winner_ref,
+                    headings=lower.headings,
                 )
             )
         shadows = tuple(SkillRef(i.source, i.path) for i in items[:-1])
         entries.append(
-            CatalogEntry(name, winner.source, winner.path, winner.manifest, winner.sha256, enabled, shadows)
+            CatalogEntry(
+                name,
+                winner.source,
+                winner.path,
+                winner.manifest,
+                winner.sha256,
+                enabled,
+                shadows,
+                headings=winner.headings,
+            )
         )
     return tuple(entries)

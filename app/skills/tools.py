@@ -86,9 +86,10 @@ class _ReadingTool(Tool):
 
 class SkillSearchTool(_ReadingTool, spec=specs.SKILL_SEARCH, string_args=("query",)):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        query = req_str(args, "query")
-        if not query.strip():
+        raw = args.get("query")
+        if isinstance(raw, str) and not raw.strip():
             raise ToolError("The query is blank: say in a few words what the task is about.")
+        query = req_str(args, "query")
         limit = opt_int(args, "limit", default=SEARCH_LIMIT, lo=1, hi=MAX_SEARCH_LIMIT) or SEARCH_LIMIT
         return PreparedCall(tool=self.name, args={"query": query, "limit": limit}, approval=None)
 

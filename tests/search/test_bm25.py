@@ -62,3 +62,27 @@ def test_stemming_leaves_identifiers_cjk_digits_and_short_words_as_they_were() -
     # CJK bigrams, digit runs and words of two letters are not touched
     assert tokenize("填写表单 forms") == ["填写", "写表", "表单", "form"]
     assert tokenize("v2 is ok 2026") == ["v", "2", "v2", "is", "ok", "2026"]
+
+
+def test_the_ending_filter_never_skips_a_word_the_stemmer_would_change() -> None:
+    # `stem` skips the stemmer for words without a changeable ending; the stemmer itself must
+    # agree for every such word: all three-letter words and 20,000 seeded random longer ones,
+    # plus English words of every kind of ending.
+    import itertools
+    import random
+    import string
+
+    import snowballstemmer
+
+    from app.search import bm25
+
+    real = snowballstemmer.stemmer("english")
+    rng = random.Random(22)
+    words = ["".join(w) for w in itertools.product(string.ascii_lowercase, repeat=3)]
+    words += ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 12))) for _ in range(20_000)]
+    words += "generously happy skies dying news atlas herring proceed gently only sky early idly".split()
+    words += "formalism hopeful rational sensitiviti possibly electrical adjustable communism".split()
+    for word in words:
+        if not word.endswith(bm25._CHANGEABLE_ENDINGS):
+            assert real.stemWord(word) == word, word
+        assert bm25.stem(word) == real.stemWord(word), word

@@ -17,11 +17,13 @@ from app.skills.model import (
     ValidationResult,
 )
 from app.skills.redact import Redactor
-from app.skills.sources import SkillRoots, package_dirs
+from app.skills.sources import SkillRoots, package_dirs, root_problem
 from app.skills.state import SkillStateFile
 from app.skills.validate import validate_package
 
-MAX_REASON_CHARS = 300
+MAX_REASON_CHARS = 240
+MAX_PROBLEMS = 3
+MAX_DIR_NAME_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,12 @@ class SkillCatalog:
         found: list[_Found] = []
         diagnostics: list[SkillDiagnostic] = []
         for root in self.roots.ordered():
+            why = root_problem(root.path)
+            if why is not None:
+                diagnostics.append(
+                    self._diagnostic(root.source, root.path, (SkillProblem("root.invalid", why),))
+                )
+                continue
             for folder in package_dirs(root.path):
                 result = self._validate(folder)
                 if result.kind == "valid":
@@ -181,11 +189,22 @@ class SkillCatalog:
     def _diagnostic(
         self, source: SourceKind, folder: Path, problems: tuple[SkillProblem, ...]
     ) -> SkillDiagnostic:
-        clean = tuple(SkillProblem(p.rule, self._redact(p.message)) for p in problems)
+        # Bounded and free of host paths: messages are redacted, cut, and only the first few shown.
+        clean = tuple(
+            SkillProblem(p.rule, _cut(self._redact(p.message), MAX_REASON_CHARS))
+            for p in problems[:MAX_PROBLEMS]
+        )
         reason = "; ".join(p.message for p in clean)
-        if len(reason) > MAX_REASON_CHARS:
-            reason = reason[: MAX_REASON_CHARS - 1] + "…"
-        return SkillDiagnostic(source, folder.name, folder, self._redact(str(folder)), clean, reason)
+        if len(problems) > MAX_PROBLEMS:
+            reason += f" (+{len(problems) - MAX_PROBLEMS} more)"
+        name = _cut(folder.name, MAX_DIR_NAME_CHARS)
+        return SkillDiagnostic(
+            source, name, folder, self._redact(str(folder)), clean, _cut(reason, MAX_REASON_CHARS)
+        )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _resolve_shadowing(found: list[_Found], disabled: frozenset[str]) -> tuple[CatalogEntry, ...]:

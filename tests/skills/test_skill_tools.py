@@ -142,3 +142,24 @@ def test_the_package_digest_covers_every_file_and_link(tmp_path: Path) -> None:
     third = package_digest(pkg)
     os.symlink("a.py", pkg / "scripts" / "b.py")
     assert package_digest(pkg) != third
+
+
+async def test_agent_skill_manage_reports_an_os_error_as_a_class_without_paths(tmp_path: Path) -> None:
+    import errno
+
+    from app.skills.manage_tool import AgentSkillManageTool, os_error_class
+
+    agent_root = tmp_path / "data" / "skills" / "agent"
+    agent_root.parent.mkdir(parents=True)
+    agent_root.write_text("a file where the agent Skills folder should be")
+    tool = AgentSkillManageTool(_runtime(tmp_path))
+    ctx = ToolContext(workspace=tmp_path / "ws", chat_id="c", turn_id="t")
+    draft = "---\nname: weekly\ndescription: Weekly report.\n---\n# Weekly\n"
+    call = await tool.prepare({"action": "create", "content": draft}, ctx)
+    with pytest.raises(ToolError) as caught:
+        await tool.execute(call, ctx)
+    message = str(caught.value)
+    assert "Nothing was saved" in message and str(tmp_path) not in message and "/" not in message
+    assert os_error_class(PermissionError(errno.EACCES, "denied", "/home/u/x")) == "permission_denied"
+    assert os_error_class(OSError(errno.ENOSPC, "full", "/x")) == "disk_full"
+    assert os_error_class(OSError(errno.EIO, "io")) == "os_error"

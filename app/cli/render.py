@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_ERROR, EXIT_CANCELLED = 0, 1, 130
 EXIT_STEP_LIMIT = 3  # the turn stopped at --max-iterations without a final answer (documented)
 _ARGS_PREVIEW = 200
+# Said under every approval that starts a program (exec, run_skill_script): no sandbox.
+USER_PERMISSIONS = (
+    "This program runs with your permissions: it can read, change and send anything your user account can."
+)
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,8 @@ class TerminalTurn:
             return "deny"
         async with self._prompt_lock:
             self._err.write(f"\n{event.title} ({event.tool}):\n{_indent(event.detail)}\n")
+            if event.argv:
+                self._err.write(f"{USER_PERMISSIONS}\n")
             options = "[y] once / [a] always / [N] deny" if event.can_always else "[y] once / [N] deny"
             self._err.write(f"Allow? {options}: ")
             self._err.flush()

@@ -139,6 +139,10 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    if not str(args.zip).lower().endswith(".zip"):  # as the HTTP upload route
+        from app.skills.model import SkillError
+
+        raise SkillError("Only .zip files can be imported; name the archive NAME.zip.")
     installed = _build(args).store.import_zip(Path(args.zip))
     print(f"Imported '{installed.name}' into the user Skills ({installed.path}).")
     return 0

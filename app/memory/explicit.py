@@ -102,6 +102,7 @@ class MemoryRepository:
         now = utc_now_iso()
         try:
             with self._db.transaction() as conn:
+                _refuse_duplicate(conn, text, mid)
                 cur = conn.execute(
                     "INSERT INTO memories (id, content, tags, search_text, created_at, updated_at)"
                     " VALUES (?,?,?,?,?,?)",
@@ -195,6 +196,7 @@ class MemoryRepository:
         now = utc_now_iso()
         with self._db.transaction() as conn:
             row = self._current(conn, mid, expected_updated_at)
+            _refuse_duplicate(conn, text, mid)
             conn.execute(
                 "UPDATE memories SET content = ?, tags = ?, search_text = ?, updated_at = ? WHERE id = ?",
                 (text, json.dumps(clean_tags), _search_text(text, clean_tags), now, mid),
@@ -224,6 +226,15 @@ class MemoryRepository:
         if self._fts is None:
             self._fts = self._db.has_table(FTS_TABLE)
         return self._fts
+
+
+def _refuse_duplicate(conn: sqlite3.Connection, text: str, own_id: str) -> None:
+    """Two memories with the same (normalised) text would be shown and searched twice: the
+    second is refused, naming the first, so the caller can update that one instead."""
+    sql = "SELECT id FROM memories WHERE content = ? AND id != ? LIMIT 1"
+    row = conn.execute(sql, (text, own_id)).fetchone()
+    if row is not None:
+        raise Conflict(f"memory {row['id']} already has this text; update that memory instead")
 
 
 def _write_tags(conn: sqlite3.Connection, num: int, tags: Sequence[str], updated_at: str) -> None:

@@ -139,6 +139,8 @@ class MemoryFile:
             raise ValueError("the fact to save must not be empty")
         with self._lock:
             current = self._current_for_write("save_memory")
+            if any(" ".join(old.split()) == f"- {line}" for old in current.splitlines()):
+                raise ValueError("MEMORY.md already has this line; nothing was added")
             joined = (current.rstrip("\n") + "\n" if current.strip() else "") + f"- {line}\n"
             return self.write(joined, "save_memory", line[:120])
 

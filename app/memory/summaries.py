@@ -137,6 +137,13 @@ def summary_message(summary: ChatSummaryRecord) -> Message:
 # stays well inside it, while a long imported (or never consolidated) chat is not read whole
 # before every model call — its older part is what the next consolidation folds.
 UNSUMMARISED_BUDGET_FACTOR = 2
+# Told to the model when that budget left older messages out (consolidation has not folded them
+# yet, e.g. it keeps failing): it must not act as if the chat started here.
+LEFT_OUT_NOTE = (
+    "Note: older messages of this conversation were left out of your context (they did not fit "
+    "and have not been summarised yet). If the user refers to something you cannot see, say so "
+    "and ask them to repeat it."
+)
 
 
 class ConsolidatedStore:
@@ -165,7 +172,8 @@ class ConsolidatedStore:
                 newest = self._chats.path_messages(chat_id, leaf=leaf, max_chars=budget)
             except NotFound:  # a chat reserved by the turn's own repository, not stored yet
                 return self._inner.history(chat_id, leaf=leaf)
-            return [s.message for s in newest]
+            cut = bool(newest) and newest[0].parent_cursor != tree.ROOT  # older ones did not fit
+            return windowed([s.message for s in newest], cut=cut)
         tail = self._chats.history(chat_id, from_cursor=summary.keep_from_cursor, leaf=leaf)
         return [summary_message(summary), *tail]
 
@@ -173,6 +181,16 @@ class ConsolidatedStore:
         self, chat_id: str, turn_id: str, messages: Sequence[Message], *, parent: int | None = None
     ) -> object:
         return self._inner.append_turn(chat_id, turn_id, messages, parent=parent)
+
+
+def windowed(messages: list[Message], *, cut: bool) -> list[Message]:
+    """A history whose oldest part was cut: it starts at a user message (never with the
+    answer, tool call or tool result of a turn whose question is gone) after a note saying
+    that older messages were left out."""
+    if not cut:
+        return messages
+    start = next((i for i, m in enumerate(messages) if m.role == "user"), len(messages))
+    return [Message(role="system", content=LEFT_OUT_NOTE), *messages[start:]]
 
 
 def _summary(row: sqlite3.Row) -> ChatSummaryRecord:

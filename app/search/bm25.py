@@ -3,7 +3,9 @@
 Tokens: lower-cased words split at camelCase and snake/kebab boundaries (the whole word is
 kept too, so `say_hello` matches both "say_hello" and "hello"), digits as their own runs, and
 CJK text as overlapping bigrams (Chinese has no spaces; single characters would match almost
-everything). BM25 with k1 = 1.5 and b = 0.75 (SPEC S6.4).
+everything). Latin words of three letters or more are reduced to their English stem (Snowball,
+`snowballstemmer`): "fields", "filling" and "forms" meet "field", "fill" and "form". The whole
+identifier of a split name is kept as written. BM25 with k1 = 1.5 and b = 0.75 (SPEC S6.4).
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, repeat
 from operator import neg
+from typing import Any
 
 K1 = 1.5
 B = 0.75
@@ -27,6 +31,13 @@ _IS_CJK = re.compile(rf"[{_CJK}]")
 # camelCase / PascalCase / acronyms / digit runs: "getHTTPResponse2" -> get HTTP Response 2
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[_\-]+")
+_STEMMABLE = re.compile(r"[a-z]{3,}")
+# Every rule of the English Snowball algorithm acts on one of these endings first, so a word
+# ending otherwise is its own stem; checking saves the stemmer's ~50-100 µs per such word (a
+# 10,000-tool catalog has thousands of made-up words). tests/search checks it against the stemmer.
+_CHANGEABLE_ENDINGS = (
+    "s", "y", "e", "ed", "ng", "li", "ci", "gi", "ti", "al", "ul", "ll", "er", "or", "ic", "nt", "sm", "on"
+)  # fmt: skip
 
 
 def tokenize(text: str) -> list[str]:
@@ -46,15 +57,46 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     else:  # names like verb_noun_12 are unique, their parts are not: split, then cached parts
         pieces = [w for part in _SEPARATORS.split(chunk) if part for w in _word_tokens(part)]
     whole = chunk.lower().strip("_-")
-    if whole and (len(pieces) > 1 or (pieces and whole != pieces[0])):
+    # A split name also counts as the whole identifier (as written: "forms_fill" is a name,
+    # not a phrase); a single word is only its stem.
+    if whole and (len(pieces) > 1 or (pieces and stem(whole) != pieces[0])):
         pieces.append(whole)
     return tuple(pieces)
 
 
 @lru_cache(maxsize=65_536)
 def _word_tokens(part: str) -> tuple[str, ...]:
-    """One separator-free part, split at camelCase and digit runs, lower-cased."""
-    return tuple(w.lower() for w in (_CAMEL.findall(part) or [part]))
+    """One separator-free part, split at camelCase and digit runs, lower-cased and stemmed."""
+    return tuple(stem(w.lower()) for w in (_CAMEL.findall(part) or [part]))
+
+
+class _Stemmer:
+    """The English Snowball stemmer, built on first use (its package imports every language,
+    ~20 ms, which `cashcode ask` never needs). A stemmer object keeps state while it works, so
+    calls are serialised; `stem` caches results, so the lock is taken once per distinct word."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._impl: Any = None
+
+    def __call__(self, word: str) -> str:
+        with self._lock:
+            if self._impl is None:
+                import snowballstemmer
+
+                self._impl = snowballstemmer.stemmer("english")
+            return str(self._impl.stemWord(word))
+
+
+_STEMMER = _Stemmer()
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """The English stem of a lower-case Latin word of 3+ letters; other tokens as they are."""
+    if not word.endswith(_CHANGEABLE_ENDINGS) or not _STEMMABLE.fullmatch(word):
+        return word
+    return _STEMMER(word)
 
 
 def _bigrams(run: str) -> list[str]:

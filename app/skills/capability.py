@@ -3,6 +3,7 @@ prompt, the per-chat activations and the `skills.*` routes."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 
 LISTED_IN_PROMPT = 30
 MAX_MENTIONS = 8
-_TYPED_MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9-]{0,63})\b")
+# `@name` selects a Skill only at the start of the message or after whitespace ("me@host" does not).
+_TYPED_MENTION = re.compile(r"(?:^|(?<=\s))@([a-z0-9][a-z0-9-]{0,63})(?![\w-])")
 
 
 class SkillToolBox:
@@ -166,7 +168,8 @@ class SkillsCapability(Capability):
 
     def _mentioned(self, spec: TurnSpec, snapshot: CatalogSnapshot) -> str:
         names = [m.name for m in spec.mentions if m.kind == "skill"]
-        names += [n for n in _TYPED_MENTION.findall(spec.user_text) if snapshot.get(n) is not None]
+        others = {m.name for m in spec.mentions if m.kind != "skill"}  # e.g. an MCP server
+        names += [n for n in _TYPED_MENTION.findall(spec.user_text) if n not in others]
         names = list(dict.fromkeys(names))[:MAX_MENTIONS]
         if not names:
             return ""
@@ -174,7 +177,7 @@ class SkillsCapability(Capability):
         for name in names:
             entry = snapshot.get(name)
             if entry is None:
-                lines.append(f"- {name}: not installed (tell the user).")
+                lines.append(f"- {name}: {_not_installed(snapshot, name)}")
             elif not entry.enabled:
                 lines.append(f"- {name}: disabled by the user (tell the user).")
             elif missing := self.runtime.missing(entry):
@@ -193,6 +196,15 @@ class SkillsCapability(Capability):
     async def aclose(self) -> None:
         if self._evolver is not None:
             await self._evolver.aclose()
+
+
+def _not_installed(snapshot: CatalogSnapshot, name: str) -> str:
+    """An invalid package says so; an unknown name comes with the closest installed names."""
+    if any(d.dir_name == name for d in snapshot.diagnostics):
+        return "installed but invalid, so it cannot be used (tell the user)."
+    close = difflib.get_close_matches(name, sorted(e.name for e in snapshot.active()), n=3, cutoff=0.5)
+    hint = f"; closest names: {', '.join(close)}" if close else ""
+    return f"no installed Skill has this name{hint} (tell the user)."
 
 
 def build_skills_capability(host: Host) -> SkillsCapability:

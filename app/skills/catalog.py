@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +17,13 @@ from app.skills.model import (
     ValidationResult,
 )
 from app.skills.redact import Redactor
-from app.skills.sources import SkillRoots, package_dirs
+from app.skills.sources import SkillRoots, package_dirs, root_problem
 from app.skills.state import SkillStateFile
 from app.skills.validate import validate_package
 
-MAX_REASON_CHARS = 300
+MAX_REASON_CHARS = 240
+MAX_PROBLEMS = 3
+MAX_DIR_NAME_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class CatalogEntry:
     enabled: bool
     shadows: tuple[SkillRef, ...] = ()
     shadowed_by: SkillRef | None = None
+    headings: tuple[str, ...] = ()  # of the SKILL.md body, for search
 
     @property
     def active(self) -> bool:
@@ -87,6 +91,27 @@ class _Found:
     path: Path
     manifest: SkillManifest
     sha256: str
+    headings: tuple[str, ...]
+
+
+MAX_HEADINGS = 40
+MAX_HEADING_CHARS = 120
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def body_headings(body: str) -> tuple[str, ...]:
+    """The Markdown headings of a SKILL.md body (not the `#` lines inside code blocks), bounded."""
+    found: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (m := _HEADING.match(line)):
+            found.append(m.group(1)[:MAX_HEADING_CHARS])
+            if len(found) == MAX_HEADINGS:
+                break
+    return tuple(found)
 
 
 class SkillCatalog:
@@ -120,11 +145,19 @@ class SkillCatalog:
         found: list[_Found] = []
         diagnostics: list[SkillDiagnostic] = []
         for root in self.roots.ordered():
+            why = root_problem(root.path)
+            if why is not None:
+                diagnostics.append(
+                    self._diagnostic(root.source, root.path, (SkillProblem("root.invalid", why),))
+                )
+                continue
             for folder in package_dirs(root.path):
                 result = self._validate(folder)
                 if result.kind == "valid":
                     doc = result.document
-                    found.append(_Found(root.source, folder, doc.manifest, doc.sha256))
+                    found.append(
+                        _Found(root.source, folder, doc.manifest, doc.sha256, body_headings(doc.body))
+                    )
                 else:
                     diagnostics.append(self._diagnostic(root.source, folder, result.problems))
         return found, diagnostics
@@ -156,11 +189,22 @@ class SkillCatalog:
     def _diagnostic(
         self, source: SourceKind, folder: Path, problems: tuple[SkillProblem, ...]
     ) -> SkillDiagnostic:
-        clean = tuple(SkillProblem(p.rule, self._redact(p.message)) for p in problems)
+        # Bounded and free of host paths: messages are redacted, cut, and only the first few shown.
+        clean = tuple(
+            SkillProblem(p.rule, _cut(self._redact(p.message), MAX_REASON_CHARS))
+            for p in problems[:MAX_PROBLEMS]
+        )
         reason = "; ".join(p.message for p in clean)
-        if len(reason) > MAX_REASON_CHARS:
-            reason = reason[: MAX_REASON_CHARS - 1] + "…"
-        return SkillDiagnostic(source, folder.name, folder, self._redact(str(folder)), clean, reason)
+        if len(problems) > MAX_PROBLEMS:
+            reason += f" (+{len(problems) - MAX_PROBLEMS} more)"
+        name = _cut(folder.name, MAX_DIR_NAME_CHARS)
+        return SkillDiagnostic(
+            source, name, folder, self._redact(str(folder)), clean, _cut(reason, MAX_REASON_CHARS)
+        )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _resolve_shadowing(found: list[_Found], disabled: frozenset[str]) -> tuple[CatalogEntry, ...]:
@@ -184,10 +228,20 @@ def _resolve_shadowing(found: list[_Found], disabled: frozenset[str]) -> tuple[C
                     lower.sha256,
                     enabled,
                     shadowed_by=winner_ref,
+                    headings=lower.headings,
                 )
             )
         shadows = tuple(SkillRef(i.source, i.path) for i in items[:-1])
         entries.append(
-            CatalogEntry(name, winner.source, winner.path, winner.manifest, winner.sha256, enabled, shadows)
+            CatalogEntry(
+                name,
+                winner.source,
+                winner.path,
+                winner.manifest,
+                winner.sha256,
+                enabled,
+                shadows,
+                headings=winner.headings,
+            )
         )
     return tuple(entries)

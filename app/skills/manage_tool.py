@@ -8,6 +8,7 @@ only way the model writes a Skill. An invalid draft is an error result, never a 
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -62,6 +63,24 @@ def write_files(folder: Path, content: str | None, files: Mapping[str, str]) -> 
         atomic_write_bytes(target, text.encode("utf-8"))
 
 
+_OS_ERROR_CLASSES: tuple[tuple[type[OSError], str], ...] = (
+    (PermissionError, "permission_denied"),
+    (FileNotFoundError, "not_found"),
+    (FileExistsError, "already_exists"),
+    (IsADirectoryError, "is_a_folder"),
+    (NotADirectoryError, "not_a_folder"),
+)
+_ERRNO_CLASSES = {errno.ENOSPC: "disk_full", errno.EDQUOT: "quota_exceeded", errno.EROFS: "read_only"}
+
+
+def os_error_class(exc: OSError) -> str:
+    """A path-free name for an OS error (`permission_denied`, `disk_full`, …)."""
+    for kind, label in _OS_ERROR_CLASSES:
+        if isinstance(exc, kind):
+            return label
+    return _ERRNO_CLASSES.get(exc.errno or 0, "os_error")
+
+
 class AgentSkillManageTool(Tool):
     name = specs.AGENT_SKILL_MANAGE.name
     description = specs.AGENT_SKILL_MANAGE.description
@@ -110,6 +129,10 @@ class AgentSkillManageTool(Tool):
             raise ToolError(f"The draft is not a valid Skill, nothing was saved: {exc}") from None
         except SkillError as exc:
             raise ToolError(f"Nothing was saved: {exc}") from None
+        except OSError as exc:  # a class, never the message: it names host paths
+            raise ToolError(
+                f"Nothing was saved: the disk refused the write ({os_error_class(exc)})."
+            ) from None
         verb = "Created" if action == "create" else "Updated"
         return ToolResult(
             ok=True,

@@ -126,6 +126,19 @@ class SkillRuntime:
         if self.activations is not None and items:
             self.activations.record(chat_id, items)
 
+    def loaded_this_turn(self, chat_id: str, turn_id: str, name: str, sha256: str) -> bool:
+        with self._lock:
+            items = self._pending.get(chat_id, {}).get(turn_id, [])
+            return any(a.name == name and a.sha256 == sha256 for a in items)
+
+    def is_loaded(self, chat_id: str, turn_id: str, entry: CatalogEntry) -> bool:
+        """Loaded in this chat: in this turn, or in a stored earlier turn, with today's SKILL.md."""
+        if self.loaded_this_turn(chat_id, turn_id, entry.name, entry.sha256):
+            return True
+        if self.activations is None or not chat_id:
+            return False
+        return any(a.name == entry.name and a.sha256 == entry.sha256 for a in self.activations.list(chat_id))
+
     def loaded(self, chat_id: str, snapshot: CatalogSnapshot) -> list[Activation]:
         """The chat's activations that still hold: same SKILL.md hash, enabled, selectable."""
         if self.activations is None or not chat_id:

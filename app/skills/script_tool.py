@@ -3,10 +3,13 @@
 - argv only, never a shell: the interpreter is chosen from the file extension (`.py` → the
   `python3` on PATH, `.sh` → `bash`, `.js`/`.mjs` → `node`), anything else runs directly and
   must be executable.
-- The approval shows the Skill, the script path and its sha256; "Always allow" stores a
-  `skill_script` grant for exactly that digest, so a changed script asks again. The digest is
-  computed in `prepare` and re-checked just before the run: a script changed between approval
-  and run is refused. (Between that re-check and the interpreter opening the file there is a
+- Only a Skill loaded in this chat, and only its runnable files (app/skills/runnable.py:
+  `scripts/…` and files its SKILL.md names; never `references/` or `assets/`).
+- The approval shows the Skill, the script path and its sha256 and the digest of the whole
+  package; "Always allow" stores a `skill_script` grant for exactly that package digest, so a
+  change to the script or to any helper it imports asks again. Both digests are computed in
+  `prepare` and re-checked just before the run: a package changed between approval and run is
+  refused. (Between that re-check and the interpreter opening the file there is a
   window of microseconds that portable APIs cannot close; see docs/skills.md.)
 - The command runs in the workspace (scripts write their outputs there) with the Skill folder
   in `SKILL_DIR`, under app/tools/process.py: own process group, killed on Stop or timeout.
@@ -33,8 +36,10 @@ from app.contracts.tools import (
 )
 from app.skills import tool_specs as specs
 from app.skills.resources import ResourceError, file_sha256, resolve_package_file
+from app.skills.runnable import normalise, package_digest, refusal
 from app.skills.runtime import SkillRuntime
-from app.skills.tools import selectable_entry, timeout_arg
+from app.skills.tools import loaded_entry, timeout_arg
+from app.skills.validate import validate_package
 from app.tools.exec_env import command_env
 from app.tools.process import CapturedStream, run_process
 
@@ -52,6 +57,7 @@ class ScriptPlan:
     skill_dir: Path
     script: Path
     sha256: str
+    package_sha256: str  # every file of the package: a script imports its helpers
     argv: tuple[str, ...]
     cwd: Path
     timeout: int
@@ -77,20 +83,30 @@ class RunSkillScriptTool(Tool):
         if len(extra) > MAX_ARGS:
             raise ToolError(f"At most {MAX_ARGS} arguments.")
         timeout = timeout_arg(args, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
-        entry = selectable_entry(self._rt, name)
+        entry = loaded_entry(self._rt, name, ctx)
+        checked = validate_package(entry.path)
+        if checked.kind == "invalid":
+            raise ToolError(f"The Skill '{name}' is no longer valid; load it again.")
         try:
             script = resolve_package_file(entry.path, rel)
+            why = refusal(rel, checked.document.body)
+            if why is not None:
+                raise ToolError(f"Refused to run {name}/{normalise(rel)}: {why}")
             digest = file_sha256(script)
+            package = package_digest(entry.path)
         except (ResourceError, OSError) as exc:
             raise ToolError(str(exc)) from None
         argv = (*self._launcher(script), *extra)
         cwd = Path(os.path.realpath(ctx.workspace))  # noqa: ASYNC240  a few lstat calls
-        plan = ScriptPlan(name, rel, entry.path, script, digest, argv, cwd, timeout)
+        plan = ScriptPlan(name, rel, entry.path, script, digest, package, argv, cwd, timeout)
         approval = ApprovalInfo(
             title="Run a Skill script",
-            detail=f"{name}/{rel} (sha256 {digest})\n{shlex.join(argv)}\n(in {plan.cwd})",
+            detail=(
+                f"{name}/{rel} (sha256 {digest})\n{shlex.join(argv)}\n(in {plan.cwd})\n"
+                f"Skill package sha256 {package}: a change to any file of the Skill asks again."
+            ),
             argv=argv,
-            grant_key=GrantKey(kind="skill_script", key=(name, rel, digest)),
+            grant_key=GrantKey(kind="skill_script", key=(name, rel, package)),
         )
         return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
 
@@ -110,15 +126,21 @@ class RunSkillScriptTool(Tool):
         plan: ScriptPlan = call.state
         try:
             again = resolve_package_file(plan.skill_dir, plan.rel)
-            now = file_sha256(again)
+            now, package = file_sha256(again), package_digest(plan.skill_dir)
         except (ResourceError, OSError):
-            now = ""
+            now, package = "", ""
         if now != plan.sha256:
             raise ToolError(
                 f"The script {plan.skill}/{plan.rel} changed after it was approved; it was not run."
             )
+        if package != plan.package_sha256:
+            raise ToolError(
+                f"A file of the Skill {plan.skill} changed after the script was approved; it was not run."
+            )
         env = command_env(self._rt.config.env or os.environ, is_git=False)
         env["SKILL_DIR"] = str(plan.skill_dir)
+        # Python would write __pycache__ into the package and so change the pinned digest.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
         try:
             outcome = await run_process(
                 plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP

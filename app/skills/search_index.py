@@ -38,6 +38,7 @@ def _fields(entry: CatalogEntry) -> Sequence[str]:
         m.description,
         " ".join(m.tags),
         " ".join(m.triggers),
+        " ".join(entry.headings),
     )
 
 

@@ -89,9 +89,12 @@ def default_roots(
 
 
 def package_dirs(root: Path) -> Iterator[Path]:
-    """Candidate package folders: direct children that are folders (or links to folders).
-    Dot-named entries are skipped: they are our temp siblings, or hidden on purpose."""
+    """Candidate package folders: direct children that are folders, or links (which the
+    validation refuses with a diagnostic). Dot-named entries are skipped: they are our temp
+    siblings, or hidden on purpose."""
     try:
+        if root.is_symlink():  # the catalog reports it; a linked root lends no Skills
+            return
         children = sorted(root.iterdir())
     except OSError:  # a missing or unreadable root simply has no Skills
         return
@@ -99,10 +102,22 @@ def package_dirs(root: Path) -> Iterator[Path]:
         if child.name.startswith("."):
             continue
         try:
-            if child.is_dir():
+            if child.is_symlink() or child.is_dir():
                 yield child
         except OSError:
             continue
+
+
+def root_problem(root: Path) -> str | None:
+    """Why an existing Skills root cannot hold Skills (None: fine, or simply absent)."""
+    try:
+        if root.is_symlink():
+            return "The Skills folder is a symbolic link; links are refused."
+        if root.exists() and not root.is_dir():
+            return "The Skills folder is not a folder (it is a file)."
+    except OSError as exc:
+        return f"The Skills folder cannot be read ({type(exc).__name__})."
+    return None
 
 
 def protected_skill_roots(

@@ -17,7 +17,10 @@ SKILL_SEARCH = ToolSpec(
     ),
     parameters={
         "type": "object",
-        "properties": {"query": {"type": "string", "description": "What the task is about."}},
+        "properties": {
+            "query": {"type": "string", "description": "What the task is about."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 8},
+        },
         "required": ["query"],
         "additionalProperties": False,
     },
@@ -42,7 +45,8 @@ SKILL_READ_RESOURCE = ToolSpec(
     name="skill_read_resource",
     description=(
         "Read a file of a Skill package (path relative to the Skill folder, e.g. "
-        "'reference/forms.md'). Text is returned (capped); binary files only as metadata."
+        "'reference/forms.md') after skill_load. Text is returned (capped); binary files only "
+        "as metadata."
     ),
     parameters={
         "type": "object",

@@ -3,7 +3,8 @@ script. They are offered by the Skills capability (app/skills/capability.py) in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from app.contracts.messages import ToolSpec
@@ -11,13 +12,29 @@ from app.contracts.tool_args import opt_int, req_str
 from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.skills import tool_specs as specs
 from app.skills.activations import Activation
-from app.skills.catalog import CatalogEntry
+from app.skills.catalog import CatalogEntry, CatalogSnapshot
 from app.skills.resources import ResourceError, list_package_files, read_resource
 from app.skills.runtime import SkillRuntime
 from app.skills.search_index import listing_description
 from app.skills.validate import validate_package
 
 SEARCH_LIMIT = 8
+MAX_SEARCH_LIMIT = 50
+
+
+def closest_names(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    return difflib.get_close_matches(name, sorted(set(candidates)), n=n, cutoff=0.5)
+
+
+def unknown_skill_message(snapshot: CatalogSnapshot, name: str) -> str:
+    """An invalid package says why it is invalid; an unknown name offers the closest names."""
+    label = name[:80]
+    invalid = next((d for d in snapshot.diagnostics if d.dir_name == name), None)
+    if invalid is not None:
+        return f"The Skill '{label}' is installed but invalid, so it cannot be used: {invalid.reason}"
+    close = closest_names(name, (e.name for e in snapshot.active()))
+    hint = f" Closest names: {', '.join(close)}." if close else ""
+    return f"No Skill named '{label}'.{hint} Use skill_search to find one."
 
 
 def selectable_entry(runtime: SkillRuntime, name: str) -> CatalogEntry:
@@ -25,12 +42,21 @@ def selectable_entry(runtime: SkillRuntime, name: str) -> CatalogEntry:
     snapshot = runtime.snapshot()
     entry = snapshot.get(name)
     if entry is None:
-        raise ToolError(f"No Skill named '{name[:80]}'. Use skill_search to find one.")
+        raise ToolError(unknown_skill_message(snapshot, name))
     if not entry.enabled:
         raise ToolError(f"The Skill '{name}' is disabled by the user.")
     missing = runtime.missing(entry)
     if missing:
         raise ToolError(f"The Skill '{name}' has missing dependencies: {', '.join(missing)}.")
+    return entry
+
+
+def loaded_entry(runtime: SkillRuntime, name: str, ctx: ToolContext) -> CatalogEntry:
+    """As `selectable_entry`, and the Skill must have been loaded in this chat: its files are
+    read and run only as part of following its instructions."""
+    entry = selectable_entry(runtime, name)
+    if not runtime.is_loaded(ctx.chat_id, ctx.turn_id, entry):
+        raise ToolError(f"Load the Skill first: call skill_load with name '{entry.name}'.")
     return entry
 
 
@@ -59,8 +85,16 @@ class _ReadingTool(Tool):
 
 
 class SkillSearchTool(_ReadingTool, spec=specs.SKILL_SEARCH, string_args=("query",)):
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        raw = args.get("query")
+        if isinstance(raw, str) and not raw.strip():
+            raise ToolError("The query is blank: say in a few words what the task is about.")
+        query = req_str(args, "query")
+        limit = opt_int(args, "limit", default=SEARCH_LIMIT, lo=1, hi=MAX_SEARCH_LIMIT) or SEARCH_LIMIT
+        return PreparedCall(tool=self.name, args={"query": query, "limit": limit}, approval=None)
+
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        hits = self._rt.search(call.args["query"], SEARCH_LIMIT)
+        hits = self._rt.search(call.args["query"], call.args["limit"])
         if not hits:
             return ToolResult(ok=True, content="No Skill matches that query.")
         lines = []
@@ -84,6 +118,12 @@ class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
             raise ToolError(f"The Skill '{entry.name}' is no longer valid: {reasons}")
         doc = checked.document
         m = doc.manifest
+        if self._rt.loaded_this_turn(ctx.chat_id, ctx.turn_id, m.name, doc.sha256):
+            # Its instructions are already in this turn's context: do not inject them again.
+            return ToolResult(
+                ok=True,
+                content=f"The Skill '{m.name}' is already loaded in this turn; its instructions are above.",
+            )
         files, total = list_package_files(entry.path)
         head = receipt(m.name, m.version, doc.sha256)
         parts = [
@@ -119,7 +159,7 @@ class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
 
 class SkillReadResourceTool(_ReadingTool, spec=specs.SKILL_READ_RESOURCE, string_args=("name", "path")):
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        entry = selectable_entry(self._rt, call.args["name"])
+        entry = loaded_entry(self._rt, call.args["name"], ctx)
         try:
             res = read_resource(entry.path, call.args["path"])
         except ResourceError as exc:

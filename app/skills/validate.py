@@ -57,11 +57,26 @@ def _inside(root_real: str, target: str) -> bool:
     return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+# As many files as a Skill ZIP may hold (app/skills/archive.py `max_members`).
+MAX_PACKAGE_FILES = 512
+
+
 def path_problems(root: Path) -> list[SkillProblem]:
-    """Every path must stay inside the package: no absolute links, no link that leaves it."""
+    """Every path must stay inside the package: no absolute links, no link that leaves it; and
+    at most MAX_PACKAGE_FILES files (the walk stops counting there)."""
     root_real = os.path.realpath(root)
     problems: list[SkillProblem] = []
+    count = 0
     for current, dirs, files in os.walk(root, followlinks=False):
+        count += len(files)
+        if count > MAX_PACKAGE_FILES:
+            problems.append(
+                SkillProblem(
+                    "package.files",
+                    f"The Skill has more than {MAX_PACKAGE_FILES} files; the limit is {MAX_PACKAGE_FILES}.",
+                )
+            )
+            break
         for entry in [*dirs, *files]:
             full = os.path.join(current, entry)
             if not os.path.islink(full):
@@ -94,6 +109,12 @@ def validate_package(
     root: Path, *, folder_name: str | None = None, check_folder: bool = True
 ) -> ValidationResult:
     """Validate the package at `root`. `folder_name` overrides `root.name` (snapshots, staging)."""
+    if root.is_symlink():
+        return InvalidSkill(
+            "invalid",
+            root,
+            (SkillProblem("package.link", "The Skill folder is a symbolic link; links are refused."),),
+        )
     if not root.is_dir():
         return InvalidSkill(
             "invalid", root, (SkillProblem("package.missing", "The Skill folder does not exist."),)
@@ -101,6 +122,10 @@ def validate_package(
     expected = (folder_name or root.name) if check_folder else None
     try:
         problems = path_problems(root)
+        scripts = root / "scripts"
+        if scripts.is_symlink() or (scripts.exists() and not scripts.is_dir()):
+            # `scripts/` is what run_skill_script runs from: a file there is a broken package.
+            problems.append(SkillProblem("layout.scripts", "'scripts' must be a folder, not a file."))
         raw = read_skill_md(root)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__

@@ -127,14 +127,18 @@ async def test_a_script_changed_between_approval_and_run_is_refused(
 ) -> None:
     app, events = await make_app(env={"HOME": str(home)})
     pid = await add_provider(app, fake_llm, "chat_completions")
-    fake_llm.script(_tool("run_skill_script", name="pdf-tools", path="scripts/hello.py"), {"text": "ok"})
+    fake_llm.script(
+        _tool("skill_load", name="pdf-tools"),
+        _tool("run_skill_script", name="pdf-tools", path="scripts/hello.py"),
+        {"text": "ok"},
+    )
     chat = await ok(app, "chats.create")
     turn = await send(app, chat["id"], "run it", pid)
     approval = await _approval(events, turn)
     (pdf_skill / "scripts" / "hello.py").write_text("print('evil')\n", encoding="utf-8")
     await ok(app, "chat.approve", {"approval_id": approval.approval_id, "decision": "once"})
     assert (await events.turn_end(turn)).type == "turn_done"
-    result = next(e for e in events.of(ToolResultEvent) if e.turn_id == turn)
+    result = [e for e in events.of(ToolResultEvent) if e.turn_id == turn][-1]
     assert not result.ok and "changed after it was approved" in result.output
     assert "evil" not in result.output
 
@@ -146,7 +150,7 @@ async def test_always_allow_covers_that_digest_only(
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = await ok(app, "chats.create")
     run = _tool("run_skill_script", name="pdf-tools", path="scripts/hello.py")
-    fake_llm.script(run, {"text": "ok"})
+    fake_llm.script(_tool("skill_load", name="pdf-tools"), run, {"text": "ok"})
     turn = await send(app, chat["id"], "run", pid)
     await ok(
         app,
@@ -183,12 +187,20 @@ async def test_stop_kills_a_running_scripts_children(
         "time.sleep(600)\n"
     )
     _write_skill(
-        paths.data_dir / "skills" / "user", "slow", description="Slow.", body="# Slow", files={"run.py": code}
+        paths.data_dir / "skills" / "user",
+        "slow",
+        description="Slow.",
+        body="# Slow",
+        files={"scripts/run.py": code},
     )
     app, events = await make_app(env={"HOME": str(home), "PATH": os.environ["PATH"]})
     await ok(app, "settings.update", {"approval_mode": "autonomous"})
     pid = await add_provider(app, fake_llm, "chat_completions")
-    fake_llm.script(_tool("run_skill_script", name="slow", path="run.py", timeout=300), {"text": "never"})
+    fake_llm.script(
+        _tool("skill_load", name="slow"),
+        _tool("run_skill_script", name="slow", path="scripts/run.py", timeout=300),
+        {"text": "never"},
+    )
     chat = await ok(app, "chats.create")
     turn = await send(app, chat["id"], "go", pid)
     await _bounded(lambda: marker.exists() and marker.read_text().strip() != "")

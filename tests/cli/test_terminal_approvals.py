@@ -46,6 +46,7 @@ def test_the_prompt_shows_what_will_run_and_defaults_to_deny(
     code, out, err = _ask_in_a_terminal(env, home / "ws", answer)
     assert code == 0, err
     assert "out.txt" in err and "[N] deny" in err
+    assert "runs with your permissions" not in err  # writing a file starts no program
     assert (home / "ws" / "out.txt").exists() is written
     assert out.endswith("Finished.\n")
 
@@ -59,6 +60,7 @@ def test_always_in_the_terminal_stores_a_grant_for_that_exact_command(
     code, _, err = _ask_in_a_terminal(env, home / "ws", "a")
     assert code == 0, err
     assert "[a] always" in err and "print('hi from the command')" in err
+    assert "This program runs with your permissions" in err
     # the second time it runs without asking, even with no terminal at all
     fake_llm.script(step, {"text": "Ran it again."})
     from tests.cli.conftest import cashcode

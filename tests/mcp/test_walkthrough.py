@@ -135,3 +135,22 @@ async def test_an_mcp_mention_offers_the_servers_tools_for_that_turn_only(
     turn2 = await send(app, chat, "and without a mention", pid)
     assert (await events.turn_end(turn2, 60)).type == "turn_done"
     assert TOOL not in offered(fake_llm.model_requests()[-1])  # for that turn only
+
+
+async def test_tool_search_matches_word_forms_through_the_shared_stemming_tokeniser(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    # "saying hellos" shares no exact word with `say_hello` ("Say hello to Cash …"): only the
+    # English stems of app/search/bm25.py make them meet.
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "saying hellos"}}]},
+        {"text": "found"},
+    )
+    turn = await send(app, chat, "find a greeting tool", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    found = tool_outputs(fake_llm.model_requests()[-1])[-1]
+    assert TOOL in found, found

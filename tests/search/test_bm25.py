@@ -9,7 +9,7 @@ from app.search.bm25 import K1, B, BM25Index, tokenize
 
 def test_tokens_split_camel_and_snake_case_and_keep_the_whole_word() -> None:
     assert tokenize("say_hello") == ["say", "hello", "say_hello"]
-    assert tokenize("getHTTPResponse2") == ["get", "http", "response", "2", "gethttpresponse2"]
+    assert tokenize("getHTTPResponse2") == ["get", "http", "respons", "2", "gethttpresponse2"]
     assert tokenize("kebab-case Plain") == ["kebab", "case", "kebab-case", "plain"]
 
 
@@ -41,3 +41,61 @@ def test_queries_match_across_case_styles_and_languages() -> None:
     assert index.search("FetchUrl", 1)[0][0] == "mcp_web_fetch_url"
     assert index.search("", 5) == [] and index.search("nothing-like-it", 5) == []
     assert index.search("url", 0) == []
+
+
+def test_english_words_are_stemmed_so_word_forms_meet() -> None:
+    stems = ["fill", "in", "the", "field", "of", "a", "pdf", "form"]
+    assert tokenize("Fill in the fields of a PDF form") == stems
+    assert tokenize("filling forms") == tokenize("fill form") == ["fill", "form"]
+    assert tokenize("running tests") == ["run", "test"]
+    index = BM25Index([("forms", ["Filling in PDF forms"]), ("other", ["Draw a picture"])])
+    assert index.search("fill the form field", 1)[0][0] == "forms"
+
+
+def test_stemming_leaves_identifiers_cjk_digits_and_short_words_as_they_were() -> None:
+    # split names: the parts are stemmed, the whole identifier stays as written
+    assert tokenize("list_files") == ["list", "file", "list_files"]
+    assert tokenize("readFiles") == ["read", "file", "readfiles"]
+    assert tokenize("fill-forms") == ["fill", "form", "fill-forms"]
+    # a single word is only its stem (no duplicate of the original form)
+    assert tokenize("Forms") == ["form"]
+    # CJK bigrams, digit runs and words of two letters are not touched
+    assert tokenize("填写表单 forms") == ["填写", "写表", "表单", "form"]
+    assert tokenize("v2 is ok 2026") == ["v", "2", "v2", "is", "ok", "2026"]
+
+
+def test_the_ending_filter_never_skips_a_word_the_stemmer_would_change() -> None:
+    # `stem` skips the stemmer for words without a changeable ending; the stemmer itself must
+    # agree for every such word: all three-letter words and 20,000 seeded random longer ones,
+    # plus English words of every kind of ending.
+    import itertools
+    import random
+    import string
+
+    import snowballstemmer
+
+    from app.search import bm25
+
+    real = snowballstemmer.stemmer("english")
+    rng = random.Random(22)
+    words = ["".join(w) for w in itertools.product(string.ascii_lowercase, repeat=3)]
+    words += ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 12))) for _ in range(20_000)]
+    words += [
+        "generously",
+        "happy",
+        "skies",
+        "dying",
+        "news",
+        "atlas",
+        "herring",
+        "proceed",
+        "gently",
+        "only",
+        "sky",
+    ]
+    words += ["early", "idly", "formalism", "hopeful", "rational", "sensitiviti", "possibly", "electrical"]
+    words += ["adjustable", "communism"]
+    for word in words:
+        if not word.endswith(bm25._CHANGEABLE_ENDINGS):
+            assert real.stemWord(word) == word, word
+        assert bm25.stem(word) == real.stemWord(word), word

@@ -143,10 +143,43 @@ def test_each_refresh_has_a_higher_revision(env: Env) -> None:
     assert env.catalog.refresh().revision == first + 1
 
 
-def test_an_external_root_may_link_to_a_skill_folder_kept_elsewhere(tmp_path: Path, env: Env) -> None:
+def test_a_linked_skill_folder_or_root_is_refused_with_a_diagnostic(tmp_path: Path, env: Env) -> None:
+    # Issue 22 item 7: a link would let a Skill's files live (and change) outside every root.
     real = write_skill(tmp_path / "projects", "linked", files={"ref/a.md": b"a"})
     root = env.home / ".claude" / "skills"
     root.mkdir(parents=True)
     os.symlink(real, root / "linked")
-    entry = env.catalog.refresh().get("linked")
-    assert entry is not None and entry.source == "external"
+    (env.home / ".agents").mkdir()
+    os.symlink(tmp_path / "projects", env.home / ".agents" / "skills")
+    snapshot = env.catalog.refresh()
+    assert snapshot.get("linked") is None
+    reasons = {d.dir_name: d.reason for d in snapshot.diagnostics}
+    assert "symbolic link" in reasons["linked"] and "symbolic link" in reasons["skills"]
+    assert all(str(tmp_path) not in d.reason for d in snapshot.diagnostics)
+
+
+def test_a_skills_root_that_is_a_file_is_reported(env: Env) -> None:
+    root = env.home / ".claude" / "skills"
+    root.parent.mkdir(parents=True)
+    root.write_text("not a folder")
+    diagnostics = env.catalog.refresh().diagnostics
+    assert [(d.dir_name, d.problems[0].rule) for d in diagnostics] == [("skills", "root.invalid")]
+    assert "not a folder" in diagnostics[0].reason
+
+
+def test_a_package_with_too_many_files_is_invalid(env: Env) -> None:
+    write_skill(env.roots.user, "many", files={f"ref/{i}.md": b"x" for i in range(513)})
+    write_skill(env.roots.user, "enough", files={f"ref/{i}.md": b"x" for i in range(511)})
+    snapshot = env.catalog.refresh()
+    assert snapshot.get("enough") is not None and snapshot.get("many") is None
+    assert "more than 512 files" in {d.dir_name: d.reason for d in snapshot.diagnostics}["many"]
+
+
+def test_diagnostics_are_bounded_and_carry_no_host_path(env: Env) -> None:
+    long_name = "n" * 120
+    text = f"---\nname: Bad_Name {'x' * 400}\ndescription: ''\n---\n"
+    write_skill(env.roots.user, long_name, text)
+    (diagnostic,) = env.catalog.refresh().diagnostics
+    assert len(diagnostic.dir_name) <= 80 and len(diagnostic.reason) <= 240
+    assert len(diagnostic.problems) <= 3 and all(len(p.message) <= 240 for p in diagnostic.problems)
+    assert str(env.data_dir) not in diagnostic.reason

@@ -153,6 +153,13 @@ def test_importing_a_hostile_zip_exits_1_and_names_the_reason(cli: Cli, tmp_path
     assert not (tmp_path / "escape.txt").exists()
 
 
+def test_importing_a_file_not_named_zip_is_refused(cli: Cli, tmp_path: Path) -> None:
+    archive = zip_folder(write_skill(tmp_path / "src", "fine"), tmp_path / "fine.tar", prefix="fine")
+    line = one_error_line(cli("import", str(archive)))
+    assert "Only .zip files" in line
+    assert "fine" not in cli("list").stdout
+
+
 def test_importing_a_duplicate_name_is_a_conflict(cli: Cli, tmp_path: Path) -> None:
     archive = zip_folder(
         write_skill(tmp_path / "src", "cashcode-skill-creator"),

@@ -183,3 +183,16 @@ def test_a_zip_with_an_invalid_skill_is_refused_and_leaves_nothing(tmp_path: Pat
         env.store.import_zip(archive)
     assert "name.charset" in {p.rule for p in caught.value.problems}
     assert listing(tmp_path) == before
+
+
+def test_a_zip_whose_scripts_is_a_file_is_refused_and_leaves_nothing(tmp_path: Path, env: Env) -> None:
+    archive = build(
+        tmp_path / "s.zip",
+        [("tool/SKILL.md", skill_md("tool").encode()), ("tool/scripts", b"print('not a folder')\n")],
+    )
+    env.roots.user.mkdir(parents=True)
+    before = listing(tmp_path)
+    with pytest.raises(SkillInvalid) as caught:
+        env.store.import_zip(archive)
+    assert "layout.scripts" in {p.rule for p in caught.value.problems}
+    assert listing(tmp_path) == before

@@ -75,6 +75,7 @@ export const en = {
   "approval.tool": "Tool: {tool}",
   "approval.willRun": "This will run:",
   "approval.argv": "Arguments (argv)",
+  "approval.userPermissions": "This program runs with your permissions: it can read, change and send anything your user account can.",
   "approval.deny": "Deny",
   "approval.once": "Allow once",
   "approval.always": "Always allow",

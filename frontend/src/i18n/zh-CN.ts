@@ -77,6 +77,7 @@ export const zhCN: Record<MessageKey, string> = {
   "approval.tool": "工具：{tool}",
   "approval.willRun": "将要执行：",
   "approval.argv": "参数（argv）",
+  "approval.userPermissions": "该程序以你的权限运行：凡是你的用户账户能读取、修改或发送的内容，它都可以。",
   "approval.deny": "拒绝",
   "approval.once": "允许一次",
   "approval.always": "始终允许",

@@ -63,3 +63,19 @@ describe("approval dialog", () => {
     expect(document.activeElement).toBe(once);
   });
 });
+
+describe("approval dialog: a program runs with the user's permissions", () => {
+  it("says so when a program will run (argv), and not otherwise", async () => {
+    const w = await dialog();
+    expect(w.get('[data-testid="approval-permissions"]').text()).toContain("runs with your permissions");
+    const w2 = await dialog({ argv: null, tool: "write_file", detail: "Write 3 bytes" });
+    expect(w2.find('[data-testid="approval-permissions"]').exists()).toBe(false);
+  });
+});
+
+describe("approval dialog: the permissions line in both languages", () => {
+  it("has a Chinese text", async () => {
+    const { translate } = await import("@/i18n");
+    expect(translate("zh-CN", "approval.userPermissions")).toContain("以你的权限运行");
+  });
+});

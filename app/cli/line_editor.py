@@ -7,6 +7,7 @@ Only used when stdin and stdout are terminals; piped input keeps the plain reade
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,9 @@ class LineEditor:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, History, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.output import create_output
+
+        from app.cli.safe_text import raw_stream
 
         bindings = KeyBindings()
 
@@ -34,6 +38,8 @@ class LineEditor:
         if history_dir is not None and history_dir.is_dir():
             history = FileHistory(str(history_dir / HISTORY_FILE))
         self._session: PromptSession[str] = PromptSession(
+            # The editor's own escapes go to the real terminal, not through the sanitiser.
+            output=create_output(stdout=raw_stream(sys.stdout)),
             history=history,
             key_bindings=bindings,
             multiline=False,

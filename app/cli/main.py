@@ -120,6 +120,18 @@ def _main(argv: Sequence[str] | None, startup_gc: StartupGc) -> int:
         startup_gc.resume()  # long-lived processes: the collector as always
         return _external(args_list[0] if args_list else "desktop", args_list[1:])
     command = _command(args_list)
+    from app.cli.safe_text import SafeStream
+
+    # Every line a command prints goes through the one sanitiser (untrusted text: issue 23.7).
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
+    try:
+        return _run_command(args_list, command, startup_gc)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run_command(args_list: list[str], command: str | None, startup_gc: StartupGc) -> int:
     if command not in GC_DEFERRED:
         startup_gc.resume()
     parser = build_parser(command)

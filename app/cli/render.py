@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.api.app import CashCodeApp
+from app.cli.safe_text import DIM, visible, write_styled
 from app.cli.terminal import StdinLines
 from app.contracts.events import (
     AppEvent,
@@ -76,7 +77,7 @@ class TerminalTurn:
             if not isinstance(event, TurnStarted):
                 self._replied()
             if isinstance(event, Delta) and event.channel == "text" and self._stream:
-                self._out.write(event.text)
+                self._out.write(visible(event.text))
                 self._out.flush()
                 wrote_text = wrote_text or bool(event.text)
             elif isinstance(event, ToolCallEvent):
@@ -119,7 +120,7 @@ class TerminalTurn:
                 self._err.flush()
                 return TurnResult(EXIT_STEP_LIMIT, text=end.text)
             if not self._stream:
-                self._out.write(end.text)
+                self._out.write(visible(end.text))
             if end.text or wrote_text:
                 self._out.write("\n")
             self._out.flush()
@@ -137,7 +138,9 @@ class TerminalTurn:
             if len(event.arguments) <= _ARGS_PREVIEW
             else event.arguments[:_ARGS_PREVIEW] + "…"
         )
-        self._err.write(f"{chr(10) if wrote_text else ''}· {event.name} {args}\n")
+        self._err.write("\n" if wrote_text else "")
+        write_styled(self._err, f"· {event.name} {args}", DIM)
+        self._err.write("\n")
         self._err.flush()
 
     def _failed_tool_line(self, event: ToolResultEvent) -> None:

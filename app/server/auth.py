@@ -45,6 +45,9 @@ class StartTicket:
         self.token = token
         self._used = False
 
+    def __repr__(self) -> str:
+        return f"StartTicket(token='***', used={self._used})"
+
     @property
     def used(self) -> bool:
         return self._used
@@ -63,6 +66,10 @@ class AccessPolicy:
     session: str = field(default_factory=new_token)
     api_token: str = field(default_factory=new_token)
     prefix: str = field(default_factory=new_prefix)
+
+    def __repr__(self) -> str:
+        # Logged or shown in a traceback: the secrets never print (issue 23.9).
+        return f"AccessPolicy(port={self.port}, session='***', api_token='***', prefix='***')"
 
     @classmethod
     def create(cls, port: int) -> AccessPolicy:

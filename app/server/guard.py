@@ -70,7 +70,8 @@ class Guard:
 
     def _route(self, scope: Scope) -> tuple[Response | None, Scope]:
         headers = Headers(scope=scope)
-        host = headers.get("host")
+        hosts = headers.getlist("host")
+        host = hosts[0] if len(hosts) == 1 else None  # two Host headers: which one is meant?
         path = str(scope.get("path", ""))
         if host is None or not self._policy.host_ok(host):
             return self._reject(
@@ -94,9 +95,7 @@ class Guard:
                 403, "forbidden_origin", "Cross-origin requests are refused.", html=False
             ), scope
         inner = path[len(self._policy.prefix) :]
-        if not self._policy.session_ok(
-            cookie_parser(headers.get("cookie", "")).get(self._policy.cookie_name)
-        ):
+        if not self._policy.session_ok(_one_session_cookie(headers, self._policy.cookie_name)):
             return self._reject(401, "unauthorized", _LOGIN_HINT, html=not inner.startswith("/api/")), scope
         if inner == "" and scope["type"] == "http":
             # The UI's relative URLs need the trailing slash to resolve under the prefix.
@@ -139,6 +138,18 @@ class Guard:
             page = pages.unauthorized_page() if status == 401 else pages.bad_host_page()
             return HTMLResponse(page, status_code=status, headers=_NO_STORE)
         return JSONResponse(_error_envelope(code, message), status_code=status, headers=_NO_STORE)
+
+
+def _one_session_cookie(headers: Headers, name: str) -> str | None:
+    """The session cookie's value, or None when it is missing or sent more than once (a second
+    cookie of the same name, e.g. planted for a parent path, must not silently win)."""
+    values = [
+        value
+        for header in headers.getlist("cookie")
+        for key, _, value in (part.strip().partition("=") for part in header.split(";"))
+        if key == name
+    ]
+    return cookie_parser(f"{name}={values[0]}").get(name) if len(values) == 1 else None
 
 
 _LOGIN_HINT = "Open the address printed by `cashcode serve` (tokens are per process)."

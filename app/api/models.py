@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from app.api.mentions import clean_mentions
 from app.core.events import ErrorInfo
 from app.core.messages import AttachmentRef, Mention
 
@@ -165,7 +166,9 @@ class ChatSend(_Model):
     chat_id: str
     text: str = Field(max_length=200_000)  # may be empty when files are attached
     model: ModelRef | None = None  # None: the remembered last choice
-    mentions: list[Mention] = Field(default_factory=list, max_length=8)  # @-selections (S7.9)
+    mentions: Annotated[list[Mention], AfterValidator(clean_mentions)] = Field(
+        default_factory=list, max_length=8
+    )  # @-selections (S7.9)
     attachments: list[AttachmentRef] = Field(default_factory=list)  # from attachments.upload (S1.3)
 
 

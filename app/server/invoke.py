@@ -49,7 +49,7 @@ async def read_limited(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def internal_error(request: Request, exc: Exception) -> JSONResponse:
+async def internal_error(request: Request, exc: Exception) -> JSONResponse:
     """Any exception no route handled: a JSON 500 naming the request id, never a bare text page."""
     request_id = REQUEST_ID.get()
     body = {

@@ -292,7 +292,9 @@ class CashCodeApp:
         return self._chat.switch_branch(req)
 
     async def chat_cancel(self, req: m.ChatRef) -> m.Ok:
-        await self.turns.cancel(req.chat_id)
+        from app.store.ids import validate_chat_id  # like every route that names a chat
+
+        await self.turns.cancel(validate_chat_id(req.chat_id))
         return m.Ok()
 
     async def chat_retry(self, req: m.ChatRef) -> m.TurnRef:

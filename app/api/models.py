@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
+from app.api.mentions import clean_mentions
 from app.contracts.events import ErrorInfo
 from app.contracts.messages import AttachmentRef, Mention
 from app.contracts.replies import (  # shared with capabilities (re-exported for app/api)
@@ -152,7 +153,9 @@ class ChatSend(ApiModel):
     chat_id: str
     text: str = Field(max_length=200_000)  # may be empty when files are attached
     model: ModelRef | None = None  # None: the remembered last choice
-    mentions: list[Mention] = Field(default_factory=list, max_length=8)  # @-selections (S7.9)
+    mentions: Annotated[list[Mention], AfterValidator(clean_mentions)] = Field(
+        default_factory=list, max_length=8
+    )  # @-selections (S7.9)
     attachments: list[AttachmentRef] = Field(default_factory=list)  # from attachments.upload (S1.3)
 
 

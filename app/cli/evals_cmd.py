@@ -32,11 +32,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.observability.evals_file import EvalFileError, load_eval_file
+    from app.cli.input_file import InputFileError, read_input_file
+    from app.observability.evals_file import MAX_FILE_BYTES, EvalFileError, load_eval_file
 
     try:
-        cases = load_eval_file(args.file)
-    except EvalFileError as exc:
+        cases = load_eval_file(args.file, read_input_file(args.file, MAX_FILE_BYTES))
+    except (EvalFileError, InputFileError) as exc:
         print(f"cashcode: error: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
     return asyncio.run(_run(args, cases))

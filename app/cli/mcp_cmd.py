@@ -164,10 +164,15 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
+
+    from app.cli.input_file import MAX_CONFIG_BYTES, InputFileError, read_input_file
+
     try:
-        text = await asyncio.to_thread(Path(args.file).read_text, encoding="utf-8")
-    except OSError as exc:
-        raise _Failed(f"cannot read {args.file}: {exc.strerror}") from None
+        text = (await asyncio.to_thread(read_input_file, Path(args.file), MAX_CONFIG_BYTES)).decode("utf-8")
+    except InputFileError as exc:
+        raise _Failed(str(exc)) from None
+    except UnicodeDecodeError:
+        raise _Failed(f"cannot read {args.file}: it is not UTF-8 text") from None
     result = await _call_route(app, "mcp.servers.import", {"text": text})
     for name in result["created"]:
         view = await _call_route(app, "mcp.servers.get", {"name": name})

@@ -77,8 +77,13 @@ class TerminalTurn:
             if not isinstance(event, TurnStarted):
                 self._replied()
             if isinstance(event, Delta) and event.channel == "text" and self._stream:
-                self._out.write(visible(event.text))
-                self._out.flush()
+                try:
+                    self._out.write(visible(event.text))
+                    self._out.flush()
+                except BrokenPipeError as exc:  # `cashcode ask … | head`: the reader is gone
+                    if not done.done():
+                        done.set_exception(exc)
+                    return
                 wrote_text = wrote_text or bool(event.text)
             elif isinstance(event, ToolCallEvent):
                 self._tool_line(event, wrote_text)
@@ -98,7 +103,12 @@ class TerminalTurn:
                 error = envelope["error"]
                 return TurnResult(EXIT_ERROR, error=ErrorInfo(code=error["code"], message=error["message"]))
             turn_id = envelope["data"]["turn_id"]
-            end = await done
+            try:
+                end = await done
+            except BrokenPipeError:
+                # Nobody reads the answer any more: stop the turn, then end quietly (cli/main.py).
+                await self._app.invoke("chat.cancel", {"chat_id": chat_id})
+                raise
         finally:
             unsubscribe()
             self._replied()

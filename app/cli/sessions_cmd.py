@@ -209,13 +209,16 @@ def _write_atomic(target: Any, content: str) -> None:
 async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from app.cli.input_file import MAX_EXPORT_BYTES, InputFileError, read_input_file
     from app.cli.runtime import fail
 
     source = Path(args.file).expanduser()  # noqa: ASYNC240  only reads $HOME
     try:
-        content = await asyncio.to_thread(source.read_text, encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return fail(f"cannot read {source}: {getattr(exc, 'strerror', None) or exc}")
+        content = (await asyncio.to_thread(read_input_file, source, MAX_EXPORT_BYTES)).decode("utf-8")
+    except InputFileError as exc:
+        return fail(str(exc))
+    except UnicodeDecodeError:
+        return fail(f"cannot read {source}: it is not UTF-8 text")
     imported = await app.invoke("chats.import", {"content": content})
     if not imported["ok"]:
         return _error(imported)

@@ -301,7 +301,8 @@ def _on_app_ready(session: _Session) -> Any:
 
 
 def _close_window_on_sigterm(shell: DesktopShell) -> None:
-    """`kill <pid>` (logout, service managers) quits like the tray's Quit: every window closes.
+    """`kill <pid>` (logout, service managers) and SIGHUP (the terminal that started the app
+    closed) quit like the tray's Quit: every window closes.
 
     The handler runs on the GUI thread; `quit` hands the closing to a worker so the GUI thread
     never waits on itself."""
@@ -310,6 +311,8 @@ def _close_window_on_sigterm(shell: DesktopShell) -> None:
         shell.quit()
 
     signal.signal(signal.SIGTERM, on_signal)
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        signal.signal(signal.SIGHUP, on_signal)
 
 
 def _shutdown(session: _Session) -> None:

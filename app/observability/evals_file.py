@@ -38,11 +38,13 @@ class EvalCase:
     expect: Expectation
 
 
-def load_eval_file(path: Path) -> list[EvalCase]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise EvalFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+def load_eval_file(path: Path, data: bytes | None = None) -> list[EvalCase]:
+    """`data`: the file's bytes when the caller has read them already (bounded, see the CLI)."""
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise EvalFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE_BYTES:
         raise EvalFileError(f"{path}: the file is larger than {MAX_FILE_BYTES} bytes")
     try:

@@ -16,7 +16,7 @@ from app.server.auth import AccessPolicy
 from app.server.contracts import RouteTypes, ServedApp
 from app.server.events_ws import events_router
 from app.server.guard import Guard
-from app.server.invoke import MAX_BODY_BYTES, invoke_router
+from app.server.invoke import MAX_BODY_BYTES, internal_error, invoke_router
 from app.server.rest import rest_router
 from app.server.script_ws import script_ws_router
 from app.server.static import static_router
@@ -35,7 +35,9 @@ def create_http_app(
         from app.api.route_types import ROUTE_TYPES  # the models the OpenAPI document describes
 
         route_types = ROUTE_TYPES
-    api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    api = FastAPI(
+        docs_url=None, redoc_url=None, openapi_url=None, exception_handlers={Exception: internal_error}
+    )
     api.include_router(invoke_router(app, max_body_bytes))
     if event_queue_limit is None:
         api.include_router(events_router(app))

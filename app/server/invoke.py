@@ -1,8 +1,9 @@
 """`POST /api/invoke/{route}`: the HTTP form of the bridge's `invoke(route, payload)`.
 
 The body is the route's JSON payload; the answer is the API envelope unchanged, with HTTP 200
-for anything the application answered (the frontend reads `ok`), and 4xx only for requests
-that never reached the application (bad name, bad JSON, too large).
+for anything the application answered (the frontend reads `ok`), 4xx only for requests that
+never reached the application (bad name, bad JSON, too large), and 500 for an internal error,
+whose details carry the request id (the key to its log lines).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from fastapi import APIRouter, Request
 from pydantic_core import to_jsonable_python
 from starlette.responses import JSONResponse
 
+from app.observability.logs import REQUEST_ID
 from app.server.contracts import ServedApp
 from app.server.jsonbody import BadJson, parse_object
 
@@ -47,6 +49,20 @@ async def read_limited(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+    """Any exception no route handled: a JSON 500 naming the request id, never a bare text page."""
+    request_id = REQUEST_ID.get()
+    body = {
+        "ok": False,
+        "error": {
+            "code": "internal",
+            "message": f"Internal error ({type(exc).__name__}); see the log for request {request_id}.",
+            "details": {"request_id": request_id},
+        },
+    }
+    return JSONResponse(body, status_code=500, headers=_NO_STORE)
+
+
 def invoke_router(app: ServedApp, max_body_bytes: int = MAX_BODY_BYTES) -> APIRouter:
     router = APIRouter()
 
@@ -63,7 +79,11 @@ def invoke_router(app: ServedApp, max_body_bytes: int = MAX_BODY_BYTES) -> APIRo
             payload = parse_object(raw)
         except BadJson as exc:
             return _error(400, "invalid", str(exc))
-        envelope = await app.invoke(route, payload)
-        return JSONResponse(to_jsonable_python(envelope), headers=_NO_STORE)
+        envelope = to_jsonable_python(await app.invoke(route, payload))
+        error = envelope.get("error") if isinstance(envelope, dict) else None
+        if isinstance(error, dict) and error.get("code") == "internal":
+            error["details"] = {**(error.get("details") or {}), "request_id": REQUEST_ID.get()}
+            return JSONResponse(envelope, status_code=500, headers=_NO_STORE)
+        return JSONResponse(envelope, headers=_NO_STORE)
 
     return router

@@ -69,7 +69,7 @@ def parse_object(raw: bytes | str, *, max_depth: int = MAX_DEPTH, empty_ok: bool
         raise BadJson(f"JSON is nested deeper than {max_depth} levels.")
     try:
         value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: also an integer past Python's digit limit
         raise BadJson("Request body is not valid JSON.") from exc
     if not isinstance(value, dict):
         raise BadJson("Request body must be a JSON object.")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import signal
 import socket
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Iterator
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -12,6 +16,9 @@ from starlette.types import ASGIApp
 from app.server.invoke import MAX_BODY_BYTES
 
 LOOPBACK = "127.0.0.1"
+# Every way a process is asked to stop: Ctrl+C, `kill`/service managers/logout, the terminal
+# closing. Each one ends in the same graceful shutdown (serve.json removed, MCP children stopped).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM) + ((signal.SIGHUP,) if sys.platform != "win32" else ())
 
 
 class PortInUse(Exception):
@@ -51,6 +58,21 @@ class _Server(uvicorn.Server):
         await super().startup(sockets)
         if self.started and self._on_started is not None:
             self._on_started()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """uvicorn's own version handles only SIGINT/SIGTERM and re-raises the signal after the
+        shutdown: for SIGTERM that kills the process before the caller's clean-up (serve.json)
+        runs. Here every stop signal just asks for the graceful exit and is not re-raised."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
 
 
 class LocalServer:

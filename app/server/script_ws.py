@@ -46,19 +46,44 @@ def _error(detail: str, chat_id: str | None = None) -> Frame:
     return frame
 
 
-def mentions_from(metadata: object) -> list[dict[str, str]]:
-    """`metadata.mentioned_skills` / `selected_mcp_connectors` → `ChatSend.mentions` items."""
-    if not isinstance(metadata, Mapping):
+class BadMetadata(ValueError):
+    """A message's `metadata` is not the shape the earlier app's clients send."""
+
+
+def _items(metadata: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    value = metadata.get(key)
+    if value is None:
         return []
+    if not isinstance(value, list) or not all(isinstance(item, Mapping) for item in value):
+        raise BadMetadata(f"`metadata.{key}` must be a list of objects.")
+    return value
+
+
+def _text(item: Mapping[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = item.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise BadMetadata(f"`{key}` in the message metadata must be text.")
+        return value
+    return ""
+
+
+def mentions_from(metadata: object) -> list[dict[str, str]]:
+    """`metadata.mentioned_skills` / `selected_mcp_connectors` → `ChatSend.mentions` items.
+    Raises BadMetadata on a wrong type (checked before anything is stored)."""
+    if metadata is None:
+        return []
+    if not isinstance(metadata, Mapping):
+        raise BadMetadata("`metadata` must be an object.")
     out: list[dict[str, str]] = []
-    for item in metadata.get("mentioned_skills") or []:
-        if isinstance(item, Mapping):
-            name = str(item.get("name", ""))
-            out.append({"kind": "skill", "name": name, "label": str(item.get("label") or name)})
-    for item in metadata.get("selected_mcp_connectors") or []:
-        if isinstance(item, Mapping):
-            name = str(item.get("server", item.get("name", "")))
-            out.append({"kind": "mcp", "name": name, "label": str(item.get("label") or name)})
+    for item in _items(metadata, "mentioned_skills"):
+        name = _text(item, "name")
+        out.append({"kind": "skill", "name": name, "label": _text(item, "label") or name})
+    for item in _items(metadata, "selected_mcp_connectors"):
+        name = _text(item, "server", "name")
+        out.append({"kind": "mcp", "name": name, "label": _text(item, "label") or name})
     return out
 
 
@@ -135,12 +160,17 @@ class ScriptSession:
         if not isinstance(content, str) or not content.strip():
             await self.send(_error("A message needs non-empty text in `content`.", chat_id))
             return
+        try:
+            mentions = mentions_from(frame.get("metadata"))
+        except BadMetadata as exc:
+            await self.send(_error(str(exc), chat_id))
+            return
         created = await self._ensure_chat(chat_id)
         if created is None:
             return
         self._watched.add(chat_id)
         self.chat_id = chat_id
-        payload = {"chat_id": chat_id, "text": content, "mentions": mentions_from(frame.get("metadata"))}
+        payload = {"chat_id": chat_id, "text": content, "mentions": mentions}
         ref = await self._call("chat.send", payload, chat_id)
         if ref is not None:
             self._own_turns.add(str(ref["turn_id"]))

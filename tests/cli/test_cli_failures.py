@@ -144,3 +144,21 @@ def test_a_killed_ask_leaves_no_empty_chat(env: dict[str, str], home: Path, fake
     db = home / "data" / "cashcode.sqlite3"
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM chats").fetchone()[0] == 0
+
+
+def test_ask_into_a_pipe_closed_early_ends_quietly(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    # `cashcode ask … | head -c 10`: the reader goes away while the answer is still streaming.
+    fake_llm.script({"text": "streamed words " * 2000, "chunk_size": 5})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "ask", "hello"],
+        env=env,
+        cwd=home / "ws",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(10)) == 10
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr and "BrokenPipe" not in stderr

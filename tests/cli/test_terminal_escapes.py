@@ -55,7 +55,7 @@ def test_the_output_path_lets_no_raw_escape_through_on_a_tty(text: str, styled: 
         assert stream.isatty()
         stream.write(text)
         stream.write_styled(styled, DIM)  # the app's own colour around untrusted text
-        print(text, file=stream)  # type: ignore[arg-type]
+        print(text, file=stream)
         stream.flush()
         raw.close()
         os.close(slave)

@@ -308,6 +308,7 @@ def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.Message
         created_at=stored.created_at,
         mentions=list(msg.mentions),
         attachments=list(msg.attachments),
+        stopped=msg.stopped,
         siblings=family,
         sibling_index=family.index(stored.cursor),
     )

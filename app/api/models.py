@@ -137,6 +137,7 @@ class MessageView(ApiModel):
     created_at: str
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
+    stopped: bool = False  # an answer cut short by Stop
     # Branches (edit/regenerate): the cursors of this message and its siblings, oldest first,
     # and which of them this is. One entry means no siblings (the UI shows no switcher).
     siblings: list[int] = Field(default_factory=list)

@@ -71,6 +71,7 @@ class Message(BaseModel):
     name: str | None = None
     mentions: tuple[Mention, ...] = ()
     attachments: tuple[AttachmentRef, ...] = ()
+    stopped: bool = False  # an answer cut short by Stop (stored in the message's meta)
     # Turn-only: stored history keeps this text instead of `content` (see `for_history`).
     history_content: str | None = None
 

@@ -2,7 +2,8 @@
 final answer or the iteration limit.
 
 The loop only accumulates messages in memory; storing them is the caller's job once the whole
-turn succeeded (so failed or cancelled turns leave nothing behind).
+turn succeeded (so failed turns leave nothing behind). A stopped turn keeps what was answered so
+far: `partial()` is the storable part (SPEC S3.2).
 
 Iteration limit: when the model still asks for tools after `max_iterations` model calls, the
 turn ends *successfully* with a short assistant note instead of failing — the tool work done so
@@ -57,10 +58,32 @@ class AgentLoop:
         self._turn_id = turn_id
         self._model = model
         self._tools = ToolCallRunner(deps, chat_id, turn_id)
+        self._new: list[Message] = []
+        self._reply: ModelReply | None = None  # the model call in progress
+
+    def partial(self) -> list[Message]:
+        """What a stopped turn stores: the messages so far, user message first, the last answer
+        marked `stopped`. Calls without results lose their calls (providers require a result for
+        each call). Empty when nothing was answered yet: a turn stopped before any answer stores
+        nothing, like a failed one."""
+        done = list(self._new)
+        if done and done[-1].tool_calls:  # stopped while its tools ran
+            done[-1] = done[-1].model_copy(update={"tool_calls": ()})
+        if self._reply is not None and self._reply.text:
+            done.append(Message(role="assistant", content=self._reply.text))
+        done = [m for m in done if m.role != "assistant" or m.content or m.tool_calls]
+        if len(done) < 2:
+            return []
+        if done[-1].role == "assistant":
+            done[-1] = done[-1].model_copy(update={"stopped": True})
+        else:  # ends with a tool result: the stop mark needs an answer to sit on
+            done.append(Message(role="assistant", content="", stopped=True))
+        return done
 
     async def run(self, context: Sequence[Message], user: Message) -> LoopResult:
         """`context` is the system prompt plus stored history; `user` the new message."""
         new: list[Message] = [user]
+        self._new = new
         for _ in range(self._deps.max_iterations):
             reply = await self._model_call([*context, *new])
             if not reply.tool_calls:
@@ -80,11 +103,13 @@ class AgentLoop:
             stream=self._deps.stream,
         )
         reply = ModelReply()
+        self._reply = reply
         stream = self._deps.provider.stream(request)
         # aclosing: on Stop the provider's generator is closed at once, which closes the HTTP stream.
         async with _closing(stream) as events:
             async for event in events:
                 self._on_event(event, reply)
+        self._reply = None
         if reply.usage is not None:
             self._report_usage(reply.usage)
         return reply

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -14,12 +15,28 @@ from app.contracts.turn import TurnSpec
 from app.core.context import TurnDeps
 from app.core.loop import AgentLoop
 
+_log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class TurnOutcome:
     status: Literal["done", "failed"]
     text: str = ""
     error: ErrorInfo | None = None
+
+
+class TurnStopped(asyncio.CancelledError):
+    """A stopped turn whose partial answer was stored (so there is nothing to retry)."""
+
+    def __init__(self, *, stored: bool) -> None:
+        super().__init__("turn stopped")
+        self.stored = stored
+
+
+def _store(spec: TurnSpec, deps: TurnDeps, stored: list[Message]) -> None:
+    deps.store.append_turn(spec.chat_id, spec.turn_id, stored, parent=spec.parent_cursor)
+    if deps.on_stored is not None:
+        deps.on_stored(spec, stored)
 
 
 def provider_error_info(exc: ProviderError) -> ErrorInfo:
@@ -30,11 +47,13 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
     """Run the turn and store it when (and only when) it completes.
 
     Provider errors end the turn with `turn_failed`; cancellation emits `turn_cancelled` and
-    propagates. Messages exist only in memory until the single `append_turn` call.
+    propagates. Messages exist only in memory until the single `append_turn` call, which for a
+    stopped turn stores what was answered so far (none: nothing), the answer marked stopped.
     """
     emit = deps.loop.emit
     chat_id, turn_id = spec.chat_id, spec.turn_id
     started = time.perf_counter()
+    loop: AgentLoop | None = None
     emit(
         TurnStarted(
             chat_id=chat_id,
@@ -59,13 +78,19 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         emit(TurnFailed(chat_id=chat_id, turn_id=turn_id, error=info))
         return TurnOutcome("failed", error=info)
     except asyncio.CancelledError:
+        kept = loop.partial() if loop is not None else []
+        try:
+            if kept:
+                _store(spec, deps, [m.for_history() for m in kept[1 if spec.regenerate else 0 :]])
+        except Exception:  # Stop must still stop: a store failure loses the partial answer only
+            _log.warning("could not store the stopped turn %s", turn_id, exc_info=True)
+            kept = []
         emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
+        if kept:
+            raise TurnStopped(stored=True) from None
         raise
     # No await between here and the event: Stop cannot split storing from announcing.
-    stored = [m.for_history() for m in result.messages[1 if spec.regenerate else 0 :]]
-    deps.store.append_turn(spec.chat_id, spec.turn_id, stored, parent=spec.parent_cursor)
-    if deps.on_stored is not None:
-        deps.on_stored(spec, stored)
+    _store(spec, deps, [m.for_history() for m in result.messages[1 if spec.regenerate else 0 :]])
     emit(
         TurnDone(
             chat_id=chat_id,

@@ -2,7 +2,7 @@
 
 Each turn runs in its own task on the core loop. Stop cancels that task: the model stream is
 closed, pending approvals resolve as cancelled and tool tasks are cancelled (the exec tool kills
-its process group), and nothing is stored.
+its process group); what was answered so far is stored, marked stopped (`run_turn`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from app.contracts.events import ErrorInfo, TurnCancelled, TurnFailed
 from app.contracts.turn import TurnSpec
 from app.core.context import Emit
-from app.core.turn import TurnOutcome
+from app.core.turn import TurnOutcome, TurnStopped
 
 STOP_TIMEOUT_S = 1.0
 
@@ -90,6 +90,9 @@ class TurnManager:
             outcome = await job(spec)
             status = outcome.status
             return outcome
+        except TurnStopped:
+            status = "done"  # stored as far as it got: nothing to retry
+            raise
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # task boundary: a bug becomes turn_failed, not a lost task

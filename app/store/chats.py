@@ -589,6 +589,8 @@ def _meta_json(m: Message) -> str:
         meta["mentions"] = [x.model_dump() for x in m.mentions]
     if m.attachments:
         meta["attachments"] = [x.model_dump() for x in m.attachments]
+    if m.stopped:
+        meta["stopped"] = True
     return json.dumps(meta, ensure_ascii=False)
 
 
@@ -649,6 +651,7 @@ def _stored(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
         name=row["name"],
         mentions=tuple(Mention(**x) for x in meta.get("mentions", ())) if meta else (),
         attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())) if meta else (),
+        stopped=bool(meta.get("stopped", False)) if meta else False,
     )
     return StoredMessage(
         cursor=row["cursor"],

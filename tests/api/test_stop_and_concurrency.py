@@ -40,7 +40,7 @@ async def _stop(app: Any, events: Recorder, chat_id: str, turn_id: str) -> float
     return time.monotonic() - started
 
 
-async def test_stop_during_slow_streaming_returns_within_a_second_and_stores_nothing(
+async def test_stop_during_slow_streaming_returns_within_a_second_and_keeps_the_partial_answer(
     make_app: AppMaker, fake_llm: Any
 ) -> None:
     app, events = await make_app()
@@ -51,7 +51,9 @@ async def test_stop_during_slow_streaming_returns_within_a_second_and_stores_not
     await events.until(lambda: "delta" in events.types(turn))
     assert await _stop(app, events, chat["id"], turn) < 1.0
     assert await asyncio.to_thread(fake_llm.wait_for_client_disconnect, 5.0)
-    assert (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"] == []
+    kept = (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"]
+    assert [(m["role"], m["stopped"]) for m in kept] == [("user", False), ("assistant", True)]
+    assert kept[0]["content"] == "talk slowly" and kept[1]["content"]
     assert "turn_done" not in events.types(turn)
 
 

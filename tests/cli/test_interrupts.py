@@ -114,7 +114,9 @@ def test_kill_9_mid_turn_keeps_exactly_the_completed_turns(tmp_path: Path, fake_
     assert shown.returncode == 0 and "ANSWER TWO" in shown.stdout and "SLOW" not in shown.stdout
 
 
-def test_ctrl_c_during_a_turn_cancels_it_and_exits_130(tmp_path: Path, fake_llm: Any) -> None:
+def test_ctrl_c_during_a_turn_stops_it_keeps_the_partial_answer_and_exits_130(
+    tmp_path: Path, fake_llm: Any
+) -> None:
     (tmp_path / "ws").mkdir()
     fake_llm.script(SLOW)
     env = base_env(tmp_path) | {"OPENAI_BASE_URL": fake_llm.openai_base_url, "OPENAI_API_KEY": VALID_KEY}
@@ -127,4 +129,7 @@ def test_ctrl_c_during_a_turn_cancels_it_and_exits_130(tmp_path: Path, fake_llm:
     assert "Traceback" not in proc.stderr.read()
     assert fake_llm.wait_for_client_disconnect(5.0)
     chats = ChatRepository(open_database(tmp_path / "data" / "cashcode.sqlite3"))
-    assert chats.list() == []
+    [chat] = chats.list()  # a stopped answer is kept, marked stopped, as in the app
+    history = chats.history(chat.id)
+    assert [(m.role, m.stopped) for m in history] == [("user", False), ("assistant", True)]
+    assert "SLOW" in history[1].content

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from app.contracts.events import ApprovalRequired, ApprovalResolved, TurnCancelled
+from app.contracts.provider import TextDelta
 from app.contracts.turn import TurnSpec
 from app.core.turn import run_turn
 from app.core.turns import ChatBusy, NothingToRetry, TurnManager
-from tests.core.helpers import ScriptedProvider, WriteTool, calls, make_rig, text
+from tests.core.helpers import EchoTool, ScriptedProvider, WriteTool, calls, make_rig, text
 
 
 def _spec(chat_id: str, user_text: str = "hi") -> TurnSpec:
@@ -19,7 +20,7 @@ def _spec(chat_id: str, user_text: str = "hi") -> TurnSpec:
     )
 
 
-async def test_stop_during_streaming_cancels_closes_the_stream_and_stores_nothing(
+async def test_stop_during_streaming_closes_the_stream_and_keeps_the_partial_answer(
     tmp_path: Path,
 ) -> None:
     never = asyncio.Event()
@@ -32,7 +33,48 @@ async def test_stop_during_streaming_cancels_closes_the_stream_and_stores_nothin
     assert rig.types()[-1] == "turn_cancelled"
     assert rig.provider.closed_streams == 1
     assert not manager.is_running(chat.id)
-    assert rig.chats.history(chat.id) == []
+    kept = rig.chats.history(chat.id)
+    assert [(m.role, m.content, m.stopped) for m in kept] == [
+        ("user", "hi", False),
+        ("assistant", "partial", True),
+    ]
+    with pytest.raises(NothingToRetry):  # it is stored: retrying would send the message twice
+        manager.retry_spec(chat.id)
+
+
+async def test_the_next_turn_after_a_stop_sees_the_stopped_answer(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path, ScriptedProvider(asyncio.Event(), text("ok")))
+    manager = TurnManager(rig.emit)
+    chat = rig.chats.create()
+    manager.start(_spec(chat.id, "first"), lambda s: run_turn(s, rig.deps()))
+    await rig.until(lambda: "delta" in rig.types())
+    await manager.cancel(chat.id)
+    manager.start(_spec(chat.id, "second"), lambda s: run_turn(s, rig.deps()))
+    await manager.wait(chat.id)
+    seen = [(m.role, m.content) for m in rig.provider.requests[-1].messages if m.role != "system"]
+    assert seen == [("user", "first"), ("assistant", "partial"), ("user", "second")]
+    assert [m.stopped for m in rig.chats.history(chat.id)] == [False, True, False, False]
+
+
+async def test_a_stop_while_a_tool_runs_keeps_the_finished_steps_without_the_open_call(
+    tmp_path: Path,
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        ScriptedProvider(
+            calls(("echo", '{"text": "a"}')), [TextDelta("looking "), *calls(("write", '{"path": "x"}'))]
+        ),
+        EchoTool(),
+        WriteTool(),
+    )
+    manager = TurnManager(rig.emit)
+    chat = rig.chats.create()
+    manager.start(_spec(chat.id), lambda s: run_turn(s, rig.deps()))
+    await rig.until(lambda: "approval_required" in rig.types())
+    await manager.cancel(chat.id)
+    kept = rig.chats.history(chat.id)
+    assert [m.role for m in kept] == ["user", "assistant", "tool", "assistant"]
+    assert kept[-1].content == "looking " and kept[-1].tool_calls == () and kept[-1].stopped
 
 
 async def test_stop_while_waiting_for_approval_resolves_it_as_cancelled(tmp_path: Path) -> None:
@@ -69,15 +111,17 @@ async def test_a_second_turn_in_a_busy_chat_is_refused_but_other_chats_run(tmp_p
 
 
 async def test_retry_offers_the_last_cancelled_turn_and_forgets_it_after_success(tmp_path: Path) -> None:
-    rig = make_rig(tmp_path, ScriptedProvider(asyncio.Event(), text("ok")))
+    # Stopped before any answer (at the approval of its first call): nothing stored, retryable.
+    rig = make_rig(tmp_path, ScriptedProvider(calls(("write", '{"path": "x"}')), text("ok")), WriteTool())
     manager = TurnManager(rig.emit)
     chat = rig.chats.create()
     with pytest.raises(NothingToRetry):
         manager.retry_spec(chat.id)
     first = _spec(chat.id, "do it")
     manager.start(first, lambda s: run_turn(s, rig.deps()))
-    await rig.until(lambda: "delta" in rig.types())
+    await rig.until(lambda: "approval_required" in rig.types())
     await manager.cancel(chat.id)
+    assert rig.chats.history(chat.id) == []
     assert manager.retry_spec(chat.id) == first
     manager.start(_spec(chat.id, "do it"), lambda s: run_turn(s, rig.deps()))
     await manager.wait(chat.id)

@@ -126,17 +126,25 @@ def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries
     expect(last(page, "message-assistant")).to_contain_text("I wrote a.txt.")
     assert (workspace / "a.txt").read_text(encoding="utf-8") == "x"
 
-    # Stop during a slow stream, then Retry.
+    # Stop during a slow stream: the partial answer stays, marked Stopped, and the next turn's
+    # context holds it (issue 25).
     fresh_llm.script({"text": "slow " * 400, "chunk_size": 1, "delay_s": 0.05})
     send(page, "Tell me a long story")
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "streaming")
     expect(last(page, "message-assistant")).to_contain_text("slow")
     page.get_by_test_id("stop-button").click()
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "cancelled")
+    expect(last(page, "message-assistant")).to_contain_text("Stopped")
+    expect(page.get_by_test_id("retry-button")).to_have_count(0)
     fresh_llm.script({"text": "The retried answer.", "chunk_size": 3})
-    page.get_by_test_id("retry-button").click()
+    send(page, "Go on")
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
     expect(last(page, "message-assistant")).to_contain_text("The retried answer.")
+    context = [r for r in fresh_llm.requests() if "chat" in r["path"]][-1]["body"]["messages"]
+    said = [(m["role"], str(m.get("content") or "")) for m in context if m["role"] != "system"]
+    assert said[-3][0] == "user" and said[-3][1] == "Tell me a long story"
+    assert said[-2][0] == "assistant" and said[-2][1].startswith("slow")
+    assert said[-1] == ("user", "Go on")
 
     # Theme and language.
     open_view(page, "settings")
@@ -158,6 +166,7 @@ def test_a_first_run_user_sets_up_a_provider_chats_approves_a_tool_stops_retries
     expect(page.get_by_test_id("message-user").first).to_contain_text("Hi there")
     expect(page.get_by_test_id("message-assistant").first).to_contain_text("Hello from the browser test.")
     expect(page.get_by_test_id("message-assistant").last).to_contain_text("The retried answer.")
+    expect(page.locator('[data-testid="message-assistant"][data-state="cancelled"]')).to_have_count(1)
 
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "browser-e2e.png"), full_page=True)

@@ -739,6 +739,7 @@ export interface MessageView {
   created_at: string;
   mentions: MentionOutput[];
   attachments: AttachmentRefOutput[];
+  stopped: boolean;
   siblings: number[];
   sibling_index: number;
 }

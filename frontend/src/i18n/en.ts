@@ -560,6 +560,7 @@ export const en = {
   "tools.group.memory": "Memory, notes and to-dos",
   "tools.group.skills": "Skills",
   "tools.group.mcp": "MCP (finding and preparing server tools; each server's own tools are in MCP Market)",
+  "chat.jumpLatest": "Jump to latest",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -560,4 +560,5 @@ export const zhCN: Record<MessageKey, string> = {
   "tools.group.memory": "记忆、笔记和待办",
   "tools.group.skills": "Skills",
   "tools.group.mcp": "MCP（查找和准备服务器工具；各服务器自己的工具在 MCP 市场中）",
+  "chat.jumpLatest": "跳到最新",
 };

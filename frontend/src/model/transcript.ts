@@ -194,8 +194,9 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
       }
     }
   }
+  const stopped = new Set(messages.filter((m) => m.stopped).map((m) => m.turn_id));
   for (const entry of entries) {
-    if (entry.kind === "assistant") finishTurn(entry, "done");
+    if (entry.kind === "assistant") finishTurn(entry, stopped.has(entry.turnId) ? "cancelled" : "done");
   }
   return entries;
 }

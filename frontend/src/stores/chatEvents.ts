@@ -103,13 +103,22 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
     if (ev.type === "turn_done") {
       tx.finishTurn(live.entry, "done", ev);
       if (rt.history !== null || currentId.value === ev.chat_id) void loadHistory(ev.chat_id);
-    } else if (ev.type === "turn_failed") {
-      tx.finishTurn(live.entry, "failed");
-      live.entry.error = ev.error;
-      rt.error = ev.error;
-    } else {
-      tx.finishTurn(live.entry, "cancelled");
+      return;
     }
+    if (ev.type === "turn_failed") {
+      rt.error = ev.error;
+      live.entry.error = ev.error;
+    }
+    tx.finishTurn(live.entry, ev.type === "turn_failed" ? "failed" : "cancelled");
+    if (live.entry.parts.length === 0 && rt.fromComposer) {
+      // Nothing was answered, so nothing was stored: the message goes back to the composer
+      // (the error banner says why) instead of lingering as an unsent bubble.
+      rt.returned = { text: live.userText, attachments: rt.sentAttachments ?? [] };
+      rt.live = null;
+      return;
+    }
+    // A stop stores what was answered: history shows it, marked stopped.
+    if (ev.type === "turn_cancelled" && (rt.history !== null || currentId.value === ev.chat_id)) void loadHistory(ev.chat_id);
   }
 
   return applyEvent;

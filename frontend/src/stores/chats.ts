@@ -40,6 +40,16 @@ export interface ChatRuntime {
   sentAttachments?: AttachmentRef[];
   /** The live turn answers a stored user message again (regenerate): no live user entry. */
   answerOnly?: boolean;
+  /** A message that did not get through (refused send, a turn failed or stopped before any
+   * answer): the composer takes it back, so nothing typed is lost. */
+  returned?: ReturnedDraft | null;
+  /** The live turn was typed in the composer (not an edit or regenerate). */
+  fromComposer?: boolean;
+}
+
+export interface ReturnedDraft {
+  text: string;
+  attachments: AttachmentRef[];
 }
 
 const LIST_PAGE = 100;
@@ -208,7 +218,8 @@ export const useChatsStore = defineStore("chats", () => {
       rt.history = detail.messages;
       rt.hasMore = detail.has_more;
       const live = rt.live;
-      if (live && live.entry.state === "done" && detail.messages.some((m) => m.turn_id === live.turnId)) rt.live = null;
+      // A finished or stopped turn that history now holds (a stop stores the partial answer).
+      if (live && live.entry.state !== "streaming" && detail.messages.some((m) => m.turn_id === live.turnId)) rt.live = null;
     } catch (err) {
       rt.error = toErrorInfo(err);
     } finally {
@@ -364,6 +375,7 @@ export const useChatsStore = defineStore("chats", () => {
     rt.sending = true;
     rt.sentAttachments = attachments;
     rt.answerOnly = false;
+    rt.fromComposer = true;
     try {
       const payload = {
         chat_id: chatId,
@@ -372,7 +384,9 @@ export const useChatsStore = defineStore("chats", () => {
         ...(mentions.length ? { mentions } : {}),
         ...(attachments.length ? { attachments } : {}),
       };
-      return await guarded(chatId, () => api.invoke("chat.send", payload));
+      const ok = await guarded(chatId, () => api.invoke("chat.send", payload));
+      if (!ok) rt.returned = { text, attachments };
+      return ok;
     } finally {
       rt.sending = false;
     }
@@ -386,6 +400,7 @@ export const useChatsStore = defineStore("chats", () => {
     const at = before?.findIndex((m) => m.cursor === cursor) ?? -1;
     rt.error = null;
     rt.answerOnly = answerOnly;
+    rt.fromComposer = false;
     rt.sentAttachments = answerOnly || at < 0 ? [] : (before?.[at].attachments ?? []);
     rt.sending = true;
     if (before && at >= 0) rt.history = before.slice(0, at);
@@ -435,6 +450,22 @@ export const useChatsStore = defineStore("chats", () => {
     runtime(chatId).error = null;
   }
 
+  /** The cause of a shown error may be fixed (a provider or model changed): drop errors of
+   * that kind from every chat, so no stale banner stays behind. */
+  function clearErrors(codes: readonly string[]): void {
+    for (const rt of Object.values(runtimes.value)) {
+      if (rt.error && codes.includes(rt.error.code)) rt.error = null;
+    }
+  }
+
+  /** Hand a returned message to the composer (once). */
+  function takeReturned(chatId: string): ReturnedDraft | null {
+    const rt = runtimes.value[chatId];
+    const draft = rt?.returned ?? null;
+    if (rt) rt.returned = null;
+    return draft;
+  }
+
   function isRunning(chatId: string): boolean {
     const rt = runtimes.value[chatId];
     return Boolean(rt?.running || rt?.sending || summaries.value[chatId]?.running);
@@ -450,7 +481,7 @@ export const useChatsStore = defineStore("chats", () => {
 
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
-    entries, create, createNew, creatingChat, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, isRunning, flushNow, useFrameScheduler,
+    entries, create, createNew, creatingChat, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
     listNext, listLoading, loadMore, loadMatching,
   };
 });

@@ -1,0 +1,104 @@
+"""The first hour of a newcomer in real Chromium over `cashcode serve` (issue 25): the view
+follows the conversation, Esc stops, files dropped on the chat attach, honest states."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser_helpers import EventFrames, PageProblems, wait_for
+from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
+from tests.server.process import ServeProcess
+
+pytestmark = pytest.mark.browser
+
+LONG = "A line of a long answer that keeps going.\n\n" * 60
+
+
+def _scroll_state(page: Page, root: str = "") -> dict[str, float]:
+    return page.evaluate(
+        """(root) => {
+          const el = document.querySelector(`${root} .message-scroller`);
+          return { top: el.scrollTop, height: el.scrollHeight, client: el.clientHeight };
+        }""",
+        root,
+    )
+
+
+def _at_bottom(page: Page, root: str = "") -> bool:
+    s = _scroll_state(page, root)
+    return s["height"] - s["top"] - s["client"] <= 80
+
+
+def _scroll_to_top(page: Page, root: str = "") -> None:
+    page.evaluate(
+        """(root) => {
+          const el = document.querySelector(`${root} .message-scroller`);
+          el.scrollTop = 0;
+          el.dispatchEvent(new Event("scroll"));
+        }""",
+        root,
+    )
+
+
+def test_the_view_follows_the_stream_offers_jump_to_latest_and_esc_stops(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    page, problems, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.get_by_test_id("nav-chat").click()
+    page.get_by_test_id("new-chat").click()
+    fresh_llm.script({"text": LONG, "chunk_size": 40})
+    send(page, "Write a long answer")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    wait_for(page, lambda: _at_bottom(page), "the finished answer followed to its end")
+
+    # Scrolled up to read: "Jump to latest" appears; sending brings the new message into view.
+    _scroll_to_top(page)
+    expect(page.get_by_test_id("jump-latest")).to_be_visible()
+    fresh_llm.script({"text": LONG, "chunk_size": 8, "delay_s": 0.03})
+    send(page, "And another one")
+    expect(last(page, "message-user")).to_be_in_viewport()
+    expect(page.get_by_test_id("jump-latest")).to_have_count(0)
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "streaming")
+    page.wait_for_timeout(300)
+    assert _at_bottom(page)  # followed while streaming
+
+    # Scrolled up mid-stream: not yanked back; the button brings the tail back and follows it.
+    _scroll_to_top(page)
+    page.wait_for_timeout(300)
+    assert _scroll_state(page)["top"] < 50
+    page.get_by_test_id("jump-latest").click()
+    wait_for(page, lambda: _at_bottom(page), "following again after Jump to latest")
+
+    # Esc stops the stream, as Stop does.
+    page.keyboard.press("Escape")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "cancelled")
+    expect(page.get_by_test_id("stop-button")).to_have_count(0)
+    assert problems.messages == []
+
+
+def test_quick_ask_follows_its_stream(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    page, _, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.set_viewport_size({"width": 640, "height": 420})  # the size of the Quick Ask window
+    page.goto(page.url.split("#")[0] + "#/quick")
+    expect(page.get_by_test_id("quick-view")).to_be_visible()
+    fresh_llm.script({"text": LONG, "chunk_size": 24, "delay_s": 0.02})
+    page.get_by_test_id("composer-input").fill("Quick question")
+    page.get_by_test_id("send-button").click()
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "streaming")
+    page.wait_for_timeout(400)
+    assert _scroll_state(page)["height"] > _scroll_state(page)["client"]  # it overflows
+    assert _at_bottom(page)
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    wait_for(page, lambda: _at_bottom(page), "Quick Ask followed to the end")

@@ -6,19 +6,22 @@ from __future__ import annotations
 import re
 
 from app.contracts.messages import Mention
-from app.mcp.config import NAME_RE as MCP_NAME_RE
-from app.skills.api_models import NAME_PATTERN as SKILL_NAME_PATTERN
 
 LABEL_MAX = 80
-_SKILL_NAME_RE = re.compile(SKILL_NAME_PATTERN)
 
 
 def clean_mentions(mentions: list[Mention]) -> list[Mention]:
     """Raises ValueError on a name its kind does not allow; duplicates keep the first."""
+    if not mentions:
+        return mentions  # the usual message: the name rules' modules stay unloaded (`ask` start-up)
+    from app.mcp.config import NAME_RE as MCP_NAME_RE
+    from app.skills.api_models import NAME_PATTERN
+
+    skill_name_re = re.compile(NAME_PATTERN)
     seen: set[tuple[str, str]] = set()
     out: list[Mention] = []
     for mention in mentions:
-        rule = _SKILL_NAME_RE if mention.kind == "skill" else MCP_NAME_RE
+        rule = skill_name_re if mention.kind == "skill" else MCP_NAME_RE
         if not rule.fullmatch(mention.name):
             what = "Skill" if mention.kind == "skill" else "MCP server"
             raise ValueError(f"{mention.name[:64]!r} is not a valid {what} name")

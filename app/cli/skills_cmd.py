@@ -139,9 +139,18 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    if not str(args.zip).lower().endswith(".zip"):  # as the HTTP upload route
-        from app.skills.model import SkillError
+    import os
+    import stat
 
+    from app.skills.model import SkillError
+
+    try:
+        mode = os.stat(args.zip).st_mode
+    except OSError:
+        mode = None  # missing or unreadable: the import below says which
+    if mode is not None and not stat.S_ISREG(mode):  # a device or FIFO would never end
+        raise SkillError(f"{args.zip} is not a regular file; pass a Skill .zip file.")
+    if not str(args.zip).lower().endswith(".zip"):  # as the HTTP upload route
         raise SkillError("Only .zip files can be imported; name the archive NAME.zip.")
     installed = _build(args).store.import_zip(Path(args.zip))
     print(f"Imported '{installed.name}' into the user Skills ({installed.path}).")

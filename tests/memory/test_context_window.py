@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.memory.summaries import LEFT_OUT_NOTE, ConsolidatedStore, SummaryRepository
 from app.store.chats import ChatRepository
 from app.store.db import Database
@@ -18,7 +19,7 @@ from tests.memory.test_consolidation_reads import _chat
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    database = Database(tmp_path / "cashcode.sqlite3")
+    database = open_database(tmp_path / "cashcode.sqlite3")
     yield database
     database.close()
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.plugins import open_database
 from app.contracts.tools import ToolContext, ToolError
 from app.memory.explicit import MemoryRepository
 from app.memory.memory_file import MemoryFile
@@ -17,7 +18,7 @@ from app.store.errors import Conflict
 
 @pytest.fixture
 def db(tmp_path: Path) -> Database:
-    return Database(tmp_path / "db.sqlite3")
+    return open_database(tmp_path / "db.sqlite3")
 
 
 def test_add_and_update_refuse_a_second_memory_with_the_same_text(db: Database) -> None:

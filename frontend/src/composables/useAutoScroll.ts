@@ -12,6 +12,8 @@ export interface AutoScroll {
   following: Ref<boolean>;
   /** Follow again from now on (a message was sent, "Jump to latest" was pressed). */
   jump: () => void;
+  /** Stop following: the view was moved to an older message on purpose (a search hit). */
+  hold: () => void;
 }
 
 /** Follow new content at the bottom unless the user scrolled up to read. */
@@ -74,5 +76,9 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     toBottom();
     scrollSoon(); // and once more after the content that triggered this has been laid out
   };
-  return { toBottom, following, jump };
+  const hold = () => {
+    following.value = false;
+    lastTop = container.value?.scrollTop ?? 0;
+  };
+  return { toBottom, following, jump, hold };
 }

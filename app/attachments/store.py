@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
+
+from app.support.atomic import atomic_write_bytes, atomic_write_text
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -88,14 +88,7 @@ class AttachmentStore:
 
     def save_text_sidecar(self, sha256: str, text: str) -> None:
         target = self.path(sha256).with_suffix(".txt")
-        fd, tmp = tempfile.mkstemp(prefix=".part-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(target, text)
 
 
 def _b64_len(size: int) -> int:
@@ -103,13 +96,4 @@ def _b64_len(size: int) -> int:
 
 
 def _atomic_write(target: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".part-", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(target, data)

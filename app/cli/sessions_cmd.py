@@ -192,18 +192,9 @@ async def _export(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 def _write_atomic(target: Any, content: str) -> None:
-    import tempfile
+    from app.support.atomic import atomic_write_text
 
-    fd, tmp = tempfile.mkstemp(prefix=".cashcode-export-", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    atomic_write_text(target, content)
 
 
 async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:

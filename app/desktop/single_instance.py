@@ -29,6 +29,8 @@ from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 from typing import Any
 
+from app.support.atomic import atomic_write_bytes
+
 log = logging.getLogger(__name__)
 
 ENV_RUNTIME_DIR = "CASHCODE_RUNTIME_DIR"
@@ -85,17 +87,7 @@ def endpoint_for(data_dir: Path, env: Mapping[str, str], platform: str = sys.pla
 def _write_key(path: Path) -> bytes:
     """A fresh authkey, written atomically with owner-only permissions before we listen."""
     key = secrets.token_bytes(32)
-    fd, tmp = tempfile.mkstemp(prefix=".key.", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(key)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, key, mode=0o600)
     return key
 
 

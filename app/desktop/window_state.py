@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
+
+from app.support.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -66,16 +66,7 @@ def load_window_state(
 def save_window_state(path: Path, state: WindowState) -> None:
     """Atomic write (temp file + fsync + replace), like every settings file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".window-state.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(asdict(state), fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, json.dumps(asdict(state)))
 
 
 class _EventfulWindow(Protocol):

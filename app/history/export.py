@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from app.attachments.store import AttachmentMissing, AttachmentStore
 from app.store.chats import ChatRecord, StoredMessage
+from app.support.atomic import atomic_write_text
 
 FORMAT = "cashcode.chat"
 VERSION = 1
@@ -116,18 +115,12 @@ def save_unique(folder: Path, filename: str, content: str) -> Path:
     ("name (2).md", "name (3).md", … instead)."""
     folder.mkdir(parents=True, exist_ok=True)
     stem, dot, ext = filename.rpartition(".")
-    candidate = folder / filename
     n = 1
-    while candidate.exists():
-        n += 1
-        candidate = folder / f"{stem} ({n}){dot}{ext}"
-    fd, tmp = tempfile.mkstemp(prefix=".cashcode-export-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.link(tmp, candidate)  # fails instead of replacing a file that appeared meanwhile
-    finally:
-        os.unlink(tmp)
-    return candidate
+    while True:
+        candidate = folder / (filename if n == 1 else f"{stem} ({n}){dot}{ext}")
+        try:
+            # replace=False fails instead of replacing a file that exists or appeared meanwhile
+            atomic_write_text(candidate, content, replace=False)
+            return candidate
+        except FileExistsError:
+            n += 1

@@ -5,8 +5,6 @@ user's (`<data>/mcp/servers.json`, written atomically). Secrets go to the keyrin
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -27,6 +25,7 @@ from app.mcp.config import (
     secret_name,
 )
 from app.settings.secrets import MASK, SecretStore
+from app.support.atomic import atomic_write_text
 
 FILE_VERSION = 1
 MAX_ARGS = 200
@@ -173,16 +172,7 @@ class UserCatalog:
     def _write(self, servers: Mapping[str, Any]) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"version": FILE_VERSION, "servers": servers}, indent=2, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(prefix=".servers-", suffix=".tmp", dir=self._path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self._path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(self._path, text)
 
 
 SecretValues = dict[tuple[Any, str], str]

@@ -4,13 +4,12 @@ connecting. A file is valid only for the transport fingerprint it was written fo
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from app.mcp.config import check_name
 from app.mcp.connection import ToolDef
+from app.support.atomic import atomic_write_text
 
 
 class SchemaCache:
@@ -47,16 +46,7 @@ class SchemaCache:
             ],
         }
         self._folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{server}-", suffix=".tmp", dir=self._folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, ensure_ascii=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self._path(server))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(self._path(server), json.dumps(data, ensure_ascii=False))
 
     def drop(self, server: str) -> None:
         self._path(server).unlink(missing_ok=True)

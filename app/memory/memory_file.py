@@ -163,7 +163,7 @@ class MemoryFile:
     def _set_aside(self) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         target = self.path.with_name(f"{self.path.name}.invalid-{stamp}")
-        os.replace(self.path, target)
+        os.replace(self.path, target)  # not a write: a damaged file is moved aside
         return target
 
     # ---- versions -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from app.settings.paths import APP_NAME
+from app.support.atomic import atomic_write_text
 
 ENV_RUNTIME_DIR = "CASHCODE_RUNTIME_DIR"
 FILE_NAME = "serve.json"
@@ -117,20 +118,7 @@ class RuntimeFile:
             return False
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         _check_private(self.directory)
-        tmp = self.directory / f".{FILE_NAME}.{info.pid}.tmp"
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(asdict(info), handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
+        atomic_write_text(self.path, json.dumps(asdict(info)), mode=0o600)
         self._published = info
         return True
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from app.support.atomic import atomic_write_text as write_text
 
 ProviderKind = Literal["chat_completions", "responses", "ollama"]
 Theme = Literal["system", "light", "dark"]
@@ -249,36 +250,12 @@ class SettingsStore:
                 return None
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-            os.replace(self.path, target)
+            os.replace(self.path, target)  # not a write: the damaged file is moved aside
             return target
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a 0600 temp file in the same directory, fsync, then rename over `path`."""
+    """Owner-only, atomic (app/support/atomic.py)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_dir(path.parent)
+    write_text(path, text, mode=0o600)
 
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX only; Windows cannot open directories)."""
-    if os.name != "posix":
-        return
-    dfd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)

@@ -9,44 +9,16 @@ import secrets
 import shutil
 from pathlib import Path
 
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename inside `path` durable. Not supported on Windows, where it is a no-op."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+from app.support.atomic import KEEP_MODE
+from app.support.atomic import atomic_write_bytes as write_atomically
+from app.support.atomic import fsync_dir as fsync_dir
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temp file in the same folder, fsync, then os.replace: readers see old or new."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with tmp.open("xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, _existing_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    fsync_dir(path.parent)
+    """Readers see the old file or the new one; the file keeps its permissions."""
+    write_atomically(path, data, mode=KEEP_MODE)
 
 
-def _existing_mode(path: Path) -> int:
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return 0o644
 
 
 def sha256_file(path: Path) -> str:
@@ -76,7 +48,7 @@ def fsync_tree(root: Path) -> None:
             if os.path.islink(full):
                 continue
             with contextlib.suppress(OSError), open(full, "rb") as handle:
-                os.fsync(handle.fileno())
+                os.fsync(handle.fileno())  # not a write: flushes a staged tree before its rename
         fsync_dir(Path(current))
 
 

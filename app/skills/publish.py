@@ -82,7 +82,7 @@ def recover_root(root: Path) -> None:
             remove_tree(child)  # never published, or already unpublished
 
 
-_STRAY_TMP = re.compile(r"^\.SKILL\.md\.[0-9a-f]{8}\.tmp$")
+_STRAY_TMP = re.compile(r"^\.SKILL\.md\.[0-9a-z_]{8}\.tmp$")  # app/support/atomic.py temp names
 
 
 def remove_stray_temp_files(package: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -52,6 +51,7 @@ from app.skills.snapshots import SkillVersion, SnapshotStore
 from app.skills.sources import SkillDataPaths, package_dirs
 from app.skills.state import SkillStateFile
 from app.skills.validate import parse_skill_md, validate_package
+from app.support.atomic import NEW_FILE_MODE, atomic_target
 
 # A staging folder this old belongs to a crashed import, not to one still running elsewhere.
 _STALE_STAGING_SECONDS = 3600
@@ -289,12 +289,8 @@ class SkillStore:
     def export(self, name: str, out_path: Path) -> Path:
         """Write a ZIP that imports back to the same files (any source can be exported)."""
         entry = self.entry(name)
-        tmp = out_path.with_name(f".{out_path.name}.{secrets.token_hex(4)}.tmp")
-        try:
+        with atomic_target(out_path, mode=NEW_FILE_MODE) as tmp:
             export_package(entry.path, name, tmp)
-            os.replace(tmp, out_path)
-        finally:
-            tmp.unlink(missing_ok=True)
         return out_path
 
     # -- versions -----------------------------------------------------------------------------

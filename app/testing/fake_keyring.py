@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import ClassVar
@@ -27,6 +26,8 @@ from typing import ClassVar
 from keyring.backend import KeyringBackend
 from keyring.compat import properties
 from keyring.errors import PasswordDeleteError
+
+from app.support.atomic import atomic_write_text
 
 ENV_FILE = "CASHCODE_TEST_KEYRING_FILE"
 
@@ -89,10 +90,7 @@ class FileKeyring(KeyringBackend):
     def _write(self, data: dict[str, dict[str, str]]) -> None:
         path = self._path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
+        atomic_write_text(path, json.dumps(data))
 
     def get_password(self, service: str, username: str) -> str | None:
         return self._read().get(service, {}).get(username)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import stat
 from pathlib import Path
 
 from app.contracts.tools import ToolError
+from app.support.atomic import KEEP_MODE, NEW_FILE_MODE, atomic_write_bytes
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -62,58 +61,11 @@ def ensure_regular(fd: int, shown: str) -> None:
 
 
 def atomic_write(path: Path, data: bytes, *, overwrite: bool) -> None:
-    """Write `data` to `path` so readers see the old or the new file, never a half-written one.
-
-    The temp file lives in the same directory (same filesystem, so `os.replace` is atomic).
-    Without `overwrite`, the final step is `os.link`, which fails if the target appeared in the
-    meantime — no clobbering even under a race.
-    """
-    parent = path.parent
-    mode = None
-    if overwrite:
-        with contextlib.suppress(FileNotFoundError):
-            mode = os.stat(path).st_mode & 0o7777
-    tmp = parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    # 0o666 lets the process umask decide new-file permissions, like a normal open().
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    """Write `data` to `path` so readers see the old or the new file, never a half-written one
+    (app/support/atomic.py). An overwritten file keeps its permissions; a new one gets what
+    open() would give it. Without `overwrite`, the final step is a hard link, which fails if the
+    target appeared in the meantime — no clobbering even under a race."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            _link_no_clobber(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    _fsync_dir(parent)
-
-
-def _link_no_clobber(tmp: Path, path: Path) -> None:
-    try:
-        os.link(tmp, path)
+        atomic_write_bytes(path, data, mode=KEEP_MODE if overwrite else NEW_FILE_MODE, replace=overwrite)
     except FileExistsError as exc:
         raise ToolError(f"'{path.name}' already exists; pass overwrite: true to replace it.") from exc
-    except PermissionError:
-        # Some filesystems (e.g. FAT, some network mounts) have no hard links: fall back to a
-        # check-then-replace, which is atomic for readers but only best-effort against races.
-        if path.exists():
-            raise ToolError(f"'{path.name}' already exists; pass overwrite: true to replace it.") from None
-        os.replace(tmp, path)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # not supported on every platform; the data itself is already fsynced
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -15,8 +15,9 @@ What is realistic about it
 - Time: a year of activity. Chat sizes follow a heavy-tailed distribution (most chats are a
   few turns, some are hundreds); chats start at random times over the year and their turns
   follow minutes apart, so `updated_at` order interleaves like real use. The store stamps
-  times with `app.store.chats.utc_now_iso`; this script substitutes a clock that returns the
-  simulated time (the only thing it changes — every row is written by the store's own code).
+  times with `utc_now_iso` (app/store/chat_records.py, chat_writes.py); this script
+  substitutes a clock that returns the simulated time (the only thing it changes — every row
+  is written by the store's own code).
 - Batching: `Database.transaction()` nests, so many `append_turn` calls share one outer
   transaction (one commit per ~2,000 turns) — the rows are exactly what single turns write.
 
@@ -42,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import app.store.chats as chats_module  # noqa: E402
+import app.store.chat_records as chat_records  # noqa: E402
+import app.store.chat_writes as chat_writes  # noqa: E402
 from app.api.plugins import open_database  # noqa: E402
 from app.contracts.messages import Message, ToolCall  # noqa: E402
 from app.store.chats import ChatRepository  # noqa: E402
@@ -193,8 +195,10 @@ def _plan(size: ProfileSize, rng: random.Random) -> Iterator[tuple[int, int, dat
 def seed(path: Path, size: ProfileSize, *, progress: bool = True) -> None:
     rng = random.Random(SEED_VERSION * 1_000_003 + size.chats)
     clock = _Clock()
-    original = chats_module.utc_now_iso
-    chats_module.utc_now_iso = clock
+    stamped = (chat_records, chat_writes)  # the ChatRepository parts that stamp times
+    original = getattr(chat_records, "utc_now_iso")  # noqa: B009  not re-exported
+    for module in stamped:
+        setattr(module, "utc_now_iso", clock)  # noqa: B010  the stores' clock, by name
     started = time.perf_counter()
     made = 0
     chat_ids: dict[int, str] = {}
@@ -219,7 +223,8 @@ def seed(path: Path, size: ProfileSize, *, progress: bool = True) -> None:
             with db.reading() as conn:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
-        chats_module.utc_now_iso = original
+        for module in stamped:
+            setattr(module, "utc_now_iso", original)  # noqa: B010
 
 
 def ensure_profile(size: ProfileSize = ProfileSize(), *, fresh: bool = False, progress: bool = True) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import app.store.chats as chats_module
+import app.store.chat_search as chat_search
 from app.api.plugins import open_database
 from app.contracts.messages import Message
 from app.store.chats import ChatRepository
@@ -32,5 +32,5 @@ def test_a_query_of_only_short_terms_scans_only_the_newest_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = _repo(tmp_path)
-    monkeypatch.setattr(chats_module, "SHORT_TERM_SCAN_ROWS", 3)
+    monkeypatch.setattr(chat_search, "SHORT_TERM_SCAN_ROWS", 3)
     assert [h.cursor for h in repo.search("天气")] == [4, 2]  # the oldest is outside the window

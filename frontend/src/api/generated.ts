@@ -191,6 +191,15 @@ export interface ConnectionTest {
   model_count: number;
 }
 
+/**
+ * A turn's context starts later than the chat: older messages did not fit and have not been
+ * summarised yet (consolidation keeps failing). The model is told; so is the user.
+ */
+export interface ContextLeftOut {
+  type: "context_left_out";
+  chat_id: string;
+}
+
 export interface Delta {
   type: "delta";
   chat_id: string;
@@ -1327,6 +1336,7 @@ export type AppEvent =
   | McpServerStatus
   | McpToolProgress
   | McpElicitation
+  | ContextLeftOut
   | EvalProgress
   | SkillsChanged;
 

@@ -561,6 +561,7 @@ export const en = {
   "tools.group.skills": "Skills",
   "tools.group.mcp": "MCP (finding and preparing server tools; each server's own tools are in MCP Market)",
   "chat.jumpLatest": "Jump to latest",
+  "chat.contextLeftOut": "Older messages of this chat were left out of the model's context: they did not fit and have not been summarised yet.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -561,4 +561,5 @@ export const zhCN: Record<MessageKey, string> = {
   "tools.group.skills": "Skills",
   "tools.group.mcp": "MCP（查找和准备服务器工具；各服务器自己的工具在 MCP 市场中）",
   "chat.jumpLatest": "跳到最新",
+  "chat.contextLeftOut": "本对话较早的消息未包含在模型的上下文中：它们放不下，且尚未被总结。",
 };

@@ -87,7 +87,9 @@ def test_help_banner_ctrl_c_and_leaving(env: dict[str, str], home: Path, fake_ll
     assert any(m["role"] == "assistant" and "SLOW" in (m.get("content") or "") for m in history)
 
 
-def test_a_terminal_gets_a_spinner_and_rendered_markdown(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+def test_a_terminal_gets_a_spinner_and_rendered_markdown(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
     fake_llm.script({"text": MARKDOWN, "hang_s": 1.0}, {"text": "bye"})
     proc, term, master = _start_chat(env, home / "ws")
     try:

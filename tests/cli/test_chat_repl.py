@@ -117,3 +117,24 @@ def test_piped_output_stays_the_plain_answer(env: dict[str, str], home: Path, fa
     assert done.returncode == 0, done.stderr
     assert done.stdout == MARKDOWN.rstrip("\n") + "\n" or done.stdout == MARKDOWN + "\n"
     assert "Thinking" not in done.stderr and "\x1b" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "takes", "not_taken"),
+    [
+        (["ask"], {"--model", "--workspace", "--stream", "--approval-mode"}, set()),
+        (
+            ["models"],
+            {"--provider", "--base-url"},
+            {"--model", "--workspace", "--max-iterations", "--stream"},
+        ),
+        (["dream"], {"--model", "--provider", "--now"}, {"--workspace", "--max-iterations", "--no-stream"}),
+    ],
+)
+def test_each_commands_help_lists_only_its_own_flags(
+    env: dict[str, str], home: Path, command: list[str], takes: set[str], not_taken: set[str]
+) -> None:
+    shown = cashcode(*command, "--help", env=env, cwd=home / "ws")
+    assert shown.returncode == 0
+    flags = set(re.findall(r"--[a-z][a-z-]+", shown.stdout))
+    assert takes <= flags and not (not_taken & flags), flags

@@ -20,6 +20,7 @@ from typing import Any
 
 from app.mcp import frozen
 from app.mcp.config import Resolved
+from app.mcp.not_mcp import collecting, not_mcp_message
 from app.mcp.stderr_log import open_private_log, redacted_stderr
 
 GUARD = frozen.GUARD
@@ -69,9 +70,14 @@ async def open_client(
         program = find_program(entry.command, env.get("PATH"))
         guarded = guarded_argv([program, *entry.args])
         params = StdioServerParameters(command=guarded[0], args=guarded[1:], env=env)
-        with redacted_stderr(stderr_path, resolved.secret_values()) as errlog:
-            async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
-                yield client
+        with redacted_stderr(stderr_path, resolved.secret_values()) as errlog, collecting() as printed:
+            try:
+                async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
+                    yield client
+            except Exception as exc:
+                if printed:  # it printed text, not JSON-RPC: say so (app/mcp/not_mcp.py)
+                    raise ConnectError(not_mcp_message(printed)) from exc
+                raise
         return
     import httpx2
 

@@ -138,3 +138,30 @@ def test_each_commands_help_lists_only_its_own_flags(
     assert shown.returncode == 0
     flags = set(re.findall(r"--[a-z][a-z-]+", shown.stdout))
     assert takes <= flags and not (not_taken & flags), flags
+
+
+def test_ask_at_a_terminal_spins_and_renders(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    fake_llm.script({"text": MARKDOWN, "hang_s": 1.0})
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "ask", "show markdown"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**env, "TERM": "xterm", "COLUMNS": "100"},
+        cwd=home / "ws",
+        start_new_session=True,
+    )
+    os.close(slave)
+    term = Terminal(master)
+    try:
+        at = term.wait_for(b"Thinking", 0)
+        term.wait_for(b"second item", at)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    shown = _plain(term.output)
+    assert "bold words" in shown and "**bold words**" not in shown

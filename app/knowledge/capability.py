@@ -1,0 +1,104 @@
+"""The knowledge capability: routes, the `knowledge_search` tool, and freshness.
+
+- `toolset`: `knowledge_search`, offered only while at least one knowledge base exists (a
+  one-row query; nothing else of the package loads for a turn until the tool is called).
+- `start` (desktop, serve): a quick scan of every base (it resumes a run cut short), then the
+  watcher (app/knowledge/watch.py).
+- Routes: app/knowledge/handlers.py (imported on the first route call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.contracts.capability import Capability, Handler, ListedTool
+from app.contracts.events import AppEvent
+from app.contracts.messages import ToolSpec
+from app.contracts.turn import ToolBox, TurnSpec
+from app.knowledge.store import KnowledgeStore
+from app.knowledge.tool import KnowledgeSearchTool
+from app.store.db import Database
+
+if TYPE_CHECKING:
+    from app.knowledge.runner import Runner
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_SIZE_CAP = 20 * 1024 * 1024
+
+
+class _Tools:
+    def __init__(self, tool: KnowledgeSearchTool) -> None:
+        self._tool = tool
+
+    def specs(self) -> Sequence[ToolSpec]:
+        return [self._tool.spec()]
+
+    def get(self, name: str) -> KnowledgeSearchTool | None:
+        return self._tool if name == self._tool.name else None
+
+
+class KnowledgeCapability(Capability):
+    name = "knowledge"
+
+    def __init__(
+        self,
+        db: Database,
+        private_roots: Sequence[Path],
+        publish: Callable[[AppEvent], None],
+        *,
+        size_cap: int = DEFAULT_SIZE_CAP,
+    ) -> None:
+        self.store = KnowledgeStore(db)
+        self.private_roots = tuple(private_roots)
+        self._publish = publish
+        self._size_cap = size_cap
+        self._tools = _Tools(KnowledgeSearchTool(self.store))
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @cached_property
+    def runner(self) -> Runner:
+        from app.knowledge.indexer import Indexer
+        from app.knowledge.runner import Runner
+
+        return Runner(Indexer(self.store, lambda: self.private_roots, self._size_cap), self._publish)
+
+    def routes(self) -> Mapping[str, Handler]:
+        from app.knowledge.handlers import KnowledgeHandlers
+
+        return KnowledgeHandlers(self.store, self.runner, self.private_roots).table()
+
+    def toolset(self, spec: TurnSpec) -> ToolBox | None:
+        return self._tools if self.store.has_bases() else None
+
+    def listed_tools(self) -> list[ListedTool]:
+        return [ListedTool.of(KnowledgeSearchTool)]
+
+    async def start(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._background(), name="knowledge")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _background(self) -> None:
+        from app.knowledge.watch import KnowledgeWatcher
+
+        runner = self.runner
+        try:
+            for name in await asyncio.to_thread(self.store.names):
+                await runner.run(name)
+        except Exception:  # the start-up scan is best effort: the watcher still starts
+            _log.warning("knowledge start-up scan failed", exc_info=True)
+        await KnowledgeWatcher(self.store, runner.indexer, runner.sink()).run()
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

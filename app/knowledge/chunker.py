@@ -42,25 +42,28 @@ class _Block:
 def chunk(doc: Document) -> list[Chunk]:
     out: list[Chunk] = []
     current: list[tuple[int, str]] = []
+    fresh = False  # current holds lines beyond the previous chunk's overlap
     trail = ""
+
+    def close(keep_overlap: bool) -> list[tuple[int, str]]:
+        if fresh:
+            _emit(out, current, trail)
+        return _tail(current) if keep_overlap and fresh else []
+
     for block in _blocks(doc):
         if block.new_section or (current and _size(current) + block.size > MAX_CHARS):
-            overlap = [] if block.new_section else _tail(current)
-            _emit(out, current, trail)
-            current = overlap
+            current, fresh = close(not block.new_section), False
         if block.new_section or not current:
             trail = block.trail
         for piece in _pieces(block.lines):
             if current and _size(current) + _size(piece) > MAX_CHARS:
-                overlap = _tail(current)
-                _emit(out, current, trail)
-                current = overlap if _size(overlap) + _size(piece) <= MAX_CHARS else []
+                overlap = close(True)
+                current, fresh = (overlap if _size(overlap) + _size(piece) <= MAX_CHARS else []), False
             current.extend(piece)
+            fresh = fresh or _has_text(piece)
         if _size(current) >= TARGET_CHARS * 1.5:
-            overlap = _tail(current)
-            _emit(out, current, trail)
-            current = overlap
-    _emit(out, current, trail)
+            current, fresh = close(True), False
+    close(False)
     return out
 
 
@@ -125,11 +128,14 @@ def _pieces(lines: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
 
 
 def _tail(lines: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The last lines of a chunk, up to OVERLAP_CHARS, starting after a blank line if any."""
+    """The last lines of a chunk, up to OVERLAP_CHARS (or its last line alone when that is up
+    to twice as long: prose paragraphs are often single long lines)."""
     tail: list[tuple[int, str]] = []
     size = 0
-    for number, text in reversed(lines):
+    for number, text in reversed(_trim(list(lines))):
         if size + len(text) + 1 > OVERLAP_CHARS:
+            if not tail and len(text) + 1 <= 2 * OVERLAP_CHARS:
+                tail.insert(0, (number, text))
             break
         tail.insert(0, (number, text))
         size += len(text) + 1
@@ -140,8 +146,6 @@ def _emit(out: list[Chunk], lines: list[tuple[int, str]], trail: str) -> None:
     body = _trim(lines)
     if not body:
         return
-    if out and body[-1][0] <= out[-1].end_line:
-        return  # only lines the previous chunk already ends with (its overlap)
     out.append(Chunk(start_line=body[0][0], end_line=body[-1][0], heading=trail, text=_join(body)))
 
 

@@ -40,31 +40,49 @@ class _Block:
 
 
 def chunk(doc: Document) -> list[Chunk]:
-    out: list[Chunk] = []
-    current: list[tuple[int, str]] = []
-    fresh = False  # current holds lines beyond the previous chunk's overlap
-    trail = ""
-
-    def close(keep_overlap: bool) -> list[tuple[int, str]]:
-        if fresh:
-            _emit(out, current, trail)
-        return _tail(current) if keep_overlap and fresh else []
-
+    packer = _Packer()
     for block in _blocks(doc):
-        if block.new_section or (current and _size(current) + block.size > MAX_CHARS):
-            current, fresh = close(not block.new_section), False
-        if block.new_section or not current:
-            trail = block.trail
+        if block.new_section or (packer.lines and packer.size + block.size > MAX_CHARS):
+            packer.close(keep_overlap=not block.new_section)
+        if block.new_section or not packer.lines:
+            packer.trail = block.trail
         for piece in _pieces(block.lines):
-            if current and _size(current) + _size(piece) > MAX_CHARS:
-                overlap = close(True)
-                current, fresh = (overlap if _size(overlap) + _size(piece) <= MAX_CHARS else []), False
-            current.extend(piece)
-            fresh = fresh or _has_text(piece)
-        if _size(current) >= TARGET_CHARS * 1.5:
-            current, fresh = close(True), False
-    close(False)
-    return out
+            piece_size = _size(piece)
+            if packer.lines and packer.size + piece_size > MAX_CHARS:
+                packer.close(keep_overlap=True)
+                if packer.size + piece_size > MAX_CHARS:
+                    packer.reset([])
+            packer.add(piece, piece_size)
+        if packer.size >= TARGET_CHARS * 1.5:
+            packer.close(keep_overlap=True)
+    packer.close(keep_overlap=False)
+    return packer.out
+
+
+class _Packer:
+    """The chunk being filled; its size is kept as lines are added (files have many lines)."""
+
+    def __init__(self) -> None:
+        self.out: list[Chunk] = []
+        self.lines: list[tuple[int, str]] = []
+        self.size = 0
+        self.fresh = False  # holds lines beyond the previous chunk's overlap
+        self.trail = ""
+
+    def add(self, piece: list[tuple[int, str]], size: int) -> None:
+        self.lines.extend(piece)
+        self.size += size
+        self.fresh = self.fresh or _has_text(piece)
+
+    def reset(self, lines: list[tuple[int, str]]) -> None:
+        self.lines, self.size, self.fresh = lines, _size(lines), False
+
+    def close(self, *, keep_overlap: bool) -> None:
+        if not self.fresh:
+            self.reset(self.lines if keep_overlap else [])
+            return
+        _emit(self.out, self.lines, self.trail)
+        self.reset(_tail(self.lines) if keep_overlap else [])
 
 
 def _blocks(doc: Document) -> Iterator[_Block]:

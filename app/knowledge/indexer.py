@@ -19,11 +19,16 @@ from app.knowledge.chunker import chunk
 from app.knowledge.discover import Discovery, Found
 from app.knowledge.extract import Unreadable, extract
 from app.knowledge.models import Progress, Skipped
-from app.knowledge.store import FileState, KnowledgeStore
+from app.knowledge.store import FileState, KnowledgeStore, Prepared, prepare
 
 _log = logging.getLogger(__name__)
 
 OnProgress = Callable[[Progress], None]
+
+# Files written per transaction in a run (each file whole): fewer commits, and a kill -9 loses
+# at most one batch of work.
+BATCH_CHARS = 1_000_000
+BATCH_FILES = 100
 
 
 @dataclass(frozen=True)
@@ -63,17 +68,22 @@ class Indexer:
                 removed += self._store.remove_file(name, path)
             todo = [f for f in scan.files if force or _changed(known.get(f.path), f)]
             skipped = list(scan.skipped)
-            indexed = unchanged = 0
+            indexed = 0
             total = len(todo)
+            batch: list[Prepared] = []
             for done, item in enumerate(todo):
                 on_progress(Progress(base=name, done=done, total=total, current=item.path))
-                outcome = self._index_file(name, item, None if force else known.get(item.path))
+                outcome = self._prepare(name, item, None if force else known.get(item.path))
                 if isinstance(outcome, Skipped):
                     skipped.append(outcome)
-                elif outcome:
+                elif isinstance(outcome, Prepared):
+                    batch.append(outcome)
                     indexed += 1
-                else:
-                    unchanged += 1
+                    if len(batch) >= BATCH_FILES or sum(p.chars for p in batch) >= BATCH_CHARS:
+                        self._store.put_files(name, batch)
+                        batch = []
+            if batch:
+                self._store.put_files(name, batch)
             self._store.replace_skipped(name, skipped)
             self._store.set_pending(name, False)
             on_progress(Progress(base=name, done=total, total=total, current="", finished=True))
@@ -107,6 +117,15 @@ class Indexer:
 
     def _index_file(self, name: str, item: Found, known: FileState | None) -> bool | Skipped:
         """True: chunks written; False: content unchanged (only its size/mtime recorded)."""
+        outcome = self._prepare(name, item, known)
+        if isinstance(outcome, Prepared):
+            self._store.put_files(name, [outcome])
+            return True
+        return outcome
+
+    def _prepare(self, name: str, item: Found, known: FileState | None) -> Prepared | bool | Skipped:
+        """The file's chunks and tokens; False: content unchanged (its new size/mtime is
+        recorded now); Skipped: it cannot give text (its old chunks are dropped now)."""
         try:
             data = Path(item.path).read_bytes()
         except OSError as exc:
@@ -122,8 +141,7 @@ class Indexer:
         except Unreadable as exc:
             self._store.remove_file(name, item.path)
             return Skipped(path=item.path, reason=str(exc))
-        self._store.put_file(name, item.path, state, chunks)
-        return True
+        return prepare(item.path, state, chunks)
 
 
 def _changed(known: FileState | None, found: Found) -> bool:

@@ -1,7 +1,9 @@
 """The knowledge tables (app/knowledge/schema.py): bases, roots, indexed files and chunks.
 
-Every write is one transaction. `put_file` replaces a file's row, chunks and index rows at
-once: a search sees the old version or the new one, never a half-indexed file.
+Every write is one transaction. `put_files` replaces each file's row, chunks and index rows
+together (several files per transaction, each one whole): a search sees the old version of a
+file or the new one, never a half-indexed file. Tokens are computed before the transaction
+(`prepare`), so the database is not held while the tokeniser works.
 """
 
 from __future__ import annotations
@@ -23,6 +25,24 @@ class FileState:
     size: int
     mtime_ns: int
     sha256: str
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A file ready to be written: its chunks and each chunk's index tokens."""
+
+    path: str
+    state: FileState
+    chunks: tuple[Chunk, ...]
+    tokens: tuple[str, ...]
+
+    @property
+    def chars(self) -> int:
+        return sum(len(c.text) for c in self.chunks)
+
+
+def prepare(path: str, state: FileState, chunks: Sequence[Chunk]) -> Prepared:
+    return Prepared(path, state, tuple(chunks), tuple(index_text(path, c) for c in chunks))
 
 
 def check_name(name: str) -> str:
@@ -204,25 +224,28 @@ class KnowledgeStore:
             )
 
     def put_file(self, name: str, path: str, state: FileState, chunks: Sequence[Chunk]) -> None:
-        """Replace the file's chunks (one transaction)."""
+        """Replace one file's chunks (one transaction)."""
+        self.put_files(name, [prepare(path, state, chunks)])
+
+    def put_files(self, name: str, files: Sequence[Prepared]) -> None:
+        """Replace the chunks of each file, all in one transaction."""
         with self._db.transaction() as conn:
             base = self.base_id(name)
-            _drop_file(conn, base, path)
-            cur = conn.execute(
-                "INSERT INTO kb_files (base_id, path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?, ?)",
-                (base, path, state.size, state.mtime_ns, state.sha256),
-            )
-            file_id = cur.lastrowid
-            for ord_, c in enumerate(chunks):
+            for f in files:
+                _drop_file(conn, base, f.path)
                 cur = conn.execute(
-                    "INSERT INTO kb_chunks (file_id, ord, start_line, end_line, heading, text)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (file_id, ord_, c.start_line, c.end_line, c.heading, c.text),
+                    "INSERT INTO kb_files (base_id, path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?, ?)",
+                    (base, f.path, f.state.size, f.state.mtime_ns, f.state.sha256),
                 )
-                conn.execute(
-                    "INSERT INTO kb_fts (rowid, tokens) VALUES (?, ?)", (cur.lastrowid, index_text(path, c))
-                )
-            conn.execute("DELETE FROM kb_skipped WHERE base_id = ? AND path = ?", (base, path))
+                file_id = cur.lastrowid
+                for ord_, (c, tokens) in enumerate(zip(f.chunks, f.tokens, strict=True)):
+                    cur = conn.execute(
+                        "INSERT INTO kb_chunks (file_id, ord, start_line, end_line, heading, text)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        (file_id, ord_, c.start_line, c.end_line, c.heading, c.text),
+                    )
+                    conn.execute("INSERT INTO kb_fts (rowid, tokens) VALUES (?, ?)", (cur.lastrowid, tokens))
+                conn.execute("DELETE FROM kb_skipped WHERE base_id = ? AND path = ?", (base, f.path))
 
     def remove_file(self, name: str, path: str) -> bool:
         with self._db.transaction() as conn:

@@ -22,10 +22,20 @@ class KbView(_Model):
     indexed_at: str | None  # last finished index run (ISO-8601 UTC)
     pending: bool  # a run started and has not finished (running now, or cut short)
     progress: KbProgressView | None  # the run in progress in this process, if any
+    embedded: int  # chunks with a vector of the chosen embeddings model (0 when off)
 
 
 class KbList(_Model):
     bases: list[KbView]
+    embeddings_model: str  # "" = lexical only
+    embeddings_error: str  # the last background embedding failure ("" = none)
+
+
+class KbSettings(_Model):
+    """Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off)."""
+
+    embeddings_provider: str = Field(default="", max_length=100)
+    embeddings_model: str = Field(default="", max_length=200)
 
 
 class KbName(_Model):

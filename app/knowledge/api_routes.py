@@ -18,4 +18,6 @@ ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "knowledge.reindex": (k.KbReindex, k.KbRuns),
     "knowledge.search": (k.KbSearch, k.KbHits),
     "knowledge.skipped": (k.KbName, k.KbSkippedList),
+    "knowledge.settings.get": (m.Empty, k.KbSettings),
+    "knowledge.settings.save": (k.KbSettings, k.KbSettings),
 }

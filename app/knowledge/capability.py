@@ -26,7 +26,10 @@ from app.knowledge.tool import KnowledgeSearchTool
 from app.store.db import Database
 
 if TYPE_CHECKING:
+    from app.knowledge.prefs import EmbeddingsAccess
     from app.knowledge.runner import Runner
+    from app.knowledge.search import KnowledgeSearcher
+    from app.knowledge.vectors import VectorStore
 
 _log = logging.getLogger(__name__)
 
@@ -54,25 +57,43 @@ class KnowledgeCapability(Capability):
         publish: Callable[[AppEvent], None],
         *,
         size_cap: int = DEFAULT_SIZE_CAP,
+        embeddings: EmbeddingsAccess | None = None,
     ) -> None:
         self.store = KnowledgeStore(db)
+        self._db = db
+        self._embeddings = embeddings
         self.private_roots = tuple(private_roots)
         self._publish = publish
         self._size_cap = size_cap
-        self._tools = _Tools(KnowledgeSearchTool(self.store))
+        self._tools = _Tools(KnowledgeSearchTool(self.store, lambda: self.searcher))
         self._tasks: set[asyncio.Task[None]] = set()
+
+    @cached_property
+    def vectors(self) -> VectorStore:
+        from app.knowledge.vectors import VectorStore
+
+        return VectorStore(self._db)
+
+    @cached_property
+    def searcher(self) -> KnowledgeSearcher:
+        from app.knowledge.search import KnowledgeSearcher
+
+        return KnowledgeSearcher(self.store, self.vectors, self._embeddings)
 
     @cached_property
     def runner(self) -> Runner:
         from app.knowledge.indexer import Indexer
         from app.knowledge.runner import Runner
 
-        return Runner(Indexer(self.store, lambda: self.private_roots, self._size_cap), self._publish)
+        indexer = Indexer(self.store, lambda: self.private_roots, self._size_cap)
+        return Runner(indexer, self._publish, self.vectors, self._embeddings)
 
     def routes(self) -> Mapping[str, Handler]:
         from app.knowledge.handlers import KnowledgeHandlers
 
-        return KnowledgeHandlers(self.store, self.runner, self.private_roots).table()
+        return KnowledgeHandlers(
+            self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots
+        ).table()
 
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
         return self._tools if self.store.has_bases() else None

@@ -13,14 +13,28 @@ from app.contracts.errors import ApiFailure
 from app.knowledge import api_models as k
 from app.knowledge.indexer import RunResult
 from app.knowledge.models import BaseStatus
+from app.knowledge.prefs import EmbeddingsAccess, KnowledgePrefs
 from app.knowledge.runner import Runner
+from app.knowledge.search import KnowledgeSearcher
 from app.knowledge.store import KnowledgeStore, check_name
+from app.knowledge.vectors import VectorStore
 
 
 class KnowledgeHandlers:
-    def __init__(self, store: KnowledgeStore, runner: Runner, private_roots: tuple[Path, ...]) -> None:
+    def __init__(
+        self,
+        store: KnowledgeStore,
+        runner: Runner,
+        searcher: KnowledgeSearcher,
+        vectors: VectorStore,
+        access: EmbeddingsAccess | None,
+        private_roots: tuple[Path, ...],
+    ) -> None:
         self._store = store
         self._runner = runner
+        self._searcher = searcher
+        self._vectors = vectors
+        self._access = access
         self._private = private_roots
 
     def table(self) -> Mapping[str, Handler]:
@@ -35,9 +49,15 @@ class KnowledgeHandlers:
             "knowledge.reindex": self.reindex,
             "knowledge.search": self.search,
             "knowledge.skipped": self.skipped,
+            "knowledge.settings.get": self.settings_get,
+            "knowledge.settings.save": self.settings_save,
         }
 
-    def _view(self, s: BaseStatus) -> k.KbView:
+    def _model(self) -> str:
+        prefs = self._access.prefs() if self._access is not None else None
+        return prefs.embeddings_model if prefs is not None and prefs.embeddings_provider else ""
+
+    def _view(self, s: BaseStatus, embedded: dict[str, int] | None = None) -> k.KbView:
         p = self._runner.progress.get(s.name)
         return k.KbView(
             name=s.name,
@@ -48,6 +68,7 @@ class KnowledgeHandlers:
             indexed_at=s.indexed_at,
             pending=s.pending,
             progress=k.KbProgressView(done=p.done, total=p.total, current=p.current) if p else None,
+            embedded=(embedded or {}).get(s.name, 0),
         )
 
     async def _base_view(self, name: str) -> k.KbView:
@@ -79,7 +100,14 @@ class KnowledgeHandlers:
         return real
 
     async def list(self, req: m.Empty) -> k.KbList:
-        return k.KbList(bases=[self._view(s) for s in await asyncio.to_thread(self._store.status)])
+        model = await asyncio.to_thread(self._model)
+        embedded = await asyncio.to_thread(self._vectors.counts, model) if model else {}
+        statuses = await asyncio.to_thread(self._store.status)
+        return k.KbList(
+            bases=[self._view(s, embedded) for s in statuses],
+            embeddings_model=model,
+            embeddings_error=self._runner.embeddings_error if model else "",
+        )
 
     async def create(self, req: k.KbName) -> k.KbView:
         name = check_name(req.name)
@@ -123,7 +151,7 @@ class KnowledgeHandlers:
         return k.KbRuns(runs=[await self._run(n, force=True) for n in names])
 
     async def search(self, req: k.KbSearch) -> k.KbHits:
-        hits = await asyncio.to_thread(self._store.search, req.query, req.kb, req.limit)
+        hits = await asyncio.to_thread(self._searcher.search, req.query, req.kb, req.limit)
         return k.KbHits(
             hits=[
                 k.KbHit(
@@ -143,3 +171,29 @@ class KnowledgeHandlers:
     async def skipped(self, req: k.KbName) -> k.KbSkippedList:
         items = await asyncio.to_thread(self._store.skipped, req.name)
         return k.KbSkippedList(items=[k.KbSkippedItem(path=s.path, reason=s.reason) for s in items])
+
+    async def settings_get(self, req: m.Empty) -> k.KbSettings:
+        if self._access is None:
+            return k.KbSettings()
+        prefs = await asyncio.to_thread(self._access.prefs)
+        return k.KbSettings(
+            embeddings_provider=prefs.embeddings_provider, embeddings_model=prefs.embeddings_model
+        )
+
+    async def settings_save(self, req: k.KbSettings) -> k.KbSettings:
+        """Choose (or turn off) embeddings; chunks are then embedded in the background."""
+        access = self._access
+        if access is None:
+            raise ApiFailure("unsupported", "Embeddings are not available in this process.")
+        provider, model = req.embeddings_provider.strip(), req.embeddings_model.strip()
+        if bool(provider) != bool(model):
+            raise ApiFailure("invalid", "Choose both a provider and an embeddings model, or neither.")
+        if provider and not await asyncio.to_thread(access.provider_exists, provider):
+            raise ApiFailure(
+                "not_found", f"No provider with id {provider!r} (add it in Settings → Providers)."
+            )
+        prefs = KnowledgePrefs(embeddings_provider=provider, embeddings_model=model)
+        await asyncio.to_thread(access.save, prefs)
+        if model:
+            await self._runner.embed_pending()
+        return k.KbSettings(embeddings_provider=provider, embeddings_model=model)

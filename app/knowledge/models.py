@@ -43,6 +43,7 @@ class Hit(_Frozen):
     heading: str
     score: float
     text: str
+    chunk_id: int
 
     @property
     def citation(self) -> str:

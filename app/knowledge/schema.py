@@ -9,6 +9,7 @@
   already tokenised by app/search/bm25.py (space-separated tokens), so FTS5 only splits at
   spaces and the matching rules are the shared tokeniser's (CJK bigrams, identifiers, stems).
 - `kb_skipped`: files a scan left out, with the reason.
+- `kb_vectors` (step 2): a chunk's embedding for the chosen model, when embeddings are on.
 """
 
 from __future__ import annotations
@@ -61,4 +62,14 @@ CREATE TABLE kb_skipped (
     reason   TEXT NOT NULL,
     PRIMARY KEY (base_id, path)
 );
+"""
+
+# Step 2 (optional embeddings): one vector per chunk and model, float32, length 1.
+VECTORS_V2 = """
+CREATE TABLE kb_vectors (
+    chunk_id  INTEGER PRIMARY KEY REFERENCES kb_chunks(id) ON DELETE CASCADE,
+    model     TEXT NOT NULL,
+    vec       BLOB NOT NULL
+);
+CREATE INDEX kb_vectors_model ON kb_vectors(model);
 """

@@ -303,24 +303,41 @@ class KnowledgeStore:
             where = " AND f.base_id = ?"
             params.append(str(self.base_id(base)))
         rows = self._db.query(
-            "SELECT b.name, f.path, c.start_line, c.end_line, c.heading, c.text, bm25(kb_fts)"
+            f"SELECT {_HIT_COLUMNS}, bm25(kb_fts)"
             " FROM kb_fts JOIN kb_chunks c ON c.id = kb_fts.rowid JOIN kb_files f ON f.id = c.file_id"
             f" JOIN kb_bases b ON b.id = f.base_id WHERE kb_fts MATCH ?{where}"
             " ORDER BY bm25(kb_fts), c.id LIMIT ?",
             (*params, limit),
         )
-        return [
-            Hit(
-                base=str(r[0]),
-                path=str(r[1]),
-                start_line=int(r[2]),
-                end_line=int(r[3]),
-                heading=str(r[4]),
-                score=round(-float(r[6]), 6),
-                text=str(r[5]),
-            )
-            for r in rows
-        ]
+        return [_hit(r, round(-float(r[7]), 6)) for r in rows]
+
+    def hits(self, chunk_ids: Sequence[int]) -> dict[int, Hit]:
+        """The chunks with these ids (score 0), by id."""
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self._db.query(
+            f"SELECT {_HIT_COLUMNS} FROM kb_chunks c JOIN kb_files f ON f.id = c.file_id"
+            f" JOIN kb_bases b ON b.id = f.base_id WHERE c.id IN ({marks})",
+            tuple(chunk_ids),
+        )
+        return {int(r[6]): _hit(r, 0.0) for r in rows}
+
+
+_HIT_COLUMNS = "b.name, f.path, c.start_line, c.end_line, c.heading, c.text, c.id"
+
+
+def _hit(r: sqlite3.Row, score: float) -> Hit:
+    return Hit(
+        base=str(r[0]),
+        path=str(r[1]),
+        start_line=int(r[2]),
+        end_line=int(r[3]),
+        heading=str(r[4]),
+        score=score,
+        text=str(r[5]),
+        chunk_id=int(r[6]),
+    )
 
 
 def _drop_file(conn: sqlite3.Connection, base: int, path: str) -> bool:

@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from app.contracts.errors import ApiFailure
 from app.contracts.tool_args import opt_int, opt_str, req_str
 from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
 from app.knowledge.models import Hit
 from app.knowledge.store import KnowledgeStore
+
+if TYPE_CHECKING:
+    from app.knowledge.search import KnowledgeSearcher
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
@@ -42,8 +45,9 @@ class KnowledgeSearchTool(Tool):
     }
     read_only = True
 
-    def __init__(self, store: KnowledgeStore) -> None:
+    def __init__(self, store: KnowledgeStore, searcher: Callable[[], KnowledgeSearcher]) -> None:
         self._store = store
+        self._searcher = searcher  # built on the first call (embeddings, vectors: not at start)
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         query = " ".join(req_str(args, "query").split())
@@ -61,7 +65,7 @@ class KnowledgeSearchTool(Tool):
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         query, kb, limit = call.state
         try:
-            hits = await asyncio.to_thread(self._store.search, query, kb, limit)
+            hits = await asyncio.to_thread(self._searcher().search, query, kb, limit)
         except ApiFailure as exc:
             raise ToolError(exc.message) from exc
         return result(query, hits)

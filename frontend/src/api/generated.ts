@@ -411,6 +411,8 @@ export interface KbHits {
 
 export interface KbList {
   bases: KbView[];
+  embeddings_model: string;
+  embeddings_error: string;
 }
 
 export interface KbName {
@@ -455,6 +457,18 @@ export interface KbSearch {
   limit?: number;
 }
 
+/** Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off). */
+export interface KbSettingsInput {
+  embeddings_provider?: string;
+  embeddings_model?: string;
+}
+
+/** Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off). */
+export interface KbSettingsOutput {
+  embeddings_provider: string;
+  embeddings_model: string;
+}
+
 export interface KbSkippedItem {
   path: string;
   reason: string;
@@ -473,6 +487,7 @@ export interface KbView {
   indexed_at: string | null;
   pending: boolean;
   progress: KbProgressView | null;
+  embedded: number;
 }
 
 export interface KeyringStatus {
@@ -1481,6 +1496,8 @@ export interface Routes {
   "knowledge.remove_root": { request: KbRoot; response: KbAddResult };
   "knowledge.rename": { request: KbRename; response: KbView };
   "knowledge.search": { request: KbSearch; response: KbHits };
+  "knowledge.settings.get": { request: Empty; response: KbSettingsOutput };
+  "knowledge.settings.save": { request: KbSettingsInput; response: KbSettingsOutput };
   "knowledge.skipped": { request: KbName; response: KbSkippedList };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
@@ -1607,6 +1624,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "knowledge.remove_root",
   "knowledge.rename",
   "knowledge.search",
+  "knowledge.settings.get",
+  "knowledge.settings.save",
   "knowledge.skipped",
   "mcp.elicitation.answer",
   "mcp.prompts.get",

@@ -298,16 +298,30 @@ class KnowledgeStore:
         expression = match_expression(query)
         if expression is None:
             return []
-        where, params = "", [expression]
-        if base is not None:
-            where = " AND f.base_id = ?"
-            params.append(str(self.base_id(base)))
+        base_id = self.base_id(base) if base is not None else None
+        # FTS5 ranks and cuts first (`ORDER BY rank LIMIT` is its fast path); the joins then
+        # run for those rows only. With a base filter the cut is wider; if the filter leaves
+        # too few, the exact (slower) form ranks only that base's rows.
+        wide = limit if base_id is None else limit * 20
+        hits = self._ranked(expression, base_id, limit, wide)
+        if base_id is not None and len(hits) < limit:
+            hits = self._ranked(expression, base_id, limit, None)
+        return hits
+
+    def _ranked(self, expression: str, base_id: int | None, limit: int, wide: int | None) -> list[Hit]:
+        where = "" if base_id is None else " WHERE f.base_id = ?"
+        extra: tuple[object, ...] = () if base_id is None else (base_id,)
+        if wide is not None:
+            top = "SELECT rowid AS id, rank AS r FROM kb_fts WHERE kb_fts MATCH ? ORDER BY rank LIMIT ?"
+            params: tuple[object, ...] = (expression, wide, *extra, limit)
+        else:
+            top = "SELECT rowid AS id, rank AS r FROM kb_fts WHERE kb_fts MATCH ?"
+            params = (expression, *extra, limit)
         rows = self._db.query(
-            f"SELECT {_HIT_COLUMNS}, bm25(kb_fts)"
-            " FROM kb_fts JOIN kb_chunks c ON c.id = kb_fts.rowid JOIN kb_files f ON f.id = c.file_id"
-            f" JOIN kb_bases b ON b.id = f.base_id WHERE kb_fts MATCH ?{where}"
-            " ORDER BY bm25(kb_fts), c.id LIMIT ?",
-            (*params, limit),
+            f"SELECT {_HIT_COLUMNS}, top.r FROM ({top}) AS top JOIN kb_chunks c ON c.id = top.id"
+            f" JOIN kb_files f ON f.id = c.file_id JOIN kb_bases b ON b.id = f.base_id{where}"
+            " ORDER BY top.r, c.id LIMIT ?",
+            params,
         )
         return [_hit(r, round(-float(r[7]), 6)) for r in rows]
 

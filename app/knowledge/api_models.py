@@ -34,8 +34,8 @@ class KbList(_Model):
 class KbSettings(_Model):
     """Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off)."""
 
-    embeddings_provider: str = Field(default="", max_length=100)
-    embeddings_model: str = Field(default="", max_length=200)
+    embeddings_provider: str = Field(max_length=100)
+    embeddings_model: str = Field(max_length=200)
 
 
 class KbName(_Model):

@@ -95,6 +95,16 @@ class KnowledgeCapability(Capability):
             self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots
         ).table()
 
+    def prompt_section(self, spec: TurnSpec) -> str | None:
+        """A knowledge base @-selected for this message is searched before the model answers:
+        its best chunks for the message, with their citations, join this turn's context."""
+        names = list(dict.fromkeys(m.name for m in spec.mentions if m.kind == "knowledge"))
+        if not names:
+            return None
+        from app.knowledge.mentions import mentioned_context
+
+        return mentioned_context(self.store, names, spec.user_text)
+
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
         return self._tools if self.store.has_bases() else None
 

@@ -174,7 +174,7 @@ class KnowledgeHandlers:
 
     async def settings_get(self, req: m.Empty) -> k.KbSettings:
         if self._access is None:
-            return k.KbSettings()
+            return k.KbSettings(embeddings_provider="", embeddings_model="")
         prefs = await asyncio.to_thread(self._access.prefs)
         return k.KbSettings(
             embeddings_provider=prefs.embeddings_provider, embeddings_model=prefs.embeddings_model

@@ -68,3 +68,46 @@ async def test_bad_arguments_are_errors_the_model_can_read(
     assert (await rec.turn_end(turn)).type == "turn_done"
     [result] = rec.of(ToolResultEvent)
     assert not result.ok and "No knowledge base named 'Nope'" in result.output and "docs" in result.output
+
+
+async def test_an_at_mentioned_base_is_searched_before_the_model_answers(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path
+) -> None:
+    app, rec = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = await ok(app, "chats.create")
+    root = build(tmp_path / "docs")
+    await ok(app, "knowledge.add", {"path": str(root), "name": "Docs"})
+    fake_llm.script({"text": "Use --quiet."})
+    sent = await ok(
+        app,
+        "chat.send",
+        {
+            "chat_id": chat["id"],
+            "text": "how to install quietly?",
+            "model": {"provider_id": pid, "model": "fake-model"},
+            "mentions": [
+                {"kind": "knowledge", "name": "Docs", "label": "Docs"},
+                {"kind": "knowledge", "name": "Gone"},
+            ],
+        },
+    )
+    assert (await rec.turn_end(sent["turn_id"])).type == "turn_done"
+    system = fake_llm.requests[-1].body["messages"][0]
+    assert system["role"] == "system"
+    assert f"[Docs 1] {root}/guide.md:5-8 (Docs › Guide > Install)" in system["content"]
+    assert "Run the installer with the flag --quiet to install silently." in system["content"]
+    assert "Knowledge base “Gone” does not exist" in system["content"]
+    stored = await ok(app, "chats.get", {"chat_id": chat["id"]})
+    assert "Run the installer" not in str(stored)  # the passages are context of that turn, not history
+
+    bad = await app.invoke(
+        "chat.send",
+        {
+            "chat_id": chat["id"],
+            "text": "x",
+            "model": {"provider_id": pid, "model": "fake-model"},
+            "mentions": [{"kind": "knowledge", "name": "bad\u0007name"}],
+        },
+    )
+    assert not bad["ok"] and bad["error"]["code"] == "invalid"

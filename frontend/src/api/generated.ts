@@ -458,13 +458,7 @@ export interface KbSearch {
 }
 
 /** Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off). */
-export interface KbSettingsInput {
-  embeddings_provider?: string;
-  embeddings_model?: string;
-}
-
-/** Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off). */
-export interface KbSettingsOutput {
+export interface KbSettings {
   embeddings_provider: string;
   embeddings_model: string;
 }
@@ -829,7 +823,7 @@ export interface MemoryVersionText {
  * never appended to the text.
  */
 export interface MentionInput {
-  kind: "skill" | "mcp";
+  kind: "skill" | "mcp" | "knowledge";
   name: string;
   label?: string;
 }
@@ -839,7 +833,7 @@ export interface MentionInput {
  * never appended to the text.
  */
 export interface MentionOutput {
-  kind: "skill" | "mcp";
+  kind: "skill" | "mcp" | "knowledge";
   name: string;
   label: string;
 }
@@ -1496,8 +1490,8 @@ export interface Routes {
   "knowledge.remove_root": { request: KbRoot; response: KbAddResult };
   "knowledge.rename": { request: KbRename; response: KbView };
   "knowledge.search": { request: KbSearch; response: KbHits };
-  "knowledge.settings.get": { request: Empty; response: KbSettingsOutput };
-  "knowledge.settings.save": { request: KbSettingsInput; response: KbSettingsOutput };
+  "knowledge.settings.get": { request: Empty; response: KbSettings };
+  "knowledge.settings.save": { request: KbSettings; response: KbSettings };
   "knowledge.skipped": { request: KbName; response: KbSkippedList };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };

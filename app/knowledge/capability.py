@@ -125,7 +125,7 @@ class KnowledgeCapability(Capability):
                 await runner.run(name)
         except Exception:  # the start-up scan is best effort: the watcher still starts
             _log.warning("knowledge start-up scan failed", exc_info=True)
-        await KnowledgeWatcher(self.store, runner.indexer, runner.sink()).run()
+        await KnowledgeWatcher(self.store, runner.indexer, runner.sink(), runner.embed_pending).run()
 
     async def aclose(self) -> None:
         for task in list(self._tasks):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from watchfiles import Change, awatch
@@ -24,11 +25,18 @@ _log = logging.getLogger(__name__)
 
 class KnowledgeWatcher:
     def __init__(
-        self, store: KnowledgeStore, indexer: Indexer, on_progress: OnProgress, *, rearm_s: float = 2.0
+        self,
+        store: KnowledgeStore,
+        indexer: Indexer,
+        on_progress: OnProgress,
+        after_change: Callable[[], Awaitable[object]],
+        *,
+        rearm_s: float = 2.0,
     ) -> None:
         self._store = store
         self._indexer = indexer
         self._on_progress = on_progress
+        self._after_change = after_change  # e.g. embed the new chunks
         self._rearm_s = rearm_s
 
     async def run(self) -> None:
@@ -67,6 +75,10 @@ class KnowledgeWatcher:
                 await asyncio.to_thread(self._apply_base, name, mine)
             except Exception:  # one base's failure must not stop the watch of the others
                 _log.warning("knowledge base %r: applying file changes failed", name, exc_info=True)
+        try:
+            await self._after_change()
+        except Exception:
+            _log.warning("knowledge: work after file changes failed", exc_info=True)
 
     def _apply_base(self, name: str, changes: set[tuple[Change, str]]) -> None:
         gone = sorted({p for c, p in changes if c == Change.deleted and not Path(p).exists()})

@@ -599,6 +599,16 @@ export const en = {
   "knowledge.searchGo": "Search",
   "knowledge.noHits": "No passages match.",
   "tools.group.knowledge": "Knowledge bases",
+  "knowledge.embeddings": "Embeddings (optional)",
+  "knowledge.embeddingsHint": "With an embeddings model of one of your providers (OpenAI-compatible /v1/embeddings or Ollama), results rank by keywords and meaning together. Chunks are sent to that provider to be embedded. Without it, search works by keywords, fully offline.",
+  "knowledge.embeddingsOn": "On: {model}",
+  "knowledge.embeddingsOff": "Off: keyword search only.",
+  "knowledge.embeddingsProvider": "Provider",
+  "knowledge.embeddingsModel": "Embeddings model, e.g. nomic-embed-text",
+  "knowledge.embeddingsSave": "Use this model",
+  "knowledge.embeddingsTurnOff": "Turn off",
+  "knowledge.embedding": "Embedding…",
+  "knowledge.embedded": "Embedded: {done} of {total} chunks",
 } as const;
 
 export type MessageKey = keyof typeof en;

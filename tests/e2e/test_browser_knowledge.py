@@ -67,3 +67,35 @@ def test_knowledge_view_main_flow(
     page.get_by_test_id("confirm-ok").click()
     expect(page.get_by_test_id("kb-empty")).to_be_visible()
     assert problems.messages == []
+
+
+def test_embeddings_are_turned_on_from_the_view(
+    seeded_env: dict[str, str],
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(3):
+        (docs / f"n{n}.md").write_text(f"# Note {n}\n\napple banana {n}\n", encoding="utf-8")
+    page, problems, _ = browser_page
+    page.goto(served_ui.start_url)
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+    page.get_by_test_id("nav-knowledge").click()
+    page.get_by_test_id("kb-new-name").fill("Fruit")
+    page.get_by_test_id("kb-create").click()
+    card = page.get_by_test_id("kb-Fruit")
+    card.get_by_test_id("kb-path").fill(str(docs))
+    card.get_by_test_id("kb-add-folder").click()
+    expect(card.get_by_test_id("kb-status")).to_contain_text("3 files")
+    expect(page.get_by_test_id("kb-embeddings-state")).to_contain_text("Off")
+
+    page.get_by_test_id("kb-emb-provider").select_option(index=1)  # the seeded provider
+    page.get_by_test_id("kb-emb-model").fill("fake-embed")
+    page.get_by_test_id("kb-emb-save").click()
+    expect(page.get_by_test_id("kb-embeddings-state")).to_have_text("On: fake-embed")
+    expect(card.get_by_test_id("kb-embedded")).to_have_text("Embedded: 3 of 3 chunks")
+    page.get_by_test_id("kb-emb-off").click()
+    expect(page.get_by_test_id("kb-embeddings-state")).to_contain_text("Off")
+    assert problems.messages == []

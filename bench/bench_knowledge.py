@@ -11,6 +11,9 @@ Method:
   throughput = corpus bytes / wall time.
 - search: 300 queries of 1–3 vocabulary words (some CJK) through `KnowledgeStore.search` (what
   `knowledge.search` and the tool call), limit 10; p50/p95 of per-query wall time.
+- vectors (`--vectors N`, default 20,000, dimension 768): the brute-force scan of
+  `VectorStore.nearest` over N stored float32 vectors, 10 queries, median (the embeddings
+  themselves come from the provider and are not timed).
 - update: 10 times, append a paragraph with a new word to one file, then `Indexer.update_path`
   (what the watcher calls for the batch), and search the new word; wall time of both. The
   watcher's own debounce (200 ms) comes on top of this and is stated separately.
@@ -83,6 +86,40 @@ def corpus(files: int, mb: int) -> Path:
     return root
 
 
+def bench_vectors(count: int, dim: int = 768) -> None:
+    from app.knowledge.models import Chunk
+    from app.knowledge.store import FileState
+    from app.knowledge.vectors import VectorStore
+
+    rng = random.Random(3)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = open_database(Path(tmp) / "v.sqlite3")
+        store, vectors = KnowledgeStore(db), VectorStore(db)
+        store.create("v")
+        per_file = 100
+        for f in range(count // per_file):
+            chunks = [
+                Chunk(start_line=i + 1, end_line=i + 1, heading="", text=f"t{i}") for i in range(per_file)
+            ]
+            store.put_file("v", f"/v/{f}.txt", FileState(1, 1, str(f)), chunks)
+        ids = [int(r[0]) for r in db.query("SELECT id FROM kb_chunks")]
+        for start in range(0, len(ids), 1000):
+            vectors.put(
+                "m", [(i, [rng.uniform(-1, 1) for _ in range(dim)]) for i in ids[start : start + 1000]]
+            )
+        times = []
+        for _ in range(10):
+            q = [rng.uniform(-1, 1) for _ in range(dim)]
+            t = time.perf_counter()
+            vectors.nearest("m", q, None, 50)
+            times.append((time.perf_counter() - t) * 1000)
+        print(
+            f"| vector scan, {len(ids):,} vectors × {dim} (brute force) | median"
+            f" {statistics.median(times):.0f} ms, max {max(times):.0f} ms | — |"
+        )
+        db.close()
+
+
 def size_of(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
 
@@ -91,7 +128,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--vectors", type=int, default=20_000)
     args = parser.parse_args()
+    bench_vectors(args.vectors)
     root = corpus(args.files, args.mb)
     total = size_of(root)
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,6 +4,8 @@ in the middle of indexing (the index stays consistent, and the next run resumes)
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
 import sqlite3
 import subprocess
@@ -121,3 +123,39 @@ def test_kill_9_while_indexing_leaves_a_consistent_index_and_the_next_run_resume
     assert check_consistent(db) == total
     listed = json.loads(cashcode("kb", "list", "--json", env=plain_env, cwd=tmp_path).stdout)
     assert [(b["pending"], b["files"]) for b in listed] == [(False, total)]
+
+
+def test_kb_add_draws_a_progress_bar_on_a_terminal(plain_env: dict[str, str], tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    for n in range(3):
+        (root / f"n{n}.md").write_text(f"# N{n}\n\ntext {n}\n", encoding="utf-8")
+    master, slave = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "app", "kb", "add", str(root)],
+            env=plain_env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+            timeout=60,
+        )
+        os.close(slave)
+        slave = -1
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+    assert done.returncode == 0 and "3 file(s) indexed" in done.stdout
+    text = drawn.decode()
+    assert "] 0/3 n0.md" in text and "] 2/3 n2.md" in text and text.endswith("\r\x1b[2K")

@@ -13,6 +13,7 @@ from app.contracts.messages import Message
 from app.contracts.provider import ProviderError
 from app.contracts.turn import TurnSpec
 from app.core.context import TurnDeps
+from app.core.history_repair import repair_history
 from app.core.loop import AgentLoop
 
 _log = logging.getLogger(__name__)
@@ -64,7 +65,11 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         )
     )
     try:
-        history = deps.store.history(spec.chat_id, leaf=spec.parent_cursor)
+        stored = deps.store.history(spec.chat_id, leaf=spec.parent_cursor)
+        repaired = repair_history(stored)  # never sent to a provider as stored when it is broken
+        if repaired.changed:
+            _log.warning("chat %s: history repaired for this turn: %s", chat_id, "; ".join(repaired.problems))
+        history = repaired.messages
         user = spec.user_message()
         if spec.regenerate:  # the user message is stored already: the path ends with it
             if not history or history[-1].role != "user":

@@ -7,6 +7,7 @@ interleaved with another thread's statements.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -81,8 +82,30 @@ class Database:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
+            self._refuse_foreign_objects()
         except sqlite3.DatabaseError as exc:
             raise classify_sqlite_error(exc, self.path, "prepare") from exc
+
+    def _refuse_foreign_objects(self) -> None:
+        """Triggers, views and indexes the app did not create are refused: a planted trigger
+        runs inside the app's own writes (it deleted a chat mid-turn in an attack)."""
+        recorded = {str(r[0]) for r in self._conn.execute("SELECT name FROM schema_parts")}
+        if recorded - {p.name for p in self._parts}:
+            return  # opened with fewer parts than made it (a tool, a test): cannot judge the rest
+        expected = expected_objects(tuple(self._parts))
+        found = self._conn.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view', 'index')"
+            " AND sql IS NOT NULL"
+        ).fetchall()
+        foreign = [f"{row[0]} {row[1]!r}" for row in found if expected.get((row[0], row[1])) != row[2]]
+        if foreign:
+            more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+            listed = ", ".join(sorted(foreign)[:5]) + more
+            raise StoreError(
+                f"the database at {self.path} holds schema objects CashCode did not create ({listed}); "
+                "it was left unchanged. Remove them with the sqlite3 tool (DROP TRIGGER/VIEW/INDEX) "
+                "or restore a backup, then start CashCode again"
+            )
 
     def _user_version(self) -> int:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
@@ -206,3 +229,43 @@ def _record(conn: sqlite3.Connection, name: str, version: int) -> None:
         " ON CONFLICT(name) DO UPDATE SET version = excluded.version",
         (name, version),
     )
+
+
+@functools.lru_cache(maxsize=8)
+def expected_objects(parts: tuple[SchemaPart, ...]) -> dict[tuple[str, str], str]:
+    """(type, name) -> SQL of every trigger, view and index the parts' steps create, found by
+    running them on an empty in-memory database (~20 ms; once per process and set of parts)."""
+    scratch = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        scratch.execute("BEGIN")
+        for part in parts:
+            for step in part.steps:
+                if isinstance(step, str):
+                    run_script(scratch, step)
+                else:
+                    step(scratch)
+        rows = scratch.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view', 'index')"
+            " AND sql IS NOT NULL"
+        ).fetchall()
+        scratch.execute("ROLLBACK")
+    finally:
+        scratch.close()
+    return {(str(r[0]), str(r[1])): str(r[2]) for r in rows}
+
+
+QUICK_CHECK_ROWS = 20
+
+
+def quick_check(path: Path) -> list[str]:
+    """`PRAGMA quick_check` on its own read-only connection (it reads the whole file, so it runs
+    in the background and never holds the app's connection); [] when the file is sound."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        rows = conn.execute(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+    finally:
+        conn.close()
+    found = [str(r[0]) for r in rows]
+    return [] if found == ["ok"] else found

@@ -200,6 +200,13 @@ export interface ContextLeftOut {
   chat_id: string;
 }
 
+/** The start-up integrity check (`PRAGMA quick_check`) found damage; `message` says what to do. */
+export interface DatabaseProblem {
+  type: "database_problem";
+  message: string;
+  details: string[];
+}
+
 export interface Delta {
   type: "delta";
   chat_id: string;
@@ -1449,6 +1456,7 @@ export type AppEvent =
   | McpElicitation
   | ContextLeftOut
   | EvalProgress
+  | DatabaseProblem
   | SkillsChanged;
 
 export type AppEventType = AppEvent["type"];

@@ -1,6 +1,7 @@
 /** English UI strings. Every key must also exist in zh-CN.ts (a test checks). */
 export const en = {
   "app.name": "CashCode",
+  "app.databaseDamaged": "The database is damaged ({detail}). Your chats may be incomplete: quit CashCode, keep a copy of cashcode.sqlite3 from the data folder, then restore a backup or recover the copy with sqlite3 .recover.",
   "app.loading": "Connecting to CashCode…",
   "app.errorTitle": "Something went wrong",
   "app.errorHint": "The CashCode backend did not answer. Check that the app is still running, then try again.",

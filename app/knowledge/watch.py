@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
+import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -80,10 +82,13 @@ class KnowledgeWatcher:
             _log.warning("knowledge: work after the scan failed", exc_info=True)
 
     async def _watch_roots(self, roots: dict[str, list[str]], stop: asyncio.Event) -> None:
+        # A single-file root replaced by an editor (a copy renamed over it) is a new inode the
+        # watch does not see: a changed inode re-arms too, and the arm's scan re-reads it.
+        inodes = await asyncio.to_thread(_file_inodes, roots)
         while True:
             await asyncio.sleep(self._rearm_s)
             now = await asyncio.to_thread(self._store.all_roots)
-            if now != roots:
+            if now != roots or await asyncio.to_thread(_file_inodes, now) != inodes:
                 stop.set()
                 return
 
@@ -139,3 +144,16 @@ def _sha(path: str) -> str:
 
 def _existing(roots: dict[str, list[str]]) -> list[str]:
     return sorted({p for paths in roots.values() for p in paths if Path(p).exists()})
+
+
+def _file_inodes(roots: dict[str, list[str]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for paths in roots.values():
+        for p in paths:
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out[p] = st.st_ino
+    return out

@@ -300,3 +300,5 @@ class ToolInfo(ApiModel):
 
 class ToolList(ApiModel):
     tools: list[ToolInfo]
+
+

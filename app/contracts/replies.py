@@ -49,3 +49,4 @@ class ModelRef(ApiModel):
 
 class FolderPick(ApiModel):
     path: str | None
+

@@ -136,3 +136,4 @@ class ChatRecords:
                 raise NotFound(f"chat {cid} not found")
 
     # ---- messages ---------------------------------------------------------------------------
+

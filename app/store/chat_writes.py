@@ -94,3 +94,4 @@ class ChatWrites(ChatPaths):
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"chat {cid} could not be imported: {exc}") from exc
         return self.get(cid)
+

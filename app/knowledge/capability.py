@@ -2,8 +2,8 @@
 
 - `toolset`: `knowledge_search`, offered only while at least one knowledge base exists (a
   one-row query; nothing else of the package loads for a turn until the tool is called).
-- `start` (desktop, serve): a quick scan of every base (it resumes a run cut short), then the
-  watcher (app/knowledge/watch.py).
+- `start` (desktop, serve): the watcher (app/knowledge/watch.py), which scans every base once
+  it is armed (the start-up scan; it resumes a run cut short).
 - Routes: app/knowledge/handlers.py (imported on the first route call).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from app.knowledge.search import KnowledgeSearcher
     from app.knowledge.vectors import VectorStore
 
-_log = logging.getLogger(__name__)
 
 DEFAULT_SIZE_CAP = 20 * 1024 * 1024
 
@@ -119,12 +117,9 @@ class KnowledgeCapability(Capability):
     async def _background(self) -> None:
         from app.knowledge.watch import KnowledgeWatcher
 
+        # The watcher scans every base once it is armed: the start-up scan (it also resumes a
+        # run cut short) without a gap in which a change could be missed.
         runner = self.runner
-        try:
-            for name in await asyncio.to_thread(self.store.names):
-                await runner.run(name)
-        except Exception:  # the start-up scan is best effort: the watcher still starts
-            _log.warning("knowledge start-up scan failed", exc_info=True)
         await KnowledgeWatcher(self.store, runner.indexer, runner.sink(), runner.embed_pending).run()
 
     async def aclose(self) -> None:

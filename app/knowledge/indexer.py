@@ -101,7 +101,7 @@ class Indexer:
                 else:
                     self._store.set_skipped(name, verdict, verdict.path)
                 return
-            outcome = self._index_file(name, verdict, self._store.file_states(name).get(key))
+            outcome = self._index_file(name, verdict, self._store.file_state(name, key))
             if isinstance(outcome, Skipped):
                 self._store.set_skipped(name, outcome, key)
 

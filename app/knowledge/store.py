@@ -189,6 +189,13 @@ class KnowledgeStore:
         rows = self._db.query("SELECT path, size, mtime_ns, sha256 FROM kb_files WHERE base_id = ?", (base,))
         return {str(r[0]): FileState(int(r[1]), int(r[2]), str(r[3])) for r in rows}
 
+    def file_state(self, name: str, path: str) -> FileState | None:
+        base = self.base_id(name)
+        rows = self._db.query(
+            "SELECT size, mtime_ns, sha256 FROM kb_files WHERE base_id = ? AND path = ?", (base, path)
+        )
+        return FileState(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
+
     def replace_skipped(self, name: str, skipped: Sequence[Skipped]) -> None:
         with self._db.transaction() as conn:
             base = self.base_id(name)

@@ -4,7 +4,9 @@ A batch of changes is sorted per base: a deleted file whose content reappears at
 in the same batch is a rename (its chunks move, nothing is re-read); other deletions drop the
 file's chunks; saved files are re-indexed (only theirs). A new folder or a changed
 `.gitignore` re-scans the base. The set of roots is re-read every `rearm_s` (another process,
-e.g. `cashcode kb add`, may have added a folder) and the watch re-armed when it changed.
+e.g. `cashcode kb add`, may have added a folder) and the watch re-armed when it changed. Each
+time the watch is armed (at start, and after a re-arm) every base gets a quick scan (size +
+mtime, hash where they differ): that is the start-up scan, and it closes the gap before arming.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
+import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -21,6 +25,8 @@ from app.knowledge.indexer import Indexer, OnProgress
 from app.knowledge.store import KnowledgeStore
 
 _log = logging.getLogger(__name__)
+
+ARMED_CHECK_MS = 500  # how often an idle watch yields (the first yield says it is armed)
 
 
 class KnowledgeWatcher:
@@ -48,21 +54,41 @@ class KnowledgeWatcher:
                 continue
             stop = asyncio.Event()
             rearm = asyncio.get_running_loop().create_task(self._watch_roots(roots, stop))
+            armed = False
             try:
                 async for changes in awatch(
                     *watched, stop_event=stop, debounce=200, step=50, yield_on_timeout=True,
-                    rust_timeout=int(self._rearm_s * 1000),
+                    rust_timeout=ARMED_CHECK_MS,
                 ):  # fmt: skip
+                    if not armed:
+                        # The first yield comes from a running watch: a scan now catches what
+                        # changed before it was armed (while the app was closed, or just now).
+                        armed = True
+                        await self._scan(roots)
                     if changes:
                         await self._apply(roots, changes)
             finally:
                 rearm.cancel()
 
+    async def _scan(self, roots: dict[str, list[str]]) -> None:
+        for name in roots:
+            try:
+                await asyncio.to_thread(self._indexer.run, name, self._on_progress)
+            except Exception:  # a vanished base or an unreadable root: the others still scan
+                _log.warning("knowledge base %r: scan failed", name, exc_info=True)
+        try:
+            await self._after_change()
+        except Exception:
+            _log.warning("knowledge: work after the scan failed", exc_info=True)
+
     async def _watch_roots(self, roots: dict[str, list[str]], stop: asyncio.Event) -> None:
+        # A single-file root replaced by an editor (a copy renamed over it) is a new inode the
+        # watch does not see: a changed inode re-arms too, and the arm's scan re-reads it.
+        inodes = await asyncio.to_thread(_file_inodes, roots)
         while True:
             await asyncio.sleep(self._rearm_s)
             now = await asyncio.to_thread(self._store.all_roots)
-            if now != roots:
+            if now != roots or await asyncio.to_thread(_file_inodes, now) != inodes:
                 stop.set()
                 return
 
@@ -118,3 +144,16 @@ def _sha(path: str) -> str:
 
 def _existing(roots: dict[str, list[str]]) -> list[str]:
     return sorted({p for paths in roots.values() for p in paths if Path(p).exists()})
+
+
+def _file_inodes(roots: dict[str, list[str]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for paths in roots.values():
+        for p in paths:
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out[p] = st.st_ino
+    return out

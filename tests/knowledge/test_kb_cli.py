@@ -18,6 +18,7 @@ import pytest
 from tests.cli.conftest import base_env, cashcode
 from tests.knowledge.consistency import check_consistent
 from tests.knowledge.corpus import build
+from tests.server.process import isolated_env, serve_process
 
 
 @pytest.fixture
@@ -86,21 +87,22 @@ def _indexed(db: Path) -> int:
         return 0  # not created or not migrated yet
 
 
-def test_kill_9_while_indexing_leaves_a_consistent_index_and_the_next_run_resumes(
-    plain_env: dict[str, str], tmp_path: Path
-) -> None:
+TOTAL = 1500
+
+
+def _killed_mid_index(env: dict[str, str], tmp_path: Path) -> tuple[Path, Path, int]:
+    """`kb add` of a 1,500-file folder, killed with SIGKILL once some files are committed."""
     root = tmp_path / "many"
     root.mkdir()
-    total = 1500
     para = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n\n"
-    for n in range(total):
+    for n in range(TOTAL):
         (root / f"note{n:04d}.md").write_text(
             f"# Note {n}\n\n" + para * 120 + f"unique{n}\n", encoding="utf-8"
         )
-    db = Path(plain_env["CASHCODE_DATA_DIR"]) / "cashcode.sqlite3"
+    db = Path(env["CASHCODE_DATA_DIR"]) / "cashcode.sqlite3"
     proc = subprocess.Popen(
         [sys.executable, "-m", "app", "kb", "add", str(root)],
-        env=plain_env,
+        env=env,
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -111,18 +113,39 @@ def test_kill_9_while_indexing_leaves_a_consistent_index_and_the_next_run_resume
     proc.kill()  # SIGKILL
     proc.wait(timeout=30)
     before = _indexed(db)
-    assert 0 < before < total, "the run ended before it could be killed; make the corpus larger"
+    assert 0 < before < TOTAL, "the run ended before it could be killed; make the corpus larger"
     assert check_consistent(db) == before
-
-    listed = json.loads(cashcode("kb", "list", "--json", env=plain_env, cwd=tmp_path).stdout)
+    listed = json.loads(cashcode("kb", "list", "--json", env=env, cwd=tmp_path).stdout)
     assert [(b["name"], b["pending"], b["files"]) for b in listed] == [("many", True, before)]
+    return root, db, before
+
+
+def test_kill_9_while_indexing_leaves_a_consistent_index_and_the_next_run_resumes(
+    plain_env: dict[str, str], tmp_path: Path
+) -> None:
+    root, db, before = _killed_mid_index(plain_env, tmp_path)
     resumed = cashcode("kb", "add", str(root), env=plain_env, cwd=tmp_path, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     counts = re.search(r"(\d+) file\(s\) indexed, (\d+) unchanged", resumed.stdout)
-    assert counts is not None and (int(counts[1]), int(counts[2])) == (total - before, before)
-    assert check_consistent(db) == total
+    assert counts is not None and (int(counts[1]), int(counts[2])) == (TOTAL - before, before)
+    assert check_consistent(db) == TOTAL
     listed = json.loads(cashcode("kb", "list", "--json", env=plain_env, cwd=tmp_path).stdout)
-    assert [(b["pending"], b["files"]) for b in listed] == [(False, total)]
+    assert [(b["pending"], b["files"]) for b in listed] == [(False, TOTAL)]
+
+
+def test_after_kill_9_starting_serve_resumes_the_run(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    _root, db, _before = _killed_mid_index(env, tmp_path)
+    with serve_process(["--no-open", "--port", "0"], env):
+        deadline = time.monotonic() + 120
+        listed: list[dict[str, object]] = []
+        while time.monotonic() < deadline:
+            listed = json.loads(cashcode("kb", "list", "--json", env=env, cwd=tmp_path).stdout)
+            if listed and listed[0]["pending"] is False:
+                break
+            time.sleep(0.5)
+        assert [(b["pending"], b["files"]) for b in listed] == [(False, TOTAL)]
+    assert check_consistent(db) == TOTAL
 
 
 def test_kb_add_draws_a_progress_bar_on_a_terminal(plain_env: dict[str, str], tmp_path: Path) -> None:

@@ -41,13 +41,13 @@ _log = logging.getLogger(__name__)
 
 
 def auto_title(user_text: str) -> str:
-    """The first non-empty line of the first user message, trimmed to ~60 characters.
+    """The whole first user message, whitespace collapsed, trimmed to ~60 characters.
 
-    Deliberately no extra model call: it is instant, free, works offline, and the user can
-    rename the chat at any time.
+    The whole message, not its first line: a message that opens with "Hi," or a blank-led
+    paste would otherwise title every chat alike. Deliberately no extra model call: it is
+    instant, free, works offline, and the user can rename the chat at any time.
     """
-    line = next((ln.strip() for ln in user_text.splitlines() if ln.strip()), "New chat")
-    line = " ".join(line.split())
+    line = " ".join(user_text.split()) or "New chat"
     return line if len(line) <= AUTO_TITLE_CHARS else line[: AUTO_TITLE_CHARS - 1].rstrip() + "…"
 
 
@@ -224,7 +224,29 @@ class ChatService:
     def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
         deps = self._turn_deps(spec, provider)
         self._d.turns.start(spec, lambda s: run_turn(s, deps))
+        self._title_new_chat(spec)
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
+
+    def _title_new_chat(self, spec: TurnSpec) -> None:
+        """Title an untitled new chat from its first message as soon as the turn starts: the
+        title is known now (the list shows it while the answer streams) and a first turn that
+        fails still leaves a titled chat. Only a chat with no messages yet: an old or imported
+        untitled chat, or an edit/regeneration, keeps its (empty) title."""
+        if spec.regenerate:
+            return
+        chats = self._d.chats
+        try:
+            record = chats.get(spec.chat_id) if not chats.is_reserved(spec.chat_id) else None
+            if record is not None and (
+                not record.title_auto or record.title or chats.activity_of(spec.chat_id).message_count
+            ):
+                return
+            text = spec.user_text if spec.user_text.strip() else " ".join(a.name for a in spec.attachments)
+            record = chats.rename(spec.chat_id, auto_title(text), auto=True)
+        except (sqlite3.Error, StoreError, NotFound, ValueError):
+            _log.warning("could not title chat %s", spec.chat_id, exc_info=True)
+            return
+        self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
 
     def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
         env = self._d.environment()
@@ -275,7 +297,7 @@ class ChatService:
             _log.warning("could not record usage of turn %s", spec.turn_id, exc_info=True)
 
     def _after_store(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
-        """The turn is stored; now the title (first exchange) and a session_updated event.
+        """The turn is stored; now a session_updated event (the title was set at the start).
         Failing here must not turn a stored turn into a failed one, so errors are logged."""
         for cap in self._d.capabilities:
             try:
@@ -284,8 +306,6 @@ class ChatService:
                 _log.warning("%s: after-turn hook failed", cap.name, exc_info=True)
         try:
             record = self._d.chats.get(spec.chat_id)
-            if record.title_auto and not record.title:
-                record = self._d.chats.rename(spec.chat_id, auto_title(spec.user_text), auto=True)
         except (sqlite3.Error, StoreError, NotFound):
             _log.warning("could not update chat %s after its turn", spec.chat_id, exc_info=True)
             return

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import DATABASE_BUSY_MESSAGE, ApiFailure, DatabaseBusy
 from app.contracts.provider import ProviderError
 from app.core.turns import ChatBusy, NothingToRetry
 from app.settings.secrets import KeyringUnavailable, SecretStoreError, redact
@@ -43,11 +43,15 @@ def to_failure(exc: BaseException, route: str) -> ApiFailure:
         return ApiFailure("keyring_unavailable", str(exc))
     if isinstance(exc, SettingsError):
         return ApiFailure("invalid", str(exc))
+    if isinstance(exc, DatabaseBusy):
+        return ApiFailure("database_busy", DATABASE_BUSY_MESSAGE)
     if isinstance(exc, StoreError):
         return ApiFailure("internal", f"Storage problem: {exc}")
     if isinstance(exc, sqlite3.Error) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
         # Raised mid-operation (a write on a full disk): name the cause, never "damaged".
         cause = classify_sqlite_error(exc, "the data folder", "write")
+        if isinstance(cause, DatabaseBusy):
+            return ApiFailure("database_busy", DATABASE_BUSY_MESSAGE)
         return ApiFailure("internal", f"Storage problem: {cause}")
     _log.error("route %s failed", route, exc_info=exc)
     return ApiFailure(

@@ -10,6 +10,7 @@ ErrorCode = Literal[
     "not_found",
     "conflict",
     "busy",
+    "database_busy",  # another program holds the database; try again in a moment
     "provider_error",
     "keyring_unavailable",
     "unsupported",
@@ -23,3 +24,13 @@ class ApiFailure(Exception):
         self.code: ErrorCode = code
         self.message = message
         self.details = details or {}
+
+
+DATABASE_BUSY_MESSAGE = (
+    "The database is busy: another program is using CashCode's data right now. "
+    "Try again in a moment; close the other program if this persists."
+)
+
+
+class DatabaseBusy(Exception):
+    """The database stayed locked by someone else past the short wait the app allows."""

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from app.contracts.errors import DATABASE_BUSY_MESSAGE, DatabaseBusy
 from app.contracts.events import ErrorInfo, TurnCancelled, TurnFailed
 from app.contracts.turn import TurnSpec
 from app.core.context import Emit
@@ -95,6 +96,10 @@ class TurnManager:
             raise
         except asyncio.CancelledError:
             raise
+        except DatabaseBusy:  # the answer could not be stored: say why, the turn can be retried
+            info = ErrorInfo(code="database_busy", message=DATABASE_BUSY_MESSAGE)
+            self._emit(TurnFailed(chat_id=spec.chat_id, turn_id=spec.turn_id, error=info))
+            return TurnOutcome("failed", error=info)
         except Exception as exc:  # task boundary: a bug becomes turn_failed, not a lost task
             info = ErrorInfo(code="internal", message=f"Internal error: {type(exc).__name__}: {exc}")
             self._emit(TurnFailed(chat_id=spec.chat_id, turn_id=spec.turn_id, error=info))

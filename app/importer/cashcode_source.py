@@ -149,10 +149,12 @@ def _chat_items(folder: Path) -> list[Item]:
     title = title_from(history.messages)
 
     async def apply_chat(target: Target) -> str:
-        write_chat(target, chat_id, title, history.messages)
+        if note := write_chat(target, chat_id, title, history.messages):
+            chat_item.notes.append(note)
         return chat_id
 
-    items = [Item(kind="chat", name=title, key=key, apply=apply_chat)]
+    chat_item = Item(kind="chat", name=title, key=key, apply=apply_chat)
+    items = [chat_item]
     items += [invalid("message", f"{title} ({p.split(':')[0]})", f"{key}:{p}", p) for p in history.problems]
     if history.summary is not None:
         content, keep_from = history.summary

@@ -87,10 +87,12 @@ def _session_item(session_id: str, rows: list[tuple[str, str]]) -> Item:
     title = title_from(messages)
 
     async def apply(target: Target) -> str:
-        write_chat(target, session_id, title, messages)
+        if note := write_chat(target, session_id, title, messages):
+            item.notes.append(note)
         return session_id
 
-    return Item(kind="chat", name=title, key=key, apply=apply)
+    item = Item(kind="chat", name=title, key=key, apply=apply)
+    return item
 
 
 def _memory_item(memory_id: str, content: str, tags: list[str]) -> Item:

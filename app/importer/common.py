@@ -81,12 +81,30 @@ def title_from(messages: Sequence[Message]) -> str:
     return line[:80] or "Imported chat"
 
 
-def write_chat(target: Target, chat_id: str, title: str, messages: Sequence[Message]) -> list[int]:
-    """Create the chat and store its turns; the cursors given to `messages`, in order."""
-    if target.chat_exists(chat_id):
-        raise Skip("conflict", "a chat with this id exists already; it was left unchanged")
-    target.create_chat(chat_id, title)
-    cursors: list[int] = []
-    for index, turn in enumerate(split_turns(messages), start=1):
-        cursors += target.append_turn(chat_id, f"import-{index}", turn)
-    return cursors
+def write_chat(target: Target, chat_id: str, title: str, messages: Sequence[Message]) -> str:
+    """Store the chat with all its turns in one transaction (a kill leaves all of it or none).
+    A chat of that id that an interrupted run wrote (an older build wrote turn by turn, and any
+    build can be stopped between writing a chat and recording it) is detected by its import turn
+    ids and content: a finished one is kept, a partial one is completed in one transaction;
+    anything else with that id is a conflict, left unchanged. Returns a note for the report."""
+    turns = [(f"import-{i}", turn) for i, turn in enumerate(split_turns(messages), start=1)]
+    wanted = [(tid, m) for tid, turn in turns for m in turn]
+    existing = target.chat_messages(chat_id)
+    if existing is None:
+        target.write_chat(chat_id, title, turns, replace=False)
+        return ""
+    if len(existing) <= len(wanted) and all(
+        tid == want_tid and _same(have, want)
+        for (tid, have), (want_tid, want) in zip(existing, wanted, strict=False)
+    ):
+        if len(existing) == len(wanted):
+            return "written by an earlier, interrupted run; now recorded"
+        target.write_chat(chat_id, title, turns, replace=True)
+        return f"completed: an interrupted run had written {len(existing)} of its {len(wanted)} messages"
+    raise Skip("conflict", "a chat with this id exists already; it was left unchanged")
+
+
+def _same(a: Message, b: Message) -> bool:
+    return (a.role, a.content, a.tool_call_id, a.name) == (b.role, b.content, b.tool_call_id, b.name) and [
+        (c.id, c.name, c.arguments) for c in a.tool_calls
+    ] == [(c.id, c.name, c.arguments) for c in b.tool_calls]

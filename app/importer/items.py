@@ -34,10 +34,15 @@ class Target(Protocol):
 
     def chat_exists(self, chat_id: str) -> bool: ...
 
-    def create_chat(self, chat_id: str, title: str) -> None: ...
+    def chat_messages(self, chat_id: str) -> list[tuple[str, Message]] | None:
+        """(turn id, message) of every stored message in cursor order; None: no such chat."""
+        ...
 
-    def append_turn(self, chat_id: str, turn_id: str, messages: Sequence[Message]) -> list[int]:
-        """The cursors given to `messages`."""
+    def write_chat(
+        self, chat_id: str, title: str, turns: Sequence[tuple[str, Sequence[Message]]], *, replace: bool
+    ) -> None:
+        """The chat and all its turns (turn id, messages) in ONE transaction; `replace`
+        deletes a chat of that id in the same transaction."""
         ...
 
     def add_grant(self, key: GrantKey) -> bool:

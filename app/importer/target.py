@@ -12,7 +12,9 @@ from app.host.host import AppPort
 from app.importer.items import Skip
 from app.importer.models import ItemStatus
 from app.store.approvals import SqliteApprovalLedger
+from app.store.chat_rows import ChatRecord, StoredMessage, clean_title
 from app.store.chats import ChatRepository
+from app.store.timeutil import utc_now_iso
 
 
 class AppTarget:
@@ -46,11 +48,22 @@ class AppTarget:
     def chat_exists(self, chat_id: str) -> bool:
         return self._chats.exists(chat_id)
 
-    def create_chat(self, chat_id: str, title: str) -> None:
-        self._chats.create(title, chat_id=chat_id)
+    def chat_messages(self, chat_id: str) -> list[tuple[str, Message]] | None:
+        if not self._chats.exists(chat_id):
+            return None
+        return [(s.turn_id, s.message) for s in self._chats.stored_messages(chat_id)]
 
-    def append_turn(self, chat_id: str, turn_id: str, messages: Sequence[Message]) -> list[int]:
-        return [s.cursor for s in self._chats.append_turn(chat_id, turn_id, messages)]
+    def write_chat(
+        self, chat_id: str, title: str, turns: Sequence[tuple[str, Sequence[Message]]], *, replace: bool
+    ) -> None:
+        now = utc_now_iso()
+        stored: list[StoredMessage] = []
+        for turn_id, messages in turns:
+            for message in messages:
+                cursor = len(stored) + 1
+                stored.append(StoredMessage(cursor, turn_id, message, now, cursor - 1))
+        record = ChatRecord(chat_id, clean_title(title), False, now, now)
+        self._chats.insert_imported(record, stored, replace=replace)
 
     def add_grant(self, key: GrantKey) -> bool:
         if self._ledger.has(key):

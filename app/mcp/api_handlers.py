@@ -76,6 +76,7 @@ class McpRoutes:
             status=conn.status if conn else "disconnected",
             error=conn.error if conn else None,
             tool_count=len(known or []),
+            diagnostics=self._s.skipped_tools(e.name) if conn is not None else [],
             url=e.url,
             headers=dict.fromkeys(e.header_names, MASK),
             command=e.command,

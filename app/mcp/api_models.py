@@ -24,6 +24,7 @@ class McpServerView(_Model):
     status: StatusName
     error: str | None = None
     tool_count: int = 0
+    diagnostics: list[str] = Field(default_factory=list)  # e.g. a malformed tool that was skipped
     url: str = ""
     headers: dict[str, str] = Field(default_factory=dict)  # values are always ********
     command: str = ""

@@ -23,6 +23,7 @@ from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
 from app.mcp.results import cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
+from app.mcp.tool_listing import list_tools
 from app.settings.secrets import SecretStoreError, redact
 
 _log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class _State:
     interactive: bool = False  # may a sign-in open the browser (the user pressed Connect)
     launched: transports.Launched | None = None
     active_calls: list[CallSite] = field(default_factory=list)
+    skipped_tools: list[str] = field(default_factory=list)  # tools the last listing left out
 
 
 class McpService:
@@ -173,7 +175,8 @@ class McpService:
             )
             self._conns[name] = conn
             # an interactive connect may include a browser sign-in, which takes minutes
-            await conn.connect(self._list_tools, self.connect_timeout_s * (6 if interactive else 1))
+            limit_s = self.connect_timeout_s * (6 if interactive else 1)
+            await conn.connect(lambda c: self._list_tools(c, state), limit_s)
             self.cache.save(name, entry.fingerprint(), conn.tools)
             self.revision += 1
             return conn
@@ -273,15 +276,15 @@ class McpService:
         self._notify(name, "log", message=reason)
         return ElicitResult(action="decline")
 
-    async def _list_tools(self, client: Any) -> list[ToolDef]:
-        tools: list[ToolDef] = []
-        cursor = None
-        while True:
-            page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
-            tools.extend(tool_def(t) for t in page.tools)
-            cursor = page.next_cursor
-            if not cursor or len(tools) >= MAX_TOOLS:
-                return tools[:MAX_TOOLS]
+    async def _list_tools(self, client: Any, state: _State) -> list[ToolDef]:
+        listing = await list_tools(client, tool_def, MAX_TOOLS)
+        state.skipped_tools = listing.skipped
+        return listing.tools
+
+    def skipped_tools(self, name: str) -> list[str]:
+        """What the last listing of `name` skipped (a malformed tool), one line each."""
+        state = self._state.get(name)
+        return list(state.skipped_tools) if state is not None else []
 
     async def disconnect(self, name: str) -> None:
         self.entry(name)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.skills import staging_owner
 from app.skills.archive import ArchiveLimits, export_package, extract_archive
 from app.skills.catalog import CatalogEntry, SkillCatalog
 from app.skills.fsutil import (
@@ -103,29 +104,47 @@ class SkillStore:
             recover_root(root)
             for package in package_dirs(root):
                 remove_stray_temp_files(package)
+        self.sweep_staging()
+
+    def sweep_staging(self) -> None:
+        """Remove work folders of killed imports: at once when their owner's lock is free (the
+        owner died), by age when they carry no lock (an older build, or no `fcntl`)."""
         cutoff = time.time() - _STALE_STAGING_SECONDS
         for leftover in _children(self._paths.staging):
             with contextlib.suppress(OSError):
+                if leftover.name.endswith(staging_owner.LOCK_SUFFIX):
+                    work = leftover.with_name(leftover.name[: -len(staging_owner.LOCK_SUFFIX)])
+                    if staging_owner.orphaned(leftover):
+                        remove_tree(work)
+                        leftover.unlink()
+                    continue
+                lock = staging_owner.lock_path(leftover)
+                if lock.exists():
+                    continue  # decided with its lock (above)
                 if leftover.stat().st_mtime < cutoff:
                     remove_tree(leftover)
 
     @contextlib.contextmanager
     def staging_dir(self) -> Iterator[Path]:
         """A fresh hidden work folder on the data filesystem, removed afterwards."""
-        work = self._new_work_dir()
+        work, fd = self._new_work_dir()
         try:
             yield work
         finally:
             remove_tree(work)
+            staging_owner.release(fd, staging_owner.lock_path(work))
             with contextlib.suppress(OSError):
                 self._paths.staging.rmdir()  # only succeeds when no other import is running
 
-    def _new_work_dir(self) -> Path:
+    def _new_work_dir(self) -> tuple[Path, int | None]:
+        """The work folder and the fd of its held lock. The folder is made first: a kill in
+        between leaves a folder without a lock, which the sweep removes by age."""
         # Another import may remove the empty `.staging` between our mkdir and mkdtemp; retry.
         for _attempt in range(3):
             self._paths.staging.mkdir(parents=True, exist_ok=True)
             try:
-                return Path(tempfile.mkdtemp(prefix=".work-", dir=self._paths.staging))
+                work = Path(tempfile.mkdtemp(prefix=".work-", dir=self._paths.staging))
+                return work, staging_owner.hold(staging_owner.lock_path(work))
             except FileNotFoundError:
                 continue
         raise FileNotFoundError(f"cannot create a staging folder in {self._paths.staging}")

@@ -118,6 +118,12 @@ class ChatRecords:
         cleaned = clean_title(title)
         if not cleaned:
             raise ValueError("a chat title must not be empty")
+        reserved = self._reserved.get(cid)
+        if reserved is not None:  # not stored yet: its first turn writes the row with this title
+            if auto and not reserved.title_auto:
+                return reserved
+            self._reserved[cid] = ChatRecord(cid, cleaned, auto, reserved.created_at, reserved.updated_at)
+            return self._reserved[cid]
         with self._db.transaction() as conn:
             row = conn.execute("SELECT * FROM chats WHERE id = ?", (cid,)).fetchone()
             if row is None:

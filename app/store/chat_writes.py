@@ -65,17 +65,25 @@ class ChatWrites(ChatPaths):
         return stored
 
     def insert_imported(
-        self, record: ChatRecord, messages: Sequence[StoredMessage], *, leaf: int | None = None
+        self,
+        record: ChatRecord,
+        messages: Sequence[StoredMessage],
+        *,
+        leaf: int | None = None,
+        replace: bool = False,
     ) -> ChatRecord:
         """Write an imported chat with its messages (original cursors, turns, times and
         parents, in cursor order) in one transaction: all of it or nothing. `leaf` is the
-        active leaf (None: the newest message)."""
+        active leaf (None: the newest message). `replace` first deletes a chat of that id in
+        the same transaction (an importer completing a chat an interrupted run left partial)."""
         cid = validate_chat_id(record.id)
         for s in messages:
             validate_turn_id(s.turn_id)
         branches, rows = imported_tree(messages, leaf)
         try:
             with self._db.transaction() as conn:
+                if replace:
+                    conn.execute("DELETE FROM chats WHERE id = ?", (cid,))
                 conn.execute(
                     "INSERT INTO chats (id, title, title_auto, created_at, updated_at, leaf_cursor)"
                     " VALUES (?,?,?,?,?,?)",

@@ -8,6 +8,7 @@ interleaved with another thread's statements.
 from __future__ import annotations
 
 import functools
+import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.contracts.capability import Migration
-from app.store.errors import SchemaTooNew, StoreError, classify_sqlite_error
+from app.contracts.errors import DATABASE_BUSY_MESSAGE
+from app.store.errors import SchemaTooNew, StoreBusy, StoreError, classify_sqlite_error
 from app.store.migrations import LEGACY_STEPS, MIGRATIONS, run_script
 
 Params = Sequence[object]
@@ -25,6 +27,10 @@ Params = Sequence[object]
 # (1..8 were the old single list, converted on open; larger values are a newer layout).
 PARTS_LAYOUT = 100
 STORE_PART = "store"
+# How long code on the event loop waits for the database (our lock, then SQLite's busy
+# timeout) before it answers "the database is busy": the loop serves every route and every
+# Stop, so another program holding the database must never freeze it for the full timeout.
+LOOP_WAIT_MS = 500
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,10 @@ class Database:
     ) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        self._busy_ms = int(busy_timeout_ms)
+        self._set_busy_ms = int(busy_timeout_ms)  # what the connection has now
+        self._loop_wait_ms = min(LOOP_WAIT_MS, self._busy_ms)
+        self._opening = True  # migrations at open may wait the full timeout
         self._depth = 0  # nesting of transaction() on the owning thread
         self._parts = (SchemaPart(STORE_PART, tuple(migrations)), *parts)
         try:
@@ -61,6 +71,7 @@ class Database:
         except BaseException:
             self._conn.close()
             raise
+        self._opening = False
 
     # ---- opening & migrations ---------------------------------------------------------------
 
@@ -153,8 +164,25 @@ class Database:
         """The version of the store's own tables."""
         return self.part_version(STORE_PART)
 
+    @contextmanager
+    def _held(self) -> Iterator[None]:
+        """The connection's lock, with bounded waits when the caller runs on an event loop:
+        at most LOOP_WAIT_MS for a thread of ours that holds the lock, then the same as the
+        busy timeout for another process; past that StoreBusy. Worker threads wait in full."""
+        bounded = _on_event_loop() and not self._opening
+        if not self._lock.acquire(timeout=self._loop_wait_ms / 1000 if bounded else -1):
+            raise StoreBusy(DATABASE_BUSY_MESSAGE)
+        try:
+            wanted = self._loop_wait_ms if bounded else self._busy_ms
+            if wanted != self._set_busy_ms:
+                self._conn.execute(f"PRAGMA busy_timeout = {int(wanted)}")
+                self._set_busy_ms = wanted
+            yield
+        finally:
+            self._lock.release()
+
     def part_version(self, name: str) -> int:
-        with self._lock:
+        with self._held():
             row = self._conn.execute("SELECT version FROM schema_parts WHERE name = ?", (name,)).fetchone()
             return int(row[0]) if row is not None else 0
 
@@ -164,7 +192,7 @@ class Database:
 
         Nested use on the same thread joins the outer transaction (all-or-nothing together).
         """
-        with self._lock:
+        with self._held():
             if self._depth > 0:
                 self._depth += 1
                 try:
@@ -172,7 +200,13 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                cause = classify_sqlite_error(exc, self.path, "write")
+                if isinstance(cause, StoreBusy):
+                    raise cause from exc
+                raise
             self._depth = 1
             try:
                 yield self._conn
@@ -188,7 +222,7 @@ class Database:
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
         """The connection for reads, held exclusively by this thread meanwhile."""
-        with self._lock:
+        with self._held():
             yield self._conn
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
@@ -213,6 +247,14 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _legacy_versions(version: int) -> dict[str, int]:

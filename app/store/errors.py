@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from app.contracts.errors import DATABASE_BUSY_MESSAGE, DatabaseBusy
+
 
 class StoreError(Exception):
     """The database cannot be used (corrupt, unreadable, wrong schema)."""
+
+
+class StoreBusy(StoreError, DatabaseBusy):
+    """Another connection holds the lock we need, past the wait we allow (a busy timeout)."""
 
 
 class SchemaTooNew(StoreError):
@@ -35,6 +41,7 @@ class StorageUnwritable(StoreError):
 _FULL = 13
 _READONLY, _PERM, _CANTOPEN, _IOERR, _AUTH = 8, 3, 14, 10, 23
 _CORRUPT, _NOTADB = 11, 26
+_BUSY, _LOCKED = 5, 6
 
 
 def classify_sqlite_error(exc: BaseException, path: object, doing: str) -> StoreError:
@@ -43,6 +50,8 @@ def classify_sqlite_error(exc: BaseException, path: object, doing: str) -> Store
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     errno_ = getattr(exc, "errno", None)
+    if primary in (_BUSY, _LOCKED):
+        return StoreBusy(DATABASE_BUSY_MESSAGE)
     if primary == _FULL or errno_ == 28 or "disk is full" in str(exc).lower():
         return StorageFull(f"the disk holding {path} is full ({exc}); free some space and try again")
     if primary in (_READONLY, _PERM, _CANTOPEN, _AUTH) or errno_ in (1, 13, 30):

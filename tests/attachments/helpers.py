@@ -28,13 +28,25 @@ def png(width: int = 2, height: int = 2, extra: int = 0) -> bytes:
 
 def pdf(text: str) -> bytes:
     """A minimal one-page PDF whose text layer is `text` (ASCII)."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    return _pdf_with_contents(b"", f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode())
+
+
+def pdf_bomb(expanded_mb: int = 100) -> bytes:
+    """A one-page PDF whose ~100 KB content stream inflates to `expanded_mb` MB of spaces:
+    past pypdf's decompression limit (a decompression bomb)."""
+    squeezer = zlib.compressobj(9)
+    chunk = b" " * (1 << 20)
+    packed = b"".join(squeezer.compress(chunk) for _ in range(expanded_mb)) + squeezer.flush()
+    return _pdf_with_contents(b"/Filter /FlateDecode ", packed)
+
+
+def _pdf_with_contents(stream_keys: bytes, stream: bytes) -> bytes:
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
         b" /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< %s/Length %d >>\nstream\n" % (stream_keys, len(stream)) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
     out = b"%PDF-1.4\n"

@@ -14,7 +14,7 @@ from app.contracts.provider import AttachmentInput, ModelRequest
 from app.llm.json_body import encode_json
 from app.llm.wire_ollama import native_request
 from tests.api.conftest import KINDS, AppMaker, add_provider, err, ok
-from tests.attachments.helpers import pdf, png
+from tests.attachments.helpers import pdf, pdf_bomb, png
 
 
 async def upload(app: Any, name: str, data: bytes, mime: str = "") -> dict[str, Any]:
@@ -186,3 +186,16 @@ async def test_limits_and_bad_files_are_refused_with_a_message(make_app: AppMake
     assert "does not match the stored file" in bad_ref["message"]
     empty = await err(app, "chat.send", {"chat_id": chat["id"], "text": "  "})
     assert empty["code"] == "invalid"
+
+
+async def test_a_pdf_bomb_is_told_to_the_model_as_too_complex(make_app: AppMaker, fake_llm: Any) -> None:
+    """Issue 24 item 5: a decompression bomb is not an "Internal error: LimitReachedError"."""
+    app, rec = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    bomb = await upload(app, "bomb.pdf", pdf_bomb(), "application/pdf")
+    assert bomb["kind"] == "pdf"
+    chat = await ok(app, "chats.create")
+    await _send(app, rec, chat["id"], pid, "fake-model", [bomb], "What is in it?")
+    parts = _user_message(fake_llm.requests[-1].body)["content"]
+    assert "[bomb.pdf: this PDF is too complex to read]" in parts[1]["text"]
+    assert "LimitReached" not in json.dumps(fake_llm.requests[-1].body)

@@ -27,8 +27,8 @@ def test_the_system_prompt_names_the_workspace_and_the_date() -> None:
     assert "/home/me/project" in prompt and "2026-03-04" in prompt
 
 
-def test_auto_titles_use_the_first_non_empty_line_trimmed() -> None:
-    assert auto_title("\n\n  Plan   my trip  \nmore") == "Plan my trip"
+def test_auto_titles_use_the_whole_message_collapsed_and_trimmed() -> None:
+    assert auto_title("\n\n  Plan   my trip  \nmore") == "Plan my trip more"
     long = auto_title("word " * 40)
     assert len(long) == AUTO_TITLE_CHARS and long.endswith("…")
     assert auto_title("   ") == "New chat"

@@ -201,3 +201,25 @@ async def test_a_path_that_is_not_a_known_folder_is_refused_and_changes_nothing(
         error = await err(app, "import.preview", {"path": path})
         assert error["code"] == "invalid", path
     assert (await ok(app, "chats.list"))["chats"] == []
+
+
+async def test_a_chat_an_older_build_left_partial_is_completed_and_reported(
+    make_app: AppMaker,
+    cashcode_folder: Path,
+    target_routes: None,
+) -> None:
+    """Issue 24 item 1: an older build wrote turn by turn; killed after the first turn it left
+    a chat that every later run skipped as "exists already". Now it is completed in one write."""
+    from app.contracts.messages import Message
+
+    app, _ = await make_app(capabilities=[FakeTargets()])
+    chats = app.ctx.chats
+    chats.create("hello", chat_id=CHAT)  # what the older build did first: the chat, then turns
+    chats.append_turn(
+        CHAT, "import-1", [Message(role="user", content="hello"), Message(role="assistant", content="hello!")]
+    )
+    report = await ok(app, "import.run", {"path": str(cashcode_folder)})
+    chat = next(i for i in report["items"] if i["kind"] == "chat" and i["name"] == "hello")
+    assert chat["status"] == "imported" and "completed" in chat["reason"] and "2 of its 6" in chat["reason"]
+    messages = (await ok(app, "chats.get", {"chat_id": CHAT}))["messages"]
+    assert [m["content"] for m in messages][-1] == "based on the page content..." and len(messages) == 6

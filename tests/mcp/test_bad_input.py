@@ -123,3 +123,21 @@ async def test_a_thousand_tools_and_an_invalid_schema(make_app: AppMaker) -> Non
     assert (await ok(app, "mcp.tools.call", {"name": "rough", "tool": "bad_schema"}))[
         "text"
     ] == "still callable"
+
+
+async def test_a_tool_with_a_non_object_input_schema_is_skipped_with_a_diagnostic(make_app: AppMaker) -> None:
+    """Issue 24 item 5: one bad tool (`inputSchema: 5`, from a hand-written server) no longer
+    fails the whole tool list; the others are offered and callable, the bad one is named."""
+    app, _ = await make_app()
+    raw = Path(__file__).with_name("servers") / "raw_schema_server.py"
+    payload = {"name": "raw", "transport": "stdio", "command": sys.executable, "args": [str(raw)]}
+    await ok(app, "mcp.servers.create", payload)
+    await ok(app, "mcp.servers.confirm", {"name": "raw"})
+    connected = await ok(app, "mcp.servers.connect", {"name": "raw"})
+    assert connected["status"] == "connected", connected
+    tools = (await ok(app, "mcp.servers.tools", {"name": "raw"}))["tools"]
+    assert sorted(t["name"] for t in tools) == ["good_one", "good_two"]
+    listed = server(await ok(app, "mcp.servers.list"), "raw")
+    assert "broken" in json.dumps(listed) and "input schema" in json.dumps(listed)
+    out = await ok(app, "mcp.tools.call", {"name": "raw", "tool": "good_two", "arguments": {"word": "hi"}})
+    assert out["text"] == "good_two says hi"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from app.skills.sources import SkillDataPaths
+
 from .helpers import REPO, make_env, skill_md, tree_digest, write_skill, zip_folder
 
 OLD_FILES = {f"data/old{i}.bin": os.urandom(20_000) for i in range(30)}
@@ -139,3 +141,26 @@ def test_a_delete_killed_after_hiding_the_folder_completes_on_recovery(tmp_path:
     kill(run_until(tmp_path, "delete", "delete:after-rename"))
     assert state_after_recovery(tmp_path) is None
     assert [v.reason for v in make_env(tmp_path).store.versions("demo")] == ["delete"]
+
+
+def test_the_next_start_removes_the_staging_folders_of_killed_imports(tmp_path: Path) -> None:
+    """Issue 24 item 1: killed imports left `.staging/.work-*` that no later run cleaned (they
+    were removed only after an hour). Now a work folder whose owner died goes at the next start;
+    one whose owner still runs is kept."""
+    source = write_skill(tmp_path / "src", "demo", files=NEW_FILES)
+    archive = zip_folder(source, tmp_path / "demo.zip", prefix="demo")
+    make_env(tmp_path / "app").roots.user.mkdir(parents=True)
+    for _ in range(3):
+        kill(run_until(tmp_path / "app", "import", "import:extracted", str(archive)))
+    staging = SkillDataPaths.from_data_dir(tmp_path / "app" / "data").staging
+    # Each run's start-up removed the folder of the run killed before it: one is left.
+    assert len([p for p in staging.iterdir() if p.is_dir()]) == 1
+    running = run_until(tmp_path / "app", "import", "import:extracted", str(archive))
+    try:
+        make_env(tmp_path / "app")  # a second start-up, while one import is alive
+        left = [p for p in staging.iterdir() if p.is_dir()] if staging.exists() else []
+        assert len(left) == 1, left  # only the live import's folder
+    finally:
+        kill(running)
+    make_env(tmp_path / "app")
+    assert not staging.exists() or not any(staging.iterdir())

@@ -695,6 +695,7 @@ export interface McpServerView {
   status: "disconnected" | "connecting" | "connected" | "failed";
   error: string | null;
   tool_count: number;
+  diagnostics: string[];
   url: string;
   headers: Record<string, string>;
   command: string;

@@ -16,6 +16,7 @@ export type ApiErrorCode =
   | "not_found"
   | "conflict"
   | "busy"
+  | "database_busy"
   | "provider_error"
   | "keyring_unavailable"
   | "unsupported"

@@ -86,6 +86,7 @@ export const en = {
   "error.title": "Error",
   "error.provider_error": "The model provider reported an error",
   "error.generic": "Something went wrong",
+  "error.database_busy": "The database is busy",
 
   "settings.title": "Settings",
   "settings.general": "General",

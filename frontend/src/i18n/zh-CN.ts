@@ -88,6 +88,7 @@ export const zhCN: Record<MessageKey, string> = {
   "error.title": "错误",
   "error.provider_error": "模型提供方返回了错误",
   "error.generic": "出了点问题",
+  "error.database_busy": "数据库正忙",
 
   "settings.title": "设置",
   "settings.general": "通用",

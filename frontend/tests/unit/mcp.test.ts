@@ -8,7 +8,7 @@ import { mountWith, tick } from "./mount";
 function view(over: Partial<McpServerView>): McpServerView {
   return {
     name: "test_stdio_mcp", display_name: "stdio test MCP", description: "", transport: "stdio", source: "builtin",
-    status: "disconnected", error: null, tool_count: 0, url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
+    status: "disconnected", error: null, tool_count: 0, diagnostics: [], url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
     secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, editable: false, auth: "none", ...over,
   };
 }
@@ -136,6 +136,14 @@ describe("MCP Market view", () => {
     await row.get('[data-testid="mcp-tool-policy"]').setValue("always");
     await tick();
     expect(fake.callsTo("mcp.tools.set_policy")).toEqual([{ server: "test_stdio_mcp", tool: "say_hello", policy: "always" }]);
+  });
+
+  it("names the tools a listing skipped (a malformed input schema)", async () => {
+    const note = "skipped tool 'broken': its input schema is a number, not an object";
+    const { wrapper } = await market([view({ status: "connected", tool_count: 1, diagnostics: [note] })]);
+    await wrapper.get('[data-testid="mcp-details"]').trigger("click");
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-server-diagnostics"]').text()).toContain(note);
   });
 });
 

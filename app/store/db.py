@@ -7,8 +7,8 @@ interleaved with another thread's statements.
 
 from __future__ import annotations
 
-import functools
 import asyncio
+import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence

@@ -332,6 +332,11 @@ export interface FolderPick {
   path: string | null;
 }
 
+export interface GrantEnable {
+  grant_id: string;
+  enabled: boolean;
+}
+
 export interface GrantList {
   grants: GrantView[];
 }
@@ -347,6 +352,8 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
+  enabled: boolean;
+  origin: string;
 }
 
 export interface HotkeyInput {
@@ -1466,6 +1473,7 @@ export type AppEventType = AppEvent["type"];
 export interface Routes {
   "app.detect_ollama": { request: Empty; response: OllamaProbe };
   "app.info": { request: Empty; response: AppInfo };
+  "approvals.enable": { request: GrantEnable; response: Ok };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
   "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
@@ -1594,6 +1602,7 @@ export type RouteName = keyof Routes;
 export const ROUTE_NAMES: readonly RouteName[] = [
   "app.detect_ollama",
   "app.info",
+  "approvals.enable",
   "approvals.list",
   "approvals.revoke",
   "attachments.data",

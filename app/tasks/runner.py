@@ -28,7 +28,8 @@ from app.tasks.model import RunRecord, RunStatus, TaskRecord
 from app.tasks.store import INTERRUPTED, TaskStore
 
 _log = logging.getLogger(__name__)
-REFUSED_PREFIX = "this call is not allowed:"  # how the loop reports a call the policy denied
+# How the loop reports a call the policy refused (app/core/tool_calls.py).
+REFUSED_PREFIX = "Error: this call is not allowed:"
 Approvals = Literal["wait", "deny"]  # "deny": nobody can answer here (the CLI's foreground run)
 
 
@@ -44,6 +45,7 @@ class RunFailure(Exception):
 
 @dataclass
 class _Watch:
+    run_id: str
     chat_id: str
     approvals: Approvals
     end: asyncio.Future[AppEvent]
@@ -125,7 +127,7 @@ class TaskRunner:
         workspace = _workspace(task)
         chat_id = await self._chat(app, task)
         loop = asyncio.get_running_loop()
-        watch = _Watch(chat_id=chat_id, approvals=approvals, end=loop.create_future())
+        watch = _Watch(run_id=run.id, chat_id=chat_id, approvals=approvals, end=loop.create_future())
         unsubscribe = app.subscribe(lambda event: self._on_event(app, watch, event))
         overrides = TurnOverrides(approval_mode=task.draft.approval_mode, workspace=workspace)
         self._starting[chat_id] = (task.draft.prompt, overrides)
@@ -162,7 +164,6 @@ class TaskRunner:
             if not await _first(watch.end, watch.waiting):
                 return watch.end.result(), False
             watch.waiting.clear()
-            self._d.store.waiting(run.id, True)
             try:
                 async with asyncio.timeout(self._d.approval_timeout_s()):
                     await _first(watch.end, watch.resolved)
@@ -170,7 +171,6 @@ class TaskRunner:
                 await app.invoke("chat.cancel", {"chat_id": watch.chat_id})
                 return await watch.end, True
             watch.resolved.clear()
-            self._d.store.waiting(run.id, False)
 
     def _on_event(self, app: TaskApp, watch: _Watch, event: AppEvent) -> None:
         if getattr(event, "chat_id", None) != watch.chat_id or watch.end.done():
@@ -185,9 +185,11 @@ class TaskRunner:
                 task = asyncio.get_running_loop().create_task(app.invoke("chat.approve", answer))
                 watch.tasks.add(task)
                 task.add_done_callback(watch.tasks.discard)
-            else:
-                watch.waiting.set()  # the desktop raises its approval notification for this event
+            else:  # the desktop raises its approval notification for this same event
+                self._d.store.waiting(watch.run_id, True)
+                watch.waiting.set()
         elif isinstance(event, ApprovalResolved):
+            self._d.store.waiting(watch.run_id, False)
             watch.resolved.set()
         elif isinstance(event, TurnDone | TurnFailed | TurnCancelled):
             watch.end.set_result(event)

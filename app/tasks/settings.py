@@ -20,7 +20,7 @@ POLL_S = 30.0  # how soon a task added by another process (the CLI beside `serve
 class TasksSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    approval_timeout_s: int = Field(default=3600, ge=10, le=7 * 86400)  # "Ask" runs wait this long
+    approval_timeout_s: int = Field(default=3600, ge=1, le=7 * 86400)  # "Ask" runs wait this long
     time_zone: str | None = Field(default=None, max_length=64)  # None: the machine's zone
 
 

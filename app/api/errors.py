@@ -23,8 +23,6 @@ from app.store.errors import Conflict, InvalidId, NotFound, StoreError, classify
 _log = logging.getLogger(__name__)
 
 
-
-
 def to_failure(exc: BaseException, route: str) -> ApiFailure:
     """Translate any exception raised by a handler into an ApiFailure."""
     if isinstance(exc, ApiFailure):

@@ -39,7 +39,10 @@ async def _models(args: argparse.Namespace) -> int:
     for problem in data["errors"]:
         print(error_line(problem, session.config), file=sys.stderr)
     for entry in data["models"]:
-        marks = [label for key, label in (("supports_tools", "tools"), ("supports_vision", "vision"))
-                 if entry.get(key)]
+        marks = [
+            label
+            for key, label in (("supports_tools", "tools"), ("supports_vision", "vision"))
+            if entry.get(key)
+        ]
         print(entry["model"] + (f"  [{', '.join(marks)}]" if marks else ""))
     return 1 if data["errors"] and not data["models"] else 0

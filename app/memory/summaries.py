@@ -103,14 +103,16 @@ class SummaryRepository:
         with self._db.transaction() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
                 raise NotFound(f"chat {cid} not found")
-            newest = conn.execute(
-                "SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,)
-            ).fetchone()[0]
+            newest = conn.execute("SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,)).fetchone()[
+                0
+            ]
             if expected_previous != -1 and newest != expected_previous:
                 raise Conflict(f"chat {cid} was consolidated meanwhile")
-            if newest is not None and (conn.execute(
-                "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, keep_from_cursor)
-            ).fetchone()):
+            if newest is not None and (
+                conn.execute(
+                    "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, keep_from_cursor)
+                ).fetchone()
+            ):
                 previous = self.latest(cid, leaf=keep_from_cursor)
                 if previous is not None and keep_from_cursor < previous.keep_from_cursor:
                     raise ValueError("a new summary cannot keep messages an earlier summary already folded")

@@ -73,7 +73,6 @@ class ObservabilityCapability(TraceCapability):
         last = self._settings.load().last_model
         return EvalModel(provider_id=last.provider_id, model=last.model) if last is not None else None
 
-
     def routes(self) -> Mapping[str, Handler]:
         return {
             **super().routes(),

@@ -136,4 +136,3 @@ class ChatRecords:
                 raise NotFound(f"chat {cid} not found")
 
     # ---- messages ---------------------------------------------------------------------------
-

@@ -94,4 +94,3 @@ class ChatWrites(ChatPaths):
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"chat {cid} could not be imported: {exc}") from exc
         return self.get(cid)
-

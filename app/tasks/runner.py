@@ -181,6 +181,7 @@ class TaskRunner:
             watch.refused.append(event.name)
         elif isinstance(event, ApprovalRequired):
             if watch.approvals == "deny":
+                watch.refused.append(event.tool)
                 answer = {"approval_id": event.approval_id, "decision": "deny"}
                 task = asyncio.get_running_loop().create_task(app.invoke("chat.approve", answer))
                 watch.tasks.add(task)

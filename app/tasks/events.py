@@ -8,14 +8,15 @@ from app.contracts.events import Event
 
 
 class TaskRunFinished(Event):
-    """A task's run ended (ok, failed, skipped or missed); `chat_id` is where its turn is."""
+    """A task's run ended (ok, failed, skipped or missed); `open_chat_id` is where its turn is
+    (not `chat_id`: this is no turn event, and a run that failed early has no chat)."""
 
     type: Literal["task_run_finished"] = "task_run_finished"
     task_id: str
     task_name: str
     run_id: str
     status: Literal["ok", "failed", "skipped", "missed"]
-    chat_id: str | None = None
+    open_chat_id: str | None = None
     error: str | None = None
 
 

@@ -114,7 +114,7 @@ class TaskRunner:
         self._d.publish(
             TaskRunFinished(
                 task_id=task.id, task_name=task.draft.name, run_id=run.id, status=status,
-                chat_id=run.chat_id, error=run.error,
+                open_chat_id=run.chat_id, error=run.error,
             )
         )  # fmt: skip
         return run

@@ -40,7 +40,7 @@ async def test_a_read_only_task_is_refused_write_file_even_when_the_app_is_auton
     history = await ok(app, "tasks.history", {"task_id": task["id"]})
     assert [r["id"] for r in history["runs"]] == [run["id"]] and history["runs"][0]["trace_id"]
     finished = events.of(TaskRunFinished)
-    assert [(e.run_id, e.status, e.chat_id) for e in finished] == [(run["id"], "ok", run["chat_id"])]
+    assert [(e.run_id, e.status, e.open_chat_id) for e in finished] == [(run["id"], "ok", run["chat_id"])]
     # The user's own next message in that chat has the app's mode again (autonomous: it writes).
     fake_llm.script(WRITE, {"text": "Written."})
     ref = await ok(app, "chat.send", {"chat_id": run["chat_id"], "text": "write it now",

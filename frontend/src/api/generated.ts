@@ -1239,14 +1239,17 @@ export interface TaskRun {
   model?: ModelRef | null;
 }
 
-/** A task's run ended (ok, failed, skipped or missed); `chat_id` is where its turn is. */
+/**
+ * A task's run ended (ok, failed, skipped or missed); `open_chat_id` is where its turn is
+ * (not `chat_id`: this is no turn event, and a run that failed early has no chat).
+ */
 export interface TaskRunFinished {
   type: "task_run_finished";
   task_id: string;
   task_name: string;
   run_id: string;
   status: "ok" | "failed" | "skipped" | "missed";
-  chat_id: string | null;
+  open_chat_id: string | null;
   error: string | null;
 }
 

@@ -131,3 +131,33 @@ async def _history(client: httpx2.AsyncClient, headers: dict[str, str], task_id:
         "runs"
     ]
     return runs
+
+
+async def test_a_run_killed_with_the_server_is_failed_on_the_next_start_without_a_half_turn(
+    tmp_path: Path,
+) -> None:
+    env = isolated_env(tmp_path, {"CASHCODE_DREAM": "off"})
+    with FakeLLMServer() as llm:
+        await asyncio.to_thread(_seed, env, llm.openai_base_url)
+        llm.script({"text": "never finished " * 400, "chunk_size": 1, "delay_s": 0.05})
+        draft = {"name": "slow", "prompt": "Go", "schedule": {"kind": "every", "seconds": 3600}}
+        with serve_process(["--no-open", "--port", "0"], env) as served:
+            headers = served.bearer
+            async with httpx2.AsyncClient(base_url=served.base_url, trust_env=False, timeout=30) as client:
+                task = (await _invoke(client, headers, "tasks.add", {"draft": draft}))["task"]
+                await _invoke(client, headers, "tasks.run", {"task_id": task["id"]})
+                assert await llm.wait_until_async(lambda reqs: len(reqs) > 0, timeout=WAIT_S)
+                running = (await _history(client, headers, task["id"]))[0]
+                assert running["status"] == "running"
+            served.proc.kill()  # kill -9: no shutdown code runs
+            served.proc.wait(timeout=WAIT_S)
+        with serve_process(["--no-open", "--port", "0"], env) as served:
+            headers = served.bearer
+            async with httpx2.AsyncClient(base_url=served.base_url, trust_env=False, timeout=30) as client:
+                after = (await _history(client, headers, task["id"]))[0]
+                chat = await _invoke(client, headers, "chats.get", {"chat_id": running["chat_id"]})
+                again = await _invoke(client, headers, "tasks.run", {"task_id": task["id"]})
+    assert after["id"] == running["id"] and after["status"] == "failed"
+    assert after["error"].startswith("interrupted")
+    assert chat["messages"] == []  # no half turn
+    assert again["status"] == "running"  # the task is not left blocked (not "skipped")

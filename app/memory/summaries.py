@@ -158,7 +158,9 @@ class ConsolidatedStore:
         chats: ChatRepository,
         summaries: SummaryRepository,
         threshold: Callable[[], int] | None = None,
+        on_cut: Callable[[str], None] | None = None,
     ) -> None:
+        self._on_cut = on_cut  # tells the user (an event) that older context was left out
         self._inner = inner
         self._chats = chats
         self._summaries = summaries
@@ -175,6 +177,8 @@ class ConsolidatedStore:
             except NotFound:  # a chat reserved by the turn's own repository, not stored yet
                 return self._inner.history(chat_id, leaf=leaf)
             cut = bool(newest) and newest[0].parent_cursor != tree.ROOT  # older ones did not fit
+            if cut and self._on_cut is not None:
+                self._on_cut(chat_id)
             return windowed([s.message for s in newest], cut=cut)
         tail = self._chats.history(chat_id, from_cursor=summary.keep_from_cursor, leaf=leaf)
         return [summary_message(summary), *tail]

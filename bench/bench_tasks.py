@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from app.api.bootstrap import build_app  # noqa: E402
 from app.settings.paths import AppPaths  # noqa: E402
 from app.settings.secrets import SecretStore  # noqa: E402
-from app.tasks.capability import TasksCapability  # noqa: E402
+from app.tasks.hooks import TasksHooks  # noqa: E402
 from app.testing.fake_keyring import MemoryKeyring  # noqa: E402
 
 
@@ -71,7 +71,7 @@ async def main(count: int, wakes: int) -> None:
             reply = await app.invoke("tasks.add", {"draft": draft})
             assert reply["ok"], reply
         with_tasks = await settled_pss()
-        cap = next(c for c in app.capabilities if isinstance(c, TasksCapability))
+        cap = next(c for c in app.capabilities if isinstance(c, TasksHooks)).full()
         per_wake: list[float] = []
         for _ in range(wakes):
             started = time.process_time()

@@ -7,14 +7,14 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.contracts.capability import Capability, Handler, TurnOverrides
+from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure
 from app.contracts.replies import Ok
-from app.contracts.turn import TurnSpec
 from app.host.host import Host, SectionStore
 from app.store.errors import NotFound
 from app.store.ids import is_valid_id
 from app.tasks import api_models as tm
+from app.tasks.board import OverrideBoard
 from app.tasks.events import TasksChanged
 from app.tasks.model import RunRecord, TaskDraft, TaskRecord
 from app.tasks.runner import RunnerDeps, TaskRunner
@@ -35,15 +35,18 @@ def utc_now() -> datetime:
 
 
 class TasksCapability(Capability):
+    """Built on the first route call or at `start()` (app/tasks/hooks.py is what `ask` builds)."""
+
     name = "tasks"
 
-    def __init__(self, host: Host, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(self, host: Host, board: OverrideBoard, clock: Callable[[], datetime] = utc_now) -> None:
         self._host = host
         self._clock = clock
         self._knobs = Knobs.from_env(host.env)
         self._settings = SectionStore(host.settings, "tasks", TasksSettings)
         self.store = TaskStore(host.db)
         self.runner = TaskRunner(
+            board,
             RunnerDeps(
                 store=self.store,
                 app=lambda: host.app,
@@ -51,14 +54,11 @@ class TasksCapability(Capability):
                 clock=clock,
                 provider_known=lambda pid: host.provider_kind(pid) is not None,
                 approval_timeout_s=lambda: float(self._settings.load().approval_timeout_s),
-            )
+            ),
         )
         self.scheduler = Scheduler(self.store, self.runner, clock, host.publish, poll_s=self._knobs.poll_s)
 
     # ---- hooks ----------------------------------------------------------------------------------
-
-    def turn_overrides(self, spec: TurnSpec) -> TurnOverrides | None:
-        return self.runner.overrides_for(spec.chat_id, spec.user_text)
 
     async def start(self) -> None:
         if self._knobs.scheduler_on:
@@ -221,7 +221,3 @@ def run_view(run: RunRecord) -> tm.RunView:
         chat_id=run.chat_id, trace_id=run.turn_id, answer=run.answer, error=run.error,
         refused_tools=list(run.refused_tools), waiting_approval=run.waiting_approval,
     )  # fmt: skip
-
-
-def build(host: Host) -> TasksCapability:
-    return TasksCapability(host)

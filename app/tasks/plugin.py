@@ -12,9 +12,9 @@ if TYPE_CHECKING:
 
 
 def _build(host: Host) -> Capability:
-    from app.tasks.capability import build
+    from app.tasks.hooks import TasksHooks  # light: the rest loads on first use
 
-    return build(host)
+    return TasksHooks(host)
 
 
 def _settings_model() -> type:

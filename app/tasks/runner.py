@@ -23,6 +23,7 @@ from app.contracts.events import (
     TurnFailed,
 )
 from app.contracts.replies import ModelRef
+from app.tasks.board import OverrideBoard
 from app.tasks.events import TaskRunFinished
 from app.tasks.model import RunRecord, RunStatus, TaskRecord
 from app.tasks.store import INTERRUPTED, TaskStore
@@ -67,16 +68,9 @@ class RunnerDeps:
 
 
 class TaskRunner:
-    def __init__(self, deps: RunnerDeps) -> None:
+    def __init__(self, board: OverrideBoard, deps: RunnerDeps) -> None:
+        self._board = board  # what `turn_overrides` answers while a run's turn starts
         self._d = deps
-        # chat id -> (prompt, overrides) while that chat's task turn is being started
-        self._starting: dict[str, tuple[str, TurnOverrides]] = {}
-
-    def overrides_for(self, chat_id: str, user_text: str) -> TurnOverrides | None:
-        pending = self._starting.get(chat_id)
-        if pending is None or pending[0] != user_text:
-            return None
-        return pending[1]
 
     async def execute(
         self,
@@ -130,7 +124,7 @@ class TaskRunner:
         watch = _Watch(run_id=run.id, chat_id=chat_id, approvals=approvals, end=loop.create_future())
         unsubscribe = app.subscribe(lambda event: self._on_event(app, watch, event))
         overrides = TurnOverrides(approval_mode=task.draft.approval_mode, workspace=workspace)
-        self._starting[chat_id] = (task.draft.prompt, overrides)
+        self._board.set(chat_id, task.draft.prompt, overrides)
         try:
             payload: dict[str, Any] = {
                 "chat_id": chat_id,
@@ -138,14 +132,14 @@ class TaskRunner:
                 "model": model.model_dump(),
             }
             sent = await app.invoke("chat.send", payload)
-            self._starting.pop(chat_id, None)
+            self._board.clear(chat_id)
             if not sent["ok"]:
                 raise RunFailure(f"could not start the turn: {sent['error']['message']}")
             watch.turn_id = sent["data"]["turn_id"]
             self._d.store.started(run.id, chat_id=chat_id, turn_id=watch.turn_id)
             end, timed_out = await self._wait(app, run, watch)
         finally:
-            self._starting.pop(chat_id, None)
+            self._board.clear(chat_id)
             unsubscribe()
         refused = tuple(watch.refused)
         if timed_out:

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.api.app import CashCodeApp
 from app.tasks.capability import TasksCapability
+from app.tasks.hooks import TasksHooks
 from tests.api.conftest import fake_llm, make_app, paths, secrets, workspace
 
 __all__ = ["fake_llm", "make_app", "paths", "secrets", "workspace"]
@@ -26,9 +27,9 @@ class FakeClock:
 
 
 def tasks_of(app: CashCodeApp) -> TasksCapability:
-    cap = next(c for c in app.capabilities if c.name == "tasks")
-    assert isinstance(cap, TasksCapability)
-    return cap
+    hooks = next(c for c in app.capabilities if c.name == "tasks")
+    assert isinstance(hooks, TasksHooks)
+    return hooks.full()
 
 
 def draft(name: str = "brief", **kw: Any) -> dict[str, Any]:

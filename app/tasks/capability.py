@@ -108,9 +108,8 @@ class TasksCapability(Capability):
         # A changed schedule counts from now; an unchanged one keeps its anchor (same slots).
         anchor = old.anchor if draft.schedule == old.draft.schedule else now
         after = max(now, old.last_slot) if old.last_slot else now
-        task = self.store.update(
-            old.id, draft, anchor=anchor, next_run=self._next(draft, zone, anchor, after), now=now
-        )
+        next_run = self._next(draft, zone, anchor, after)
+        task = self.store.update(old.id, draft, anchor=anchor, next_run=next_run, now=now, time_zone=zone)
         return self._saved(task)
 
     async def _set_enabled(self, req: tm.TaskEnable) -> tm.TaskView:

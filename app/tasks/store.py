@@ -41,15 +41,22 @@ class TaskStore:
         return self.get(task_id)
 
     def update(
-        self, task_id: str, draft: TaskDraft, *, anchor: datetime, next_run: datetime | None, now: datetime
+        self,
+        task_id: str,
+        draft: TaskDraft,
+        *,
+        anchor: datetime,
+        next_run: datetime | None,
+        now: datetime,
+        time_zone: str | None = None,  # None: keep the task's zone
     ) -> TaskRecord:
         try:
             with self._db.transaction() as conn:
                 changed = conn.execute(
                     "UPDATE tasks SET name = ?, draft = ?, enabled = ?, anchor = ?, next_run = ?,"
-                    " updated_at = ? WHERE id = ?",
+                    " updated_at = ?, time_zone = COALESCE(?, time_zone) WHERE id = ?",
                     (draft.name, draft.model_dump_json(), int(draft.enabled), to_db(anchor),
-                     _opt(next_run), to_db(now), task_id),
+                     _opt(next_run), to_db(now), time_zone, task_id),
                 ).rowcount  # fmt: skip
         except sqlite3.IntegrityError:
             raise Conflict(f"a task named {draft.name!r} already exists") from None

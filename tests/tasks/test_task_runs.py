@@ -135,3 +135,36 @@ async def test_bad_tasks_are_refused_and_nothing_is_stored(make_app: AppMaker, f
     preview = await ok(app, "tasks.preview", {"schedule": {"kind": "daily", "hour": 7, "minute": 30},
                                               "time_zone": "Europe/Berlin"})  # fmt: skip
     assert len(preview["next_runs"]) == 5 and preview["schedule_text"] == "daily 07:30"
+
+
+async def test_edit_keeps_or_restarts_the_schedule_and_disable_clears_the_next_run(
+    make_app: AppMaker,
+) -> None:
+    app, _ = await make_app(env=LOWERED)
+    saved = (await ok(app, "tasks.add", {"draft": draft("edit me")}))["task"]
+    same = await ok(app, "tasks.update", {"task_id": saved["id"], "draft": draft("renamed", prompt="New")})
+    assert same["task"]["name"] == "renamed" and same["task"]["prompt"] == "New"
+    assert same["task"]["next_run"] == saved["next_run"]  # same schedule: same slots
+    daily = {"kind": "daily", "hour": 6, "minute": 15}
+    moved = await ok(app, "tasks.update", {"task_id": saved["id"], "draft": draft("renamed", schedule=daily),
+                                           "time_zone": "Asia/Shanghai"})  # fmt: skip
+    got = await ok(app, "tasks.get", {"task_id": saved["id"]})
+    assert (
+        got == moved["task"] and got["schedule_text"] == "daily 06:15" and got["time_zone"] == "Asia/Shanghai"
+    )
+    assert got["next_run"].endswith("22:15:00Z")  # 06:15 in Shanghai is 22:15 UTC
+    off = await ok(app, "tasks.set_enabled", {"task_id": saved["id"], "enabled": False})
+    assert off["enabled"] is False and off["next_run"] is None
+    bad = await err(
+        app,
+        "tasks.update",
+        {"task_id": saved["id"], "draft": draft("renamed", schedule={"kind": "cron", "expr": "x"})},
+    )
+    assert bad["code"] == "invalid"
+    assert (await ok(app, "tasks.get", {"task_id": saved["id"]}))[
+        "schedule_text"
+    ] == "daily 06:15"  # unchanged
+    gone = await err(app, "tasks.get", {"task_id": "not-an-id"})
+    assert gone["code"] == "invalid"
+    await ok(app, "tasks.remove", {"task_id": saved["id"]})
+    assert (await err(app, "tasks.get", {"task_id": saved["id"]}))["code"] == "not_found"

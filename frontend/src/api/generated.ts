@@ -200,6 +200,28 @@ export interface ContextLeftOut {
   chat_id: string;
 }
 
+export interface CronInput {
+  kind?: "cron";
+  expr: string;
+}
+
+export interface CronOutput {
+  kind: "cron";
+  expr: string;
+}
+
+export interface DailyInput {
+  kind?: "daily";
+  hour: number;
+  minute: number;
+}
+
+export interface DailyOutput {
+  kind: "daily";
+  hour: number;
+  minute: number;
+}
+
 /** The start-up integrity check (`PRAGMA quick_check`) found damage; `message` says what to do. */
 export interface DatabaseProblem {
   type: "database_problem";
@@ -321,6 +343,16 @@ export interface EvalRunView {
   results: EvalCaseResultView[];
 }
 
+export interface EveryInput {
+  kind?: "every";
+  seconds: number;
+}
+
+export interface EveryOutput {
+  kind: "every";
+  seconds: number;
+}
+
 export interface ExportedChat {
   filename: string;
   mime: string;
@@ -354,6 +386,11 @@ export interface GrantView {
   chat_id: string | null;
   enabled: boolean;
   origin: string;
+}
+
+export interface HistoryQuery {
+  task_id: string;
+  limit?: number;
 }
 
 export interface HotkeyInput {
@@ -936,6 +973,16 @@ export interface OllamaProbe {
   message: string;
 }
 
+export interface OnceInput {
+  kind?: "once";
+  at: string;
+}
+
+export interface OnceOutput {
+  kind: "once";
+  at: string;
+}
+
 export interface OpenChat {
   chat_id: string;
 }
@@ -947,6 +994,12 @@ export interface PresenceView {
   close_to_tray: boolean;
   hotkey: HotkeyView;
   notifications: boolean;
+}
+
+export interface PreviewQuery {
+  schedule: OnceInput | EveryInput | DailyInput | WeeklyInput | CronInput;
+  time_zone?: string | null;
+  count?: number;
 }
 
 export interface ProposalItem {
@@ -1003,6 +1056,33 @@ export interface ProviderView {
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */
 export interface QuickChat {
   chat_id?: string | null;
+}
+
+export interface RunList {
+  runs: RunView[];
+}
+
+export interface RunView {
+  id: string;
+  task_id: string;
+  status: "running" | "ok" | "failed" | "skipped" | "missed";
+  trigger: "schedule" | "manual" | "missed";
+  slot: string | null;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  chat_id: string | null;
+  trace_id: string | null;
+  answer: string | null;
+  error: string | null;
+  refused_tools: string[];
+  waiting_approval: boolean;
+}
+
+export interface SchedulePreview {
+  next_runs: string[];
+  schedule_text: string;
+  time_zone: string;
 }
 
 export interface SearchHitView {
@@ -1247,6 +1327,97 @@ export interface SummaryList {
   running: boolean;
 }
 
+/** What the user chooses for a task (add and edit). */
+export interface TaskDraft {
+  name: string;
+  prompt: string;
+  schedule: OnceInput | EveryInput | DailyInput | WeeklyInput | CronInput;
+  provider_id?: string | null;
+  model?: string | null;
+  workspace?: string | null;
+  approval_mode?: "read_only" | "ask_writes" | "autonomous";
+  chat_mode?: "same_chat" | "new_chat";
+  missed_policy?: "run_once" | "skip";
+  enabled?: boolean;
+}
+
+export interface TaskEdit {
+  task_id: string;
+  draft: TaskDraft;
+  time_zone?: string | null;
+}
+
+export interface TaskEnable {
+  task_id: string;
+  enabled: boolean;
+}
+
+export interface TaskInput {
+  draft: TaskDraft;
+  time_zone?: string | null;
+}
+
+export interface TaskList {
+  tasks: TaskView[];
+  time_zone: string;
+}
+
+export interface TaskRef {
+  task_id: string;
+}
+
+export interface TaskRun {
+  task_id: string;
+  wait?: boolean;
+  approvals?: "wait" | "deny";
+  model?: ModelRef | null;
+}
+
+/**
+ * A task's run ended (ok, failed, skipped or missed); `open_chat_id` is where its turn is
+ * (not `chat_id`: this is no turn event, and a run that failed early has no chat).
+ */
+export interface TaskRunFinished {
+  type: "task_run_finished";
+  task_id: string;
+  task_name: string;
+  run_id: string;
+  status: "ok" | "failed" | "skipped" | "missed";
+  open_chat_id: string | null;
+  error: string | null;
+}
+
+export interface TaskSaved {
+  task: TaskView;
+  warnings: string[];
+}
+
+export interface TaskView {
+  id: string;
+  name: string;
+  prompt: string;
+  schedule: OnceOutput | EveryOutput | DailyOutput | WeeklyOutput | CronOutput;
+  schedule_text: string;
+  provider_id: string | null;
+  model: string | null;
+  workspace: string | null;
+  approval_mode: "read_only" | "ask_writes" | "autonomous";
+  chat_mode: "same_chat" | "new_chat";
+  missed_policy: "run_once" | "skip";
+  enabled: boolean;
+  time_zone: string;
+  next_run: string | null;
+  last_status: "running" | "ok" | "failed" | "skipped" | "missed" | null;
+  last_run_at: string | null;
+  chat_id: string | null;
+  created_at: string;
+}
+
+/** A task was added, edited, enabled/disabled, removed or its next run moved. */
+export interface TasksChanged {
+  type: "tasks_changed";
+}
+
 export interface TodoCreate {
   title: string;
 }
@@ -1442,6 +1613,20 @@ export interface WebSearchView {
   has_key: boolean;
 }
 
+export interface WeeklyInput {
+  kind?: "weekly";
+  day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+  hour: number;
+  minute: number;
+}
+
+export interface WeeklyOutput {
+  kind: "weekly";
+  day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+  hour: number;
+  minute: number;
+}
+
 /** Every event the backend pushes (discriminated by `type`). */
 export type AppEvent =
   | TurnStarted
@@ -1465,7 +1650,9 @@ export type AppEvent =
   | ContextLeftOut
   | EvalProgress
   | DatabaseProblem
-  | SkillsChanged;
+  | SkillsChanged
+  | TaskRunFinished
+  | TasksChanged;
 
 export type AppEventType = AppEvent["type"];
 
@@ -1585,6 +1772,15 @@ export interface Routes {
   "skills.versions": { request: SkillName; response: SkillVersionList };
   "soul.get": { request: Empty; response: SoulDoc };
   "soul.save": { request: SoulSave; response: SoulDoc };
+  "tasks.add": { request: TaskInput; response: TaskSaved };
+  "tasks.get": { request: TaskRef; response: TaskView };
+  "tasks.history": { request: HistoryQuery; response: RunList };
+  "tasks.list": { request: Empty; response: TaskList };
+  "tasks.preview": { request: PreviewQuery; response: SchedulePreview };
+  "tasks.remove": { request: TaskRef; response: Ok };
+  "tasks.run": { request: TaskRun; response: RunView };
+  "tasks.set_enabled": { request: TaskEnable; response: TaskView };
+  "tasks.update": { request: TaskEdit; response: TaskSaved };
   "todos.complete": { request: ItemRef; response: TodoItem };
   "todos.create": { request: TodoCreate; response: TodoItem };
   "todos.delete": { request: ItemRef; response: Ok };
@@ -1714,6 +1910,15 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "skills.versions",
   "soul.get",
   "soul.save",
+  "tasks.add",
+  "tasks.get",
+  "tasks.history",
+  "tasks.list",
+  "tasks.preview",
+  "tasks.remove",
+  "tasks.run",
+  "tasks.set_enabled",
+  "tasks.update",
   "todos.complete",
   "todos.create",
   "todos.delete",

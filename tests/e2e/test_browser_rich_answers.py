@@ -1,0 +1,86 @@
+"""Issue 27 acceptance over `cashcode serve` in real Chromium: math (KaTeX), a Mermaid
+flowchart, both kinds of error, and HTML/SVG artifacts that run in a sandbox with no way out."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.rich_answer import BAD_FORMULA, BROKEN_MERMAID, recording_server, rich_answer
+from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
+from tests.server.process import ServeProcess
+
+pytestmark = pytest.mark.browser
+
+
+def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    page, _, _ = browser_page
+    with recording_server() as leaks:
+        open_ui(page, served_ui)
+        add_provider(page, fresh_llm.openai_base_url)
+        page.get_by_test_id("nav-chat").click()
+        page.get_by_test_id("new-chat").click()
+        fresh_llm.script({"text": rich_answer(leaks.url)})
+        send(page, "Show me everything")
+        answer = last(page, "message-assistant")
+        expect(answer).to_have_attribute("data-state", "done")
+
+        # Math: KaTeX markup for the two inline and the display formula; the bad one its source.
+        expect(answer.locator(".math-inline .katex")).to_have_count(2)
+        expect(answer.locator(".math-display .katex")).to_have_count(1)
+        bad = answer.locator(".math-error")
+        expect(bad).to_have_count(1)
+        expect(bad.locator(".math-source")).to_have_text(f"${BAD_FORMULA}$")
+        expect(bad.locator(".math-error-message")).to_contain_text("KaTeX")
+
+        # Diagrams: the flowchart is an SVG; the broken block shows its error and its source.
+        diagrams = answer.locator(".diagram-block")
+        expect(diagrams).to_have_count(2)
+        expect(diagrams.nth(0)).to_have_attribute("data-state", "rendered")
+        expect(diagrams.nth(0).locator(".diagram-view svg")).to_have_count(1)
+        expect(diagrams.nth(0).locator(".diagram-view svg")).to_contain_text("Answer")
+        expect(diagrams.nth(1)).to_have_attribute("data-state", "error")
+        expect(diagrams.nth(1).locator(".diagram-error")).to_be_visible()
+        expect(diagrams.nth(1).locator(".diagram-source")).to_contain_text(BROKEN_MERMAID.splitlines()[1].strip())
+        # The toggle shows the flowchart's source instead of the drawing.
+        diagrams.nth(0).locator(".diagram-toggle").click()
+        expect(diagrams.nth(0).locator(".diagram-source")).to_be_visible()
+        expect(diagrams.nth(0).locator(".diagram-view")).to_be_hidden()
+
+        # Artifacts: Preview runs the HTML in a sandboxed frame of its own origin.
+        before = page.evaluate("() => [document.title, localStorage.length, document.body.dataset.pwned ?? null]")
+        artifacts = answer.locator(".artifact-block")
+        expect(artifacts).to_have_count(2)
+        artifacts.nth(0).locator(".artifact-preview").click()
+        frame_el = artifacts.nth(0).locator("iframe.artifact-frame")
+        expect(frame_el).to_have_attribute("sandbox", "allow-scripts")
+        assert "allow-same-origin" not in (frame_el.get_attribute("sandbox") or "")
+        frame = artifacts.nth(0).frame_locator("iframe.artifact-frame")
+        expect(frame.locator("#marker")).to_have_text("ARTIFACT-RAN")
+        expect(frame.locator("#report")).to_have_text("no-parent,no-cookie,no-storage")
+
+        artifacts.nth(1).locator(".artifact-preview").click()
+        svg_frame = artifacts.nth(1).locator("iframe.artifact-frame")
+        expect(svg_frame).to_have_attribute("sandbox", "allow-scripts")
+        expect(artifacts.nth(1).frame_locator("iframe.artifact-frame").locator("svg rect")).to_have_count(1)
+
+        # The side panel shows the artifact larger, in the same sandbox.
+        artifacts.nth(0).locator(".artifact-open").click()
+        panel = page.get_by_test_id("artifact-panel")
+        expect(panel.locator("iframe")).to_have_attribute("sandbox", "allow-scripts")
+        expect(panel.frame_locator("iframe").locator("#marker")).to_have_text("ARTIFACT-RAN")
+        panel.get_by_role("button", name="Close").click()
+        expect(panel).to_have_count(0)
+
+        # The app's page is unchanged and nothing reached the outside server.
+        after = page.evaluate("() => [document.title, localStorage.length, document.body.dataset.pwned ?? null]")
+        assert after == before
+        assert before[2] is None
+        assert leaks.paths == []
+        expect(page.get_by_test_id("app-root")).to_be_visible()

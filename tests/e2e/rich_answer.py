@@ -18,7 +18,7 @@ BAD_FORMULA = "\\frac{1}{"
 def artifact_html(leak_url: str) -> str:
     """Writes a marker into its own page first, then tries every way out it should not have."""
     return (
-        "<!doctype html><html><body><p id=\"marker\">waiting</p><p id=\"report\"></p><script>\n"
+        '<!doctype html><html><body><p id="marker">waiting</p><p id="report"></p><script>\n'
         "document.getElementById('marker').textContent = 'ARTIFACT-RAN';\n"
         "const report = [];\n"
         f"try {{ fetch('{leak_url}?via=fetch').catch(() => undefined); }} catch (e) {{}}\n"

@@ -14,6 +14,8 @@ from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
 
+PAGE_STATE = "() => [document.title, localStorage.length, document.body.dataset.pwned ?? null]"
+
 
 def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
     served_ui: ServeProcess,
@@ -47,14 +49,16 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         expect(diagrams.nth(0).locator(".diagram-view svg")).to_contain_text("Answer")
         expect(diagrams.nth(1)).to_have_attribute("data-state", "error")
         expect(diagrams.nth(1).locator(".diagram-error")).to_be_visible()
-        expect(diagrams.nth(1).locator(".diagram-source")).to_contain_text(BROKEN_MERMAID.splitlines()[1].strip())
+        expect(diagrams.nth(1).locator(".diagram-source")).to_contain_text(
+            BROKEN_MERMAID.splitlines()[1].strip()
+        )
         # The toggle shows the flowchart's source instead of the drawing.
         diagrams.nth(0).locator(".diagram-toggle").click()
         expect(diagrams.nth(0).locator(".diagram-source")).to_be_visible()
         expect(diagrams.nth(0).locator(".diagram-view")).to_be_hidden()
 
         # Artifacts: Preview runs the HTML in a sandboxed frame of its own origin.
-        before = page.evaluate("() => [document.title, localStorage.length, document.body.dataset.pwned ?? null]")
+        before = page.evaluate(PAGE_STATE)
         artifacts = answer.locator(".artifact-block")
         expect(artifacts).to_have_count(2)
         artifacts.nth(0).locator(".artifact-preview").click()
@@ -79,7 +83,7 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         expect(panel).to_have_count(0)
 
         # The app's page is unchanged and nothing reached the outside server.
-        after = page.evaluate("() => [document.title, localStorage.length, document.body.dataset.pwned ?? null]")
+        after = page.evaluate(PAGE_STATE)
         assert after == before
         assert before[2] is None
         assert leaks.paths == []

@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 MERMAID_FLOWCHART = "flowchart LR\n  A[Ask] --> B{Clear?}\n  B -->|yes| C[Answer]\n  B -->|no| D[Ask back]"
 BROKEN_MERMAID = "flowchart LR\n  A --> B -->> ((( oops"
 BAD_FORMULA = "\\frac{1}{"
+# What the artifact finds when every way out is closed.
+ARTIFACT_REPORT = "no-parent,no-cookie,no-storage,no-bridge"
 
 
 def artifact_html(leak_url: str) -> str:
@@ -28,6 +30,8 @@ def artifact_html(leak_url: str) -> str:
         "try { report.push('cookie:' + document.cookie); } catch (e) { report.push('no-cookie'); }\n"
         "try { localStorage.setItem('pwned', '1'); report.push('storage'); }"
         " catch (e) { report.push('no-storage'); }\n"
+        # No CashCode bridge (pywebview's API, Qt's web channel) inside the frame, in the window.
+        "report.push(typeof qt === 'undefined' && !window.pywebview ? 'no-bridge' : 'bridge');\n"
         "document.getElementById('report').textContent = report.join(',');\n"
         "</script></body></html>"
     )

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
-from tests.e2e.rich_answer import BAD_FORMULA, BROKEN_MERMAID, recording_server, rich_answer
+from tests.e2e.rich_answer import ARTIFACT_REPORT, BAD_FORMULA, BROKEN_MERMAID, recording_server, rich_answer
 from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
 from tests.server.process import ServeProcess
 
@@ -67,7 +67,7 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         assert "allow-same-origin" not in (frame_el.get_attribute("sandbox") or "")
         frame = artifacts.nth(0).frame_locator("iframe.artifact-frame")
         expect(frame.locator("#marker")).to_have_text("ARTIFACT-RAN")
-        expect(frame.locator("#report")).to_have_text("no-parent,no-cookie,no-storage")
+        expect(frame.locator("#report")).to_have_text(ARTIFACT_REPORT)
 
         artifacts.nth(1).locator(".artifact-preview").click()
         svg_frame = artifacts.nth(1).locator("iframe.artifact-frame")

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ExportFormat = Literal["md", "json"]
+ExportFormat = Literal["md", "json", "html"]
 
 
 class _Model(BaseModel):
@@ -41,12 +41,15 @@ class ChatExport(_Model):
     format: ExportFormat = "md"
     # The desktop window cannot download: the backend saves into the Downloads folder instead.
     save_to_downloads: bool = False
+    # format "html": the standalone page the UI rendered (KaTeX and Mermaid run in the page,
+    # frontend/src/model/htmlExport.ts); the backend names it and, for the window, saves it.
+    html: str | None = Field(default=None, max_length=100_000_000)
 
 
 class ExportedChat(_Model):
     filename: str
     mime: str
-    content: str  # Markdown or JSON text (attachments are embedded in JSON as base64)
+    content: str  # Markdown, JSON or HTML text (attachments are embedded in JSON as base64)
     saved_path: str | None = None  # where it was saved (save_to_downloads)
 
 

@@ -60,6 +60,10 @@ class HistoryCapability(Capability):
                 mime="application/json",
                 content=to_json(record, messages, self._files, leaf),
             )
+        elif req.format == "html":
+            if not req.html or not req.html.lstrip().lower().startswith("<!doctype html>"):
+                raise ApiFailure("invalid", "An HTML export needs the rendered page (field `html`).")
+            out = h.ExportedChat(filename=export_filename(record, "html"), mime="text/html", content=req.html)
         else:  # what the chat shows: the active path
             out = h.ExportedChat(
                 filename=export_filename(record, "md"),

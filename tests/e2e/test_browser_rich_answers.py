@@ -3,6 +3,8 @@ flowchart, both kinds of error, and HTML/SVG artifacts that run in a sandbox wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -21,6 +23,7 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
     served_ui: ServeProcess,
     browser_page: tuple[Page, PageProblems, EventFrames],
     fresh_llm: FakeLLMProcess,
+    tmp_path: Path,
 ) -> None:
     page, _, _ = browser_page
     with recording_server() as leaks:
@@ -88,3 +91,27 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         assert before[2] is None
         assert leaks.paths == []
         expect(page.get_by_test_id("app-root")).to_be_visible()
+
+    # Export: Markdown keeps the sources; HTML is one static page, math and diagrams drawn.
+    page.get_by_test_id("export-menu").click()
+    with page.expect_download() as md_info:
+        page.get_by_test_id("export-md").click()
+    md_path = tmp_path / "chat.md"
+    md_info.value.save_as(md_path)
+    markdown = md_path.read_text(encoding="utf-8")
+    assert f"${BAD_FORMULA}$" in markdown and "```mermaid" in markdown and "```html" in markdown
+    page.get_by_test_id("export-menu").click()
+    with page.expect_download() as html_info:
+        page.get_by_test_id("export-html").click()
+    assert html_info.value.suggested_filename.endswith(".html")
+    html_path = tmp_path / "chat.html"
+    html_info.value.save_as(html_path)
+    exported = html_path.read_text(encoding="utf-8")
+    assert 'class="katex"' in exported
+    assert "<svg" in exported and "Answer" in exported
+    assert "<script" not in exported.lower()
+    assert "data:font/woff2;base64," in exported
+    # Opened on its own, the file shows the formulas and the flowchart.
+    page.goto(html_path.as_uri())
+    expect(page.locator(".math-inline .katex")).to_have_count(2)
+    expect(page.locator(".diagram-view svg")).to_have_count(1)

@@ -198,3 +198,28 @@ async def test_the_desktop_saves_exports_into_the_downloads_folder_without_repla
     assert second["saved_path"] == str(downloads / "Weekly-plan-周报 (2).md")
     assert sorted(p.name for p in downloads.iterdir()) == ["Weekly-plan-周报 (2).md", "Weekly-plan-周报.md"]
     assert (downloads / "Weekly-plan-周报.md").read_text(encoding="utf-8") == first["content"]
+
+
+async def test_an_html_export_is_named_and_saved_from_the_rendered_page_and_needs_one(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Any
+) -> None:
+    """Issue 27 item 5: the UI renders the page (math, diagrams); the backend names and saves it."""
+    downloads = tmp_path / "Downloads"
+    app, rec = await make_app(env={"CASHCODE_EXPORT_DIR": str(downloads)})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat_id = await _chat_with(app, rec, fake_llm, pid, [("Math notes", "$x^2$")])
+    page = '<!doctype html>\n<html><body><span class="katex">x</span></body></html>\n'
+    saved = await ok(
+        app, "chats.export", {"chat_id": chat_id, "format": "html", "html": page, "save_to_downloads": True}
+    )
+    assert saved["filename"] == "Math-notes.html" and saved["mime"] == "text/html"
+    assert (downloads / "Math-notes.html").read_text(encoding="utf-8") == page
+    for bad in ({}, {"html": ""}, {"html": "<script>not a page</script>"}):
+        error = await err(
+            app, "chats.export", {"chat_id": chat_id, "format": "html", "save_to_downloads": True, **bad}
+        )
+        assert error["code"] == "invalid", bad
+    assert sorted(p.name for p in downloads.iterdir()) == ["Math-notes.html"]
+    # The Markdown export keeps the sources.
+    md = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md"})
+    assert "$x^2$" in md["content"]

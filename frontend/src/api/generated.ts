@@ -121,8 +121,9 @@ export interface ChatEdit {
 
 export interface ChatExport {
   chat_id: string;
-  format?: "md" | "json";
+  format?: "md" | "json" | "html";
   save_to_downloads?: boolean;
+  html?: string | null;
 }
 
 export interface ChatGet {

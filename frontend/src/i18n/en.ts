@@ -449,6 +449,7 @@ export const en = {
   "export.title": "Export",
   "export.markdown": "Markdown (.md)",
   "export.json": "JSON (.json, can be imported)",
+  "export.html": "HTML page (math and diagrams drawn, no scripts)",
   "export.done": "Exported: {where}",
   "export.import": "Import chat…",
   "attach.add": "Attach files",

@@ -449,6 +449,7 @@ export const zhCN: Record<MessageKey, string> = {
   "export.title": "导出",
   "export.markdown": "Markdown（.md）",
   "export.json": "JSON（.json，可导入）",
+  "export.html": "HTML 网页（公式和图表已渲染，不含脚本）",
   "export.done": "已导出：{where}",
   "export.import": "导入对话…",
   "attach.add": "添加附件",

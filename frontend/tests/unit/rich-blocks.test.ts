@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import MarkdownView from "@/components/chat/MarkdownView.vue";
 import { ARTIFACT_SANDBOX, artifactDocument, artifactUrl } from "@/model/artifacts";
 import { createBlockRenderer } from "@/model/blocks";
 import { mermaidRequested } from "@/model/diagrams";
 import { chatToHtml } from "@/model/htmlExport";
 import { renderMarkdown } from "@/model/markdown";
+import { mountWith, tick } from "./mount";
 
 function dom(html: string): HTMLElement {
   const host = document.createElement("div");
@@ -70,4 +72,25 @@ describe("HTML export", () => {
     expect(doc.querySelectorAll("script").length).toBe(0);
     expect(doc.querySelector("pre code")?.textContent).toContain("<script>alert(1)</script>");
   });
+});
+
+describe("MarkdownView while streaming", () => {
+  it("gives an artifact its Preview only once its block is complete, never the open one", async () => {
+    const open = "Here:\n\n```html\n<script>document.title = 'x'</script>\n";
+    const { wrapper } = await mountWith(MarkdownView, { props: { source: open, streaming: true } });
+    await tick();
+    expect(wrapper.findAll(".artifact-block").length).toBe(1);
+    expect(wrapper.findAll(".artifact-preview").length).toBe(0);
+    await wrapper.setProps({ source: open + "```\n\nAfter it.", streaming: true });
+    await tick();
+    expect(wrapper.findAll(".artifact-preview").length).toBe(1);
+    expect(wrapper.findAll("iframe").length).toBe(0); // Preview is a click away, not automatic
+    await wrapper.setProps({ source: open + "```\n\nAfter it.", streaming: false });
+    await tick();
+    await wrapper.find(".artifact-preview").trigger("click");
+    const frame = wrapper.find("iframe.artifact-frame");
+    expect(frame.attributes("sandbox")).toBe("allow-scripts");
+    expect(frame.attributes("src")?.startsWith("artifact.html#")).toBe(true);
+    wrapper.unmount();
+  }, 30_000);
 });

@@ -16,6 +16,21 @@ from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
 
+# Select the answer's first paragraph and fire a real copy event at it; return what it put on
+# the clipboard as plain text.
+COPY_FIRST_PARAGRAPH = """() => {
+  const answer = [...document.querySelectorAll('[data-testid=message-assistant]')].at(-1);
+  const p = answer.querySelector('.markdown p');
+  const range = document.createRange();
+  range.selectNodeContents(p);
+  const selection = getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  const data = new DataTransfer();
+  p.dispatchEvent(new ClipboardEvent('copy', { clipboardData: data, bubbles: true, cancelable: true }));
+  selection.removeAllRanges();
+  return data.getData('text/plain');
+}"""
 PAGE_STATE = "() => [document.title, localStorage.length, document.body.dataset.pwned ?? null]"
 
 
@@ -59,6 +74,23 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         diagrams.nth(0).locator(".diagram-toggle").click()
         expect(diagrams.nth(0).locator(".diagram-source")).to_be_visible()
         expect(diagrams.nth(0).locator(".diagram-view")).to_be_hidden()
+
+        # Export of the drawing: SVG and PNG files.
+        diagrams.nth(0).locator(".diagram-toggle").click()  # back to the drawing
+        with page.expect_download() as svg_info:
+            diagrams.nth(0).locator(".diagram-svg").click()
+        svg_path = tmp_path / "diagram.svg"
+        svg_info.value.save_as(svg_path)
+        assert svg_path.read_text(encoding="utf-8").startswith("<svg")
+        with page.expect_download() as png_info:
+            diagrams.nth(0).locator(".diagram-png").click()
+        png_path = tmp_path / "diagram.png"
+        png_info.value.save_as(png_path)
+        assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+        # Copying a selection across formulas gives their TeX source.
+        copied = page.evaluate(COPY_FIRST_PARAGRAPH)
+        assert copied.startswith("Inline math: $a^2 + b^2 = c^2$ and $e^{i\\pi} + 1 = 0$"), copied
 
         # Artifacts: Preview runs the HTML in a sandboxed frame of its own origin.
         before = page.evaluate(PAGE_STATE)

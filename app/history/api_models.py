@@ -55,3 +55,18 @@ class ExportedChat(_Model):
 
 class ChatImport(_Model):
     content: str = Field(min_length=2, max_length=200_000_000)  # the JSON of a `chats.export`
+
+
+# A plain file name: letters of any script, digits, space, dot, dash, underscore, parentheses;
+# no separators, no leading dot (issue 27: a diagram or artifact saved from the window).
+SAFE_FILENAME = r"^[\w()\-][\w .()\-]{0,119}$"
+
+
+class FileSave(_Model):
+    filename: str = Field(pattern=SAFE_FILENAME)
+    content: str = Field(max_length=100_000_000)
+    base64: bool = False  # content is base64 of the bytes (a PNG), else UTF-8 text
+
+
+class SavedFile(_Model):
+    saved_path: str

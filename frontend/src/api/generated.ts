@@ -313,6 +313,12 @@ export interface ExportedChat {
   saved_path: string | null;
 }
 
+export interface FileSave {
+  filename: string;
+  content: string;
+  base64?: boolean;
+}
+
 export interface FolderPick {
   path: string | null;
 }
@@ -872,6 +878,10 @@ export interface QuickChat {
   chat_id?: string | null;
 }
 
+export interface SavedFile {
+  saved_path: string;
+}
+
 export interface SearchHitView {
   chat_id: string;
   chat_title: string;
@@ -1369,6 +1379,7 @@ export interface Routes {
   "evals.get": { request: EvalRunRef; response: EvalRunView };
   "evals.run": { request: EvalRunStart; response: EvalRunView };
   "evals.runs": { request: Empty; response: EvalRunList };
+  "files.save_download": { request: FileSave; response: SavedFile };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
@@ -1485,6 +1496,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "evals.get",
   "evals.run",
   "evals.runs",
+  "files.save_download",
   "import.preview",
   "import.run",
   "mcp.elicitation.answer",

@@ -3,9 +3,10 @@ import type { Ref, WatchSource } from "vue";
 import type { MessageKey } from "@/i18n/en";
 import { ARTIFACT_SANDBOX, type ArtifactKind, artifactUrl, openArtifact } from "@/model/artifacts";
 import { renderDiagram } from "@/model/diagrams";
-import { saveBlob, svgToPng } from "@/model/fileSave";
+import { svgToPng } from "@/model/fileSave";
 
 type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+type Save = (blob: Blob, filename: string) => Promise<string>;
 
 function button(text: string, className: string, onClick: () => void, title?: string): HTMLButtonElement {
   const b = document.createElement("button");
@@ -21,7 +22,7 @@ function sourceOf(block: HTMLElement): string {
   return block.querySelector("pre code")?.textContent ?? "";
 }
 
-async function drawDiagram(block: HTMLElement, t: Translate): Promise<void> {
+async function drawDiagram(block: HTMLElement, t: Translate, save: Save): Promise<void> {
   const source = sourceOf(block);
   block.dataset.state = "loading";
   const status = document.createElement("div");
@@ -62,11 +63,11 @@ async function drawDiagram(block: HTMLElement, t: Translate): Promise<void> {
   const svg = () => new Blob([result.svg], { type: "image/svg+xml" });
   bar.append(
     toggle,
-    button(t("rich.exportSvg"), "rich-button diagram-svg", () => saveBlob(svg(), "diagram.svg"), t("rich.exportSvgTitle")),
+    button(t("rich.exportSvg"), "rich-button diagram-svg", () => void save(svg(), "diagram.svg").catch(() => undefined), t("rich.exportSvgTitle")),
     button(
       t("rich.exportPng"),
       "rich-button diagram-png",
-      () => void svgToPng(result.svg).then((png) => saveBlob(png, "diagram.png")),
+      () => void svgToPng(result.svg).then((png) => save(png, "diagram.png")).catch(() => undefined),
       t("rich.exportPngTitle"),
     ),
   );
@@ -125,13 +126,14 @@ export function useRichBlocks(
   t: Translate,
   source: WatchSource<unknown>,
   complete: (chunk: Element) => boolean,
+  save: Save,
 ): void {
   const decorate = () => {
     const el = root.value;
     if (!el) return;
     for (const chunk of el.querySelectorAll(":scope > .md-chunk")) {
       if (!complete(chunk)) continue;
-      for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state])")) void drawDiagram(block, t);
+      for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state])")) void drawDiagram(block, t, save);
       for (const block of chunk.querySelectorAll<HTMLElement>(".artifact-block:not([data-decorated])")) {
         block.dataset.decorated = "1";
         decorateArtifact(block, t);

@@ -121,8 +121,9 @@ export interface ChatEdit {
 
 export interface ChatExport {
   chat_id: string;
-  format?: "md" | "json";
+  format?: "md" | "json" | "html";
   save_to_downloads?: boolean;
+  html?: string | null;
 }
 
 export interface ChatGet {
@@ -358,6 +359,12 @@ export interface ExportedChat {
   mime: string;
   content: string;
   saved_path: string | null;
+}
+
+export interface FileSave {
+  filename: string;
+  content: string;
+  base64?: boolean;
 }
 
 export interface FolderPick {
@@ -1079,6 +1086,10 @@ export interface RunView {
   waiting_approval: boolean;
 }
 
+export interface SavedFile {
+  saved_path: string;
+}
+
 export interface SchedulePreview {
   next_runs: string[];
   schedule_text: string;
@@ -1693,6 +1704,7 @@ export interface Routes {
   "evals.get": { request: EvalRunRef; response: EvalRunView };
   "evals.run": { request: EvalRunStart; response: EvalRunView };
   "evals.runs": { request: Empty; response: EvalRunList };
+  "files.save_download": { request: FileSave; response: SavedFile };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
   "knowledge.add": { request: KbAdd; response: KbAddResult };
@@ -1831,6 +1843,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "evals.get",
   "evals.run",
   "evals.runs",
+  "files.save_download",
   "import.preview",
   "import.run",
   "knowledge.add",

@@ -17,6 +17,7 @@ from app.history.plugin import PLUGIN as HISTORY
 from app.host.host import Host
 from app.importer.plugin import PLUGIN as IMPORT
 from app.mcp.plugin import PLUGIN as MCP
+from app.mcp_catalog.plugin import PLUGIN as MCP_CATALOG
 from app.memory.plugin import PLUGIN as MEMORY
 from app.observability.plugin import PLUGIN as OBSERVABILITY
 from app.skills.plugin import PLUGIN as SKILLS
@@ -28,6 +29,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     HISTORY,
     IMPORT,
     MCP,
+    MCP_CATALOG,
     MEMORY,
     OBSERVABILITY,
     SKILLS,

@@ -299,7 +299,11 @@ def _pair_list(items: Sequence[str]) -> list[tuple[str, str]]:
 async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     inputs = _input_pairs(args.input)
     entry = next(
-        (s for s in (await _call_route(app, "mcp_catalog.list", {}))["servers"] if args.name in (s["id"], s["package"])),
+        (
+            s
+            for s in (await _call_route(app, "mcp_catalog.list", {}))["servers"]
+            if args.name in (s["id"], s["package"])
+        ),
         None,
     )
     if entry is not None:
@@ -307,7 +311,7 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
             if item["secret"] and item["required"] and item["key"] not in inputs and sys.stdin.isatty():
                 import getpass
 
-                inputs[item["key"]] = [getpass.getpass(f"{item['title']['en']}: ")]
+                inputs[item["key"]] = [await asyncio.to_thread(getpass.getpass, f"{item['title']['en']}: ")]
     plan = await _call_route(app, "mcp_catalog.plan", {"name": args.name, "inputs": inputs})
     print(f"Installing {plan['id']} into {plan['folder']}")
     for command in plan["commands"]:
@@ -315,7 +319,8 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     if not args.yes:
         if not sys.stdin.isatty():
             raise _Failed("add --yes to install without a question (standard input is not a terminal)")
-        if input("Install? [y/N] ").strip().lower() not in ("y", "yes"):
+        answer = await asyncio.to_thread(input, "Install? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
             print("Nothing was installed.")
             return 1
 
@@ -338,6 +343,8 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 async def _uninstall(app: CashCodeApp, args: argparse.Namespace) -> int:
     done = await _call_route(app, "mcp_catalog.uninstall", {"name": args.name})
-    what = [w for w, yes in (("its entry", done["removed_entry"]), ("its files", done["removed_files"])) if yes]
+    what = [
+        w for w, yes in (("its entry", done["removed_entry"]), ("its files", done["removed_files"])) if yes
+    ]
     print(f"Uninstalled {done['server']} ({' and '.join(what)} removed)")
     return 0

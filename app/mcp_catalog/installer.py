@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -79,16 +80,33 @@ class Installer:
                 "UV_PYTHON_INSTALL_DIR": str(self._downloads / "python"),
             }
             venv = folder / "venv"
-            make = [self.tools.uv, "venv", "--quiet", *(["--python", self.tools.python] if self.tools.python else [])]
+            make = [
+                self.tools.uv,
+                "venv",
+                "--quiet",
+                *(["--python", self.tools.python] if self.tools.python else []),
+            ]
             steps = (
                 Step((*make, str(venv)), env),
-                Step((self.tools.uv, "pip", "install", "--python", str(venv_bin(venv, "python")), pkg.spec), env),
+                Step(
+                    (self.tools.uv, "pip", "install", "--python", str(venv_bin(venv, "python")), pkg.spec),
+                    env,
+                ),
             )
             return Plan(entry, folder, steps)
         if self.tools.node_problem or self.tools.npm is None:
             raise InstallError(self.tools.node_problem)
         env = {"npm_config_cache": str(self._downloads / "npm"), "npm_config_update_notifier": "false"}
-        argv = (self.tools.npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", str(folder), pkg.spec)
+        argv = (
+            self.tools.npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--ignore-scripts",
+            "--prefix",
+            str(folder),
+            pkg.spec,
+        )
         return Plan(entry, folder, (Step(argv, env),))
 
     async def run(self, plan: Plan, progress: Progress) -> Installed:
@@ -102,7 +120,11 @@ class Installer:
                 progress("command", step.shown)
                 await self._step(step, folder, progress)
             installed = self._entry_point(plan)
-            marker = {"id": plan.entry.id, "package": plan.entry.package.spec, "registry": plan.entry.package.registry}
+            marker = {
+                "id": plan.entry.id,
+                "package": plan.entry.package.spec,
+                "registry": plan.entry.package.registry,
+            }
             atomic_write_text(folder / MARKER, json.dumps(marker))
             return installed
         except BaseException:
@@ -112,7 +134,9 @@ class Installer:
     async def _step(self, step: Step, folder: Path, progress: Progress) -> None:
         env = {**self._base_env, **step.env}
         if self.tools.node:  # npm's launcher finds `node` through PATH
-            env["PATH"] = str(Path(self.tools.node).parent) + (f":{env['PATH']}" if env.get("PATH") else "")
+            env["PATH"] = os.pathsep.join(
+                p for p in (str(Path(self.tools.node).parent), env.get("PATH", "")) if p
+            )
         try:
             proc = await asyncio.create_subprocess_exec(
                 *step.argv,
@@ -158,11 +182,11 @@ class Installer:
             raise InstallError(f"{pkg.spec} was not installed (no package.json)") from None
         bins = manifest.get("bin")
         target = bins if isinstance(bins, str) else bins.get(pkg.bin) if isinstance(bins, dict) else None
-        script = (base / str(target)).resolve() if target else None
-        if script is None or not script.is_file() or not script.is_relative_to(base.resolve()):
+        js = (base / str(target)).resolve() if target else None
+        if js is None or not js.is_file() or not js.is_relative_to(base.resolve()):
             raise InstallError(f"{pkg.spec} has no program named {pkg.bin}")
         assert self.tools.node is not None
-        return Installed(self.tools.node, (str(script),))
+        return Installed(self.tools.node, (str(js),))
 
     async def remove(self, server: str) -> bool:
         folder = self.folder(server)

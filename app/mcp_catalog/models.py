@@ -92,9 +92,9 @@ class CatalogEntry(_Model):
                     raise ValueError(f"{self.id}: a secret goes to the keyring, never into args or env")
         for group in self.args:
             for arg in group:
-                if "${input:" in arg and any(kinds.get(k) == "folders" for k in INPUT_TOKEN.findall(arg)):
-                    if INPUT_TOKEN.fullmatch(arg) is None:
-                        raise ValueError(f"{self.id}: a folders input must be a whole argument")
+                folders = any(kinds.get(k) == "folders" for k in INPUT_TOKEN.findall(arg))
+                if folders and INPUT_TOKEN.fullmatch(arg) is None:
+                    raise ValueError(f"{self.id}: a folders input must be a whole argument")
         for key in self.env:
             if re.fullmatch(ENV_RE, key) is None:
                 raise ValueError(f"{self.id}: invalid environment variable name {key!r}")
@@ -103,7 +103,14 @@ class CatalogEntry(_Model):
     def matches(self, text: str) -> bool:
         needle = text.strip().lower()
         hay = " ".join(
-            [self.id, self.package.name, self.title.en, self.title.zh_cn, self.description.en, self.description.zh_cn]
+            [
+                self.id,
+                self.package.name,
+                self.title.en,
+                self.title.zh_cn,
+                self.description.en,
+                self.description.zh_cn,
+            ]
         ).lower()
         return all(word in hay for word in needle.split())
 

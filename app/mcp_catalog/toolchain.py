@@ -48,7 +48,9 @@ def find_toolchain(env: Mapping[str, str]) -> Toolchain:
     # From source, the app's own Python; a frozen app has none to hand out, so uv finds (or
     # downloads into the app's cache) one itself.
     python = None if getattr(sys, "frozen", False) else sys.executable
-    return Toolchain(uv=find_uv(), python=python, node=node, npm=npm, node_version=version, node_problem=problem)
+    return Toolchain(
+        uv=find_uv(), python=python, node=node, npm=npm, node_version=version, node_problem=problem
+    )
 
 
 def _node_version(node: str) -> tuple[str, str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from app.contracts.events import ApprovalRequired
+from app.mcp_catalog.events import McpCatalogProgress
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
 from tests.cli.conftest import base_env, cashcode
@@ -28,8 +29,9 @@ def tool_outputs(request: Any) -> list[str]:
     return [str(m.get("content")) for m in request.body["messages"] if m.get("role") == "tool"]
 
 
-async def run_through_agent(app: Any, events: Recorder, fake_llm: Any, server: str, tool: str,
-                            arguments: dict[str, Any]) -> str:
+async def run_through_agent(
+    app: Any, events: Recorder, fake_llm: Any, server: str, tool: str, arguments: dict[str, Any]
+) -> str:
     """One turn: search, prepare the server, call its tool (approved once); the tool's text."""
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = (await ok(app, "chats.create"))["id"]
@@ -41,7 +43,9 @@ async def run_through_agent(app: Any, events: Recorder, fake_llm: Any, server: s
         {"text": "done"},
     )
     turn = await send(app, chat, f"use the {server} server", pid)
-    await events.until(lambda: "approval_required" in events.types(turn) or "turn_done" in events.types(turn), 120)
+    await events.until(
+        lambda: "approval_required" in events.types(turn) or "turn_done" in events.types(turn), 120
+    )
     for pending in [e for e in events.of(ApprovalRequired) if e.turn_id == turn]:
         assert pending.tool == name
         await ok(app, "chat.approve", {"approval_id": pending.approval_id, "decision": "once"})
@@ -58,11 +62,19 @@ async def test_mcp_server_time_installs_through_uv_into_the_cache_and_runs_in_a_
     listed = await ok(app, "mcp_catalog.list", {"search": "time zone"})
     assert [s["id"] for s in listed["servers"]] == ["time"] and not listed["servers"][0]["installed"]
     plan = await ok(app, "mcp_catalog.plan", {"name": "mcp-server-time"})
-    assert plan["commands"][-1].endswith("pip install --python " + f"{plan['folder']}/venv/bin/python mcp-server-time==2026.10.19")
-    done = await ok(app, "mcp_catalog.install", {"name": "mcp-server-time", "inputs": {"timezone": ["Asia/Shanghai"]}})
+    assert plan["commands"][-1].endswith(
+        "pip install --python " + f"{plan['folder']}/venv/bin/python mcp-server-time==2026.10.19"
+    )
+    done = await ok(
+        app, "mcp_catalog.install", {"name": "mcp-server-time", "inputs": {"timezone": ["Asia/Shanghai"]}}
+    )
     folder = paths.cache_dir / "mcp_servers" / "time"
-    assert done["argv"] == [str(folder / "venv" / "bin" / "mcp-server-time"), "--local-timezone", "Asia/Shanghai"]
-    shown = [e.text for e in events.events if e.type == "mcp_catalog_progress" and e.kind == "command"]
+    assert done["argv"] == [
+        str(folder / "venv" / "bin" / "mcp-server-time"),
+        "--local-timezone",
+        "Asia/Shanghai",
+    ]
+    shown = [e.text for e in events.of(McpCatalogProgress) if e.kind == "command"]
     assert shown == plan["commands"] == done["commands"]
     view = await ok(app, "mcp.servers.get", {"name": "time"})
     assert view["source"] == "user" and view["editable"] and not view["needs_confirmation"]
@@ -84,8 +96,13 @@ async def test_server_memory_installs_with_npm_and_runs_in_a_turn(
     app, events = await make_app(env=DOWNLOADS)
     done = await ok(app, "mcp_catalog.install", {"name": "@modelcontextprotocol/server-memory"})
     assert done["commands"][0].split()[1:] == [
-        "install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix",
-        str(paths.cache_dir / "mcp_servers" / "memory"), "@modelcontextprotocol/server-memory@2026.8.31",
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+        "--prefix",
+        str(paths.cache_dir / "mcp_servers" / "memory"),
+        "@modelcontextprotocol/server-memory@2026.8.31",
     ]
     view = await ok(app, "mcp.servers.get", {"name": "memory"})
     memory_file = paths.data_dir / "mcp_catalog" / "memory" / "memory.jsonl"
@@ -105,16 +122,25 @@ def test_the_cli_installs_calls_and_uninstalls_both(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert {"time", "memory", "git"} <= {s["id"] for s in json.loads(listed.stdout)["servers"]}
     for name, server, tool, args, expect in (
-        ("mcp-server-time", "time", "convert_time",
-         {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}, "21:00"),
+        (
+            "mcp-server-time",
+            "time",
+            "convert_time",
+            {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+            "21:00",
+        ),
         ("@modelcontextprotocol/server-memory", "memory", "read_graph", {}, "entities"),
     ):
         refused = cashcode("mcp", "install", name, env=env, cwd=tmp_path)  # no --yes, no terminal
         assert refused.returncode == 1 and "--yes" in refused.stderr
-        installed = cashcode("mcp", "install", name, "--yes", env=env, cwd=tmp_path, timeout=INSTALL_TIMEOUT_S)
+        installed = cashcode(
+            "mcp", "install", name, "--yes", env=env, cwd=tmp_path, timeout=INSTALL_TIMEOUT_S
+        )
         assert installed.returncode == 0, installed.stderr
-        assert f"$ " in installed.stdout and f"Installed {server}:" in installed.stdout
-        called = cashcode("mcp", "call", server, tool, "--args", json.dumps(args), env=env, cwd=tmp_path, timeout=120)
+        assert "$ " in installed.stdout and f"Installed {server}:" in installed.stdout
+        called = cashcode(
+            "mcp", "call", server, tool, "--args", json.dumps(args), env=env, cwd=tmp_path, timeout=120
+        )
         assert called.returncode == 0 and expect in called.stdout, called.stderr
         gone = cashcode("mcp", "uninstall", server, env=env, cwd=tmp_path)
         assert gone.returncode == 0 and "entry and its files removed" in gone.stdout
@@ -125,7 +151,9 @@ async def test_bad_inputs_are_refused_and_nothing_is_installed(make_app: AppMake
     app, _ = await make_app(env=DOWNLOADS)
     unknown = await err(app, "mcp_catalog.install", {"name": "git", "inputs": {"repo": ["/x"]}})
     assert unknown["code"] == "invalid" and "has no input 'repo'" in unknown["message"]
-    missing = await err(app, "mcp_catalog.install", {"name": "git", "inputs": {"repository": ["/no/such/folder"]}})
+    missing = await err(
+        app, "mcp_catalog.install", {"name": "git", "inputs": {"repository": ["/no/such/folder"]}}
+    )
     assert "does not exist" in missing["message"]
     relative = await err(app, "mcp_catalog.install", {"name": "filesystem", "inputs": {"folders": ["docs"]}})
     assert "absolute path" in relative["message"]

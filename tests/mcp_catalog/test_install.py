@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.contracts.events import ApprovalRequired
 from app.mcp_catalog.events import McpCatalogProgress
 from app.settings.paths import AppPaths
@@ -182,3 +184,24 @@ async def test_the_builtin_test_servers_are_not_in_the_users_catalog(make_app: A
     test_app, _ = await make_app()  # the rig turns them on (tests/api/conftest.py)
     names = {s["name"] for s in (await ok(test_app, "mcp.servers.list"))["servers"]}
     assert {"test_stdio_mcp", "test_sse_mcp", "test_http_mcp"} <= names
+
+
+async def test_a_failed_install_says_why_and_leaves_no_folder(tmp_path: Path) -> None:
+    import os
+
+    from app.mcp_catalog.data import catalog_path, load_catalog
+    from app.mcp_catalog.installer import Installer, InstallError
+    from app.mcp_catalog.toolchain import find_toolchain
+
+    time = load_catalog(catalog_path()).find("time")
+    assert time is not None
+    missing = time.model_copy(update={"package": time.package.model_copy(update={"version": "0.0.0.1"})})
+    env = dict(os.environ)
+    downloads = Path(DOWNLOADS["CASHCODE_MCP_DOWNLOAD_CACHE"])
+    installer = Installer(tmp_path / "servers", downloads, find_toolchain(env), env)
+    lines: list[tuple[str, str]] = []
+    with pytest.raises(InstallError) as caught:
+        await installer.run(installer.plan(missing), lambda kind, text: lines.append((kind, text)))
+    assert "the install failed" in str(caught.value) and "mcp-server-time==0.0.0.1" in str(caught.value)
+    assert [k for k, _ in lines].count("command") == 2
+    assert not (tmp_path / "servers" / "time").exists() and not installer.is_installed("time")

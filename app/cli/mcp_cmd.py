@@ -297,6 +297,8 @@ def _pair_list(items: Sequence[str]) -> list[tuple[str, str]]:
 
 
 async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
+    if args.name.lower().endswith(".mcpb"):
+        raise _Failed("installing MCP Bundles (.mcpb) is not available yet; install a catalog server by name")
     inputs = _input_pairs(args.input)
     entry = next(
         (

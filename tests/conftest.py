@@ -27,6 +27,8 @@ os.environ["NO_PROXY"] = "*"
 os.environ["CASHCODE_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="cashcode-test-runtime-")
 # No Dream timer in app processes started by tests (memory tests run Dream explicitly).
 os.environ["CASHCODE_DREAM"] = "off"
+# The built-in test MCP servers are listed only with this set (app/mcp/capability.py).
+os.environ["CASHCODE_MCP_TEST_SERVERS"] = "1"
 
 
 def _is_loopback(address: object) -> bool:

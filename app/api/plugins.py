@@ -18,6 +18,7 @@ from app.host.host import Host
 from app.importer.plugin import PLUGIN as IMPORT
 from app.knowledge.plugin import PLUGIN as KNOWLEDGE
 from app.mcp.plugin import PLUGIN as MCP
+from app.mcp_catalog.plugin import PLUGIN as MCP_CATALOG
 from app.memory.plugin import PLUGIN as MEMORY
 from app.observability.plugin import PLUGIN as OBSERVABILITY
 from app.skills.plugin import PLUGIN as SKILLS
@@ -31,6 +32,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     IMPORT,
     KNOWLEDGE,
     MCP,
+    MCP_CATALOG,
     MEMORY,
     OBSERVABILITY,
     SKILLS,

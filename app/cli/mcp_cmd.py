@@ -1,4 +1,5 @@
-"""`cashcode mcp …`: list, add, import, remove, confirm, tools, call, resources, prompts.
+"""`cashcode mcp …`: list, add, import, remove, confirm, tools, call, resources, prompts; and the
+catalog: catalog, install, uninstall (app/mcp_catalog).
 
 Every command goes through the API facade (mcp.* routes) like the desktop app does. A stdio
 server added here runs exactly the argv typed on the command line, so `add` confirms it; an
@@ -61,6 +62,23 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     call.add_argument("tool")
     call.add_argument("--args", default="{}", help="the arguments as a JSON object")
     call.set_defaults(func=_runner(_call))
+    _add_catalog_parsers(sub)
+
+
+def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`mcp catalog`, `mcp install`, `mcp uninstall` (issue 28): the curated catalog."""
+    catalog = sub.add_parser("catalog", help="list the servers of the MCP catalog")
+    catalog.add_argument("--search", default="", metavar="TEXT", help="only servers matching TEXT")
+    catalog.add_argument("--json", action="store_true", help="machine-readable output")
+    catalog.set_defaults(func=_runner(_catalog))
+    install = sub.add_parser("install", help="install a server of the MCP catalog into the app's cache")
+    install.add_argument("name", metavar="NAME", help="a catalog server (id or package name)")
+    install.add_argument("--input", action="append", default=[], metavar="K=V", help="an input value")
+    install.add_argument("--yes", action="store_true", help="install without asking")
+    install.set_defaults(func=_runner(_install))
+    uninstall = sub.add_parser("uninstall", help="remove a catalog server and what was installed for it")
+    uninstall.add_argument("name")
+    uninstall.set_defaults(func=_runner(_uninstall))
 
 
 class _Failed(Exception):
@@ -233,4 +251,102 @@ async def _prompts(app: CashCodeApp, args: argparse.Namespace) -> int:
     for p in (await _call_route(app, "mcp.prompts.list", {"name": args.name}))["prompts"]:
         names = ", ".join(a["name"] + ("" if a["required"] else "?") for a in p["arguments"])
         print(f"{p['name']}({names})  {p['description']}".rstrip())
+    return 0
+
+
+# ---- the MCP catalog (issue 28) -----------------------------------------------------------------
+
+
+async def _catalog(app: CashCodeApp, args: argparse.Namespace) -> int:
+    data = await _call_route(app, "mcp_catalog.list", {"search": args.search})
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    for s in data["servers"]:
+        state = "installed" if s["installed"] else s["registry"]
+        access = "read-only" if s["read_only"] else "read-write"
+        print(f"{s['id']:<22} {state:<10} {access:<10} {s['package']}=={s['version']}")
+        print(f"{'':<22} {s['title']['en']}: {s['description']['en']}")
+        for i in s["inputs"]:
+            need = "required" if i["required"] else "optional"
+            default = f" (default {i['default']})" if i["default"] and not i["secret"] else ""
+            print(f"{'':<22}   --input {i['key']}=…  {need}, {i['title']['en']}{default}")
+        if s["problem"]:
+            print(f"{'':<22}   cannot be installed here: {s['problem']}")
+    if not data["servers"]:
+        print("No catalog server matches." if args.search else "The MCP catalog is empty.")
+    return 0
+
+
+def _input_pairs(items: Sequence[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for key, value in _pair_list(items):
+        out.setdefault(key, []).append(value)
+    return out
+
+
+def _pair_list(items: Sequence[str]) -> list[tuple[str, str]]:
+    """Like `_pairs`, keeping repeated keys (`--input folders=/a --input folders=/b`)."""
+    out = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise _Failed(f"--input must look like NAME=VALUE, got {item!r}")
+        out.append((key, value))
+    return out
+
+
+async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
+    if args.name.lower().endswith(".mcpb"):
+        raise _Failed("installing MCP Bundles (.mcpb) is not available yet; install a catalog server by name")
+    inputs = _input_pairs(args.input)
+    entry = next(
+        (
+            s
+            for s in (await _call_route(app, "mcp_catalog.list", {}))["servers"]
+            if args.name in (s["id"], s["package"])
+        ),
+        None,
+    )
+    if entry is not None:
+        for item in entry["inputs"]:  # a secret not given on the command line: ask, never echo
+            if item["secret"] and item["required"] and item["key"] not in inputs and sys.stdin.isatty():
+                import getpass
+
+                inputs[item["key"]] = [await asyncio.to_thread(getpass.getpass, f"{item['title']['en']}: ")]
+    plan = await _call_route(app, "mcp_catalog.plan", {"name": args.name, "inputs": inputs})
+    print(f"Installing {plan['id']} into {plan['folder']}")
+    for command in plan["commands"]:
+        print(f"  $ {command}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise _Failed("add --yes to install without a question (standard input is not a terminal)")
+        answer = await asyncio.to_thread(input, "Install? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Nothing was installed.")
+            return 1
+
+    def show(event: Any) -> None:
+        if getattr(event, "type", "") == "mcp_catalog_progress" and event.server == plan["id"]:
+            if event.kind == "command":
+                print(f"$ {event.text}", flush=True)
+            elif event.kind == "output":
+                print(f"  {event.text}", flush=True)
+
+    stop = app.subscribe(show)
+    try:
+        done = await _call_route(app, "mcp_catalog.install", {"name": args.name, "inputs": inputs})
+    finally:
+        stop()
+    print(f"Installed {done['server']}: {' '.join(done['argv'])}")
+    print(f"  try it: cashcode mcp tools {done['server']}")
+    return 0
+
+
+async def _uninstall(app: CashCodeApp, args: argparse.Namespace) -> int:
+    done = await _call_route(app, "mcp_catalog.uninstall", {"name": args.name})
+    what = [
+        w for w, yes in (("its entry", done["removed_entry"]), ("its files", done["removed_files"])) if yes
+    ]
+    print(f"Uninstalled {done['server']} ({' and '.join(what)} removed)")
     return 0

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from app.mcp.tools import McpDirectory
 
 ENV_CALL_TIMEOUT = "CASHCODE_MCP_CALL_TIMEOUT_S"
+# The three built-in *test* servers (resources/mcp_servers) are not in the user's Market; tests
+# and `cashcode mcp` reach them with this variable set to 1 (docs/decisions.md 141).
+ENV_TEST_SERVERS = "CASHCODE_MCP_TEST_SERVERS"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class _ServiceArgs:
     publish: Callable[[AppEvent], None]
     call_timeout: str  # the raw ENV_CALL_TIMEOUT value ("" = the default)
     builtin: Path | None
+    test_servers: bool  # ENV_TEST_SERVERS is "1": the built-in test servers are listed
 
 
 class McpCapability(Capability):
@@ -80,7 +84,8 @@ class McpCapability(Capability):
         builtin: Path | None = None,
         is_reserved: Callable[[str], bool] | None = None,
     ) -> McpCapability:
-        args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin)
+        test_servers = env.get(ENV_TEST_SERVERS, "") == "1"
+        args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin, test_servers)
         activations = ActivationStore(db, is_reserved=is_reserved)
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
         return cls(lambda: _service(args), activations, settings, paths.data_dir / "attachments")
@@ -202,7 +207,7 @@ def _service(args: _ServiceArgs) -> McpService:
     paths = args.paths
     return McpService(
         McpPaths(
-            builtin=args.builtin or builtin_dir(),
+            builtin=(args.builtin or builtin_dir()) if args.test_servers else None,
             catalog=paths.data_dir / "mcp" / "servers.json",
             cache=paths.cache_dir / "mcp_cache",
             logs=paths.log_dir / "mcp",

@@ -57,7 +57,7 @@ class CallOutcome:
 
 @dataclass
 class McpPaths:
-    builtin: Path
+    builtin: Path | None  # None: no built-in (test) servers
     catalog: Path
     cache: Path
     logs: Path
@@ -92,7 +92,7 @@ class McpService:
         self.cache = SchemaCache(paths.cache)
         self.call_timeout_s = call_timeout_s
         self.connect_timeout_s = connect_timeout_s
-        self._builtin = {e.name: e for e in load_builtin(paths.builtin)}
+        self._builtin = {e.name: e for e in load_builtin(paths.builtin)} if paths.builtin else {}
         self._conns: dict[str, Connection] = {}
         self._state: dict[str, _State] = {}
         self._locks: dict[str, asyncio.Lock] = {}

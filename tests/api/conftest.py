@@ -79,7 +79,8 @@ async def make_app(paths: AppPaths, workspace: Path, secrets: SecretStore) -> As
     apps: list[CashCodeApp] = []
 
     async def make(**kw: Any) -> tuple[CashCodeApp, Recorder]:
-        env = kw.pop("env", {})
+        # the built-in test MCP servers are on for tests (app/mcp/capability.py ENV_TEST_SERVERS)
+        env = {"CASHCODE_MCP_TEST_SERVERS": "1", **kw.pop("env", {})}
         kw.setdefault("workspace", workspace)
         kw.setdefault("secrets", secrets)
         app = build_app(paths, env, **kw)

@@ -42,6 +42,7 @@ def base_env(home: Path) -> dict[str, str]:
         CASHCODE_TEST_KEYRING_FILE=str(home / "keyring.json"),
         NO_PROXY="*",
         PYTHONUNBUFFERED="1",
+        CASHCODE_MCP_TEST_SERVERS="1",
     )
     env.pop("WORKSPACE_DIR", None)
     return env

@@ -42,6 +42,7 @@ def app_dirs_env(base: Path) -> dict[str, str]:
         "CASHCODE_CACHE_DIR": str(base / "cache"),
         "PYTHON_KEYRING_BACKEND": "app.testing.fake_keyring.FileKeyring",
         "CASHCODE_TEST_KEYRING_FILE": str(base / "keyring.json"),
+        "CASHCODE_MCP_TEST_SERVERS": "1",
     }
 
 

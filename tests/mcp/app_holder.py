@@ -17,7 +17,7 @@ from app.testing.fake_keyring import MemoryKeyring
 
 async def main(base: Path) -> None:
     paths = AppPaths(base / "data", base / "config", base / "logs", base / "cache")
-    app = build_app(paths, {}, secrets=SecretStore(backend=MemoryKeyring()))
+    app = build_app(paths, {"CASHCODE_MCP_TEST_SERVERS": "1"}, secrets=SecretStore(backend=MemoryKeyring()))
     for name in ("test_stdio_mcp", "test_http_mcp"):
         result = await app.invoke("mcp.servers.connect", {"name": name})
         if result["ok"]:

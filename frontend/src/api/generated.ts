@@ -99,6 +99,72 @@ export interface BranchSwitch {
   cursor: number;
 }
 
+export interface CatalogInputView {
+  key: string;
+  kind: "text" | "folder" | "folders" | "file" | "secret";
+  title: CatalogText;
+  description: CatalogText;
+  required: boolean;
+  default: string;
+  secret: boolean;
+}
+
+export interface CatalogInstall {
+  name: string;
+  inputs?: Record<string, string[]>;
+}
+
+export interface CatalogInstalled {
+  server: string;
+  commands: string[];
+  argv: string[];
+}
+
+export interface CatalogList {
+  servers: CatalogServerView[];
+  node_version: string;
+  node_problem: string;
+}
+
+export interface CatalogPlan {
+  id: string;
+  commands: string[];
+  folder: string;
+}
+
+export interface CatalogRef {
+  name: string;
+}
+
+export interface CatalogRemoved {
+  server: string;
+  removed_entry: boolean;
+  removed_files: boolean;
+}
+
+export interface CatalogSearch {
+  search?: string;
+}
+
+export interface CatalogServerView {
+  id: string;
+  title: CatalogText;
+  description: CatalogText;
+  transport: "stdio";
+  registry: "npm" | "pypi";
+  package: string;
+  version: string;
+  read_only: boolean;
+  inputs: CatalogInputView[];
+  installed: boolean;
+  problem: string;
+}
+
+export interface CatalogText {
+  en: string;
+  zh_cn: string;
+}
+
 export interface ChatCreate {
   title?: string | null;
   chat_id?: string | null;
@@ -577,6 +643,14 @@ export interface McpCallResult {
   ok: boolean;
   text: string;
   truncated: boolean;
+}
+
+/** An install's progress: the exact command it runs, a line of its output, the end. */
+export interface McpCatalogProgress {
+  type: "mcp_catalog_progress";
+  server: string;
+  kind: "command" | "output" | "done" | "failed";
+  text: string;
 }
 
 /**
@@ -1658,6 +1732,7 @@ export type AppEvent =
   | McpServerStatus
   | McpToolProgress
   | McpElicitation
+  | McpCatalogProgress
   | ContextLeftOut
   | EvalProgress
   | DatabaseProblem
@@ -1739,6 +1814,10 @@ export interface Routes {
   "mcp.servers.update": { request: McpServerUpdate; response: McpServerView };
   "mcp.tools.call": { request: McpCall; response: McpCallResult };
   "mcp.tools.set_policy": { request: McpToolPolicySet; response: Ok };
+  "mcp_catalog.install": { request: CatalogInstall; response: CatalogInstalled };
+  "mcp_catalog.list": { request: CatalogSearch; response: CatalogList };
+  "mcp_catalog.plan": { request: CatalogInstall; response: CatalogPlan };
+  "mcp_catalog.uninstall": { request: CatalogRef; response: CatalogRemoved };
   "memories.add": { request: MemoriesAdd; response: MemoryItem };
   "memories.delete": { request: MemoriesDelete; response: MemoryItem };
   "memories.get": { request: ItemRef; response: MemoryItem };
@@ -1878,6 +1957,10 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.servers.update",
   "mcp.tools.call",
   "mcp.tools.set_policy",
+  "mcp_catalog.install",
+  "mcp_catalog.list",
+  "mcp_catalog.plan",
+  "mcp_catalog.uninstall",
   "memories.add",
   "memories.delete",
   "memories.get",

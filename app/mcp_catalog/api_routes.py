@@ -1,0 +1,16 @@
+"""Route types of the MCP catalog (declared in app/mcp_catalog/plugin.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from app.mcp_catalog import api_models as x
+
+ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
+    "mcp_catalog.list": (x.CatalogSearch, x.CatalogList),
+    "mcp_catalog.plan": (x.CatalogInstall, x.CatalogPlan),
+    "mcp_catalog.install": (x.CatalogInstall, x.CatalogInstalled),
+    "mcp_catalog.uninstall": (x.CatalogRef, x.CatalogRemoved),
+}

@@ -1,0 +1,76 @@
+"""The MCP catalog capability: routes only (built on the first mcp_catalog.* call)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from app.contracts.capability import Capability, Handler
+
+if TYPE_CHECKING:
+    from app.host.host import Host
+    from app.mcp_catalog.service import CatalogService
+
+# Tests point uv's and npm's download caches at a folder kept between runs (the installs
+# themselves always go to the app's cache).
+ENV_DOWNLOADS = "CASHCODE_MCP_DOWNLOAD_CACHE"
+
+
+class McpCatalogCapability(Capability):
+    name = "mcp_catalog"
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    @functools.cached_property
+    def service(self) -> CatalogService:
+        from app.mcp_catalog.data import catalog_path, load_catalog
+        from app.mcp_catalog.inputs import Places
+        from app.mcp_catalog.installer import Installer
+        from app.mcp_catalog.service import CatalogService
+        from app.mcp_catalog.toolchain import find_toolchain
+
+        host = self._host
+        # Package managers need the user's whole environment (PATH, proxy, index settings);
+        # the app's own env mapping may be a reduced one (tests), so this is the process's.
+        process_env: Mapping[str, str] = dict(os.environ)
+        env = {**process_env, **host.env}
+        downloads = (
+            Path(env[ENV_DOWNLOADS]) if env.get(ENV_DOWNLOADS) else host.paths.cache_dir / "mcp_downloads"
+        )
+        installer = Installer(host.paths.cache_dir / "mcp_servers", downloads, find_toolchain(env), env)
+
+        def places(server: str) -> Places:
+            return Places(
+                home=Path.home(),
+                workspace=host.workspace(),
+                data=host.paths.data_dir / "mcp_catalog" / server,
+            )
+
+        return CatalogService(load_catalog(catalog_path()), installer, host.app, host.publish, places)
+
+    def routes(self) -> Mapping[str, Handler]:
+        """Handlers that build the service (and read the catalog file) on their first call:
+        listing the app's routes must neither read files nor fail."""
+        from app.mcp_catalog.api_routes import ROUTE_TYPES
+
+        return {name: self._lazy(name) for name in ROUTE_TYPES}
+
+    def _lazy(self, route: str) -> Handler:
+        async def run(req: Any) -> BaseModel:
+            from app.contracts.errors import ApiFailure
+            from app.mcp_catalog.data import CatalogDataError
+
+            try:
+                handler = self.service.handlers()[route]
+            except CatalogDataError as exc:
+                raise ApiFailure("internal", str(exc)) from None
+            result: BaseModel = await handler(req)
+            return result
+
+        return run

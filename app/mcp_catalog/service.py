@@ -1,0 +1,197 @@
+"""Listing, installing and removing catalog servers. The MCP server entry an install creates
+goes through the mcp.* routes (app/mcp), so it is a normal user entry: edit, remove, connect
+and per-tool policies work as for any other; its secrets go to the keyring there."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from app.contracts.errors import ApiFailure
+from app.contracts.events import AppEvent
+from app.host.host import AppPort
+from app.mcp_catalog import api_models as x
+from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.inputs import InputError, Places, check_inputs, default_of, render
+from app.mcp_catalog.installer import MARKER, Installer, InstallError
+from app.mcp_catalog.models import Catalog, CatalogEntry
+
+
+class CatalogService:
+    def __init__(
+        self,
+        catalog: Catalog,
+        installer: Installer,
+        app: AppPort,
+        publish: Callable[[AppEvent], None],
+        places: Callable[[str], Places],
+    ) -> None:
+        self._catalog = catalog
+        self._installer = installer
+        self._app = app
+        self._publish = publish
+        self._places = places  # per server id
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    async def list(self, req: x.CatalogSearch) -> x.CatalogList:
+        names = await self._server_names()
+        await self._sweep(names)
+        tools = self._installer.tools
+        found = [e for e in self._catalog.servers if not req.search or e.matches(req.search)]
+        return x.CatalogList(
+            servers=[self._view(e, e.id in names and self._installer.is_installed(e.id)) for e in found],
+            node_version=tools.node_version,
+            node_problem=tools.node_problem,
+        )
+
+    def _view(self, e: CatalogEntry, installed: bool) -> x.CatalogServerView:
+        places = self._places(e.id)
+        problem = ""
+        if e.package.registry == "npm":
+            problem = self._installer.tools.node_problem
+        elif self._installer.tools.uv is None:
+            problem = "the bundled uv was not found; reinstall CashCode"
+        return x.CatalogServerView(
+            id=e.id,
+            title=x.CatalogText(en=e.title.en, zh_cn=e.title.zh_cn),
+            description=x.CatalogText(en=e.description.en, zh_cn=e.description.zh_cn),
+            transport=e.transport,
+            registry=e.package.registry,
+            package=e.package.name,
+            version=e.package.version,
+            read_only=e.read_only,
+            inputs=[
+                x.CatalogInputView(
+                    key=i.key,
+                    kind=i.kind,
+                    title=x.CatalogText(en=i.title.en, zh_cn=i.title.zh_cn),
+                    description=x.CatalogText(en=i.description.en, zh_cn=i.description.zh_cn),
+                    required=i.required,
+                    default=default_of(i, places),
+                    secret=i.kind == "secret",
+                )
+                for i in e.inputs
+            ],
+            installed=installed,
+            problem=problem,
+        )
+
+    def _entry(self, name: str) -> CatalogEntry:
+        entry = self._catalog.find(name)
+        if entry is None:
+            raise ApiFailure(
+                "not_found", f"the MCP catalog has no server {name[:80]!r}; see `cashcode mcp catalog`"
+            )
+        return entry
+
+    async def plan(self, req: x.CatalogInstall) -> x.CatalogPlan:
+        entry = self._entry(req.name)
+        try:
+            check_inputs(entry, req.inputs, self._places(entry.id))
+            plan = self._installer.plan(entry)
+        except (InputError, InstallError) as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        return x.CatalogPlan(id=entry.id, commands=[s.shown for s in plan.steps], folder=str(plan.folder))
+
+    # ---- installing ----------------------------------------------------------------------------
+
+    async def install(self, req: x.CatalogInstall) -> x.CatalogInstalled:
+        entry = self._entry(req.name)
+        lock = self._locks.setdefault(entry.id, asyncio.Lock())
+        if lock.locked():
+            raise ApiFailure("busy", f"{entry.id} is being installed already")
+        async with lock:
+            if entry.id in await self._server_names():
+                raise ApiFailure(
+                    "conflict",
+                    f"an MCP server named {entry.id!r} exists already; remove it first "
+                    f"(cashcode mcp uninstall {entry.id})",
+                )
+            try:
+                values = check_inputs(entry, req.inputs, self._places(entry.id))
+                plan = self._installer.plan(entry)
+            except (InputError, InstallError) as exc:
+                raise ApiFailure("invalid", str(exc)) from None
+            rendered = render(entry, values)
+            for key in entry.inputs:  # a data folder the defaults point into (e.g. the memory file)
+                if key.kind == "file" and values.get(key.key):
+                    Path(values[key.key][0]).parent.mkdir(parents=True, exist_ok=True)
+
+            def progress(kind: str, text: str) -> None:
+                self._publish(McpCatalogProgress(server=entry.id, kind=kind, text=text))  # type: ignore[arg-type]
+
+            try:
+                installed = await self._installer.run(plan, progress)
+            except InstallError as exc:
+                progress("failed", str(exc))
+                raise ApiFailure("invalid", str(exc)) from None
+            argv = [installed.command, *installed.args, *rendered.args]
+            payload: dict[str, Any] = {
+                "name": entry.id,
+                "transport": "stdio",
+                "display_name": entry.title.en,
+                "description": entry.description.en,
+                "command": argv[0],
+                "args": argv[1:],
+                "env": {**rendered.env, **rendered.secret_env},
+                "secret_env": list(rendered.secret_env),
+            }
+            try:
+                await self._route("mcp.servers.create", payload)
+                await self._route("mcp.servers.confirm", {"name": entry.id})  # the user saw the command
+            except ApiFailure as exc:
+                await self._installer.remove(entry.id)
+                progress("failed", exc.message)
+                raise
+            progress("done", " ".join(argv))
+            return x.CatalogInstalled(server=entry.id, commands=[s.shown for s in plan.steps], argv=argv)
+
+    async def uninstall(self, req: x.CatalogRef) -> x.CatalogRemoved:
+        entry = self._catalog.find(req.name)
+        server = entry.id if entry is not None else req.name
+        if server not in {e.id for e in self._catalog.servers}:
+            raise ApiFailure("not_found", f"{req.name[:80]!r} is not a server of the MCP catalog")
+        removed_entry = False
+        if server in await self._server_names():
+            await self._route("mcp.servers.delete", {"name": server})
+            removed_entry = True
+        removed_files = await self._installer.remove(server)
+        if not (removed_entry or removed_files):
+            raise ApiFailure("not_found", f"{server!r} is not installed")
+        return x.CatalogRemoved(server=server, removed_entry=removed_entry, removed_files=removed_files)
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    async def _server_names(self) -> set[str]:
+        data = await self._route("mcp.servers.list", {})
+        return {str(s["name"]) for s in data["servers"]}
+
+    async def _sweep(self, names: set[str]) -> None:
+        """A server removed as an ordinary entry (Market's Remove, `cashcode mcp remove`) leaves
+        its install behind; it goes the next time the catalog is listed."""
+        for entry in self._catalog.servers:
+            folder = self._installer.folder(entry.id)
+            if entry.id not in names and (folder / MARKER).is_file():
+                await self._installer.remove(entry.id)
+
+    async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
+        envelope = await self._app.invoke(route, payload)
+        if not envelope["ok"]:
+            error = envelope["error"]
+            raise ApiFailure(error["code"], error["message"])
+        return envelope["data"]
+
+    def handlers(self) -> dict[str, Any]:
+        return {
+            "mcp_catalog.list": self.list,
+            "mcp_catalog.plan": self.plan,
+            "mcp_catalog.install": self.install,
+            "mcp_catalog.uninstall": self.uninstall,
+        }
+
+
+__all__ = ["CatalogService", "Sequence"]

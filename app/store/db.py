@@ -19,6 +19,7 @@ from app.contracts.capability import Migration
 from app.contracts.errors import DATABASE_BUSY_MESSAGE
 from app.store.errors import SchemaTooNew, StoreBusy, StoreError, classify_sqlite_error
 from app.store.migrations import LEGACY_STEPS, MIGRATIONS, run_script
+from app.store.schema_check import quick_check_problems, unknown_objects
 
 Params = Sequence[object]
 
@@ -86,14 +87,30 @@ class Database:
             raise classify_sqlite_error(exc, self.path, "read") from exc
         self._refuse_newer(version)
         try:
+            damage = quick_check_problems(conn)
+        except sqlite3.DatabaseError as exc:
+            raise classify_sqlite_error(exc, self.path, "check") from exc
+        if damage:
+            raise StoreError(
+                f"the database file {self.path} failed SQLite's integrity check ({'; '.join(damage)}); "
+                "it was left unchanged — restore a backup, or move it aside to start fresh"
+            )
+        try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"the database at {self.path} cannot use WAL journaling (got {mode!r})")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
+            unknown = unknown_objects(conn, self._parts)
         except sqlite3.DatabaseError as exc:
             raise classify_sqlite_error(exc, self.path, "prepare") from exc
+        if unknown:
+            raise StoreError(
+                f"the database at {self.path} contains {', '.join(unknown)}, which CashCode did not "
+                "create (another program changed its schema); it was not used — remove "
+                "them with the sqlite3 tool or restore a backup"
+            )
 
     def _user_version(self) -> int:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])

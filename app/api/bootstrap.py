@@ -136,7 +136,6 @@ def migrate_legacy(env: Mapping[str, str], store: SettingsStore, secrets: Secret
         _log.warning("legacy DeepSeek settings not migrated yet: %s", exc)
 
 
-
 def _registry(tools: list[Tool] | None, settings: SettingsStore, secrets: SecretStore) -> ToolRegistry:
     """The built-in tools and `web_search` (static specs; their code loads on first call)."""
     from app.tools.registry import ToolEntry, ToolRegistry, builtin_entries

@@ -8,6 +8,9 @@ import re
 from app.contracts.messages import Mention
 
 LABEL_MAX = 80
+# A knowledge base name (app/knowledge/store.py `check_name`): printable, at most 64 characters.
+_KNOWLEDGE_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,64}")
+_WHAT = {"skill": "Skill", "mcp": "MCP server", "knowledge": "knowledge base"}
 
 
 def clean_mentions(mentions: list[Mention]) -> list[Mention]:
@@ -21,10 +24,9 @@ def clean_mentions(mentions: list[Mention]) -> list[Mention]:
     seen: set[tuple[str, str]] = set()
     out: list[Mention] = []
     for mention in mentions:
-        rule = skill_name_re if mention.kind == "skill" else MCP_NAME_RE
-        if not rule.fullmatch(mention.name):
-            what = "Skill" if mention.kind == "skill" else "MCP server"
-            raise ValueError(f"{mention.name[:64]!r} is not a valid {what} name")
+        rules = {"skill": skill_name_re, "mcp": MCP_NAME_RE, "knowledge": _KNOWLEDGE_NAME}
+        if not rules[mention.kind].fullmatch(mention.name):
+            raise ValueError(f"{mention.name[:64]!r} is not a valid {_WHAT[mention.kind]} name")
         key = (mention.kind, mention.name)
         if key in seen:
             continue

@@ -300,5 +300,3 @@ class ToolInfo(ApiModel):
 
 class ToolList(ApiModel):
     tools: list[ToolInfo]
-
-

@@ -16,6 +16,7 @@ from app.contracts.events import CORE_EVENTS, Event
 from app.history.plugin import PLUGIN as HISTORY
 from app.host.host import Host
 from app.importer.plugin import PLUGIN as IMPORT
+from app.knowledge.plugin import PLUGIN as KNOWLEDGE
 from app.mcp.plugin import PLUGIN as MCP
 from app.memory.plugin import PLUGIN as MEMORY
 from app.observability.plugin import PLUGIN as OBSERVABILITY
@@ -27,6 +28,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     ATTACHMENTS,
     HISTORY,
     IMPORT,
+    KNOWLEDGE,
     MCP,
     MEMORY,
     OBSERVABILITY,

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
 async def _ask(args: argparse.Namespace, prompt: str) -> int:
     from app.cli.render import TerminalTurn, error_line
     from app.cli.runtime import discard_if_empty, open_session
+    from app.cli.spinner import Spinner
     from app.cli.terminal import StdinLines
 
     try:
@@ -47,6 +48,7 @@ async def _ask(args: argparse.Namespace, prompt: str) -> int:
             stream=session.config.stream,
             stdin=stdin,
             on_reply=startup_gc.resume if startup_gc is not None else None,
+            terminal=Spinner.wanted(sys.stdout, sys.stderr),  # spinner, Markdown: a terminal only
         )
         result = await turn.run(chat_id, prompt, session.model)
         if result.error is not None:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from app.cli.runtime import CliError, add_approval_flag, add_model_flags, fail
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
     from app.cli.line_editor import LineEditor
-
-EXIT_COMMANDS = {"/exit", "/quit"}
+    from app.cli.render import TurnResult
+    from app.cli.runtime import Session
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def _chat(args: argparse.Namespace) -> int:
     from app.cli.render import EXIT_ERROR, EXIT_OK, TerminalTurn, error_line
-    from app.cli.runtime import discard_if_empty, open_session
+    from app.cli.repl import HELP, local_command, unknown_text
+    from app.cli.runtime import open_session
     from app.cli.terminal import StdinLines
 
     try:
@@ -40,11 +44,12 @@ async def _chat(args: argparse.Namespace) -> int:
         return fail(str(exc))
     app = session.app
     try:
-        chat_id = await _open_chat(app, args.resume)
+        chat_id = await _open_chat(app, args.resume, _provider_label(session), session.config.model)
         if chat_id is None:
             return EXIT_ERROR
         interactive = StdinLines.is_interactive()
         lines = StdinLines()
+        terminal = interactive and sys.stdout.isatty() and sys.stderr.isatty()
         editor = _line_editor(app) if interactive and sys.stdout.isatty() else None
         # Approvals need a person: piped input is conversation text, never a "yes".
         turn = TerminalTurn(
@@ -54,26 +59,91 @@ async def _chat(args: argparse.Namespace) -> int:
             stream=session.config.stream,
             stdin=lines if interactive else None,
             on_reply=startup_gc.resume if (startup_gc := getattr(args, "startup_gc", None)) else None,
+            terminal=terminal,
         )
+        interrupts = 0  # Ctrl-C presses in a row at an empty prompt
         while True:
-            if editor is not None:
-                line = await editor.readline()
-            else:
-                if interactive:
-                    sys.stdout.write("> ")
-                    sys.stdout.flush()
-                line = await lines.readline()
-            if line is None or line.strip() in EXIT_COMMANDS:
-                if args.resume is None:
-                    await discard_if_empty(app, chat_id)
-                return EXIT_OK
+            try:
+                if editor is not None:
+                    line = await editor.readline()
+                else:
+                    if interactive:
+                        sys.stdout.write("> ")
+                        sys.stdout.flush()
+                    line = await lines.readline()
+            except KeyboardInterrupt:  # Ctrl-C at an empty prompt (the editor clears a typed one)
+                interrupts += 1
+                if interrupts >= 2:
+                    return await _leave(app, chat_id, args.resume)
+                print("(Ctrl-C again, or /exit, to leave)", file=sys.stderr)
+                continue
+            interrupts = 0
+            if line is None:
+                return await _leave(app, chat_id, args.resume)
+            command = local_command(line)
+            if command is not None:
+                if command.action == "exit":
+                    return await _leave(app, chat_id, args.resume)
+                print(HELP if command.action == "help" else unknown_text(command.name), file=sys.stderr)
+                continue
             if not line.strip():
                 continue
-            result = await turn.run(chat_id, line, session.model)
+            result = await _stoppable(turn.run(chat_id, line, session.model), app, chat_id, interactive)
             if result.error is not None:
                 print(error_line(result.error, session.config), file=sys.stderr)
+            elif result.code == 130 and interactive:
+                print("Stopped.", file=sys.stderr)
     finally:
         await app.aclose()
+    return EXIT_OK
+
+
+async def _stoppable(
+    run: Coroutine[Any, Any, TurnResult], app: CashCodeApp, chat_id: str, interactive: bool
+) -> TurnResult:
+    """Run a turn; at a terminal, Ctrl-C stops the answer and the chat goes on (a REPL's Ctrl-C).
+    Piped sessions keep the default: Ctrl-C leaves."""
+    loop = asyncio.get_running_loop()
+    if not interactive:
+        return await run
+    tasks: set[asyncio.Task[object]] = set()
+
+    def stop() -> None:
+        print("\nStopping…", file=sys.stderr)
+        task = loop.create_task(app.invoke("chat.cancel", {"chat_id": chat_id}))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        loop.add_signal_handler(signal.SIGINT, stop)
+    except (NotImplementedError, RuntimeError):  # no loop signal handlers here (Windows)
+        return await run
+    try:
+        return await run
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, previous)  # asyncio.run's own handler, for the prompt
+
+
+async def _leave(app: CashCodeApp, chat_id: str, resume: str | None) -> int:
+    """Leave the REPL: an untouched new chat is dropped, a kept one says how to resume it."""
+    from app.cli.repl import resume_hint
+    from app.cli.runtime import discard_if_empty
+
+    if resume is None:
+        await discard_if_empty(app, chat_id)
+        kept = (await app.invoke("chats.get", {"chat_id": chat_id, "limit": 1}))["ok"]
+    else:
+        kept = True
+    if kept:
+        print(resume_hint(chat_id), file=sys.stderr)
+    return 0
+
+
+def _provider_label(session: Session) -> str:
+    config = session.config
+    return config.provider_id or urlsplit(config.base_url).netloc or config.base_url
 
 
 def _line_editor(app: CashCodeApp) -> LineEditor:
@@ -82,14 +152,15 @@ def _line_editor(app: CashCodeApp) -> LineEditor:
     return LineEditor(app.ctx.paths.data_dir)
 
 
-async def _open_chat(app: CashCodeApp, resume: str | None) -> str | None:
+async def _open_chat(app: CashCodeApp, resume: str | None, provider: str, model: str) -> str | None:
     """The chat to talk in: a new one, or the stored one to resume (None: reported error)."""
     from app.cli.render import error_line
+    from app.cli.repl import banner
 
     if resume is None:
         created = await app.invoke("chats.create", {})
         chat_id: str = created["data"]["id"]
-        print(f"New chat {chat_id} (/exit to leave)", file=sys.stderr)
+        print(banner("New chat", chat_id, provider, model), file=sys.stderr)
         return chat_id
     found = await app.invoke("chats.get", {"chat_id": resume, "limit": 1000})
     if not found["ok"]:
@@ -99,4 +170,5 @@ async def _open_chat(app: CashCodeApp, resume: str | None) -> str | None:
     count = sum(1 for m in detail["messages"] if m["role"] in ("user", "assistant") and m["content"])
     title = detail["chat"]["title"] or "untitled"
     print(f"Resumed chat {resume} “{title}” ({count} messages)", file=sys.stderr)
+    print(banner("Chat", resume, provider, model), file=sys.stderr)
     return resume

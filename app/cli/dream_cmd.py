@@ -13,7 +13,7 @@ from app.cli.runtime import CliError, add_model_flags, fail
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("dream", help="distil new chat history into MEMORY.md")
     parser.add_argument("--now", action="store_true", required=True, help="run once now, in the foreground")
-    add_model_flags(parser)
+    add_model_flags(parser, turn=False)
     parser.set_defaults(func=_run)
 
 

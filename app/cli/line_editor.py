@@ -34,6 +34,16 @@ class LineEditor:
         def _newline(event: object) -> None:
             event.current_buffer.insert_text("\n")  # type: ignore[attr-defined]
 
+        # Ctrl-C clears a typed line (as a shell does); at an empty prompt it is the caller's
+        # KeyboardInterrupt (twice in a row leaves the chat).
+        @bindings.add("c-c")
+        def _interrupt(event: object) -> None:
+            buffer = event.current_buffer  # type: ignore[attr-defined]
+            if buffer.text:
+                buffer.reset()
+            else:
+                event.app.exit(exception=KeyboardInterrupt())  # type: ignore[attr-defined]
+
         history: History = InMemoryHistory()
         if history_dir is not None and history_dir.is_dir():
             history = FileHistory(str(history_dir / HISTORY_FILE))

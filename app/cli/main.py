@@ -50,6 +50,7 @@ COMMANDS = {
     "dream": ("app.cli.dream_cmd", "distil new chat history into MEMORY.md (dream --now)"),
     "traces": ("app.cli.traces_cmd", "list or show the traces of past turns"),
     "evals": ("app.cli.evals_cmd", "run eval cases from a YAML or JSON file"),
+    "kb": ("app.cli.kb_cmd", "knowledge bases: add folders, list, search, remove, reindex"),
 }
 
 

@@ -1,8 +1,9 @@
 """`cashcode memories add|list|search|update|delete` (explicit memories, SPEC S5.4).
 
-Writes show the change and ask first (default No; without a terminal the answer is No) unless
-`--yes`. `add` shows the full id it will use and writes exactly that id; `update`/`delete`
-refuse when the memory changed meanwhile (the user must look again).
+Writes show the change and ask first unless `--yes` (without a terminal the answer is No):
+`add` defaults to Yes (the user's own text, typed just now), `update`/`delete` to No. `update`
+and `delete` take a unique start of an id too. `add` shows the full id it will use and writes
+exactly that id; `update`/`delete` refuse when the memory changed meanwhile (look again).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     search.add_argument("--json", action="store_true", help="print a JSON array")
     search.set_defaults(func=runner(_search))
     update = commands.add_parser("update", help="replace a memory's text and tags")
-    update.add_argument("id", help="the full memory id")
+    update.add_argument("id", help="the memory id (or a unique start of it)")
     update.add_argument("--content", required=True)
     update.add_argument(
         "--tag", action="append", default=[], help="a tag (repeatable; replaces the old tags)"
@@ -46,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     update.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     update.set_defaults(func=runner(_update))
     delete = commands.add_parser("delete", help="delete a memory")
-    delete.add_argument("id", help="the full memory id")
+    delete.add_argument("id", help="the memory id (or a unique start of it)")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     delete.set_defaults(func=runner(_delete))
 
@@ -74,8 +75,9 @@ def error(envelope: dict[str, Any]) -> int:
     return 1
 
 
-async def confirm(question: str, yes: bool) -> bool:
-    """Ask `question` [y/N]; --yes skips it; no terminal means No."""
+async def confirm(question: str, yes: bool, *, default: bool = False) -> bool:
+    """Ask `question`; Enter gives `default` ([Y/n] or [y/N]); --yes skips it; no terminal
+    means No whatever the default (a script must say --yes)."""
     if yes:
         return True
     from app.cli.terminal import StdinLines
@@ -83,9 +85,30 @@ async def confirm(question: str, yes: bool) -> bool:
     if not StdinLines.is_interactive():
         print("No terminal to confirm on; nothing was changed (pass --yes to confirm).", file=sys.stderr)
         return False
-    print(f"{question} [y/N] ", end="", flush=True)
+    print(f"{question} {'[Y/n]' if default else '[y/N]'} ", end="", flush=True)
     answer = ((await StdinLines().readline()) or "").strip().lower()
+    if not answer:
+        return default
     return answer in ("y", "yes")
+
+
+async def resolve_id(app: CashCodeApp, given: str) -> str | dict[str, Any]:
+    """The full id for a full id or a unique prefix of one; an error envelope otherwise."""
+    listed = await app.invoke("memories.list", {"limit": 100_000})
+    if not listed["ok"]:
+        return dict(listed)
+    ids = [m["id"] for m in listed["data"]["memories"]]
+    if given in ids:
+        return str(given)
+    matches = [i for i in ids if i.startswith(given)] if given else []
+    if len(matches) == 1:
+        return str(matches[0])
+    if not matches:
+        message = f"No memory id starts with {given!r} (cashcode memories list shows them)."
+        return {"ok": False, "error": {"code": "not_found", "message": message}}
+    shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
+    message = f"{len(matches)} memories start with {given!r} ({shown}); give more of the id."
+    return {"ok": False, "error": {"code": "invalid", "message": message}}
 
 
 def _shown(content: str, tags: list[str]) -> str:
@@ -108,7 +131,8 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
     memory_id = new_id()
     print(f"Add memory {memory_id}:\n{_shown(args.text, args.tag)}")
-    if not await confirm("Add it?", args.yes):
+    # The user's own text, typed just now: Enter adds it (the model's writes ask elsewhere).
+    if not await confirm("Add it?", args.yes, default=True):
         print("Not added.")
         return 1
     added = await app.invoke("memories.add", {"content": args.text, "tags": args.tag, "id": memory_id})
@@ -135,7 +159,10 @@ async def _search(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _update(app: CashCodeApp, args: argparse.Namespace) -> int:
-    current = await app.invoke("memories.get", {"id": args.id})
+    memory_id = await resolve_id(app, args.id)
+    if not isinstance(memory_id, str):
+        return error(memory_id)
+    current = await app.invoke("memories.get", {"id": memory_id})
     if not current["ok"]:
         return error(current)
     old = current["data"]
@@ -158,7 +185,10 @@ async def _update(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _delete(app: CashCodeApp, args: argparse.Namespace) -> int:
-    current = await app.invoke("memories.get", {"id": args.id})
+    memory_id = await resolve_id(app, args.id)
+    if not isinstance(memory_id, str):
+        return error(memory_id)
+    current = await app.invoke("memories.get", {"id": memory_id})
     if not current["ok"]:
         return error(current)
     old = current["data"]

@@ -12,7 +12,7 @@ from app.cli.runtime import CliError, add_model_flags, fail
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("models", help="list the models of the configured provider")
-    add_model_flags(parser)
+    add_model_flags(parser, model=False, turn=False)
     parser.set_defaults(func=run)
 
 
@@ -39,7 +39,10 @@ async def _models(args: argparse.Namespace) -> int:
     for problem in data["errors"]:
         print(error_line(problem, session.config), file=sys.stderr)
     for entry in data["models"]:
-        marks = [label for key, label in (("supports_tools", "tools"), ("supports_vision", "vision"))
-                 if entry.get(key)]
+        marks = [
+            label
+            for key, label in (("supports_tools", "tools"), ("supports_vision", "vision"))
+            if entry.get(key)
+        ]
         print(entry["model"] + (f"  [{', '.join(marks)}]" if marks else ""))
     return 1 if data["errors"] and not data["models"] else 0

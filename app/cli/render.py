@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from app.api.app import CashCodeApp
+from app.cli.markdown_out import MarkdownStream
 from app.cli.safe_text import DIM, visible, write_styled
+from app.cli.spinner import Spinner
 from app.cli.terminal import StdinLines
 from app.contracts.events import (
     AppEvent,
@@ -52,10 +54,15 @@ class TerminalTurn:
         stream: bool,
         stdin: StdinLines | None,
         on_reply: Callable[[], None] | None = None,
+        terminal: bool = False,
     ) -> None:
         """`stdin` None: no terminal to ask — every approval is denied without asking.
         `on_reply`: called once, at the first event after the turn started (the model answered,
-        so every import of the turn is done) or when the turn ends."""
+        so every import of the turn is done) or when the turn ends.
+        `terminal`: stdout and stderr are a terminal: a spinner until the first event, and the
+        answer rendered as Markdown (never when piped: the output stays the plain answer)."""
+        self._terminal = terminal
+        self._markdown: MarkdownStream | None = None
         self._app = app
         self._out = out
         self._err = err
@@ -70,26 +77,30 @@ class TerminalTurn:
         turn_id = ""
         wrote_text = False
 
+        spinner = Spinner(self._err, enabled=self._terminal)
+
         def on_event(event: AppEvent) -> None:
             nonlocal wrote_text
             if getattr(event, "turn_id", None) != turn_id:
                 return
             if not isinstance(event, TurnStarted):
                 self._replied()
+                spinner.stop()
             if isinstance(event, Delta) and event.channel == "text" and self._stream:
                 try:
-                    self._out.write(visible(event.text))
-                    self._out.flush()
+                    self._write_text(event.text)
                 except BrokenPipeError as exc:  # `cashcode ask … | head`: the reader is gone
                     if not done.done():
                         done.set_exception(exc)
                     return
                 wrote_text = wrote_text or bool(event.text)
             elif isinstance(event, ToolCallEvent):
+                wrote_text = self._end_segment(wrote_text)
                 self._tool_line(event, wrote_text)
             elif isinstance(event, ToolResultEvent) and not event.ok:
                 self._failed_tool_line(event)
             elif isinstance(event, ApprovalRequired):
+                wrote_text = self._end_segment(wrote_text)
                 task = asyncio.get_running_loop().create_task(self._answer(event))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -103,6 +114,7 @@ class TerminalTurn:
                 error = envelope["error"]
                 return TurnResult(EXIT_ERROR, error=ErrorInfo(code=error["code"], message=error["message"]))
             turn_id = envelope["data"]["turn_id"]
+            spinner.start()
             try:
                 end = await done
             except BrokenPipeError:
@@ -111,8 +123,27 @@ class TerminalTurn:
                 raise
         finally:
             unsubscribe()
+            spinner.stop()
             self._replied()
         return self._finish(end, wrote_text)
+
+    def _write_text(self, text: str) -> None:
+        if self._terminal:
+            if self._markdown is None:
+                self._markdown = MarkdownStream(self._out)
+            self._markdown.add(text)
+            return
+        self._out.write(visible(text))
+        self._out.flush()
+
+    def _end_segment(self, wrote_text: bool) -> bool:
+        """Before a tool line or a prompt: the rendered text so far stays, on lines of its own.
+        Returns whether the caller still has to start a new line."""
+        if self._markdown is not None:
+            self._markdown.close()
+            self._markdown = None
+            return False
+        return wrote_text
 
     def _replied(self) -> None:
         if self._on_reply is not None:
@@ -120,6 +151,11 @@ class TerminalTurn:
             callback()
 
     def _finish(self, end: AppEvent, wrote_text: bool) -> TurnResult:
+        rendered = self._markdown is not None
+        if self._markdown is not None:  # the rendered answer ends on its own line
+            self._markdown.close()
+            self._markdown = None
+            wrote_text = False
         if isinstance(end, TurnDone):
             if end.hit_limit:
                 # The note is not an answer: it goes to stderr, and the exit status says so.
@@ -129,10 +165,13 @@ class TerminalTurn:
                 self._err.write(end.text + "\n")
                 self._err.flush()
                 return TurnResult(EXIT_STEP_LIMIT, text=end.text)
-            if not self._stream:
-                self._out.write(visible(end.text))
-            if end.text or wrote_text:
-                self._out.write("\n")
+            if not self._stream and self._terminal and end.text:
+                MarkdownStream(self._out).render_whole(end.text)  # ends with its own newline
+            elif not rendered:
+                if not self._stream:
+                    self._out.write(visible(end.text))
+                if end.text or wrote_text:
+                    self._out.write("\n")
             self._out.flush()
             return TurnResult(EXIT_OK, text=end.text)
         if wrote_text:

@@ -32,14 +32,22 @@ def fail(message: str) -> int:
     return 1
 
 
-def add_model_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", help="model name (env CASHCODE_MODEL)")
-    parser.add_argument("--workspace", help="workspace folder (env WORKSPACE_DIR; default: current folder)")
+def add_model_flags(parser: argparse.ArgumentParser, *, model: bool = True, turn: bool = True) -> None:
+    """The provider flags; `model`: the command uses a model; `turn`: it runs agent turns
+    (workspace, steps, streaming). A command's --help lists only the flags it takes."""
+    if model:
+        parser.add_argument("--model", help="model name (env CASHCODE_MODEL)")
+    if turn:
+        parser.add_argument(
+            "--workspace", help="workspace folder (env WORKSPACE_DIR; default: current folder)"
+        )
     parser.add_argument(
         "--api-mode", choices=["responses", "chat_completions"], help="API mode (env CASHCODE_API_MODE)"
     )
     parser.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL)")
     parser.add_argument("--provider", help="a saved provider profile (id or name)")
+    if not turn:
+        return
     parser.add_argument("--max-iterations", type=int, help="model steps per turn (default 20)")
     stream = parser.add_mutually_exclusive_group()
     stream.add_argument(

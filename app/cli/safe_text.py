@@ -12,8 +12,9 @@ import os
 import re
 from typing import TextIO
 
-# C0 except \t and \n, DEL, C1, and the bidi embedding/override/isolate marks (spoofing).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 except \t and \n, DEL, C1, the bidi embedding/override/isolate marks (spoofing), and lone
+# surrogates (JSON may carry them; writing one to a UTF-8 terminal raises).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 # The app's own SGR styles (kept: they are ours, not the text's).
 DIM, BOLD, RED = "2", "1", "31"

@@ -39,8 +39,8 @@ class Mention(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["skill", "mcp"]
-    name: str  # Skill name or MCP catalog name
+    kind: Literal["skill", "mcp", "knowledge"]
+    name: str  # Skill name, MCP catalog name or knowledge base name
     label: str = ""  # what the chip showed
 
 

@@ -49,4 +49,3 @@ class ModelRef(ApiModel):
 
 class FolderPick(ApiModel):
     path: str | None
-

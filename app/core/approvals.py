@@ -99,9 +99,7 @@ class ApprovalGate:
         if pending is None or pending.future.done():
             return False
         if decision == "always" and not pending.can_always:
-            raise AlwaysNotOffered(
-                "\"Always allow\" is not offered for this request; answer \"once\" or \"deny\"."
-            )
+            raise AlwaysNotOffered('"Always allow" is not offered for this request; answer "once" or "deny".')
         pending.future.set_result(decision)
         self._resolved(approval_id, decision)
         return True

@@ -20,16 +20,10 @@ DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000
 
 
-
-
 class ApprovalPolicy(Protocol):
     """Decides whether a prepared call runs, asks, or is refused."""
 
     def __call__(self, tool: Tool, prepared: PreparedCall) -> PolicyDecision: ...
-
-
-
-
 
 
 @dataclass(frozen=True)

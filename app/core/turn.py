@@ -13,7 +13,7 @@ from app.contracts.messages import Message
 from app.contracts.provider import ProviderError
 from app.contracts.turn import TurnSpec
 from app.core.context import TurnDeps
-from app.core.history_repair import repair
+from app.core.history_repair import repair_history
 from app.core.loop import AgentLoop
 
 _log = logging.getLogger(__name__)
@@ -65,17 +65,17 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         )
     )
     try:
-        history = deps.store.history(spec.chat_id, leaf=spec.parent_cursor)
+        stored = deps.store.history(spec.chat_id, leaf=spec.parent_cursor)
+        repaired = repair_history(stored)  # never sent to a provider as stored when it is broken
+        if repaired.changed:
+            _log.warning("chat %s: history repaired for this turn: %s", chat_id, "; ".join(repaired.problems))
+        history = repaired.messages
         user = spec.user_message()
         if spec.regenerate:  # the user message is stored already: the path ends with it
             if not history or history[-1].role != "user":
                 raise ValueError("a regenerated turn must end its history at a user message")
             history, user = history[:-1], history[-1]
-        # The new message is checked with the history (it may follow a stored user message).
-        fixed = repair([*history, user])
-        if fixed.fixes:  # a damaged history is never sent as is (app/core/history_repair.py)
-            _log.warning("chat %s: history repaired for the request: %s", chat_id, "; ".join(fixed.fixes))
-        context = [Message(role="system", content=deps.system_prompt), *fixed.messages[:-1]]
+        context = [Message(role="system", content=deps.system_prompt), *history]
         loop = AgentLoop(deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model)
         result = await loop.run(context, user)
     except ProviderError as exc:

@@ -93,5 +93,3 @@ class SectionStore(Generic[M]):
 
     def update(self, fn: Callable[[M], M]) -> M:
         return self.save(fn(self.load()))
-
-

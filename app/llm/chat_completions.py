@@ -34,9 +34,7 @@ class ChatCompletionsProvider(OpenAIProvider):
                 stream_cls=AsyncStream[ChatCompletionChunk],
             )
         # `messages=[]` satisfies the SDK's signature; the real list goes as-is in extra_body.
-        return await client.chat.completions.create(
-            **{"messages": [], **as_is(kwargs, "messages", "tools")}
-        )
+        return await client.chat.completions.create(**{"messages": [], **as_is(kwargs, "messages", "tools")})
 
     def _whole(self, result: Any) -> Sequence[StreamEvent]:
         return completion_events(result)

@@ -98,7 +98,10 @@ class LazyOpenAIClient:
         if response.status_code >= 400:
             message, code = _error_fields(body, response.text[:500])
             error = errors.from_status(
-                ctx, response.status_code, errors.scrub(message, self._api_key), code,
+                ctx,
+                response.status_code,
+                errors.scrub(message, self._api_key),
+                code,
                 errors.retry_after_seconds(response.headers),
             )
             raise explain_keyless(error, self._api_key, ctx)

@@ -201,7 +201,7 @@ def oauth_provider(
     the app passes None and registers dynamically (or uses a pre-registered client)."""
     from mcp.shared.auth import OAuthClientMetadata
 
-    from app.mcp.oauth_legacy import legacy_provider_class
+    from app.mcp.oauth_legacy import legacy_tolerant_provider
 
     registered = KeyringTokenStorage(secrets, server).registered_redirect_uri()
     if registered:
@@ -214,7 +214,7 @@ def oauth_provider(
         token_endpoint_auth_method="none",
     )
     storage = KeyringTokenStorage(secrets, server, redirect_uri=sign_in.redirect_uri)
-    provider = legacy_provider_class()(
+    provider = legacy_tolerant_provider(
         server_url=url,
         client_metadata=metadata,
         storage=storage,

@@ -20,6 +20,8 @@ from typing import Any
 
 from app.mcp import frozen
 from app.mcp.config import Resolved
+from app.mcp.not_mcp import collecting, not_mcp_message
+from app.mcp.stderr_log import open_private_log, redacted_stderr
 
 GUARD = frozen.GUARD
 CONNECT_TIMEOUT_S = 60.0
@@ -68,10 +70,14 @@ async def open_client(
         program = find_program(entry.command, env.get("PATH"))
         guarded = guarded_argv([program, *entry.args])
         params = StdioServerParameters(command=guarded[0], args=guarded[1:], env=env)
-        stderr_path.parent.mkdir(parents=True, exist_ok=True)
-        with stderr_path.open("w", encoding="utf-8", errors="replace") as errlog:
-            async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
-                yield client
+        with redacted_stderr(stderr_path, resolved.secret_values()) as errlog, collecting() as printed:
+            try:
+                async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
+                    yield client
+            except Exception as exc:
+                if printed:  # it printed text, not JSON-RPC: say so (app/mcp/not_mcp.py)
+                    raise ConnectError(not_mcp_message(printed)) from exc
+                raise
         return
     import httpx2
 
@@ -125,8 +131,7 @@ async def launch(command: str, args: Sequence[str], stderr_path: Path) -> Launch
     """Start a loopback server with `${port}` filled in; returns once the port accepts."""
     port = free_port()
     argv = [command, *(a.replace("${port}", str(port)) for a in args)]
-    stderr_path.parent.mkdir(parents=True, exist_ok=True)
-    with stderr_path.open("wb") as err:
+    with open_private_log(stderr_path) as err:
         proc = await asyncio.create_subprocess_exec(
             *guarded_argv(argv),
             stdin=asyncio.subprocess.DEVNULL,

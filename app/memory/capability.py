@@ -17,9 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.contracts.capability import Capability, Handler, ListedTool
+from app.contracts.events import Event
 from app.contracts.messages import Message
 from app.contracts.provider import Provider
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
+from app.memory.events import ContextLeftOut
 from app.memory.memory_file import MemoryFileError
 from app.memory.memory_tools import (
     ForgetMemoryTool,
@@ -53,7 +55,9 @@ class MemoryCapability(Capability):
         settings: SettingsStore,
         provider_for: Callable[[str], Provider],
         env: Mapping[str, str],
+        publish: Callable[[Event], None] | None = None,
     ) -> None:
+        self._publish = publish
         self.services: MemoryServices = build_services(db, chats, data_dir, settings, provider_for, env)
         s = self.services
         self._tools = ToolSet(
@@ -94,7 +98,11 @@ class MemoryCapability(Capability):
         def threshold() -> int:
             return s.settings.load().memory_consolidation_chars
 
-        return ConsolidatedStore(store, s.chats, s.summaries, threshold)
+        def left_out(chat_id: str) -> None:
+            if self._publish is not None:
+                self._publish(ContextLeftOut(chat_id=chat_id))
+
+        return ConsolidatedStore(store, s.chats, s.summaries, threshold, on_cut=left_out)
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         # A task, not an await: turn_done is emitted right after this returns. Claiming is a

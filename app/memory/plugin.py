@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 def _build(host: Host) -> Capability:
     from app.memory.capability import MemoryCapability
 
-    return MemoryCapability(host.db, host.chats, host.paths.data_dir, host.settings, host.provider, host.env)
+    return MemoryCapability(
+        host.db, host.chats, host.paths.data_dir, host.settings, host.provider, host.env, publish=host.publish
+    )
 
 
 def _schema(conn: sqlite3.Connection) -> None:
@@ -27,5 +29,6 @@ PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="memory",
     build=_build,
     routes="app.memory.api_routes",
+    events="app.memory.events",
     migrations=(_schema,),
 )

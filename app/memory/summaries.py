@@ -103,14 +103,16 @@ class SummaryRepository:
         with self._db.transaction() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
                 raise NotFound(f"chat {cid} not found")
-            newest = conn.execute(
-                "SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,)
-            ).fetchone()[0]
+            newest = conn.execute("SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,)).fetchone()[
+                0
+            ]
             if expected_previous != -1 and newest != expected_previous:
                 raise Conflict(f"chat {cid} was consolidated meanwhile")
-            if newest is not None and (conn.execute(
-                "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, keep_from_cursor)
-            ).fetchone()):
+            if newest is not None and (
+                conn.execute(
+                    "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, keep_from_cursor)
+                ).fetchone()
+            ):
                 previous = self.latest(cid, leaf=keep_from_cursor)
                 if previous is not None and keep_from_cursor < previous.keep_from_cursor:
                     raise ValueError("a new summary cannot keep messages an earlier summary already folded")
@@ -156,7 +158,9 @@ class ConsolidatedStore:
         chats: ChatRepository,
         summaries: SummaryRepository,
         threshold: Callable[[], int] | None = None,
+        on_cut: Callable[[str], None] | None = None,
     ) -> None:
+        self._on_cut = on_cut  # tells the user (an event) that older context was left out
         self._inner = inner
         self._chats = chats
         self._summaries = summaries
@@ -173,6 +177,8 @@ class ConsolidatedStore:
             except NotFound:  # a chat reserved by the turn's own repository, not stored yet
                 return self._inner.history(chat_id, leaf=leaf)
             cut = bool(newest) and newest[0].parent_cursor != tree.ROOT  # older ones did not fit
+            if cut and self._on_cut is not None:
+                self._on_cut(chat_id)
             return windowed([s.message for s in newest], cut=cut)
         tail = self._chats.history(chat_id, from_cursor=summary.keep_from_cursor, leaf=leaf)
         return [summary_message(summary), *tail]

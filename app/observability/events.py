@@ -20,4 +20,12 @@ class EvalProgress(Event):
     case_passed: bool | None = None
 
 
-EVENTS = (EvalProgress,)
+class DatabaseProblem(Event):
+    """The start-up integrity check (`PRAGMA quick_check`) found damage; `message` says what to do."""
+
+    type: Literal["database_problem"] = "database_problem"
+    message: str
+    details: list[str]
+
+
+EVENTS = (EvalProgress, DatabaseProblem)

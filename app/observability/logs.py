@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from app.support.secret_forms import encoded_forms
+
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 DEFAULT_LEVEL = "WARNING"
 ENV_LOG_LEVEL = "CASHCODE_LOG_LEVEL"
@@ -40,11 +42,16 @@ _PATTERNS = (
     (re.compile(r"([?&#](?:token|api_key|key)=)[^&\s\"']+", re.IGNORECASE), rf"\1{MASK}"),
     (
         re.compile(
-            r"((?:api[_-]?key|authorization|x-cashcode-token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{4,}",
+            r"((?:api[_-]?key|authorization|x-cashcode-token|password|passwd|pwd|secret|cookie)"
+            r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{4,}",
             re.IGNORECASE,
         ),
         rf"\1{MASK}",
     ),
+    # A `Cookie:` / `Set-Cookie:` header line: every cookie in it (values hold sessions).
+    (re.compile(r"((?:set-)?cookie\s*:\s*)[^\r\n\"]+", re.IGNORECASE), rf"\1{MASK}"),
+    # A password in a URL's user info: scheme://user:password@host.
+    (re.compile(r"(\b[a-z][a-z0-9+.\-]*://[^\s/:@\"']*:)[^\s/@\"']+@", re.IGNORECASE), rf"\1{MASK}@"),
 )
 
 
@@ -74,7 +81,8 @@ class Redactor:
         self.add(secrets)
 
     def add(self, secrets: Iterable[str | None]) -> None:
-        fresh = {s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}
+        # Every form a log line may hold the value in: raw, URL-encoded, base64 (secret_forms).
+        fresh = {f for s in secrets if s and len(s) >= _MIN_SECRET_LEN for f in encoded_forms(s)}
         with self._lock:
             # Longest first: a secret containing another is masked whole.
             self._secrets = tuple(sorted(fresh | set(self._secrets), key=len, reverse=True))

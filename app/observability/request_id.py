@@ -3,7 +3,9 @@ written while the request is handled repeats it (`request_id` in the JSON line).
 
 A caller's own `X-Request-ID` is kept when it is a short plain token (so a client can correlate
 its logs); anything else is replaced by a fresh id. One INFO line per request records method,
-path (never the query string: the start URL carries the token), status and duration.
+route template (`/api/skills/{name}`, never the values in the path: a Skill's or a file's name
+is the user's data, and never the query string: the start URL carries the token), status and
+duration.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class RequestIdMiddleware:
             _log.info(
                 "%s %s -> %s",
                 scope.get("method", "WS"),
-                scope.get("path", ""),
+                route_template(scope),
                 status["code"],
                 extra={"duration_ms": round((time.perf_counter() - started) * 1000, 3)},
             )
@@ -62,3 +64,15 @@ def _incoming(scope: Scope) -> str | None:
         if key.lower() == HEADER and _VALID.fullmatch(value):
             return str(value.decode("ascii"))
     return None
+
+
+def route_template(scope: Scope) -> str:
+    """The matched route's path template; unmatched paths keep only their first segment."""
+    route = scope.get("route")
+    template = getattr(route, "path", None)
+    if isinstance(template, str) and template:
+        return template
+    path = str(scope.get("path", ""))
+    first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
+    rest = "/…" if path.count("/") > 1 else ""
+    return f"/{first[:40]}{rest}"

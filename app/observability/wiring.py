@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
@@ -9,13 +10,14 @@ from typing import TYPE_CHECKING
 from app.contracts.capability import Handler
 from app.contracts.replies import Empty
 from app.observability.capability import Bus, TraceCapability
+from app.observability.events import DatabaseProblem
 from app.observability.logs import register_secrets
 from app.observability.prices import Price, PriceEntry, PriceTable, env_price
 from app.observability.store import TraceRepository
 from app.settings.config_errors import ConfigError
 from app.settings.secrets import SecretStore, provider_key_name
 from app.settings.user_settings import SettingsStore
-from app.store.db import Database
+from app.store.db import Database, quick_check
 
 if TYPE_CHECKING:  # the route models load with the first route call (`ask` start-up)
     from app.host.host import Host
@@ -55,6 +57,7 @@ class ObservabilityCapability(TraceCapability):
         self._bus = bus
         self._app = app
         self._evals: EvalRunner | None = None
+        self._checking: asyncio.Task[None] | None = None  # the start-up integrity check
 
     @property
     def evals(self) -> EvalRunner:
@@ -72,7 +75,6 @@ class ObservabilityCapability(TraceCapability):
 
         last = self._settings.load().last_model
         return EvalModel(provider_id=last.provider_id, model=last.model) if last is not None else None
-
 
     def routes(self) -> Mapping[str, Handler]:
         return {
@@ -92,6 +94,8 @@ class ObservabilityCapability(TraceCapability):
         return self.evals.get(req.id)
 
     async def aclose(self) -> None:
+        if self._checking is not None and not self._checking.done():
+            self._checking.cancel()  # the thread finishes its read; nothing waits for it
         if self._evals is not None:
             await self._evals.aclose()
         await super().aclose()
@@ -107,12 +111,31 @@ class ObservabilityCapability(TraceCapability):
 
     async def start(self) -> None:
         self.evals.fail_unfinished()
+        self._checking = asyncio.get_running_loop().create_task(self._check_database())
         # Only long-lived surfaces start capabilities: the keychain is not touched on `ask`.
         try:
             names = [provider_key_name(p.id) for p in self._settings.load().providers]
             register_secrets(self._secrets.get(name) for name in names)
         except Exception:  # no keychain or a damaged settings file: the patterns still apply
             _log.info("stored provider keys could not be read for log redaction")
+
+
+    async def _check_database(self) -> None:
+        """The whole file is read once per start, off the loop; damage is logged and shown."""
+        try:
+            problems = await asyncio.to_thread(quick_check, self._db.path)
+        except Exception:  # the check itself failing is not the user's problem
+            _log.info("the database integrity check could not run", exc_info=True)
+            return
+        if not problems:
+            return
+        message = (
+            f"The database at {self._db.path} is damaged ({problems[0][:200]}). Your chats may be "
+            "incomplete: quit CashCode, keep a copy of the file, and restore a backup or run "
+            "`sqlite3 cashcode.sqlite3 .recover` on the copy."
+        )
+        _log.error("database integrity check failed: %s", "; ".join(p[:200] for p in problems))
+        self._bus.publish(DatabaseProblem(message=message, details=[p[:300] for p in problems]))
 
 
 def observability(host: Host) -> ObservabilityCapability:

@@ -19,8 +19,6 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     write_atomically(path, data, mode=KEEP_MODE)
 
 
-
-
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:

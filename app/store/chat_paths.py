@@ -33,9 +33,12 @@ class ChatPaths(ChatRecords):
         with self._db.reading() as conn:
             start = tree.active_leaf(conn, cid)
             bmap = tree.BranchMap.load(conn, cid)
-            if before_cursor is not None and conn.execute(
-                "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, before_cursor)
-            ).fetchone():
+            if (
+                before_cursor is not None
+                and conn.execute(
+                    "SELECT 1 FROM messages WHERE chat_id = ? AND cursor = ?", (cid, before_cursor)
+                ).fetchone()
+            ):
                 start = before_cursor  # the path through it, even if another became active
             if start == tree.ROOT:
                 return [], False, {}
@@ -258,4 +261,3 @@ class ChatPaths(ChatRecords):
                 "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
             ).fetchone()
         return int(row[0])
-

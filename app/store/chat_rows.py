@@ -55,7 +55,6 @@ def clean_title(title: str) -> str:
     return cleaned
 
 
-
 def chat_record(row: sqlite3.Row) -> ChatRecord:
     return ChatRecord(
         id=row["id"],
@@ -70,7 +69,15 @@ def message_row(chat_id: str, s: StoredMessage) -> tuple[object, ...]:
     m = s.message
     calls = json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls])
     return (
-        chat_id, s.cursor, s.turn_id, m.role, m.content, calls, m.tool_call_id, m.name, s.created_at,
+        chat_id,
+        s.cursor,
+        s.turn_id,
+        m.role,
+        m.content,
+        calls,
+        m.tool_call_id,
+        m.name,
+        s.created_at,
         meta_json(m),
     )
 
@@ -152,4 +159,3 @@ def stored_message(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
         created_at=row["created_at"],
         parent_cursor=parent,
     )
-

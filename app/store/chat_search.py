@@ -55,5 +55,3 @@ class ChatSearch(ChatWrites):
         if self._fts is None:
             self._fts = self._db.has_table(FTS_TABLE)
         return self._fts
-
-

@@ -8,6 +8,7 @@ interleaved with another thread's statements.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +20,6 @@ from app.contracts.capability import Migration
 from app.contracts.errors import DATABASE_BUSY_MESSAGE
 from app.store.errors import SchemaTooNew, StoreBusy, StoreError, classify_sqlite_error
 from app.store.migrations import LEGACY_STEPS, MIGRATIONS, run_script
-from app.store.schema_check import quick_check_problems, unknown_objects
 
 Params = Sequence[object]
 
@@ -87,29 +87,35 @@ class Database:
             raise classify_sqlite_error(exc, self.path, "read") from exc
         self._refuse_newer(version)
         try:
-            damage = quick_check_problems(conn)
-        except sqlite3.DatabaseError as exc:
-            raise classify_sqlite_error(exc, self.path, "check") from exc
-        if damage:
-            raise StoreError(
-                f"the database file {self.path} failed SQLite's integrity check ({'; '.join(damage)}); "
-                "it was left unchanged — restore a backup, or move it aside to start fresh"
-            )
-        try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"the database at {self.path} cannot use WAL journaling (got {mode!r})")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
-            unknown = unknown_objects(conn, self._parts)
+            self._refuse_foreign_objects()
         except sqlite3.DatabaseError as exc:
             raise classify_sqlite_error(exc, self.path, "prepare") from exc
-        if unknown:
+
+    def _refuse_foreign_objects(self) -> None:
+        """Triggers, views and indexes the app did not create are refused: a planted trigger
+        runs inside the app's own writes (it deleted a chat mid-turn in an attack)."""
+        recorded = {str(r[0]) for r in self._conn.execute("SELECT name FROM schema_parts")}
+        if recorded - {p.name for p in self._parts}:
+            return  # opened with fewer parts than made it (a tool, a test): cannot judge the rest
+        expected = expected_objects(tuple(self._parts))
+        found = self._conn.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view', 'index')"
+            " AND sql IS NOT NULL"
+        ).fetchall()
+        foreign = [f"{row[0]} {row[1]!r}" for row in found if expected.get((row[0], row[1])) != row[2]]
+        if foreign:
+            more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+            listed = ", ".join(sorted(foreign)[:5]) + more
             raise StoreError(
-                f"the database at {self.path} contains {', '.join(unknown)}, which CashCode did not "
-                "create (another program changed its schema); it was not used — remove "
-                "them with the sqlite3 tool or restore a backup"
+                f"the database at {self.path} holds schema objects CashCode did not create ({listed}); "
+                "it was left unchanged. Remove them with the sqlite3 tool (DROP TRIGGER/VIEW/INDEX) "
+                "or restore a backup, then start CashCode again"
             )
 
     def _user_version(self) -> int:
@@ -265,3 +271,43 @@ def _record(conn: sqlite3.Connection, name: str, version: int) -> None:
         " ON CONFLICT(name) DO UPDATE SET version = excluded.version",
         (name, version),
     )
+
+
+@functools.lru_cache(maxsize=8)
+def expected_objects(parts: tuple[SchemaPart, ...]) -> dict[tuple[str, str], str]:
+    """(type, name) -> SQL of every trigger, view and index the parts' steps create, found by
+    running them on an empty in-memory database (~20 ms; once per process and set of parts)."""
+    scratch = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        scratch.execute("BEGIN")
+        for part in parts:
+            for step in part.steps:
+                if isinstance(step, str):
+                    run_script(scratch, step)
+                else:
+                    step(scratch)
+        rows = scratch.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view', 'index')"
+            " AND sql IS NOT NULL"
+        ).fetchall()
+        scratch.execute("ROLLBACK")
+    finally:
+        scratch.close()
+    return {(str(r[0]), str(r[1])): str(r[2]) for r in rows}
+
+
+QUICK_CHECK_ROWS = 20
+
+
+def quick_check(path: Path) -> list[str]:
+    """`PRAGMA quick_check` on its own read-only connection (it reads the whole file, so it runs
+    in the background and never holds the app's connection); [] when the file is sound."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        rows = conn.execute(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+    finally:
+        conn.close()
+    found = [str(r[0]) for r in rows]
+    return [] if found == ["ok"] else found

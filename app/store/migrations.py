@@ -89,8 +89,6 @@ END;
 FTS_TABLE = "messages_fts"
 
 
-
-
 def _v1(conn: sqlite3.Connection) -> None:
     run_script(conn, SCHEMA_V1)
     try:

@@ -25,7 +25,7 @@ from app.contracts.tools import (
     ToolResult,
 )
 from app.tools.exec_env import command_env, is_git_executable
-from app.tools.git_guard import git_problem, hardened_git_argv
+from app.tools.git_guard import git_problem, hardened_approved_git_argv, hardened_git_argv, is_hardened
 from app.tools.process import CapturedStream, run_process
 from app.tools.safe_commands import Verdict, classify
 from app.tools.specs import DEFAULT_TIMEOUT_S, EXEC, MAX_TIMEOUT_S
@@ -78,11 +78,12 @@ class ExecTool(Tool):
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         plan: ExecPlan = call.state
-        env = command_env(self._base_env(), is_git=is_git_executable(plan.argv[0]), extra=ctx.env_allow)
+        is_git = is_git_executable(plan.argv[0])
+        env = command_env(self._base_env(), is_git=is_git, extra=ctx.env_allow)
+        # An approved git call runs hardened too; the approval and grant keep the argv as shown.
+        argv = hardened_approved_git_argv(plan.argv) if is_git and not is_hardened(plan.argv) else plan.argv
         try:
-            outcome = await run_process(
-                plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP
-            )
+            outcome = await run_process(argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
         head = (

@@ -11,7 +11,9 @@ The config probe only sees the superproject (and its includes, worktree config);
 own config (`.git/modules/<sub>/config`) is not visible to it. So the auto-approved call itself is
 also hardened (`hardened_git_argv`): fsmonitor off, submodules never entered, hooks pointed at an
 empty path, no pager, no external diff, no textconv. Together: git cannot start a program the
-repository names.
+repository names. A git call the user approves at a prompt runs with the same settings
+(`hardened_approved_git_argv`): the approval is for the command shown, not for programs the
+repository's config would add to it.
 """
 
 from __future__ import annotations
@@ -60,16 +62,68 @@ HARDENING_CONFIG: tuple[str, ...] = (
 )
 
 
-def hardened_git_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """(git, sub, *args) -> the same call with repository-supplied programs switched off."""
-    program, sub, *args = argv
+def _global_options() -> list[str]:
     options = ["--no-pager"]
     for setting in HARDENING_CONFIG:
         options += ["-c", setting]
-    after = ["--ignore-submodules=all"]
+    return options
+
+
+def _not_given(flags: tuple[str, ...], args: list[str]) -> list[str]:
+    """The flags the caller did not pass already (a duplicated flag reads as a mistake)."""
+    return [f for f in flags if f not in args]
+
+
+def hardened_git_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """(git, sub, *args) -> the same call with repository-supplied programs switched off."""
+    program, sub, *args = argv
+    after = _not_given(("--ignore-submodules=all",), args)
     if sub in ("diff", "log"):
-        after += ["--no-ext-diff", "--no-textconv"]
-    return (program, *options, sub, *after, *args)
+        after += _not_given(("--no-ext-diff", "--no-textconv"), args)
+    return (program, *_global_options(), sub, *after, *args)
+
+
+# Global options of git that take a separate value (`git -C dir log`): the sub-command follows.
+_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+# Sub-commands that accept the diff machinery's switches (textconv and external diff drivers).
+_DIFF_LIKE = frozenset({"diff", "log", "show", "whatchanged"})
+
+
+def _sub_command(args: tuple[str, ...]) -> int | None:
+    """Index of git's sub-command in `args` (after the program), or None (bare `git`, `--version`)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _OPTIONS_WITH_VALUE:
+            i += 2
+        elif arg.startswith("-"):
+            i += 1
+        else:
+            return i
+    return None
+
+
+def hardened_approved_git_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """Any git call the user approved, with the same safety settings as an unasked one.
+
+    Approving `git log` approves that command, not whatever program the repository's config
+    names (a downloaded repository's fsmonitor, hooks or diff driver). The global `-c` settings
+    go right after the program, so `git -C other …` and bare `git` get them too; the diff
+    switches only go to sub-commands that take them, and never twice.
+    """
+    program, *rest = argv
+    args = tuple(rest)
+    hardened: list[str] = [program, *_global_options()]
+    sub = _sub_command(args)
+    if sub is None:
+        return (*hardened, *args)
+    head, name, tail = list(args[:sub]), args[sub], list(args[sub + 1 :])
+    extra = _not_given(("--no-ext-diff", "--no-textconv"), tail) if name in _DIFF_LIKE else []
+    return (*hardened, *head, name, *extra, *tail)
+
+
+def is_hardened(argv: tuple[str, ...]) -> bool:
+    return len(argv) > 1 and argv[1] == "--no-pager" and HARDENING_CONFIG[0] in argv
 
 
 async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str, str]) -> str | None:

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.contracts.tools import ToolContext, ToolError
+from app.tools.hard_links import TooManyToCheck, link_into, private_inodes
 from app.tools.safe_rules import GIT_SUBCOMMANDS, OPTIONAL_VALUE, RULES, Rule
 from app.tools.workspace import (
+    active_private_roots,
     hard_link_count,
     private_root_of,
     private_roots_below,
@@ -142,6 +144,22 @@ def _private_problem(
         for path in paths or [real_cwd]:
             if private_roots_below(path, ctx):
                 return f"a recursive `{key}` over `{path}` would enter CashCode's own data folders"
+        return _hard_link_problem(key, paths or [real_cwd], ctx)
+    return None
+
+
+def _hard_link_problem(key: str, trees: Sequence[Path], ctx: ToolContext) -> str | None:
+    """A recursive read must not reach a private file through a hard link (hard_links.py)."""
+    try:
+        inodes = private_inodes(active_private_roots(ctx))
+        for tree in trees:
+            if tree.is_dir() and (hit := link_into(tree, inodes)) is not None:
+                return (
+                    f"a recursive `{key}` would read `{hit}`, a hard link to a file in CashCode's "
+                    "own data folders"
+                )
+    except TooManyToCheck:
+        return f"too many files to check a recursive `{key}` for links into CashCode's own data folders"
     return None
 
 

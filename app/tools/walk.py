@@ -78,9 +78,7 @@ def walk(
         linked = {d for d in dirs if (root_path / d).is_symlink()}
         # Symlinked folders are listed (if they resolve inside) but never descended into.
         dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in SKIP_DIRS and d not in linked and not _skipped(root_path / d, skip)
+            d for d in dirs if d not in SKIP_DIRS and d not in linked and not _skipped(root_path / d, skip)
         )
         for name in sorted([*dirs, *linked]) + sorted(files):
             visited += 1

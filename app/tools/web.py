@@ -105,9 +105,10 @@ class WebFetchTool(Tool):
 
         target: Target = call.state
         try:
-            async with asyncio.timeout(self._overall_s), httpx2.AsyncClient(
-                trust_env=False, follow_redirects=False, timeout=TIMEOUT_S
-            ) as client:
+            async with (
+                asyncio.timeout(self._overall_s),
+                httpx2.AsyncClient(trust_env=False, follow_redirects=False, timeout=TIMEOUT_S) as client,
+            ):
                 fetched = await self._fetch(client, target, ctx)
         except TimeoutError as exc:
             raise ToolError(

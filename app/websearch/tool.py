@@ -17,6 +17,8 @@ from app.contracts.tools import (
     ToolError,
     ToolResult,
 )
+from app.tools.guarded_transport import GuardRefused, guarded_transport
+from app.tools.ssrf import Resolver, system_resolve
 from app.websearch.backends import SearchFailed, search
 from app.websearch.model import MAX_RESULTS, SearchConfig, SearchResult
 from app.websearch.tool_spec import WEB_SEARCH
@@ -32,8 +34,9 @@ class WebSearchTool(Tool):
     # Contacting a search host sends the query out: asked per host (see CONTRACTS.md).
     read_only = False
 
-    def __init__(self, config: Callable[[], SearchConfig]) -> None:
+    def __init__(self, config: Callable[[], SearchConfig], resolver: Resolver = system_resolve) -> None:
         self._config = config
+        self._resolver = resolver
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         query = " ".join(req_str(args, "query").split())
@@ -62,14 +65,30 @@ class WebSearchTool(Tool):
         import httpx2  # lazy: keeps `cashcode ask` start-up fast
 
         config, query, count = call.state
-        host = urlsplit(config.url).hostname
+        parts = urlsplit(config.url)
+        host = parts.hostname or ""
+        # Every hop through the SSRF guard; the configured address itself may be the user's own
+        # local instance, a redirect target may not (app/tools/guarded_transport.py).
+        transport = guarded_transport(
+            allow_private=ctx.allow_private_network,
+            trusted=(host.lower(), parts.port or (443 if parts.scheme == "https" else 80)),
+            resolver=self._resolver,
+        )
         try:
             async with httpx2.AsyncClient(
-                trust_env=False, timeout=TIMEOUT_S, follow_redirects=True
+                transport=transport,
+                trust_env=False,
+                timeout=TIMEOUT_S,
+                follow_redirects=True,
+                max_redirects=5,
             ) as client:
                 results = await search(client, config, query, count)
         except SearchFailed as exc:
             raise ToolError(f"Web search failed: {exc}") from exc
+        except GuardRefused as exc:
+            raise ToolError(f"Web search refused: {exc}.") from exc
+        except httpx2.TooManyRedirects as exc:
+            raise ToolError(f"Web search failed: {host} redirected more than 5 times.") from exc
         except httpx2.TimeoutException as exc:
             raise ToolError(f"Web search failed: {host} did not answer within {TIMEOUT_S:.0f} s.") from exc
         except httpx2.HTTPError as exc:

@@ -17,6 +17,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/welcome", name: "welcome", component: () => import("@/views/OnboardingView.vue") },
       { path: "/mcp", name: "mcp", component: () => import("@/views/McpView.vue") },
       { path: "/memory", name: "memory", component: () => import("@/views/MemoryView.vue") },
+      { path: "/knowledge", name: "knowledge", component: () => import("@/views/KnowledgeView.vue") },
       { path: "/skills", name: "skills", component: () => import("@/views/SkillsView.vue") },
       { path: "/usage", name: "usage", component: () => import("@/views/UsageView.vue") },
       { path: "/evals", name: "evals", component: () => import("@/views/EvalsView.vue") },

@@ -46,9 +46,12 @@ async def test_every_tool_a_turn_can_offer_is_listed_once_with_its_group(
     assert {n: groups.get(n) for n in MEMORY} == dict.fromkeys(MEMORY, "memory")
     assert {n: groups.get(n) for n in SKILLS} == dict.fromkeys(SKILLS, "skills")
     assert groups["tool_search"] == groups["mcp_prepare"] == "mcp"
+    assert groups["knowledge_search"] == "knowledge"
 
-    # The list is exactly what a turn offers the model.
+    # The list is exactly what a turn offers the model (knowledge_search: once a base exists).
     from tests.api.conftest import add_provider
+
+    await ok(app, "knowledge.create", {"name": "Notes"})
 
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = await ok(app, "chats.create")

@@ -48,8 +48,8 @@ def test_add_list_search_update_delete(plain_env: dict[str, str], home: Path) ->
     none = json.loads(cashcode("memories", "search", "uv", "tea", "--json", env=plain_env, cwd=ws).stdout)
     assert none == []
 
-    short = cashcode("memories", "delete", memory_id[:8], "--yes", env=plain_env, cwd=ws)
-    assert short.returncode == 1 and "invalid memory id" in short.stderr
+    unknown = cashcode("memories", "delete", "zzzz", "--yes", env=plain_env, cwd=ws)
+    assert unknown.returncode == 1 and "No memory id starts with 'zzzz'" in unknown.stderr
     asked = cashcode("memories", "update", memory_id, "--content", "Use uv sync", env=plain_env, cwd=ws)
     assert asked.returncode == 1 and "before:" in asked.stdout and "Use uv sync" in asked.stdout
     updated = cashcode(
@@ -67,7 +67,7 @@ def test_add_list_search_update_delete(plain_env: dict[str, str], home: Path) ->
     assert updated.returncode == 0, updated.stderr
     found = json.loads(cashcode("memories", "search", "sync", "--json", env=plain_env, cwd=ws).stdout)
     assert [(f["content"], f["tags"]) for f in found] == [("Use uv sync", ["python"])]
-    deleted = cashcode("memories", "delete", memory_id, "--yes", env=plain_env, cwd=ws)
+    deleted = cashcode("memories", "delete", memory_id[:8], "--yes", env=plain_env, cwd=ws)  # a unique start
     assert deleted.returncode == 0 and memory_id in deleted.stdout
     assert len(json.loads(cashcode("memories", "list", "--json", env=plain_env, cwd=ws).stdout)) == 1
 
@@ -106,3 +106,37 @@ def test_dream_now_prints_what_changed(env: dict[str, str], home: Path, fake_llm
     again = cashcode("dream", "--now", env=env, cwd=ws)
     assert again.returncode == 0 and "No new chat history" in again.stdout
     assert cashcode("memory", "show", env=env, cwd=ws).stdout == "- Has a cat called Miso\n"
+
+
+def test_add_at_a_terminal_defaults_to_yes(plain_env: dict[str, str], home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.test_interrupts import OutputWatcher
+
+    ws = home / "ws"
+    primary, secondary = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "memories", "add", "Prefers dark roast"],
+        env=plain_env,
+        cwd=ws,
+        stdin=secondary,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(secondary)
+    assert proc.stdout is not None
+    with proc:
+        out = OutputWatcher(proc.stdout)
+        out.wait_for("[Y/n]")
+        os.write(primary, b"\n")  # Enter: the default, Yes
+        assert proc.wait(timeout=30) == 0
+    os.close(primary)
+    items = json.loads(cashcode("memories", "list", "--json", env=plain_env, cwd=ws).stdout)
+    assert [i["content"] for i in items] == ["Prefers dark roast"]
+    empty = cashcode("memories", "delete", "", "--yes", env=plain_env, cwd=ws)  # no id at all
+    assert empty.returncode == 1 and json.loads(
+        cashcode("memories", "list", "--json", env=plain_env, cwd=ws).stdout
+    )

@@ -29,8 +29,9 @@ def _ask_in_a_terminal(env: dict[str, str], cwd: Path, answer: str) -> tuple[int
     err = OutputWatcher(proc.stderr)
     err.wait_for("Allow? ")
     os.write(primary, answer.encode() + b"\n")
-    out = proc.stdout.read()
-    code = proc.wait(timeout=30)
+    with proc:  # closes both pipes (no unclosed-file warning)
+        out = proc.stdout.read()
+        code = proc.wait(timeout=30)
     os.close(primary)
     return code, out, err.text
 

@@ -42,6 +42,14 @@ def _scroll_to_top(page: Page, root: str = "") -> None:
     )
 
 
+def _scrolled_up_shows_jump(page: Page) -> bool:
+    """Scroll up as a reader does; a later frame of layout (the stored turn replacing the live
+    one on a loaded machine) may still move the view, so the caller retries within a bound."""
+    _scroll_to_top(page)
+    page.wait_for_timeout(100)
+    return _scroll_state(page)["top"] < 50 and page.get_by_test_id("jump-latest").count() == 1
+
+
 def test_the_view_follows_the_stream_offers_jump_to_latest_and_esc_stops(
     served_ui: ServeProcess,
     browser_page: tuple[Page, PageProblems, EventFrames],
@@ -55,10 +63,12 @@ def test_the_view_follows_the_stream_offers_jump_to_latest_and_esc_stops(
     fresh_llm.script({"text": LONG, "chunk_size": 40})
     send(page, "Write a long answer")
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    # The stored turn replaces the live one (its actions appear): the layout has settled.
+    expect(page.get_by_test_id("regenerate-message")).to_have_count(1)
     wait_for(page, lambda: _at_bottom(page), "the finished answer followed to its end")
 
     # Scrolled up to read: "Jump to latest" appears; sending brings the new message into view.
-    _scroll_to_top(page)
+    wait_for(page, lambda: _scrolled_up_shows_jump(page), "Jump to latest after scrolling up")
     expect(page.get_by_test_id("jump-latest")).to_be_visible()
     fresh_llm.script({"text": LONG, "chunk_size": 8, "delay_s": 0.03})
     send(page, "And another one")

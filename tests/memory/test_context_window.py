@@ -43,3 +43,32 @@ def test_a_window_that_holds_the_whole_chat_has_no_note(db: Database) -> None:
     history = _store(db, chats, 100_000).history(chat)
     assert [m.content for m in history] == [s.message.content for s in chats.path_messages(chat)]
     assert all(m.content != LEFT_OUT_NOTE for m in history)
+
+
+def test_the_user_is_told_when_older_context_was_left_out(db: Database) -> None:
+    """The capability publishes `context_left_out` for the chat (the UI shows a notice)."""
+    told: list[str] = []
+    chats, chat = _chat(db, 60)
+    store = ConsolidatedStore(chats, chats, SummaryRepository(db), lambda: 300, on_cut=told.append)
+    store.history(chat)
+    assert told == [chat]
+    whole = ConsolidatedStore(chats, chats, SummaryRepository(db), lambda: 100_000, on_cut=told.append)
+    whole.history(chat)
+    assert told == [chat]  # a window holding the whole chat tells nobody
+
+
+def test_the_memory_capability_publishes_the_event(db: Database, tmp_path: Path) -> None:
+    from app.contracts.events import Event
+    from app.memory.capability import MemoryCapability
+    from app.memory.events import ContextLeftOut
+    from app.settings.user_settings import SettingsStore
+
+    published: list[Event] = []
+    chats, chat = _chat(db, 60)
+    settings = SettingsStore(tmp_path / "settings.json")
+    capability = MemoryCapability(
+        db, chats, tmp_path, settings, lambda _pid: None, {}, publish=published.append  # type: ignore[arg-type,return-value]
+    )
+    settings.update(lambda s: s.model_copy(update={"memory_consolidation_chars": 1000}))
+    capability.wrap_store(chats).history(chat)
+    assert published == [ContextLeftOut(chat_id=chat)]

@@ -3,9 +3,11 @@ line contains a prompt, a reply, a tool argument, a tool result, an approval tex
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,9 @@ REPLIES = ("REPLY-first-5511", "REPLY-second-5512", "REPLY-third-5513")
 TOOL_ARGS = ("ARG-path-6611.txt", "ARG-content-6612", "ARG-exec-6613", "ARG-missing-6614.txt")
 TOOL_RESULT = "RESULT-file-7711"
 SECRET_VALUE = "stored-secret-value-8811"
+COOKIE_VALUE = "cookie-session-value-3321"
+PASSWORD = "url-password-value-4432"
+SECRET_B64_LINE = f"key={SECRET_VALUE}\n".encode()  # as `echo key=$SECRET | base64` prints it
 
 
 async def _answer(app: Any, events: Recorder, turn_id: str, decision: str) -> None:
@@ -81,6 +86,12 @@ async def test_traces_and_logs_carry_no_content_and_no_secrets(
     logging.getLogger("tests.careless").warning(
         "calling with %s and Authorization: Bearer abc.def-123 and %s", VALID_KEY, SECRET_VALUE
     )
+    careless = logging.getLogger("tests.careless")
+    careless.warning("sent Cookie: cashcode_session=%s; theme=dark", COOKIE_VALUE)
+    careless.warning("form cookie=%s password=%s", COOKIE_VALUE, PASSWORD)
+    careless.warning("fetching https://user:%s@example.invalid/x", PASSWORD)
+    careless.warning("a child printed %s", base64.b64encode(SECRET_B64_LINE).decode())
+    careless.warning("a child printed %s", urllib.parse.quote(SECRET_VALUE + "/&", safe=""))
     try:
         raise RuntimeError(f"failed with {VALID_KEY}")
     except RuntimeError:
@@ -95,7 +106,11 @@ async def test_traces_and_logs_carry_no_content_and_no_secrets(
     for line in log_lines:
         json.loads(line)  # structured: one JSON object per line
     assert '"write_file"' in trace_text or "write_file" in trace_text  # names are kept
-    forbidden = (*PROMPTS, *REPLIES, *TOOL_ARGS, TOOL_RESULT, VALID_KEY, SECRET_VALUE, "abc.def-123")
+    secret_b64 = base64.b64encode(SECRET_B64_LINE).decode()[8:-8]  # the part only the secret makes
+    forbidden = (
+        *(PROMPTS + REPLIES + TOOL_ARGS),
+        *(TOOL_RESULT, VALID_KEY, SECRET_VALUE, "abc.def-123", COOKIE_VALUE, PASSWORD, secret_b64),
+    )
     for needle in forbidden:
         assert needle not in trace_text, needle
         leaking = [line for line in log_lines if needle in line]

@@ -36,3 +36,17 @@ async def test_every_answer_has_a_request_id_that_its_log_line_repeats(
     for secret in (served.token, served.policy.session, served.policy.api_token, served.prefix):
         assert secret not in text
     assert "token=" not in by_id[ids[0]]["msg"]
+
+
+async def test_access_lines_log_the_route_template_not_the_values_in_the_path(
+    static_dir: Path, captured_logs: CapturedLogs
+) -> None:
+    async with serve_stub(static_dir) as served, served.client() as client:
+        await client.get("/api/skills/private-skill-name-4242", headers=served.bearer)
+        await client.get("/no-such-place/private-file-name-4343.txt", headers=served.bearer)
+    lines = [json.loads(line) for line in captured_logs.lines()]
+    access = [r["msg"] for r in lines if r["logger"] == "app.server.requests"]
+    assert any(m.startswith("GET /api/skills/{name} ->") for m in access), access
+    assert any(m.startswith("GET /no-such-place/… ->") for m in access), access
+    server_side = "\n".join(r["msg"] for r in lines if r["logger"].startswith(("app.", "uvicorn")))
+    assert "private-skill-name-4242" not in server_side and "private-file-name-4343" not in server_side

@@ -16,6 +16,7 @@ from app.contracts.tools import Tool, ToolContext
 from app.tools.approvals import Allow, Ask, decide
 from app.tools.exec import ExecTool
 from app.tools.fs import ListDirTool, ReadFileTool
+from app.tools.safe_commands import classify
 from app.tools.search import GlobTool, GrepTool
 
 from .conftest import MemoryLedger
@@ -130,3 +131,30 @@ async def test_the_app_passes_its_own_folders_to_tools(tmp_path: Path) -> None:
 
     paths = AppPaths(tmp_path / "d", tmp_path / "c", tmp_path / "l", tmp_path / "k")
     assert set(private_app_roots(paths)) == {tmp_path / "d", tmp_path / "c", tmp_path / "l", tmp_path / "k"}
+
+
+@pytest.mark.parametrize(
+    "argv", [["grep", "-r", "SECRET", "."], ["grep", "-rn", "SECRET"], ["grep", "--recursive", "x", "deep"]]
+)
+async def test_a_recursive_read_does_not_reach_app_files_through_a_hard_link(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """Issue 23 item 11: `grep -r` over a workspace holding a hard link into the data folder."""
+    ws = Path(os.path.realpath(tmp_path)) / "ws"
+    data = Path(os.path.realpath(tmp_path)) / "data"
+    (ws / "deep/er").mkdir(parents=True)
+    data.mkdir()
+    (data / "cashcode.sqlite3").write_text("SECRET-DB\n")
+    (ws / "notes.txt").write_text("notes\n")
+    ctx = ToolContext(workspace=ws, private_roots=(data,))
+    assert await verdict(ExecTool(), {"argv": argv}, ctx) == Allow("safe_command")
+    os.link(data / "cashcode.sqlite3", ws / "deep/er/innocent.txt")
+    asked = await verdict(ExecTool(), {"argv": argv}, ctx)
+    assert isinstance(asked, Ask), asked
+    why = classify(argv, ["/usr/bin/grep", *argv[1:]], cwd=ws, ctx=ctx)
+    assert not why.safe and "hard link" in why.reason and "innocent.txt" in why.reason
+    # A hard link to a file that is not the app's stays fine (pnpm, local git clones).
+    os.unlink(ws / "deep/er/innocent.txt")
+    (tmp_path / "elsewhere.txt").write_text("x\n")
+    os.link(tmp_path / "elsewhere.txt", ws / "deep/shared.txt")
+    assert await verdict(ExecTool(), {"argv": argv}, ctx) == Allow("safe_command")

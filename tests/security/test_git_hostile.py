@@ -166,3 +166,51 @@ async def test_hooks_and_pager_from_the_repository_never_run(
     for argv in CALLS:
         assert await run_git(argv, ctx), argv
     assert not marker.exists()
+
+
+async def run_approved(argv: list[str], ctx: ToolContext, *, cwd: str = ".") -> str:
+    """The call as the user approved it at a prompt (prepare, then execute regardless)."""
+    tool = ExecTool()
+    prepared = await tool.prepare({"argv": argv, "cwd": cwd}, ctx)
+    result = await tool.execute(prepared, ctx)
+    return result.content
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["git", "log", "-p", "-n", "2"],
+        ["git", "-C", ".", "diff"],
+        ["git", "show", "HEAD"],
+        ["git", "status"],
+        ["git", "commit", "-q", "--allow-empty", "-m", "approved"],
+    ],
+)
+async def test_an_approved_git_call_runs_hardened_too(
+    argv: list[str], repo: Path, evil: Path, marker: Path, ctx: ToolContext
+) -> None:
+    """Settings the probe refuses make git ask; the approved call must still not run them."""
+    (repo / "a.txt").write_text("changed\n")
+    git("add", "a.txt", cwd=repo)  # before the hostile settings: the test's own git must not run them
+    hooks = repo / ".git" / "hooks"
+    for name in ("pre-commit", "commit-msg", "post-commit", "post-index-change", "reference-transaction"):
+        (hooks / name).write_text(evil.read_text())
+        (hooks / name).chmod(0o755)
+    for key in ("core.fsmonitor", "diff.external", "diff.x.textconv", "core.pager"):
+        git("config", key, str(evil), cwd=repo)
+    (repo / ".gitattributes").write_text("* diff=x\n")
+    await run_approved(argv, ctx)
+    assert not marker.exists()
+
+
+def test_hardening_keeps_the_users_own_switches_once() -> None:
+    from app.tools.git_guard import hardened_approved_git_argv, hardened_git_argv
+
+    approved = hardened_approved_git_argv(("/usr/bin/git", "-C", "sub", "diff", "--no-ext-diff", "x"))
+    assert approved.count("--no-ext-diff") == 1 and approved.count("--no-textconv") == 1
+    assert approved.index("-C") > approved.index("--no-pager")  # global settings before -C
+    assert approved[approved.index("diff") + 1 :].count("--no-textconv") == 1
+    bare = hardened_approved_git_argv(("/usr/bin/git",))
+    assert bare[1] == "--no-pager" and "core.fsmonitor=false" in bare
+    auto = hardened_git_argv(("/usr/bin/git", "diff", "--no-ext-diff"))
+    assert auto.count("--no-ext-diff") == 1

@@ -145,6 +145,11 @@ HOSTILE: list[tuple[str, Builder, str]] = [
     ("11 MiB archive", too_big_archive, "zip.archive_size"),
     ("6 MiB member", lambda p: build(p, with_skill(("demo/big.bin", b"\0" * (6 * MiB)))), "zip.file_size"),
     ("two top-level folders", lambda p: build(p, [("a/SKILL.md", GOOD), ("b/SKILL.md", GOOD)]), "zip.layout"),
+    (
+        "a stray root file beside the Skill folder",
+        lambda p: build(p, [("demo/SKILL.md", GOOD), ("README.md", b"stray")]),
+        "zip.layout",
+    ),
     ("no SKILL.md", lambda p: build(p, [("demo/README.md", b"hello")]), "zip.no_skill_md"),
     ("SKILL.md too deep", lambda p: build(p, [("demo/inner/SKILL.md", GOOD)]), "zip.no_skill_md"),
     ("not a ZIP at all", lambda p: (p.write_bytes(os.urandom(4096)), p)[1], "zip.not_zip"),

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from app.api.plugins import PLUGINS, open_database
+from app.knowledge.plugin import PLUGIN as KNOWLEDGE
 from app.store.db import PARTS_LAYOUT, Database, SchemaPart
 from app.store.errors import SchemaTooNew, StoreError
-from app.store.migrations import LATEST_VERSION, MIGRATIONS
+from app.store.migrations import LATEST_VERSION, LEGACY_STEPS, MIGRATIONS
 
 INSERT_CHAT = "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?, ?, 0, 'x', 'x')"
 
@@ -129,8 +130,10 @@ def test_every_capability_part_is_recorded_at_its_latest_step(db_path: Path) -> 
 
 
 def test_a_database_of_the_old_single_list_layout_is_converted_without_rerunning_steps(db_path: Path) -> None:
-    # The old layout: the same steps in one list, user_version = how many ran (all 8 here).
-    with open_database(db_path) as db, db.transaction() as conn:
+    # The old layout: the same steps in one list, user_version = how many ran (all 8 here). Only
+    # the capabilities of that list had tables then (later ones, e.g. knowledge, are new parts).
+    legacy = [p for p in PLUGINS if p.name in {name for name, _ in LEGACY_STEPS}]
+    with open_database(db_path, legacy) as db, db.transaction() as conn:
         conn.execute(INSERT_CHAT, ("c", "kept"))
         conn.execute("DROP TABLE schema_parts")
         conn.execute("PRAGMA user_version = 8")
@@ -138,6 +141,7 @@ def test_a_database_of_the_old_single_list_layout_is_converted_without_rerunning
         assert db.query("SELECT title FROM chats")[0][0] == "kept"
         assert db.part_version("store") == LATEST_VERSION
         assert db.part_version("mcp") == 1 and db.part_version("observability") == 1
+        assert db.part_version("knowledge") == len(KNOWLEDGE.migrations)  # a new part: created now
 
 
 def test_an_old_layout_database_gets_only_the_steps_it_missed(db_path: Path) -> None:

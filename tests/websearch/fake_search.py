@@ -69,7 +69,14 @@ def _handler(state: FakeSearch) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             entry = self._record(b"")
-            if entry["path"] == "/searx/search":
+            query = urlsplit(self.path).query
+            if entry["path"] in ("/moved/search", "/away/search"):  # a redirecting instance
+                host = "127.0.0.1" if entry["path"] == "/moved/search" else "localhost"
+                self.send_response(302)
+                self.send_header("Location", f"http://{host}:{state.port}/searx/search?{query}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif entry["path"] == "/searx/search":
                 self._send(200, json.dumps({"results": ITEMS}).encode(), "application/json")
             elif entry["path"] == "/brave/search":
                 if self.headers.get("X-Subscription-Token") != KEY:

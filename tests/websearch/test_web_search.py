@@ -135,3 +135,21 @@ async def test_bad_web_search_settings_are_refused(make_app: AppMaker) -> None:
     assert view["backend"] == "duckduckgo" and view["default_url"] == "https://html.duckduckgo.com/html/"
     tools = [t["name"] for t in (await ok(app, "tools.list"))["tools"]]
     assert "web_search" in tools
+
+
+async def test_every_redirect_hop_goes_through_the_ssrf_guard(
+    make_app: AppMaker, fake_llm: Any, search_server: FakeSearch
+) -> None:
+    """Issue 23 item 12: the configured local instance is trusted; where it redirects is not."""
+    app, rec = await make_app()
+    await ok(app, "websearch.save", {"backend": "searxng", "base_url": search_server.url("/moved")})
+    moved = await _search(app, rec, fake_llm, "same host")
+    assert moved.ok and "https://example.com/0" in moved.output  # same host and port: fine
+    assert [r["path"] for r in search_server.requests[-2:]] == ["/moved/search", "/searx/search"]
+
+    search_server.requests.clear()
+    rec.events.clear()
+    await ok(app, "websearch.save", {"backend": "searxng", "base_url": search_server.url("/away")})
+    away = await _search(app, rec, fake_llm, "other host")
+    assert not away.ok and "localhost" in away.output and "blocked" in away.output
+    assert [r["path"] for r in search_server.requests] == ["/away/search"]  # the hop never connected

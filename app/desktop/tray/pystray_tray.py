@@ -23,8 +23,13 @@ log = logging.getLogger(__name__)
 
 
 class PystrayTray:
-    def __init__(self, actions: TrayActions, labels: TrayLabels, platform: str = sys.platform,
-                 icon_path: str | None = None) -> None:
+    def __init__(
+        self,
+        actions: TrayActions,
+        labels: TrayLabels,
+        platform: str = sys.platform,
+        icon_path: str | None = None,
+    ) -> None:
         self._actions = actions
         self._icon_path = icon_path
         self._labels = labels

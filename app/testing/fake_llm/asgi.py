@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from app.testing.fake_llm import errors, wire_chat, wire_ollama, wire_responses
+from app.testing.fake_llm import embeddings, errors, wire_chat, wire_ollama, wire_responses
 from app.testing.fake_llm.replies import JsonReply, Receive, Reply, Send, StreamReply, send_json, send_stream
 from app.testing.fake_llm.script import Step, WireChunk, cut_with_error, parse_steps
 from app.testing.fake_llm.state import FakeState, RecordedRequest, key_id
@@ -46,6 +46,8 @@ class FakeLLMApp:
             ("GET", "/api/tags"): FakeLLMApp._tags,
             ("POST", "/api/show"): FakeLLMApp._show,
             ("POST", "/api/chat"): FakeLLMApp._ollama_chat,
+            ("POST", "/v1/embeddings"): FakeLLMApp._embeddings,
+            ("POST", "/api/embed"): FakeLLMApp._ollama_embed,
         }
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
@@ -85,6 +87,30 @@ class FakeLLMApp:
 
     def _known(self, model: object) -> bool:
         return isinstance(model, str) and model in self.state.config.models
+
+    # ---- embeddings (deterministic vectors: app/testing/fake_llm/embeddings.py) ---------------
+
+    def _embeddings(self, req: Incoming) -> Reply:
+        texts = embeddings.inputs(req.body)
+        model = req.body.get("model") if isinstance(req.body, dict) else None
+        if texts is None or not isinstance(model, str):
+            return errors.openai_error(
+                400, "'model' and 'input' (a string or a list of strings) are required."
+            )
+        data = [
+            {"object": "embedding", "index": i, "embedding": embeddings.fake_embedding(t)}
+            for i, t in enumerate(texts)
+        ]
+        tokens = sum(len(t.split()) for t in texts)
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        return JsonReply(200, {"object": "list", "data": data, "model": model, "usage": usage})
+
+    def _ollama_embed(self, req: Incoming) -> Reply:
+        texts = embeddings.inputs(req.body)
+        model = req.body.get("model") if isinstance(req.body, dict) else None
+        if texts is None or not isinstance(model, str):
+            return JsonReply(400, {"error": "model and input are required"})
+        return JsonReply(200, {"model": model, "embeddings": [embeddings.fake_embedding(t) for t in texts]})
 
     # ---- OpenAI-compatible -----------------------------------------------------------------
 

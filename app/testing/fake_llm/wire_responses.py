@@ -118,12 +118,20 @@ def _text_item_events(step: Step, step_no: int, index: int, seq: Iterator[int]) 
     item_id = f"msg_{step_no}"
     text = {"item_id": item_id, "output_index": index, "content_index": 0, "logprobs": []}
     return [
-        _event("response.output_item.added", next(seq), output_index=index,
-               item=_message_item(step_no, "", "in_progress")),
+        _event(
+            "response.output_item.added",
+            next(seq),
+            output_index=index,
+            item=_message_item(step_no, "", "in_progress"),
+        ),
         *(_event("response.output_text.delta", next(seq), delta=part, **text) for part in step.text_chunks()),
         _event("response.output_text.done", next(seq), text=step.text, **text),
-        _event("response.output_item.done", next(seq), output_index=index,
-               item=_message_item(step_no, step.text, "completed")),
+        _event(
+            "response.output_item.done",
+            next(seq),
+            output_index=index,
+            item=_message_item(step_no, step.text, "completed"),
+        ),
     ]
 
 
@@ -132,14 +140,29 @@ def _call_item_events(step: Step, step_no: int, i: int, index: int, seq: Iterato
     call = step.tool_calls[i]
     where = {"item_id": f"fc_{step_no}_{i}", "output_index": index}
     return [
-        _event("response.output_item.added", next(seq), output_index=index,
-               item=_call_item(step, step_no, i, "in_progress")),
-        *(_event("response.function_call_arguments.delta", next(seq), delta=part, **where)
-          for part in split_arguments(call.arguments_json(), step.split_args)),
-        _event("response.function_call_arguments.done", next(seq), name=call.name,
-               arguments=call.arguments_json(), **where),
-        _event("response.output_item.done", next(seq), output_index=index,
-               item=_call_item(step, step_no, i, "completed")),
+        _event(
+            "response.output_item.added",
+            next(seq),
+            output_index=index,
+            item=_call_item(step, step_no, i, "in_progress"),
+        ),
+        *(
+            _event("response.function_call_arguments.delta", next(seq), delta=part, **where)
+            for part in split_arguments(call.arguments_json(), step.split_args)
+        ),
+        _event(
+            "response.function_call_arguments.done",
+            next(seq),
+            name=call.name,
+            arguments=call.arguments_json(),
+            **where,
+        ),
+        _event(
+            "response.output_item.done",
+            next(seq),
+            output_index=index,
+            item=_call_item(step, step_no, i, "completed"),
+        ),
     ]
 
 

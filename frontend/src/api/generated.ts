@@ -191,6 +191,22 @@ export interface ConnectionTest {
   model_count: number;
 }
 
+/**
+ * A turn's context starts later than the chat: older messages did not fit and have not been
+ * summarised yet (consolidation keeps failing). The model is told; so is the user.
+ */
+export interface ContextLeftOut {
+  type: "context_left_out";
+  chat_id: string;
+}
+
+/** The start-up integrity check (`PRAGMA quick_check`) found damage; `message` says what to do. */
+export interface DatabaseProblem {
+  type: "database_problem";
+  message: string;
+  details: string[];
+}
+
 export interface Delta {
   type: "delta";
   chat_id: string;
@@ -384,10 +400,120 @@ export interface ItemRef {
   id: string;
 }
 
+export interface KbAdd {
+  path: string;
+  name?: string | null;
+}
+
+export interface KbAddResult {
+  base: KbView;
+  run: KbRun;
+}
+
+export interface KbHit {
+  base: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  heading: string;
+  score: number;
+  text: string;
+  citation: string;
+}
+
+export interface KbHits {
+  hits: KbHit[];
+}
+
+export interface KbList {
+  bases: KbView[];
+  embeddings_model: string;
+  embeddings_error: string;
+}
+
+export interface KbName {
+  name: string;
+}
+
+export interface KbProgressView {
+  done: number;
+  total: number;
+  current: string;
+}
+
+export interface KbReindex {
+  name?: string | null;
+}
+
+export interface KbRename {
+  name: string;
+  new_name: string;
+}
+
+export interface KbRoot {
+  name: string;
+  path: string;
+}
+
+export interface KbRun {
+  name: string;
+  indexed: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+}
+
+export interface KbRuns {
+  runs: KbRun[];
+}
+
+export interface KbSearch {
+  query: string;
+  kb?: string | null;
+  limit?: number;
+}
+
+/** Embeddings for hybrid ranking: a model of a configured provider ("" and "" = off). */
+export interface KbSettings {
+  embeddings_provider: string;
+  embeddings_model: string;
+}
+
+export interface KbSkippedItem {
+  path: string;
+  reason: string;
+}
+
+export interface KbSkippedList {
+  items: KbSkippedItem[];
+}
+
+export interface KbView {
+  name: string;
+  roots: string[];
+  files: number;
+  chunks: number;
+  skipped: number;
+  indexed_at: string | null;
+  pending: boolean;
+  progress: KbProgressView | null;
+  embedded: number;
+}
+
 export interface KeyringStatus {
   available: boolean;
   backend: string;
   message: string;
+}
+
+/** An index run of a base read one more file, or finished (`finished`). */
+export interface KnowledgeProgress {
+  type: "knowledge_progress";
+  base: string;
+  done: number;
+  total: number;
+  current: string;
+  finished: boolean;
 }
 
 export interface McpCall {
@@ -714,7 +840,7 @@ export interface MemoryVersionText {
  * never appended to the text.
  */
 export interface MentionInput {
-  kind: "skill" | "mcp";
+  kind: "skill" | "mcp" | "knowledge";
   name: string;
   label?: string;
 }
@@ -724,7 +850,7 @@ export interface MentionInput {
  * never appended to the text.
  */
 export interface MentionOutput {
-  kind: "skill" | "mcp";
+  kind: "skill" | "mcp" | "knowledge";
   name: string;
   label: string;
 }
@@ -1325,10 +1451,13 @@ export type AppEvent =
   | SessionDeleted
   | ImportSkillRequested
   | DesktopCommand
+  | KnowledgeProgress
   | McpServerStatus
   | McpToolProgress
   | McpElicitation
+  | ContextLeftOut
   | EvalProgress
+  | DatabaseProblem
   | SkillsChanged;
 
 export type AppEventType = AppEvent["type"];
@@ -1371,6 +1500,18 @@ export interface Routes {
   "evals.runs": { request: Empty; response: EvalRunList };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
+  "knowledge.add": { request: KbAdd; response: KbAddResult };
+  "knowledge.add_root": { request: KbRoot; response: KbAddResult };
+  "knowledge.create": { request: KbName; response: KbView };
+  "knowledge.delete": { request: KbName; response: Empty };
+  "knowledge.list": { request: Empty; response: KbList };
+  "knowledge.reindex": { request: KbReindex; response: KbRuns };
+  "knowledge.remove_root": { request: KbRoot; response: KbAddResult };
+  "knowledge.rename": { request: KbRename; response: KbView };
+  "knowledge.search": { request: KbSearch; response: KbHits };
+  "knowledge.settings.get": { request: Empty; response: KbSettings };
+  "knowledge.settings.save": { request: KbSettings; response: KbSettings };
+  "knowledge.skipped": { request: KbName; response: KbSkippedList };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
   "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
@@ -1487,6 +1628,18 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "evals.runs",
   "import.preview",
   "import.run",
+  "knowledge.add",
+  "knowledge.add_root",
+  "knowledge.create",
+  "knowledge.delete",
+  "knowledge.list",
+  "knowledge.reindex",
+  "knowledge.remove_root",
+  "knowledge.rename",
+  "knowledge.search",
+  "knowledge.settings.get",
+  "knowledge.settings.save",
+  "knowledge.skipped",
   "mcp.elicitation.answer",
   "mcp.prompts.get",
   "mcp.prompts.list",

@@ -17,6 +17,8 @@ export const useAppStore = defineStore("app", () => {
   const status = ref<AppStatus>("connecting");
   const error = ref("");
   const firstRun = ref(false);
+  /** The start-up integrity check found damage (its first finding), shown as a notice. */
+  const databaseProblem = ref<string | null>(null);
   let unsubscribe: (() => void) | null = null;
 
   async function start(transport: Transport): Promise<void> {
@@ -28,6 +30,7 @@ export const useAppStore = defineStore("app", () => {
     const offEvents = transport.onEvents((batch) => {
       chats.applyBatch(batch);
       desktop.applyBatch(batch);
+      for (const ev of batch) if (ev.type === "database_problem") databaseProblem.value = ev.details[0] ?? ev.message;
     });
     const offReconnect = transport.onReconnect?.(() => void resync());
     unsubscribe = () => {
@@ -76,5 +79,5 @@ export const useAppStore = defineStore("app", () => {
     firstRun.value = false;
   }
 
-  return { info, status, error, firstRun, start, connect, resync, fail, finishOnboarding };
+  return { info, status, error, firstRun, databaseProblem, start, connect, resync, fail, finishOnboarding };
 });

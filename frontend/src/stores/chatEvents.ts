@@ -89,6 +89,9 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
       case "session_deleted":
         forget(ev.chat_id);
         return;
+      case "context_left_out":
+        runtime(ev.chat_id).contextLeftOut = true;
+        return;
       default:
         return;
     }

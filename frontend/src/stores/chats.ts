@@ -43,6 +43,8 @@ export interface ChatRuntime {
   /** A message that did not get through (refused send, a turn failed or stopped before any
    * answer): the composer takes it back, so nothing typed is lost. */
   returned?: ReturnedDraft | null;
+  /** The last turn's context left older messages out (not summarised yet): the view says so. */
+  contextLeftOut?: boolean;
   /** The live turn was typed in the composer (not an edit or regenerate). */
   fromComposer?: boolean;
 }

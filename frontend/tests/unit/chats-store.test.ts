@@ -268,3 +268,15 @@ describe("chats store: long use", () => {
     expect(ids.filter((id) => chats.runtime(id).history !== null).length).toBeLessThanOrEqual(KEPT_HISTORIES + 1);
   });
 });
+
+describe("chats store: context left out", () => {
+  it("marks the chat whose turn left older messages out of the model's context", () => {
+    const { chats } = setup();
+    const t = turn("c1", "t1");
+    chats.applyBatch([t.started()]);
+    expect(chats.runtime("c1").contextLeftOut).toBeFalsy();
+    chats.applyBatch([{ type: "context_left_out", chat_id: "c1" } as AppEvent]);
+    expect(chats.runtime("c1").contextLeftOut).toBe(true);
+    expect(chats.runtime("c2").contextLeftOut).toBeFalsy();
+  });
+});

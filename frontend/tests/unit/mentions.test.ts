@@ -127,4 +127,32 @@ describe("@-mentions", () => {
     const { wrapper } = await mountWith(UserMessage, { props: { text: "inspect", mentions: first.kind === "user" ? first.mentions : [] } });
     expect(wrapper.get('[data-testid="mention-chip"]').text()).toBe("@Code Review");
   });
+  it("knowledge bases are a category once one exists; a pick is sent as a knowledge mention", async () => {
+    const fake = fakeWith(["docx"], false);
+    const w0 = await composer(fake);
+    await typeAt(w0, "@");
+    expect(w0.find('[data-testid="mention-category-knowledge"]').exists()).toBe(false);
+    w0.unmount();
+
+    const base = { roots: ["/n"], files: 3, chunks: 9, skipped: 0, indexed_at: null, pending: false, progress: null, embedded: 0 };
+    fake.on("knowledge.list", () => ({
+      bases: [{ name: "Notes", ...base }, { name: "Papers", ...base }],
+      embeddings_model: "",
+      embeddings_error: "",
+    }));
+    const w = await composer(fake);
+    const input = w.get('[data-testid="composer-input"]');
+    await typeAt(w, "what did I write @");
+    await w.get('[data-testid="mention-category-knowledge"]').trigger("mousedown");
+    await tick();
+    await typeAt(w, "what did I write @pap");
+    expect(w.findAll('[data-testid^="mention-option-"]').map((o) => o.attributes("data-testid"))).toEqual([
+      "mention-option-Papers",
+    ]);
+    await w.get('[data-testid="mention-option-Papers"]').trigger("mousedown");
+    await tick();
+    await typeAt(w, "what did I write");
+    await input.trigger("keydown", { key: "Enter" });
+    expect(w.emitted("send")).toEqual([["what did I write", [{ kind: "knowledge", name: "Papers", label: "Papers" }], []]]);
+  });
 });

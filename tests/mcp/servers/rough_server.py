@@ -145,6 +145,15 @@ if "--many" in sys.argv:
         server.add_tool(make, name=f"extra_tool_{i}", description=f"Extra tool number {i} for load tests")
 
 if __name__ == "__main__":
+    if "--print-token" in sys.argv:  # a careless server logging its secret, in three encodings
+        import base64
+        import urllib.parse
+
+        token = os.environ.get("ROUGH_TOKEN", "")
+        print(f"token raw: {token}", file=sys.stderr)
+        print(f"token b64: {base64.b64encode(('x' + token + chr(10)).encode()).decode()}", file=sys.stderr)
+        print(f"token url: {urllib.parse.quote(token, safe='')}", file=sys.stderr)
+        print("ready", file=sys.stderr, flush=True)
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run(transport="streamable-http", host="127.0.0.1", port=port)

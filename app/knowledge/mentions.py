@@ -1,0 +1,34 @@
+"""The context a knowledge base @-selected in the composer adds to its message's turn.
+
+Lexical search only (FTS5, milliseconds): this runs on the core loop while the turn starts,
+where a request to an embeddings server would hold every other chat up. The model can still
+call `knowledge_search` (hybrid when embeddings are on) for more."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.contracts.errors import ApiFailure
+from app.knowledge.store import KnowledgeStore
+
+TOP_CHUNKS = 5
+MAX_NAMES = 4
+
+
+def mentioned_context(store: KnowledgeStore, names: Sequence[str], text: str) -> str:
+    parts = [
+        "## From the user's knowledge bases (selected for this message)",
+        "Passages found for the message; cite what you use as path:start-end.",
+    ]
+    for name in names[:MAX_NAMES]:
+        try:
+            hits = store.search(text, name, TOP_CHUNKS)
+        except ApiFailure:
+            parts.append(f"Knowledge base “{name}” does not exist (tell the user).")
+            continue
+        if not hits:
+            parts.append(f"Knowledge base “{name}”: no passage matches this message.")
+        for n, hit in enumerate(hits, start=1):
+            trail = f" › {hit.heading}" if hit.heading else ""
+            parts.append(f"[{name} {n}] {hit.citation} ({name}{trail})\n{hit.text}")
+    return "\n\n".join(parts)

@@ -1,0 +1,65 @@
+"""A stdio MCP server's stderr, written to its log file with the server's secrets masked.
+
+The child writes into a pipe, not into the file: a thread copies each line to the log after
+masking every known secret of that server in the forms a program may print it (raw,
+URL-encoded, base64; app/support/secret_forms.py). The log is created 0600, since it can still
+hold what the server chose to print about the user's data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, TextIO
+
+from app.support.secret_forms import encoded_forms
+
+MASK = "********"
+_MIN_SECRET_LEN = 4
+
+
+class _Masker:
+    def __init__(self, secrets: Iterable[str]) -> None:
+        forms = {f for s in secrets if len(s) >= _MIN_SECRET_LEN for f in encoded_forms(s)}
+        self._forms = sorted(forms, key=len, reverse=True)  # longest first: no partial leftovers
+
+    def __call__(self, line: str) -> str:
+        for form in self._forms:
+            if form in line:
+                line = line.replace(form, MASK)
+        return line
+
+
+def open_private_log(path: Path) -> IO[str]:
+    """The log file, truncated, readable by the user only (also when it existed before)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
+
+
+def _copy(source: IO[str], log: IO[str], mask: _Masker) -> None:
+    with source, log:
+        for line in source:
+            log.write(mask(line))
+            log.flush()  # the tail is read while the server runs (connect errors quote it)
+
+
+@contextlib.contextmanager
+def redacted_stderr(path: Path, secrets: Iterable[str]) -> Iterator[TextIO]:
+    """Yields the file object to hand the child as its stderr."""
+    log = open_private_log(path)
+    read_fd, write_fd = os.pipe()
+    source = os.fdopen(read_fd, "r", encoding="utf-8", errors="replace")
+    sink = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
+    copier = threading.Thread(target=_copy, args=(source, log, _Masker(secrets)), daemon=True)
+    copier.start()
+    try:
+        yield sink
+    finally:
+        # Our end closes now; the copier ends by itself when the child (stopped by the SDK) and
+        # any process it left behind close theirs. Not joined: this runs on the event loop.
+        sink.close()

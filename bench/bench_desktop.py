@@ -227,14 +227,34 @@ OBSERVER_JS = """([selector, nth]) => {
 COLUMNS = {"dom": 1, "frame": 2, "painted": 3}
 
 
+def rich_token(word: str, phase: int) -> str | None:
+    """Math and a diagram in the stream (issue 27): KaTeX and Mermaid run in the pipeline once
+    their block is complete; the marker stays the last text while the block is open."""
+    if phase == 60:
+        return f"${word}^2$ "  # inline math
+    if 90 <= phase < 94:
+        opening = "\n\n$$\n" if phase == 90 else ""
+        closing = "\n$$\n\n" if phase == 93 else " + "
+        return f"{opening}\\frac{{{word}}}{{2}}{closing}"
+    if 175 <= phase < 180:
+        opening = "\n\n```mermaid\nflowchart LR\n" if phase == 175 else ""
+        closing = "```\n\n" if phase == 179 else ""
+        return f"{opening}  N{phase}[{word}] --> N{phase + 1}[{word}]\n{closing}"
+    return None
+
+
 def markdown_tokens(count: int) -> list[str]:
     """`count` tokens shaped like a model's Markdown answer: paragraphs of ~40 words, a short
-    list and a fenced Python block every 200 tokens. Every token carries one marker `tNNNN`
+    list, a fenced Python block, inline and display math and a Mermaid flowchart (issue 27)
+    every 200 tokens. Every token carries one marker `tNNNN`
     (its index), which is how the observer knows what is on screen; both windows get the same."""
     tokens = []
     for i in range(count):
         word, phase = f"t{i:04d}", i % 200
-        if 120 <= phase < 125:
+        rich = rich_token(word, phase)
+        if rich is not None:
+            tokens.append(rich)
+        elif 120 <= phase < 125:
             tokens.append(f"\n- **{word}**" if phase > 120 else f"\n\n- **{word}**")
         elif 150 <= phase < 165:
             opening = "\n\n```python\n" if phase == 150 else ""
@@ -410,6 +430,9 @@ def latency_rows(display: str, env: dict[str, str], stream: TimedStream, base_ur
         expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
         measure_latency(page, stream, 200, 50, app.proc.pid)  # warm-up turn
         full = [measure_latency(page, stream, rate, count, app.proc.pid) for rate, count in RATES]
+        first_diagram = page.evaluate(
+            "() => performance.getEntriesByName('cashcode:first-diagram').map(e => e.duration)[0] ?? -1"
+        )
         stop(app)
     shell = measure_shell_latency(display, env, RATES)
     rows = []
@@ -447,6 +470,10 @@ def latency_rows(display: str, env: dict[str, str], stream: TimedStream, base_ur
             f"{soft_cpu:.2f} s | — | app / this: {app_p95 / pct(so['painted'], 95):.2f}x; "
             f"CPU {app_cpu / soft_cpu:.2f}x | for reference |"
         )
+    rows.append(
+        f"| first Mermaid diagram in the window: library load + render | — | {first_diagram:.0f} ms "
+        "| — | for reference (lazy: nothing before the first diagram) |"
+    )
     return rows
 
 

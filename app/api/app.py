@@ -32,7 +32,7 @@ from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
-from app.contracts.capability import Capability, CapabilityPlugin
+from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
 from app.contracts.errors import ApiFailure
 from app.contracts.messages import AttachmentRef
 from app.contracts.provider import ProviderConfig
@@ -348,10 +348,17 @@ class CashCodeApp:
                 workspace=g.workspace,
                 created_at=g.created_at,
                 chat_id=g.chat_id,
+                enabled=g.enabled,
+                origin=g.origin,
             )
             for g in self.ctx.ledger.list()
         ]
         return m.GrantList(grants=grants)
+
+    async def approvals_enable(self, req: m.GrantEnable) -> m.Ok:
+        if not self.ctx.ledger.set_enabled(req.grant_id, req.enabled):
+            raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
+        return m.Ok()
 
     async def approvals_revoke(self, req: m.GrantRef) -> m.Ok:
         if not self.ctx.ledger.revoke(req.grant_id):
@@ -391,9 +398,10 @@ class CashCodeApp:
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
         return choice
 
-    def _turn_environment(self) -> TurnEnvironment:
+    def _turn_environment(self, overrides: TurnOverrides | None = None) -> TurnEnvironment:
         settings = self.ctx.settings.load()
-        workspace = self.ctx.settings.workspace(settings)
+        workspace = (overrides.workspace if overrides else None) or self.ctx.settings.workspace(settings)
+        mode = (overrides.approval_mode if overrides else None) or self.ctx.settings.approval_mode(settings)
         return TurnEnvironment(
             workspace=workspace,
             max_iterations=self.ctx.settings.max_iterations(settings),
@@ -404,7 +412,7 @@ class CashCodeApp:
             private_roots=private_app_roots(self.ctx.paths),
             env_allow=tuple(settings.exec_env),
             policy=self.ctx.tools.policy(
-                mode=self.ctx.settings.approval_mode(settings),
+                mode=mode,
                 policies=settings.tool_policies,
                 ledger=self.ctx.ledger,
             ),

@@ -16,7 +16,7 @@ from app.api import models as m
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
-from app.contracts.capability import Capability, TurnToolBox
+from app.contracts.capability import Capability, TurnOverrides, TurnToolBox
 from app.contracts.errors import ApiFailure
 from app.contracts.events import SessionDeleted, SessionUpdated
 from app.contracts.messages import AttachmentRef, Mention, Message
@@ -75,7 +75,7 @@ class ChatDeps:
     gate: ApprovalGate
     emit: Emit
     data_dir: Path
-    environment: Callable[[], TurnEnvironment]
+    environment: Callable[[TurnOverrides | None], TurnEnvironment]
     clock: Callable[[], datetime] = datetime.now
     capabilities: tuple[Capability, ...] = ()
 
@@ -249,8 +249,9 @@ class ChatService:
         self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
 
     def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
-        env = self._d.environment()
         caps = self._d.capabilities
+        overrides = next((o for o in (c.turn_overrides(spec) for c in caps) if o is not None), None)
+        env = self._d.environment(overrides)
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
         loop = LoopDeps(

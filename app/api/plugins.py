@@ -22,6 +22,7 @@ from app.memory.plugin import PLUGIN as MEMORY
 from app.observability.plugin import PLUGIN as OBSERVABILITY
 from app.skills.plugin import PLUGIN as SKILLS
 from app.store.db import Database, SchemaPart
+from app.tasks.plugin import PLUGIN as TASKS
 from app.websearch.plugin import PLUGIN as WEBSEARCH
 
 PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
@@ -33,6 +34,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     MEMORY,
     OBSERVABILITY,
     SKILLS,
+    TASKS,
     WEBSEARCH,
 )
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -69,6 +70,16 @@ class CapabilityPlugin(Generic[HostT]):
 
 
 @dataclass(frozen=True)
+class TurnOverrides:
+    """What a capability that started a turn fixes for it instead of the user's settings:
+    a scheduled task runs with its own approval mode and workspace (nobody is there to ask,
+    and the task's choice must hold whatever the app's mode is now)."""
+
+    approval_mode: Literal["autonomous", "ask_writes", "read_only"] | None = None
+    workspace: Path | None = None
+
+
+@dataclass(frozen=True)
 class ListedTool:
     """A tool a capability can offer the model, as Settings → Tools lists it (with a per-tool
     policy: the approval policy applies to every tool by name)."""
@@ -105,6 +116,11 @@ class Capability:
         like an MCP server's own tools, are managed where they come from). Static: must not
         start, scan or connect anything."""
         return ()
+
+    def turn_overrides(self, spec: TurnSpec) -> TurnOverrides | None:
+        """Settings this capability fixes for a turn it started (asked once, when the turn
+        starts; the first capability that answers wins). None: the user's settings."""
+        return None
 
     def wrap_store(self, store: TurnStore) -> TurnStore:
         """Replace how history is loaded/stored for turns (e.g. consolidation summaries)."""

@@ -19,7 +19,15 @@ from app.desktop.hotkey.base import HotkeyAdapter, HotkeyStatus
 from app.desktop.hotkey.binding import FALLBACK_COMMAND, Binding, BindingError, parse_binding
 from app.desktop.hotkey.choose import create_adapter
 from app.desktop.shell import DesktopShell
-from app.desktop.tray.base import RECENT_LIMIT, RecentChat, TrayActions, TrayHost, TrayLabels, labels_for
+from app.desktop.tray.base import (
+    RECENT_LIMIT,
+    NextTask,
+    RecentChat,
+    TrayActions,
+    TrayHost,
+    TrayLabels,
+    labels_for,
+)
 from app.desktop.tray.factory import create_tray
 from app.settings.paths import AppPaths
 
@@ -28,6 +36,7 @@ log = logging.getLogger(__name__)
 HINT_MARKER = "tray-hint-shown"
 _NOTIFY_TYPES = ("turn_done", "approval_required")
 _RECENT_TYPES = ("session_updated", "session_deleted", "turn_done")
+_TASK_TYPES = ("tasks_changed", "task_run_finished")  # the tray's next scheduled task
 
 
 class Presence:
@@ -57,6 +66,7 @@ class Presence:
             open_main=lambda: self._shell.show_main(None),
             open_chat=self._shell.show_main,
             quit=self._shell.quit,
+            run_task=self._run_task,
         )
         self.tray = create_tray(actions, self._labels, post, self._platform, self._current_labels)
         try:
@@ -68,6 +78,7 @@ class Presence:
         self._shell.on_first_hide = self._first_hide_hint
         if self._app is not None:  # the app was built first: fill the recent chats now
             self._schedule_refresh()
+            self._shell.submit(self._refresh_next_task)
 
     def _settings(self) -> Any:
         from app.settings.user_settings import SettingsError, SettingsStore, UserSettings
@@ -110,6 +121,7 @@ class Presence:
         # Its own thread: a Wayland portal may wait for the user to confirm the shortcut.
         threading.Thread(target=self._start_hotkey, name="hotkey-setup", daemon=True).start()
         self._schedule_refresh()
+        self._shell.submit(self._refresh_next_task)
 
     def on_event(self, event: Any) -> None:
         """Bus subscriber on the core loop: only queues work."""
@@ -118,6 +130,8 @@ class Presence:
             self._shell.submit(lambda: self._maybe_notify(event))
         if kind in _RECENT_TYPES:
             self._schedule_refresh()
+        if kind in _TASK_TYPES:
+            self._shell.submit(self._refresh_next_task)
 
     # ---- actions thread --------------------------------------------------------------------------
 
@@ -125,6 +139,34 @@ class Presence:
         if not self._refresh_pending.is_set():
             self._refresh_pending.set()
             self._shell.submit(self._refresh_recent)
+
+    def _refresh_next_task(self) -> None:
+        """The enabled task that runs next, for the tray menu (actions thread)."""
+        link = self._shell.app_link()
+        if link is None or self.tray is None:
+            return
+        reply = link.invoke("tasks.list", {})
+        if not reply.get("ok"):
+            return
+        due = [t for t in reply["data"]["tasks"] if t["enabled"] and t["next_run"]]
+        if not due:
+            self.tray.set_next_task(None)
+            return
+        first = min(due, key=lambda t: t["next_run"])
+        from datetime import datetime
+
+        when = datetime.fromisoformat(first["next_run"]).astimezone().strftime("%a %H:%M")
+        self.tray.set_next_task(NextTask(first["id"], first["name"], when))
+
+    def _run_task(self, task_id: str) -> None:
+        """The tray's "Run now" (GUI thread: only queues)."""
+
+        def run() -> None:
+            link = self._shell.app_link()
+            if link is not None:
+                link.invoke("tasks.run", {"task_id": task_id})
+
+        self._shell.submit(run)
 
     def _refresh_recent(self) -> None:
         self._refresh_pending.clear()

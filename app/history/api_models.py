@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ExportFormat = Literal["md", "json"]
+ExportFormat = Literal["md", "json", "html"]
 
 
 class _Model(BaseModel):
@@ -41,14 +41,32 @@ class ChatExport(_Model):
     format: ExportFormat = "md"
     # The desktop window cannot download: the backend saves into the Downloads folder instead.
     save_to_downloads: bool = False
+    # format "html": the standalone page the UI rendered (KaTeX and Mermaid run in the page,
+    # frontend/src/model/htmlExport.ts); the backend names it and, for the window, saves it.
+    html: str | None = Field(default=None, max_length=100_000_000)
 
 
 class ExportedChat(_Model):
     filename: str
     mime: str
-    content: str  # Markdown or JSON text (attachments are embedded in JSON as base64)
+    content: str  # Markdown, JSON or HTML text (attachments are embedded in JSON as base64)
     saved_path: str | None = None  # where it was saved (save_to_downloads)
 
 
 class ChatImport(_Model):
     content: str = Field(min_length=2, max_length=200_000_000)  # the JSON of a `chats.export`
+
+
+# A plain file name: letters of any script, digits, space, dot, dash, underscore, parentheses;
+# no separators, no leading dot (issue 27: a diagram or artifact saved from the window).
+SAFE_FILENAME = r"^[\w()\-][\w .()\-]{0,119}$"
+
+
+class FileSave(_Model):
+    filename: str = Field(pattern=SAFE_FILENAME)
+    content: str = Field(max_length=100_000_000)
+    base64: bool = False  # content is base64 of the bytes (a PNG), else UTF-8 text
+
+
+class SavedFile(_Model):
+    saved_path: str

@@ -11,4 +11,5 @@ ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "chats.search": (h.ChatSearch, h.SearchResults),
     "chats.export": (h.ChatExport, h.ExportedChat),
     "chats.import": (h.ChatImport, m.ChatSummary),
+    "files.save_download": (h.FileSave, h.SavedFile),
 }

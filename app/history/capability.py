@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -11,7 +13,7 @@ from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure
 from app.contracts.events import AppEvent, SessionUpdated
 from app.history import api_models as h
-from app.history.export import export_filename, save_unique, to_json, to_markdown
+from app.history.export import export_filename, save_unique, save_unique_bytes, to_json, to_markdown
 from app.history.highlight import segments
 from app.history.importer import ChatImportError, import_chat
 from app.store.chats import ChatRepository
@@ -33,7 +35,12 @@ class HistoryCapability(Capability):
         self._downloads = downloads
 
     def routes(self) -> Mapping[str, Handler]:
-        return {"chats.search": self.search, "chats.export": self.export, "chats.import": self.import_}
+        return {
+            "chats.search": self.search,
+            "chats.export": self.export,
+            "chats.import": self.import_,
+            "files.save_download": self.save_download,
+        }
 
     async def search(self, req: h.ChatSearch) -> h.SearchResults:
         terms = req.query.split()
@@ -60,6 +67,10 @@ class HistoryCapability(Capability):
                 mime="application/json",
                 content=to_json(record, messages, self._files, leaf),
             )
+        elif req.format == "html":
+            if not req.html or not req.html.lstrip().lower().startswith("<!doctype html>"):
+                raise ApiFailure("invalid", "An HTML export needs the rendered page (field `html`).")
+            out = h.ExportedChat(filename=export_filename(record, "html"), mime="text/html", content=req.html)
         else:  # what the chat shows: the active path
             out = h.ExportedChat(
                 filename=export_filename(record, "md"),
@@ -73,6 +84,22 @@ class HistoryCapability(Capability):
         except OSError as exc:
             raise ApiFailure("invalid", f"Cannot save the export: {exc.strerror or exc}") from exc
         return out.model_copy(update={"saved_path": str(saved)})
+
+    async def save_download(self, req: h.FileSave) -> h.SavedFile:
+        """A file the UI made (a diagram's SVG/PNG, an artifact) saved into Downloads: the
+        desktop window cannot download (issue 27). Never replaces a file (save_unique)."""
+        if req.base64:
+            try:
+                data = base64.b64decode(req.content, validate=True)
+            except binascii.Error as exc:
+                raise ApiFailure("invalid", "The file's content is not valid base64.") from exc
+        else:
+            data = req.content.encode("utf-8")
+        try:
+            saved = save_unique_bytes(self._downloads(), req.filename, data)
+        except OSError as exc:
+            raise ApiFailure("invalid", f"Cannot save the file: {exc.strerror or exc}") from exc
+        return h.SavedFile(saved_path=str(saved))
 
     async def import_(self, req: h.ChatImport) -> m.ChatSummary:
         try:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from app.attachments.store import AttachmentMissing, AttachmentStore
 from app.store.chats import ChatRecord, StoredMessage
-from app.support.atomic import atomic_write_text
+from app.support.atomic import atomic_write_bytes
 
 FORMAT = "cashcode.chat"
 VERSION = 1
@@ -113,6 +113,11 @@ def _fenced(text: str, lang: str = "") -> list[str]:
 def save_unique(folder: Path, filename: str, content: str) -> Path:
     """Write `content` as `folder/filename` atomically, never replacing an existing file
     ("name (2).md", "name (3).md", … instead)."""
+    return save_unique_bytes(folder, filename, content.encode("utf-8"))
+
+
+def save_unique_bytes(folder: Path, filename: str, content: bytes) -> Path:
+    """`save_unique` for bytes."""
     folder.mkdir(parents=True, exist_ok=True)
     stem, dot, ext = filename.rpartition(".")
     n = 1
@@ -120,7 +125,7 @@ def save_unique(folder: Path, filename: str, content: str) -> Path:
         candidate = folder / (filename if n == 1 else f"{stem} ({n}){dot}{ext}")
         try:
             # replace=False fails instead of replacing a file that exists or appeared meanwhile
-            atomic_write_text(candidate, content, replace=False)
+            atomic_write_bytes(candidate, content, replace=False)
             return candidate
         except FileExistsError:
             n += 1

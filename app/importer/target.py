@@ -66,7 +66,9 @@ class AppTarget:
         self._chats.insert_imported(record, stored, replace=replace)
 
     def add_grant(self, key: GrantKey) -> bool:
-        if self._ledger.has(key):
+        # Imported grants arrive off: the approvals ledger lists them whole and the user turns
+        # on each one they still want (a grant from another app is not a decision made here).
+        if self._ledger.exists(key):
             return False
-        self._ledger.add(key)
+        self._ledger.add(key, enabled=False, origin="imported")
         return True

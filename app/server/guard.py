@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.server import pages
 from app.server.auth import TOKEN_QUERY_PARAM, AccessPolicy
-from app.server.headers import security_headers
+from app.server.headers import ARTIFACT_PATH, artifact_security_headers, security_headers
 
 # Methods a cross-site page can send without CORS preflight are the ones to fence by Origin;
 # every state-changing method is, GET/HEAD are side-effect free here.
@@ -45,21 +45,29 @@ class Guard:
         self._app = app
         self._policy = policy
         self._headers = security_headers(policy.port)
+        self._artifact_headers = artifact_security_headers(policy.port)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self._app(scope, receive, send)
             return
-        send = self._with_security_headers(send)
         response, inner_scope = self._route(scope)
+        send = self._with_security_headers(send, self._headers_for(response, inner_scope))
         if response is not None:
             # For a WebSocket scope Starlette sends this as a handshake denial response.
             await response(scope, receive, send)
             return
         await self._app(inner_scope, receive, send)
 
-    def _with_security_headers(self, send: Send) -> Send:
-        extra = self._headers
+    def _headers_for(self, response: Response | None, inner_scope: Scope) -> list[tuple[bytes, bytes]]:
+        # Only an admitted request for the artifact page (cookie checked, prefix stripped) gets
+        # the artifact's policy; every refusal and every other path keeps the app's.
+        if response is None and inner_scope["type"] == "http" and inner_scope.get("path") == ARTIFACT_PATH:
+            return self._artifact_headers
+        return self._headers
+
+    @staticmethod
+    def _with_security_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
 
         async def wrapped(message: Message) -> None:
             if message["type"] in ("http.response.start", "websocket.http.response.start"):

@@ -19,6 +19,32 @@ def content_security_policy(port: int) -> str:
     )
 
 
+# The sandboxed preview page for HTML/SVG artifacts (frontend/public/artifact.html, issue 27,
+# docs/decisions.md 150), as the guard sees it once the UI prefix is stripped.
+ARTIFACT_PATH = "/artifact.html"
+
+
+def artifact_content_security_policy(port: int) -> str:
+    """The artifact page's own policy, instead of the app's (two policies would both apply, and
+    the app's `script-src 'self'` would stop the artifact's inline scripts): inline script and
+    style run, nothing loads from anywhere (images and fonts from data: only), only the app's
+    own pages may frame it, and `sandbox` gives it an opaque origin even if opened on its own."""
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src 'unsafe-inline'",
+            "style-src 'unsafe-inline'",
+            "img-src data:",
+            "font-src data:",
+            "media-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+            f"frame-ancestors http://127.0.0.1:{port} http://localhost:{port}",
+            "sandbox allow-scripts",
+        ]
+    )
+
+
 def security_headers(port: int) -> list[tuple[bytes, bytes]]:
     return [
         (b"content-security-policy", content_security_policy(port).encode("ascii")),
@@ -27,4 +53,15 @@ def security_headers(port: int) -> list[tuple[bytes, bytes]]:
         (b"referrer-policy", b"no-referrer"),
         (b"x-frame-options", b"DENY"),
         (b"cross-origin-opener-policy", b"same-origin"),
+    ]
+
+
+def artifact_security_headers(port: int) -> list[tuple[bytes, bytes]]:
+    """The artifact page's headers: its policy, and no X-Frame-Options (the app frames it)."""
+    return [
+        (b"content-security-policy", artifact_content_security_policy(port).encode("ascii")),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cache-control", b"no-store"),
     ]

@@ -229,11 +229,15 @@ class FakeTray:
     def __init__(self) -> None:
         self.notes: list[tuple[str, str, str | None]] = []
         self.recent: list[RecentChat] = []
+        self.next_task: Any = None
 
     def start(self) -> None: ...
 
     def set_recent(self, chats: Any) -> None:
         self.recent = list(chats)
+
+    def set_next_task(self, task: Any) -> None:
+        self.next_task = task
 
     def notify(self, title: str, body: str, chat_id: str | None) -> None:
         self.notes.append((title, body, chat_id))

@@ -262,6 +262,41 @@ def test_hide_to_tray_then_a_finished_turn_notifies_and_quit_leaves_no_process(
     assert (data / "window-state.json").is_file() and (data / "quick-window-state.json").is_file()
 
 
+def test_run_now_from_the_tray_runs_the_next_task_and_its_finished_run_notifies(
+    tray_app: App, fresh_llm: FakeLLMProcess
+) -> None:
+    """Issue 29: the tray shows the next scheduled task with "Run now"; the run's turn ends in
+    a notification (the window is hidden) whose click opens the task's chat."""
+    app = tray_app
+    draft = {
+        "name": "Tray brief",
+        "prompt": "Brief me",
+        "schedule": {"kind": "daily", "hour": 7, "minute": 0},
+    }
+    added = invoke(app.main, "tasks.add", {"draft": draft})
+    assert added["ok"], added
+    task_id = added["data"]["task"]["id"]
+    assert close_windows_of(app.display, app.proc.proc.pid, only=app.main_window) == 1
+    wait_for("the main window to hide", lambda: not app.main_visible())
+    fresh_llm.script({"text": "Brief from the tray."})
+    before = app.window_ids()
+    # From the bottom: Quit, then "Run now" (only there while a next task is shown).
+    app.tray_menu("Up", "Up", "Return")
+    where = wait_for("a notification", lambda: _new_window_center(app, before))
+
+    def finished() -> Any:
+        runs = invoke(app.main, "tasks.history", {"task_id": task_id})["data"]["runs"]
+        return runs if runs and runs[0]["status"] != "running" else None
+
+    runs = wait_for("the run", finished)
+    assert (runs[0]["status"], runs[0]["trigger"]) == ("ok", "manual"), runs
+    with Input(app.display) as user:
+        user.click(*where)
+    wait_for("the main window", app.main_visible)
+    expect(app.main).to_have_url(_chat_url(runs[0]["chat_id"]))
+    expect(app.main.get_by_test_id("message-assistant").last).to_contain_text("Brief from the tray.")
+
+
 def test_the_global_hotkey_toggles_the_quick_window(tray_app: App) -> None:
     app = tray_app
     presence = invoke(app.main, "desktop.presence")["data"]

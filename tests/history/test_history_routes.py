@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from typing import Any
@@ -252,3 +253,56 @@ async def test_an_import_takes_only_a_conversation_with_clean_names(
     assert imported["title"] == "Title [2J with bidi"
     shown = await ok(app, "chats.get", {"chat_id": imported["id"]})
     assert shown["messages"][0]["attachments"][0]["name"] == "a ]52;c;x b .txt"
+async def test_an_html_export_is_named_and_saved_from_the_rendered_page_and_needs_one(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Any
+) -> None:
+    """Issue 27 item 5: the UI renders the page (math, diagrams); the backend names and saves it."""
+    downloads = tmp_path / "Downloads"
+    app, rec = await make_app(env={"CASHCODE_EXPORT_DIR": str(downloads)})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat_id = await _chat_with(app, rec, fake_llm, pid, [("Math notes", "$x^2$")])
+    page = '<!doctype html>\n<html><body><span class="katex">x</span></body></html>\n'
+    saved = await ok(
+        app, "chats.export", {"chat_id": chat_id, "format": "html", "html": page, "save_to_downloads": True}
+    )
+    assert saved["filename"] == "Math-notes.html" and saved["mime"] == "text/html"
+    assert (downloads / "Math-notes.html").read_text(encoding="utf-8") == page
+    for bad in ({}, {"html": ""}, {"html": "<script>not a page</script>"}):
+        error = await err(
+            app, "chats.export", {"chat_id": chat_id, "format": "html", "save_to_downloads": True, **bad}
+        )
+        assert error["code"] == "invalid", bad
+    assert sorted(p.name for p in downloads.iterdir()) == ["Math-notes.html"]
+    # The Markdown export keeps the sources.
+    md = await ok(app, "chats.export", {"chat_id": chat_id, "format": "md"})
+    assert "$x^2$" in md["content"]
+
+
+async def test_the_window_saves_a_diagram_or_artifact_into_downloads_and_refuses_bad_names(
+    make_app: AppMaker, tmp_path: Any
+) -> None:
+    """Issue 27: the desktop window cannot download, so the UI's SVG/PNG/artifact files are saved
+    by the backend into Downloads, under a plain name, never replacing a file."""
+    downloads = tmp_path / "Downloads"
+    app, _ = await make_app(env={"CASHCODE_EXPORT_DIR": str(downloads)})
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    first = await ok(
+        app,
+        "files.save_download",
+        {"filename": "diagram.png", "content": base64.b64encode(png).decode(), "base64": True},
+    )
+    second = await ok(app, "files.save_download", {"filename": "diagram.png", "content": "<svg/>"})
+    assert first["saved_path"] == str(downloads / "diagram.png")
+    assert (downloads / "diagram.png").read_bytes() == png
+    assert second["saved_path"] == str(downloads / "diagram (2).png")
+    for bad in (
+        {"filename": "../escape.svg", "content": "x"},
+        {"filename": "a/b.svg", "content": "x"},
+        {"filename": ".hidden", "content": "x"},
+        {"filename": "", "content": "x"},
+        {"filename": "x.png", "content": "not base64!", "base64": True},
+    ):
+        error = await err(app, "files.save_download", bad)
+        assert error["code"] == "invalid", bad
+    assert sorted(p.name for p in downloads.iterdir()) == ["diagram (2).png", "diagram.png"]
+    assert not (tmp_path / "escape.svg").exists()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.server.headers import content_security_policy
+from app.server.headers import artifact_content_security_policy, content_security_policy
 from tests.server.conftest import Served, serve_stub
 
 
@@ -72,3 +72,27 @@ async def test_without_a_built_ui_the_root_explains_how_to_build_it(tmp_path: Pa
     assert response.status_code == 503
     assert "python build.py run" in response.text
     assert response.headers["content-security-policy"]
+
+
+async def test_the_artifact_page_gets_its_own_policy_and_only_behind_the_session(served: Served) -> None:
+    """Issue 27: the sandboxed preview page must not carry the app's `script-src 'self'` (its
+    inline scripts would not run) and must carry its own locked-down policy instead."""
+    (served.static_dir / "artifact.html").write_text("<!doctype html><p>artifact</p>", encoding="utf-8")
+    async with served.client() as client:
+        page = await client.get(served.ui("/artifact.html"), headers=served.cookie_header)
+        anonymous = await client.get(served.ui("/artifact.html"))
+        app_page = await client.get(served.ui("/"), headers=served.cookie_header)
+    assert page.status_code == 200 and "artifact" in page.text
+    assert page.headers.get_list("content-security-policy") == [artifact_content_security_policy(served.port)]
+    csp = page.headers["content-security-policy"]
+    wanted = ("default-src 'none'", "script-src 'unsafe-inline'", "img-src data:", "sandbox allow-scripts")
+    for directive in wanted:
+        assert directive in csp
+    assert "connect-src" not in csp  # falls back to default-src 'none': no network
+    assert f"frame-ancestors http://127.0.0.1:{served.port} http://localhost:{served.port}" in csp
+    assert "x-frame-options" not in page.headers
+    # Without the session the page is refused, with the app's own headers.
+    assert anonymous.status_code == 401
+    assert anonymous.headers["content-security-policy"] == content_security_policy(served.port)
+    assert app_page.headers["content-security-policy"] == content_security_policy(served.port)
+    assert app_page.headers["x-frame-options"] == "DENY"

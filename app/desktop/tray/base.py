@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 RECENT_LIMIT = 5
@@ -17,6 +17,19 @@ class RecentChat:
 
 
 @dataclass(frozen=True)
+class NextTask:
+    """The scheduled task that runs next (the tray shows it with "Run now")."""
+
+    task_id: str
+    name: str
+    when: str  # local time, already formatted
+
+
+def _no_task(_task_id: str) -> None:
+    """Default for adapters' tests built before scheduled tasks existed."""
+
+
+@dataclass(frozen=True)
 class TrayActions:
     """Callbacks of the menu items. They may run on the GUI thread: each must only queue work."""
 
@@ -24,6 +37,7 @@ class TrayActions:
     open_main: Callable[[], None]
     open_chat: Callable[[str], None]
     quit: Callable[[], None]
+    run_task: Callable[[str], None] = field(default=_no_task)
 
 
 @dataclass(frozen=True)
@@ -40,6 +54,9 @@ class TrayLabels:
     )
     done_title: str = "CashCode: answer ready"
     approval_title: str = "CashCode needs your approval"
+    next_task: str = "Next: {name} at {when}"
+    no_tasks: str = "No scheduled task"
+    run_now: str = "Run now"
 
 
 ZH_LABELS = TrayLabels(
@@ -53,6 +70,9 @@ ZH_LABELS = TrayLabels(
     still_running_body="它在系统托盘中。点击托盘图标可重新打开，或在那里选择“退出”。",
     done_title="CashCode：回答已完成",
     approval_title="CashCode 需要你的批准",
+    next_task="下一个任务：{name}（{when}）",
+    no_tasks="没有定时任务",
+    run_now="立即运行",
 )
 
 
@@ -79,5 +99,6 @@ class TrayHost(Protocol):
 
     def start(self) -> None: ...
     def set_recent(self, chats: Sequence[RecentChat]) -> None: ...
+    def set_next_task(self, task: NextTask | None) -> None: ...
     def notify(self, title: str, body: str, chat_id: str | None) -> None: ...
     def stop(self) -> None: ...

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from app.desktop.tray.base import RecentChat, TrayActions, TrayLabels, short_title
+from app.desktop.tray.base import NextTask, RecentChat, TrayActions, TrayLabels, short_title
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,7 @@ class PystrayTray:
         self._labels = labels
         self._platform = platform
         self._recent: list[RecentChat] = []
+        self._next: NextTask | None = None
         self._icon: Any = None
         self._available = False
         self._reason: str | None = None
@@ -84,9 +85,26 @@ class PystrayTray:
             item(self._labels.quick_ask, lambda: self._actions.quick_ask(), default=True),
             item(self._labels.open_main, lambda: self._actions.open_main()),
             item(self._labels.recent, pystray.Menu(*recent)),
+            *self._task_items(pystray),
             pystray.Menu.SEPARATOR,
             item(self._labels.quit, lambda: self._actions.quit()),
         ]
+
+    def _task_items(self, pystray: Any) -> list[Any]:
+        item = pystray.MenuItem
+        task = self._next
+        if task is None:
+            return [item(self._labels.no_tasks, None, enabled=False)]
+        text = self._labels.next_task.format(name=short_title(task.name, ""), when=task.when)
+        return [
+            item(text, None, enabled=False),
+            item(self._labels.run_now, lambda: self._actions.run_task(task.task_id)),
+        ]
+
+    def set_next_task(self, task: NextTask | None) -> None:
+        self._next = task
+        if self._icon is not None:
+            self._icon.update_menu()
 
     def _opener(self, chat_id: str) -> Any:
         return lambda: self._actions.open_chat(chat_id)

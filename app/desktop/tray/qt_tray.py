@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.desktop.tray.base import RecentChat, TrayActions, TrayLabels, short_title
+from app.desktop.tray.base import NextTask, RecentChat, TrayActions, TrayLabels, short_title
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,9 @@ class QtTray:
         self._available = False
         self._reason: str | None = None
         self._last_chat: str | None = None  # what a click on the last message opens
+        self._next_item: Any = None
+        self._run_item: Any = None
+        self._next: NextTask | None = None
 
     @property
     def available(self) -> bool:
@@ -72,6 +75,10 @@ class QtTray:
         open_main.triggered.connect(lambda: self._actions.open_main())
         self._recent_menu = self._menu.addMenu(self._labels.recent)
         self._fill_recent([])
+        self._next_item = self._menu.addAction(self._labels.no_tasks)
+        self._run_item = self._menu.addAction(self._labels.run_now)
+        self._run_item.triggered.connect(self._run_next)
+        self._fill_next(None)
         self._menu.addSeparator()
         quit_action = self._menu.addAction(self._labels.quit)
         quit_action.triggered.connect(lambda: self._actions.quit())
@@ -97,6 +104,7 @@ class QtTray:
         open_main.setText(labels.open_main)
         recent.setTitle(labels.recent)
         quit_action.setText(labels.quit)
+        self._fill_next(self._next)
 
     def _icon(self) -> Any:
         from qtpy import QtGui
@@ -130,6 +138,24 @@ class QtTray:
         for chat in chats:
             action = menu.addAction(short_title(chat.title, self._labels.untitled))
             action.triggered.connect(lambda _checked=False, cid=chat.chat_id: self._actions.open_chat(cid))
+
+    def _fill_next(self, task: NextTask | None) -> None:
+        self._next = task
+        text = (
+            self._labels.next_task.format(name=short_title(task.name, ""), when=task.when) if task else None
+        )
+        self._next_item.setText(text or self._labels.no_tasks)
+        self._next_item.setEnabled(False)  # information, not an action
+        self._run_item.setText(self._labels.run_now)
+        self._run_item.setVisible(task is not None)
+
+    def _run_next(self) -> None:
+        if self._next is not None:
+            self._actions.run_task(self._next.task_id)
+
+    def set_next_task(self, task: NextTask | None) -> None:
+        if self._available:
+            self._post(lambda: self._fill_next(task))
 
     def set_recent(self, chats: Sequence[RecentChat]) -> None:
         if self._available:

@@ -121,8 +121,9 @@ export interface ChatEdit {
 
 export interface ChatExport {
   chat_id: string;
-  format?: "md" | "json";
+  format?: "md" | "json" | "html";
   save_to_downloads?: boolean;
+  html?: string | null;
 }
 
 export interface ChatGet {
@@ -198,6 +199,28 @@ export interface ConnectionTest {
 export interface ContextLeftOut {
   type: "context_left_out";
   chat_id: string;
+}
+
+export interface CronInput {
+  kind?: "cron";
+  expr: string;
+}
+
+export interface CronOutput {
+  kind: "cron";
+  expr: string;
+}
+
+export interface DailyInput {
+  kind?: "daily";
+  hour: number;
+  minute: number;
+}
+
+export interface DailyOutput {
+  kind: "daily";
+  hour: number;
+  minute: number;
 }
 
 /** The start-up integrity check (`PRAGMA quick_check`) found damage; `message` says what to do. */
@@ -321,6 +344,16 @@ export interface EvalRunView {
   results: EvalCaseResultView[];
 }
 
+export interface EveryInput {
+  kind?: "every";
+  seconds: number;
+}
+
+export interface EveryOutput {
+  kind: "every";
+  seconds: number;
+}
+
 export interface ExportedChat {
   filename: string;
   mime: string;
@@ -328,8 +361,19 @@ export interface ExportedChat {
   saved_path: string | null;
 }
 
+export interface FileSave {
+  filename: string;
+  content: string;
+  base64?: boolean;
+}
+
 export interface FolderPick {
   path: string | null;
+}
+
+export interface GrantEnable {
+  grant_id: string;
+  enabled: boolean;
 }
 
 export interface GrantList {
@@ -347,6 +391,13 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
+  enabled: boolean;
+  origin: string;
+}
+
+export interface HistoryQuery {
+  task_id: string;
+  limit?: number;
 }
 
 export interface HotkeyInput {
@@ -929,6 +980,16 @@ export interface OllamaProbe {
   message: string;
 }
 
+export interface OnceInput {
+  kind?: "once";
+  at: string;
+}
+
+export interface OnceOutput {
+  kind: "once";
+  at: string;
+}
+
 export interface OpenChat {
   chat_id: string;
 }
@@ -940,6 +1001,12 @@ export interface PresenceView {
   close_to_tray: boolean;
   hotkey: HotkeyView;
   notifications: boolean;
+}
+
+export interface PreviewQuery {
+  schedule: OnceInput | EveryInput | DailyInput | WeeklyInput | CronInput;
+  time_zone?: string | null;
+  count?: number;
 }
 
 export interface ProposalItem {
@@ -996,6 +1063,37 @@ export interface ProviderView {
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */
 export interface QuickChat {
   chat_id?: string | null;
+}
+
+export interface RunList {
+  runs: RunView[];
+}
+
+export interface RunView {
+  id: string;
+  task_id: string;
+  status: "running" | "ok" | "failed" | "skipped" | "missed";
+  trigger: "schedule" | "manual" | "missed";
+  slot: string | null;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  chat_id: string | null;
+  trace_id: string | null;
+  answer: string | null;
+  error: string | null;
+  refused_tools: string[];
+  waiting_approval: boolean;
+}
+
+export interface SavedFile {
+  saved_path: string;
+}
+
+export interface SchedulePreview {
+  next_runs: string[];
+  schedule_text: string;
+  time_zone: string;
 }
 
 export interface SearchHitView {
@@ -1240,6 +1338,97 @@ export interface SummaryList {
   running: boolean;
 }
 
+/** What the user chooses for a task (add and edit). */
+export interface TaskDraft {
+  name: string;
+  prompt: string;
+  schedule: OnceInput | EveryInput | DailyInput | WeeklyInput | CronInput;
+  provider_id?: string | null;
+  model?: string | null;
+  workspace?: string | null;
+  approval_mode?: "read_only" | "ask_writes" | "autonomous";
+  chat_mode?: "same_chat" | "new_chat";
+  missed_policy?: "run_once" | "skip";
+  enabled?: boolean;
+}
+
+export interface TaskEdit {
+  task_id: string;
+  draft: TaskDraft;
+  time_zone?: string | null;
+}
+
+export interface TaskEnable {
+  task_id: string;
+  enabled: boolean;
+}
+
+export interface TaskInput {
+  draft: TaskDraft;
+  time_zone?: string | null;
+}
+
+export interface TaskList {
+  tasks: TaskView[];
+  time_zone: string;
+}
+
+export interface TaskRef {
+  task_id: string;
+}
+
+export interface TaskRun {
+  task_id: string;
+  wait?: boolean;
+  approvals?: "wait" | "deny";
+  model?: ModelRef | null;
+}
+
+/**
+ * A task's run ended (ok, failed, skipped or missed); `open_chat_id` is where its turn is
+ * (not `chat_id`: this is no turn event, and a run that failed early has no chat).
+ */
+export interface TaskRunFinished {
+  type: "task_run_finished";
+  task_id: string;
+  task_name: string;
+  run_id: string;
+  status: "ok" | "failed" | "skipped" | "missed";
+  open_chat_id: string | null;
+  error: string | null;
+}
+
+export interface TaskSaved {
+  task: TaskView;
+  warnings: string[];
+}
+
+export interface TaskView {
+  id: string;
+  name: string;
+  prompt: string;
+  schedule: OnceOutput | EveryOutput | DailyOutput | WeeklyOutput | CronOutput;
+  schedule_text: string;
+  provider_id: string | null;
+  model: string | null;
+  workspace: string | null;
+  approval_mode: "read_only" | "ask_writes" | "autonomous";
+  chat_mode: "same_chat" | "new_chat";
+  missed_policy: "run_once" | "skip";
+  enabled: boolean;
+  time_zone: string;
+  next_run: string | null;
+  last_status: "running" | "ok" | "failed" | "skipped" | "missed" | null;
+  last_run_at: string | null;
+  chat_id: string | null;
+  created_at: string;
+}
+
+/** A task was added, edited, enabled/disabled, removed or its next run moved. */
+export interface TasksChanged {
+  type: "tasks_changed";
+}
+
 export interface TodoCreate {
   title: string;
 }
@@ -1435,6 +1624,20 @@ export interface WebSearchView {
   has_key: boolean;
 }
 
+export interface WeeklyInput {
+  kind?: "weekly";
+  day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+  hour: number;
+  minute: number;
+}
+
+export interface WeeklyOutput {
+  kind: "weekly";
+  day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+  hour: number;
+  minute: number;
+}
+
 /** Every event the backend pushes (discriminated by `type`). */
 export type AppEvent =
   | TurnStarted
@@ -1458,7 +1661,9 @@ export type AppEvent =
   | ContextLeftOut
   | EvalProgress
   | DatabaseProblem
-  | SkillsChanged;
+  | SkillsChanged
+  | TaskRunFinished
+  | TasksChanged;
 
 export type AppEventType = AppEvent["type"];
 
@@ -1466,6 +1671,7 @@ export type AppEventType = AppEvent["type"];
 export interface Routes {
   "app.detect_ollama": { request: Empty; response: OllamaProbe };
   "app.info": { request: Empty; response: AppInfo };
+  "approvals.enable": { request: GrantEnable; response: Ok };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
   "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
@@ -1498,6 +1704,7 @@ export interface Routes {
   "evals.get": { request: EvalRunRef; response: EvalRunView };
   "evals.run": { request: EvalRunStart; response: EvalRunView };
   "evals.runs": { request: Empty; response: EvalRunList };
+  "files.save_download": { request: FileSave; response: SavedFile };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
   "knowledge.add": { request: KbAdd; response: KbAddResult };
@@ -1577,6 +1784,15 @@ export interface Routes {
   "skills.versions": { request: SkillName; response: SkillVersionList };
   "soul.get": { request: Empty; response: SoulDoc };
   "soul.save": { request: SoulSave; response: SoulDoc };
+  "tasks.add": { request: TaskInput; response: TaskSaved };
+  "tasks.get": { request: TaskRef; response: TaskView };
+  "tasks.history": { request: HistoryQuery; response: RunList };
+  "tasks.list": { request: Empty; response: TaskList };
+  "tasks.preview": { request: PreviewQuery; response: SchedulePreview };
+  "tasks.remove": { request: TaskRef; response: Ok };
+  "tasks.run": { request: TaskRun; response: RunView };
+  "tasks.set_enabled": { request: TaskEnable; response: TaskView };
+  "tasks.update": { request: TaskEdit; response: TaskSaved };
   "todos.complete": { request: ItemRef; response: TodoItem };
   "todos.create": { request: TodoCreate; response: TodoItem };
   "todos.delete": { request: ItemRef; response: Ok };
@@ -1594,6 +1810,7 @@ export type RouteName = keyof Routes;
 export const ROUTE_NAMES: readonly RouteName[] = [
   "app.detect_ollama",
   "app.info",
+  "approvals.enable",
   "approvals.list",
   "approvals.revoke",
   "attachments.data",
@@ -1626,6 +1843,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "evals.get",
   "evals.run",
   "evals.runs",
+  "files.save_download",
   "import.preview",
   "import.run",
   "knowledge.add",
@@ -1705,6 +1923,15 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "skills.versions",
   "soul.get",
   "soul.save",
+  "tasks.add",
+  "tasks.get",
+  "tasks.history",
+  "tasks.list",
+  "tasks.preview",
+  "tasks.remove",
+  "tasks.run",
+  "tasks.set_enabled",
+  "tasks.update",
   "todos.complete",
   "todos.create",
   "todos.delete",

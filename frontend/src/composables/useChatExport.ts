@@ -1,8 +1,9 @@
 import { ref } from "vue";
 import type { ChatSummary } from "@/api/generated";
+import { chatToHtml } from "@/model/htmlExport";
 import { errorMessage, useApiStore } from "@/stores/api";
 
-export type ExportFormat = "md" | "json";
+export type ExportFormat = "md" | "json" | "html";
 
 /** Offer `content` as a file download (browser: `cashcode serve`). */
 export function downloadText(filename: string, mime: string, content: string): void {
@@ -31,6 +32,7 @@ export function useChatExport() {
     error.value = "";
     try {
       const desktop = api.transport?.kind === "pywebview";
+      if (format === "html") return (notice.value = await exportHtml(chatId, desktop));
       const out = await api.invoke("chats.export", { chat_id: chatId, format, save_to_downloads: desktop });
       if (out.saved_path) return (notice.value = out.saved_path);
       downloadText(out.filename, out.mime, out.content);
@@ -41,6 +43,21 @@ export function useChatExport() {
     } finally {
       busy.value = false;
     }
+  }
+
+  /** HTML: the Markdown export (the active path, sources kept) rendered here with math and
+   * diagrams as static markup (model/htmlExport.ts); the backend names and, for the window, saves it. */
+  async function exportHtml(chatId: string, desktop: boolean): Promise<string> {
+    const md = await api.invoke("chats.export", { chat_id: chatId, format: "md", save_to_downloads: false });
+    const title = /^# (.*)$/m.exec(md.content)?.[1] ?? "Chat";
+    const html = await chatToHtml(title, md.content);
+    if (desktop) {
+      const out = await api.invoke("chats.export", { chat_id: chatId, format: "html", html, save_to_downloads: true });
+      return out.saved_path ?? out.filename;
+    }
+    const filename = md.filename.replace(/\.md$/, ".html");
+    downloadText(filename, "text/html", html);
+    return filename;
   }
 
   async function importFile(file: File): Promise<ChatSummary | null> {

@@ -9,7 +9,7 @@
  * then rendered whole. Joined, the chunks always equal `renderMarkdown(source)` (tested over
  * random split points in frontend/tests/unit/blocks.test.ts).
  */
-import { renderMarkdown, renderTopLevelBlocks } from "./markdown";
+import { renderPendingMarkdown, renderTopLevelBlocks } from "./markdown";
 
 /** Character offset where line `line` of `text` starts. */
 function lineOffset(text: string, line: number): number {
@@ -34,8 +34,8 @@ export function createBlockRenderer(): (source: string) => string[] {
       finished = [];
     }
     const rest = source.slice(done.length);
-    const blocks = renderTopLevelBlocks(rest);
-    if (blocks === null) return [renderMarkdown(source)];
+    const blocks = renderTopLevelBlocks(rest, true);
+    if (blocks === null) return [renderPendingMarkdown(source)];
     if (blocks.length > 1) {
       const open = blocks[blocks.length - 1];
       finished = [...finished, ...blocks.slice(0, -1).map((b) => b.html)];

@@ -1,0 +1,170 @@
+"""The in-process scheduler (docs/decisions.md 130): while the app runs (window, tray, `serve`)
+it wakes at the earliest next run (at most every `poll_s`, so tasks added by another process
+and wall-clock jumps are seen), fires what is due and starts each run as a background task."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from datetime import datetime, timedelta
+from typing import Any
+
+from app.contracts.events import AppEvent
+from app.contracts.replies import ModelRef
+from app.store.errors import Conflict
+from app.tasks.events import TasksChanged
+from app.tasks.model import RunRecord, TaskRecord
+from app.tasks.planning import Fire, Miss, plan
+from app.tasks.runner import Approvals, TaskRunner
+from app.tasks.store import TaskStore
+
+_log = logging.getLogger(__name__)
+GRACE = timedelta(minutes=5)
+MIN_DELAY_S = 0.25  # never spin, even if a write keeps failing
+
+
+def pid_alive(pid: int) -> bool:
+    """Is the process that claimed a run still there? (Windows: assume not, so a crashed run
+    never blocks its task; a run of a second process is then failed early at worst.)"""
+    if pid == os.getpid():
+        return True
+    if sys.platform == "win32":
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Scheduler:
+    def __init__(
+        self,
+        store: TaskStore,
+        runner: TaskRunner,
+        clock: Callable[[], datetime],
+        publish: Callable[[AppEvent], None],
+        *,
+        poll_s: float,
+        grace: timedelta = GRACE,
+        alive: Callable[[int], bool] = pid_alive,
+    ) -> None:
+        self._store = store
+        self._runner = runner
+        self._clock = clock
+        self._publish = publish
+        self._poll_s = poll_s
+        self._grace = grace
+        self._alive = alive
+        self._loop_task: asyncio.Task[None] | None = None
+        self._runs: set[asyncio.Task[Any]] = set()
+        self._wake = asyncio.Event()
+
+    # ---- firing ---------------------------------------------------------------------------------
+
+    def tick(self) -> list[RunRecord]:
+        """Fire every due task once (runs start in the background); returns what was recorded."""
+        now = self._clock()
+        recorded: list[RunRecord] = []
+        for task in self._store.due(now):
+            try:
+                step = plan(task, now, self._grace)
+                if isinstance(step, Fire):
+                    recorded.append(self._fire(step, now))
+                elif isinstance(step, Miss):
+                    recorded.append(self._miss(step, now))
+            except Conflict:
+                continue  # another process fired this slot first
+            except Exception:  # one broken task must not stop the others
+                _log.warning("task %s could not be scheduled", task.id, exc_info=True)
+        if recorded:
+            self._publish(TasksChanged())
+        return recorded
+
+    def _fire(self, step: Fire, now: datetime) -> RunRecord:
+        self._store.fail_orphans(self._alive, now)
+        run = self._store.fire(
+            step.task.id, slot=step.slot, next_run=step.next_run, trigger=step.trigger, now=now,
+            pid=os.getpid(), expected_next=step.task.next_run,
+        )  # fmt: skip
+        self._spawn(self._runner.execute(step.task, run))
+        return run
+
+    def _miss(self, step: Miss, now: datetime) -> RunRecord:
+        run = self._store.record_missed(
+            step.task.id, slot=step.slot, count=step.count, next_run=step.next_run, now=now
+        )
+        self._spawn(self._runner.execute(step.task, run))  # publishes the finished event
+        return run
+
+    async def run_now(
+        self, task: TaskRecord, *, wait: bool, fallback: ModelRef | None = None, approvals: Approvals = "wait"
+    ) -> RunRecord:
+        """A run outside the schedule (run now); the schedule is not moved."""
+        now = self._clock()
+        self._store.fail_orphans(self._alive, now)
+        run = self._store.fire(task.id, slot=None, next_run=None, trigger="manual", now=now, pid=os.getpid())
+        job = self._runner.execute(task, run, fallback=fallback, approvals=approvals)
+        if wait:
+            return await job
+        self._spawn(job)
+        return run
+
+    def _spawn(self, job: Coroutine[Any, Any, RunRecord]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._runs.add(task)
+        task.add_done_callback(self._runs.discard)
+
+    # ---- the loop -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._store.fail_orphans(self._alive, self._clock())
+        if self._loop_task is None:
+            self._loop_task = asyncio.get_running_loop().create_task(self._loop(), name="tasks-scheduler")
+
+    def poke(self) -> None:
+        """A task changed here: look again now instead of at the next poll."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                self.tick()
+                delay = self._delay()
+            except Exception:  # e.g. the database briefly locked by another process
+                _log.warning("the task scheduler's tick failed", exc_info=True)
+                delay = self._poll_s
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), delay)
+            except TimeoutError:
+                pass
+
+    def _delay(self) -> float:
+        earliest = self._store.earliest_next()
+        if earliest is None:
+            return self._poll_s
+        seconds = (earliest - self._clock()).total_seconds()
+        return min(self._poll_s, max(MIN_DELAY_S, seconds))
+
+    async def wait_runs(self) -> None:
+        """Tests and shutdown: until every started run has ended."""
+        while self._runs:
+            await asyncio.wait(set(self._runs))
+
+    async def aclose(self) -> None:
+        tasks = [t for t in (self._loop_task, *self._runs) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:
+                _log.warning("a task run failed while closing", exc_info=True)

@@ -1,0 +1,54 @@
+"""The tray's scheduled-task items: the next enabled task and its time, "Run now" calling
+`tasks.run` (recording stand-ins for the tray and the app, the real shell and core loop)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.desktop.core_loop import CoreLoop
+from app.desktop.presence import Presence
+from app.settings.paths import AppPaths
+from tests.desktop.test_shell import FakeTray, drain, parts
+
+__all__ = ["parts"]
+
+
+class TasksApp:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.tasks = [
+            {"id": "t1", "name": "Weekly report", "enabled": True, "next_run": "2027-01-08T09:00:00Z"},
+            {"id": "t2", "name": "Off", "enabled": False, "next_run": None},
+            {"id": "t3", "name": "Morning brief", "enabled": True, "next_run": "2027-01-04T07:30:00Z"},
+        ]
+
+    async def invoke(self, route: str, payload: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append((route, payload))
+        if route == "tasks.list":
+            return {"ok": True, "data": {"tasks": self.tasks, "time_zone": "UTC"}}
+        return {"ok": True, "data": {}}
+
+
+class _Event:
+    def __init__(self, type: str) -> None:
+        self.type = type
+
+
+def test_the_tray_shows_the_next_task_and_run_now_runs_it(parts: Any, tmp_path: Any, core: CoreLoop) -> None:
+    _ops, _main, _quick, shell = parts
+    app = TasksApp()
+    shell.attach_app(app, core.loop)
+    presence = Presence(shell, AppPaths(tmp_path, tmp_path, tmp_path, tmp_path), {})
+    tray = FakeTray()
+    presence.tray = tray
+    presence.on_event(_Event("tasks_changed"))
+    drain(shell)
+    assert tray.next_task is not None
+    assert (tray.next_task.task_id, tray.next_task.name) == ("t3", "Morning brief")
+    presence._run_task(tray.next_task.task_id)  # what the menu item calls
+    drain(shell)
+    assert ("tasks.run", {"task_id": "t3"}) in app.calls
+    app.tasks = [t | {"enabled": False} for t in app.tasks]
+    presence.on_event(_Event("task_run_finished"))
+    drain(shell)
+    assert tray.next_task is None  # nothing scheduled: "No scheduled task", no Run now

@@ -1,0 +1,49 @@
+"""The Tasks view in real Chromium against `cashcode serve` and the scripted fake LLM: create a
+task with the schedule builder (its next five runs shown), run it now, see the run in its
+history and open the run's chat."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser_helpers import ARTIFACTS, EventFrames, PageProblems
+from tests.e2e.conftest import FakeLLMProcess
+from tests.server.process import ServeProcess
+
+pytestmark = pytest.mark.browser
+
+
+def test_create_run_now_and_history_with_a_link_to_the_chat(
+    seeded_env: dict[str, str],
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    page, problems, _ = browser_page
+    fresh_llm.script({"text": "Your morning briefing: all quiet.", "delay_s": 0.05})
+
+    page.goto(served_ui.start_url)
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+    page.get_by_test_id("nav-tasks").click()
+    expect(page.get_by_test_id("tasks-empty")).to_be_visible()
+    page.get_by_test_id("tasks-new").click()
+    page.get_by_test_id("tasks-name").fill("Morning")
+    page.get_by_test_id("tasks-prompt").fill("Brief me")
+    page.get_by_test_id("tasks-kind").select_option("weekly")
+    page.get_by_test_id("tasks-time").fill("07:30")
+    expect(page.get_by_test_id("tasks-preview").locator("li")).to_have_count(5)
+    page.get_by_test_id("tasks-save").click()
+
+    row = page.get_by_test_id("task-Morning")
+    expect(row).to_contain_text("weekly mon@07:30")
+    expect(row.get_by_test_id("task-status")).to_have_text("not run yet")
+    row.get_by_test_id("task-run").click()
+    expect(row.get_by_test_id("task-status")).to_have_text("ok")
+    history = page.get_by_test_id("tasks-history")
+    expect(history.get_by_test_id("run-status").first).to_have_text("ok")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "tasks-view.png"), full_page=True)
+    history.get_by_test_id("run-chat").first.click()
+    expect(page.get_by_text("Your morning briefing: all quiet.")).to_be_visible()
+    assert problems.messages == []

@@ -62,8 +62,7 @@ class SqliteApprovalLedger:
             )
             if enabled:
                 conn.execute(
-                    "UPDATE approval_grants SET enabled = 1"
-                    " WHERE kind = ? AND key_json = ? AND workspace = ?",
+                    "UPDATE approval_grants SET enabled = 1 WHERE kind = ? AND key_json = ? AND workspace = ?",
                     (key.kind, key_json, key.workspace),
                 )
             row = conn.execute(

@@ -280,8 +280,6 @@ class GrantView(ApiModel):
     workspace: str
     created_at: str
     chat_id: str | None = None
-    enabled: bool = True
-    origin: str = ""
 
 
 class GrantList(ApiModel):
@@ -290,11 +288,6 @@ class GrantList(ApiModel):
 
 class GrantRef(ApiModel):
     grant_id: str
-
-
-class GrantEnable(ApiModel):
-    grant_id: str
-    enabled: bool
 
 
 class ToolInfo(ApiModel):

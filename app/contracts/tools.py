@@ -51,8 +51,6 @@ class Grant:
     workspace: str
     created_at: str  # ISO-8601 UTC
     chat_id: str | None = None
-    enabled: bool = True  # an imported grant arrives off until the user turns it on
-    origin: str = ""  # where it came from when not from an approval here ("cdy-agent import")
 
 
 @dataclass(frozen=True)

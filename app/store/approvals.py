@@ -33,38 +33,21 @@ class SqliteApprovalLedger:
 
     def has(self, key: GrantKey) -> bool:
         rows = self._db.query(
-            "SELECT 1 FROM approval_grants WHERE kind = ? AND key_json = ? AND workspace = ? AND enabled = 1",
-            (key.kind, _key_json(key), key.workspace),
-        )
-        return bool(rows)
-
-    def exists(self, key: GrantKey) -> bool:
-        """Whether the key is stored at all (enabled or not)."""
-        rows = self._db.query(
             "SELECT 1 FROM approval_grants WHERE kind = ? AND key_json = ? AND workspace = ?",
             (key.kind, _key_json(key), key.workspace),
         )
         return bool(rows)
 
-    def add(
-        self, key: GrantKey, *, chat_id: str | None = None, enabled: bool = True, origin: str = ""
-    ) -> Grant:
-        """Store the grant; adding an existing key returns the existing grant unchanged, except
-        that an approval given here ("always") turns a disabled (imported) one on."""
+    def add(self, key: GrantKey, *, chat_id: str | None = None) -> Grant:
+        """Store the grant; adding an existing key returns the existing grant unchanged."""
         key_json = _key_json(key)
         cid = None if chat_id is None else validate_chat_id(chat_id)
         with self._db.transaction() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO approval_grants"
-                " (id, kind, key_json, workspace, created_at, chat_id, enabled, origin)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                (new_id(), key.kind, key_json, key.workspace, utc_now_iso(), cid, int(enabled), origin[:80]),
+                "INSERT OR IGNORE INTO approval_grants (id, kind, key_json, workspace, created_at, chat_id)"
+                " VALUES (?,?,?,?,?,?)",
+                (new_id(), key.kind, key_json, key.workspace, utc_now_iso(), cid),
             )
-            if enabled:
-                conn.execute(
-                    "UPDATE approval_grants SET enabled = 1 WHERE kind = ? AND key_json = ? AND workspace = ?",
-                    (key.kind, key_json, key.workspace),
-                )
             row = conn.execute(
                 "SELECT * FROM approval_grants WHERE kind = ? AND key_json = ? AND workspace = ?",
                 (key.kind, key_json, key.workspace),
@@ -74,12 +57,6 @@ class SqliteApprovalLedger:
     def list(self) -> builtins.list[Grant]:
         rows = self._db.query("SELECT * FROM approval_grants ORDER BY created_at, rowid")
         return [_grant(r) for r in rows]
-
-    def set_enabled(self, grant_id: str, enabled: bool) -> bool:
-        gid = validate_id(grant_id, "grant id")
-        with self._db.transaction() as conn:
-            done = conn.execute("UPDATE approval_grants SET enabled = ? WHERE id = ?", (int(enabled), gid))
-            return done.rowcount > 0
 
     def revoke(self, grant_id: str) -> bool:
         gid = validate_id(grant_id, "grant id")
@@ -95,6 +72,4 @@ def _grant(row: sqlite3.Row) -> Grant:
         workspace=row["workspace"],
         created_at=row["created_at"],
         chat_id=row["chat_id"],
-        enabled=bool(row["enabled"]),
-        origin=str(row["origin"]),
     )

@@ -112,18 +112,11 @@ def _chat_activity(conn: sqlite3.Connection) -> None:
     migrate_chat_activity(conn)
 
 
-# Grants can be off: an imported grant arrives disabled, listed whole for the user to enable.
-GRANTS_ENABLED = """
-ALTER TABLE approval_grants ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
-ALTER TABLE approval_grants ADD COLUMN origin TEXT NOT NULL DEFAULT '';
-"""
-
 # The store's own steps, one per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
     _branches,
     _chat_activity,
-    GRANTS_ENABLED,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.api.plugins import PLUGINS, open_database, schema_parts
+from app.api.plugins import PLUGINS, open_database
 from app.knowledge.plugin import PLUGIN as KNOWLEDGE
 from app.store.db import PARTS_LAYOUT, Database, SchemaPart
 from app.store.errors import SchemaTooNew, StoreError
@@ -133,11 +133,7 @@ def test_a_database_of_the_old_single_list_layout_is_converted_without_rerunning
     # The old layout: the same steps in one list, user_version = how many ran (all 8 here). Only
     # the capabilities of that list had tables then (later ones, e.g. knowledge, are new parts).
     legacy = [p for p in PLUGINS if p.name in {name for name, _ in LEGACY_STEPS}]
-    store_steps = max(step for name, step in LEGACY_STEPS if name == "store")  # later ones are new
-    with (
-        Database(db_path, migrations=MIGRATIONS[:store_steps], parts=schema_parts(legacy)) as db,
-        db.transaction() as conn,
-    ):
+    with open_database(db_path, legacy) as db, db.transaction() as conn:
         conn.execute(INSERT_CHAT, ("c", "kept"))
         conn.execute("DROP TABLE schema_parts")
         conn.execute("PRAGMA user_version = 8")

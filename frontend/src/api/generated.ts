@@ -437,11 +437,6 @@ export interface FolderPick {
   path: string | null;
 }
 
-export interface GrantEnable {
-  grant_id: string;
-  enabled: boolean;
-}
-
 export interface GrantList {
   grants: GrantView[];
 }
@@ -457,8 +452,6 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
-  enabled: boolean;
-  origin: string;
 }
 
 export interface HistoryQuery {
@@ -1746,7 +1739,6 @@ export type AppEventType = AppEvent["type"];
 export interface Routes {
   "app.detect_ollama": { request: Empty; response: OllamaProbe };
   "app.info": { request: Empty; response: AppInfo };
-  "approvals.enable": { request: GrantEnable; response: Ok };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
   "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
@@ -1889,7 +1881,6 @@ export type RouteName = keyof Routes;
 export const ROUTE_NAMES: readonly RouteName[] = [
   "app.detect_ollama",
   "app.info",
-  "approvals.enable",
   "approvals.list",
   "approvals.revoke",
   "attachments.data",

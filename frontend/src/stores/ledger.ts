@@ -14,15 +14,10 @@ export const useLedgerStore = defineStore("ledger", () => {
     loaded.value = true;
   }
 
-  async function setEnabled(grantId: string, enabled: boolean): Promise<void> {
-    await api.invoke("approvals.enable", { grant_id: grantId, enabled });
-    grants.value = grants.value.map((g) => (g.id === grantId ? { ...g, enabled } : g));
-  }
-
   async function revoke(grantId: string): Promise<void> {
     await api.invoke("approvals.revoke", { grant_id: grantId });
     grants.value = grants.value.filter((g) => g.id !== grantId);
   }
 
-  return { grants, loaded, load, setEnabled, revoke };
+  return { grants, loaded, load, revoke };
 });

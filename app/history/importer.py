@@ -8,13 +8,11 @@ import base64
 import binascii
 import hashlib
 import json
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.attachments.kinds import MAX_FILE_BYTES
 from app.attachments.store import AttachmentStore, valid_digest
 from app.contracts.messages import AttachmentRef, Mention, Message, Role, ToolCall
 from app.history.export import FORMAT, VERSION
@@ -22,7 +20,6 @@ from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.ids import is_valid_id, new_id
 
 MAX_MESSAGES = 100_000
-MAX_ATTACHMENT_BYTES = MAX_FILE_BYTES  # the upload limit (20 MB)
 
 
 class ChatImportError(ValueError):
@@ -90,50 +87,7 @@ def parse(content: str) -> _DocIn:
     cursors = [m.cursor for m in doc.messages]
     if cursors != sorted(set(cursors)):
         raise ChatImportError("the export is damaged: message cursors must be unique and increasing")
-    _check_roles_and_order(doc)
     return doc
-
-
-# A `system` message is never shown (sessions show, the export) but reaches the model on resume:
-# an imported file must not be able to plant instructions that way.
-IMPORTABLE_ROLES = frozenset({"user", "assistant", "tool"})
-
-
-def _check_roles_and_order(doc: _DocIn) -> None:
-    """Only user/assistant/tool messages, and every tool result answers a call of the assistant
-    message it follows (through earlier results of the same call batch)."""
-    by_cursor = {m.cursor: m for m in doc.messages}
-    position = {m.cursor: i for i, m in enumerate(doc.messages)}
-    previous = [0, *(m.cursor for m in doc.messages)]
-    for i, m in enumerate(doc.messages):
-        if m.role not in IMPORTABLE_ROLES:
-            raise ChatImportError(
-                f"message {m.cursor} has the role {m.role!r}: only user, assistant and tool messages "
-                "can be imported"
-            )
-        if m.role != "tool":
-            continue
-        parent = previous[i] if m.parent_cursor is None else m.parent_cursor
-        caller = by_cursor.get(parent)
-        while caller is not None and caller.role == "tool":
-            index = position[caller.cursor]
-            parent = previous[index] if caller.parent_cursor is None else caller.parent_cursor
-            caller = by_cursor.get(parent)
-        calls = (
-            {c.id for c in caller.tool_calls} if caller is not None and caller.role == "assistant" else set()
-        )
-        if m.tool_call_id not in calls:
-            raise ChatImportError(
-                f"the export is damaged: tool message {m.cursor} answers no tool call of the assistant "
-                "message before it"
-            )
-
-
-def clean_text(text: str, limit: int) -> str:
-    """Titles and file names as shown: control and format characters (ESC, bidi overrides)
-    removed, whitespace collapsed."""
-    kept = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in text)
-    return " ".join(kept.split())[:limit]
 
 
 def _attachment_bytes(doc: _DocIn) -> dict[str, bytes]:
@@ -149,11 +103,6 @@ def _attachment_bytes(doc: _DocIn) -> dict[str, bytes]:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError) as exc:
             raise ChatImportError(f"attachment {ref.name!r} is not valid base64") from exc
-        if len(data) > MAX_ATTACHMENT_BYTES:
-            raise ChatImportError(
-                f"attachment {ref.name[:80]!r} is larger than {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB "
-                "(the upload limit)"
-            )
         if hashlib.sha256(data).hexdigest() != digest:
             raise ChatImportError(f"attachment {ref.name!r} does not match its digest (the file was altered)")
         out[digest] = data
@@ -169,7 +118,7 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
     chat_id = doc.chat.id if is_valid_id(doc.chat.id) and not chats.exists(doc.chat.id) else new_id()
     record = ChatRecord(
         id=chat_id,
-        title=clean_text(doc.chat.title, 200),
+        title=" ".join(doc.chat.title.split())[:200],
         title_auto=doc.chat.title_auto,
         created_at=doc.chat.created_at,
         updated_at=doc.chat.updated_at,
@@ -188,9 +137,7 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
                 tool_call_id=m.tool_call_id,
                 name=m.name,
                 mentions=tuple(m.mentions),
-                attachments=tuple(
-                    a.model_copy(update={"name": clean_text(a.name, 255) or "file"}) for a in m.attachments
-                ),
+                attachments=tuple(m.attachments),
             ),
         )
         for i, m in enumerate(doc.messages)

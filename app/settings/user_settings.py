@@ -81,6 +81,8 @@ class ModelChoice(_Frozen):
 
 
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_()]{0,127}$")
+
+
 class ModelPrice(_Frozen):
     """Per-million token prices of one provider's model ("*": every model of it); traces use
     them to estimate each turn's cost (app/observability/prices.py)."""
@@ -258,4 +260,3 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Owner-only, atomic (app/support/atomic.py)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_text(path, text, mode=0o600)
-

@@ -178,6 +178,10 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
         view = await _call_route(app, "mcp.servers.get", {"name": name})
         where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
         print(f"Imported {name} ({view['transport']}): {where}")
+        if view["env"]:
+            print("  with env " + " ".join(f"{k}={v}" for k, v in sorted(view["env"].items())))
+        if view["loader_env"]:
+            print(f"  WARNING: {', '.join(view['loader_env'])} change which code the program loads")
         if view["needs_confirmation"]:
             print(f"  check the command above, then allow it: cashcode mcp confirm {name}")
     for item in result["skipped"]:

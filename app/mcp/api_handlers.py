@@ -84,6 +84,7 @@ class McpRoutes:
             secret_env=list(e.secret_env),
             argv=list(e.argv),
             needs_confirmation=e.needs_confirmation,
+            loader_env=e.loader_env(),
             editable=e.source == "user",
             auth=self._s.auth_state(e) if not preview else "none",
         )

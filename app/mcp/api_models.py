@@ -31,7 +31,8 @@ class McpServerView(_Model):
     env: dict[str, str] = Field(default_factory=dict)  # secret values are ********
     secret_env: list[str] = Field(default_factory=list)
     argv: list[str] = Field(default_factory=list)  # stdio: exactly what will run
-    needs_confirmation: bool = False
+    needs_confirmation: bool = False  # the launch spec (argv, env, secret env names) changed
+    loader_env: list[str] = Field(default_factory=list)  # set variables like PATH, LD_PRELOAD
     editable: bool = False
     # OAuth sign-in, separate from `status` (none: this server never asked for a sign-in)
     auth: Literal["none", "signed_in", "signed_out", "expired"] = "none"

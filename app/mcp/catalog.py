@@ -144,7 +144,7 @@ class UserCatalog:
         return entry
 
     def confirm(self, entry: ServerEntry) -> ServerEntry:
-        confirmed = replace(entry, confirmed_argv=entry.argv)
+        confirmed = replace(entry, confirmed_launch=entry.launch_id())
         with self._lock:
             data = self._read()
             data[entry.name] = _to_json(confirmed)
@@ -251,14 +251,15 @@ def _to_json(e: ServerEntry) -> dict[str, Any]:
         "args": list(e.args),
         "env": dict(e.env),
         "secret_env": list(e.secret_env),
-        "confirmed_argv": list(e.confirmed_argv) if e.confirmed_argv is not None else None,
+        "confirmed_launch": e.confirmed_launch,
     }
 
 
 def _from_json(name: str, item: Any) -> ServerEntry:
     if not isinstance(item, dict):
         raise ConfigError(f"the catalog entry {name!r} is not an object")
-    confirmed = item.get("confirmed_argv")
+    # An entry confirmed before the launch spec counted ("confirmed_argv") is asked once more.
+    confirmed = item.get("confirmed_launch")
     return ServerEntry(
         name=check_name(name),
         transport=check_transport(str(item.get("transport", ""))),
@@ -271,5 +272,5 @@ def _from_json(name: str, item: Any) -> ServerEntry:
         args=tuple(str(a) for a in item.get("args", [])),
         env={str(k): str(v) for k, v in dict(item.get("env", {})).items()},
         secret_env=tuple(str(k) for k in item.get("secret_env", [])),
-        confirmed_argv=tuple(str(a) for a in confirmed) if isinstance(confirmed, list) else None,
+        confirmed_launch=confirmed if isinstance(confirmed, str) else None,
     )

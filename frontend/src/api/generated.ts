@@ -577,6 +577,7 @@ export interface McpServerView {
   secret_env: string[];
   argv: string[];
   needs_confirmation: boolean;
+  loader_env: string[];
   editable: boolean;
   auth: "none" | "signed_in" | "signed_out" | "expired";
 }

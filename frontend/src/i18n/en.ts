@@ -230,6 +230,7 @@ export const en = {
   "mcp.add": "Add server",
   "mcp.confirm": "Allow this command",
   "mcp.confirmHint": "This server runs the program shown above on your computer. Check the exact command line, then allow it before the first start.",
+  "mcp.loaderEnv": "Warning: this server sets {list}, which change which code the program loads. Allow it only if you set them yourself.",
   "mcp.deleteTitle": "Delete this MCP server?",
   "mcp.deleteBody": "“{name}” and its stored secrets will be removed.",
   "mcp.tools": "Tools",

@@ -230,6 +230,7 @@ export const zhCN: Record<MessageKey, string> = {
   "mcp.add": "添加服务器",
   "mcp.confirm": "允许此命令",
   "mcp.confirmHint": "此服务器会在你的电脑上运行上面显示的程序。请检查完整命令行，并在首次启动前允许它。",
+  "mcp.loaderEnv": "警告：此服务器设置了 {list}，它们会改变程序加载的代码。只有在这些是你自己设置的情况下才允许。",
   "mcp.deleteTitle": "删除此 MCP 服务器？",
   "mcp.deleteBody": "“{name}”及其保存的密钥将被删除。",
   "mcp.tools": "工具",

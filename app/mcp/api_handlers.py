@@ -12,7 +12,7 @@ from app.contracts import replies as m
 from app.contracts.errors import ApiFailure
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
-from app.mcp.catalog import EntryInput
+from app.mcp.catalog import EntryInput, mask_url
 from app.mcp.config import ConfigError, ServerEntry
 from app.mcp.connection import ServerGone
 from app.mcp.elicitation import ElicitationError
@@ -76,7 +76,7 @@ class McpRoutes:
             status=conn.status if conn else "disconnected",
             error=conn.error if conn else None,
             tool_count=len(known or []),
-            url=e.url,
+            url=mask_url(e.url),
             headers=dict.fromkeys(e.header_names, MASK),
             command=e.command,
             args=list(e.args),

@@ -526,6 +526,7 @@ export interface McpServerCreate {
   args?: string[] | null;
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
+  allow_plain_http_auth?: boolean;
   name: string;
   transport: string;
 }
@@ -556,6 +557,7 @@ export interface McpServerUpdate {
   args?: string[] | null;
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
+  allow_plain_http_auth?: boolean;
   name: string;
   transport?: string | null;
 }

@@ -331,6 +331,7 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
+  enabled: boolean;
 }
 
 export interface HotkeyInput {
@@ -1339,6 +1340,7 @@ export type AppEventType = AppEvent["type"];
 export interface Routes {
   "app.detect_ollama": { request: Empty; response: OllamaProbe };
   "app.info": { request: Empty; response: AppInfo };
+  "approvals.enable": { request: GrantRef; response: Ok };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
   "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
@@ -1455,6 +1457,7 @@ export type RouteName = keyof Routes;
 export const ROUTE_NAMES: readonly RouteName[] = [
   "app.detect_ollama",
   "app.info",
+  "approvals.enable",
   "approvals.list",
   "approvals.revoke",
   "attachments.data",

@@ -156,6 +156,8 @@ export const en = {
   "grants.workspace": "Workspace",
   "grants.date": "Granted",
   "grants.revoke": "Revoke",
+  "grants.disabled": "Imported, not active",
+  "grants.enable": "Enable",
   "grants.kind.exec": "Command",
   "grants.kind.mcp": "MCP tool",
   "grants.kind.skill_script": "Skill script",

@@ -158,6 +158,8 @@ export const zhCN: Record<MessageKey, string> = {
   "grants.workspace": "工作区",
   "grants.date": "授权时间",
   "grants.revoke": "撤销",
+  "grants.disabled": "已导入，未启用",
+  "grants.enable": "启用",
   "grants.kind.exec": "命令",
   "grants.kind.mcp": "MCP 工具",
   "grants.kind.skill_script": "技能脚本",

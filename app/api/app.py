@@ -348,10 +348,16 @@ class CashCodeApp:
                 workspace=g.workspace,
                 created_at=g.created_at,
                 chat_id=g.chat_id,
+                enabled=g.enabled,
             )
             for g in self.ctx.ledger.list()
         ]
         return m.GrantList(grants=grants)
+
+    async def approvals_enable(self, req: m.GrantRef) -> m.Ok:
+        if not self.ctx.ledger.enable(req.grant_id):
+            raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
+        return m.Ok()
 
     async def approvals_revoke(self, req: m.GrantRef) -> m.Ok:
         if not self.ctx.ledger.revoke(req.grant_id):

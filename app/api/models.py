@@ -280,6 +280,7 @@ class GrantView(ApiModel):
     workspace: str
     created_at: str
     chat_id: str | None = None
+    enabled: bool = True  # False: imported; covers nothing until the user enables it
 
 
 class GrantList(ApiModel):

@@ -42,6 +42,7 @@ CORE_ROUTES: RouteTable = {
     "settings.update": (m.SettingsPatch, m.SettingsView),
     "approvals.list": (m.Empty, m.GrantList),
     "approvals.revoke": (m.GrantRef, m.Ok),
+    "approvals.enable": (m.GrantRef, m.Ok),
     "tools.list": (m.Empty, m.ToolList),
     # Served by the desktop adapter only (native dialog); other adapters answer `unsupported`.
     "desktop.pick_folder": (m.Empty, m.FolderPick),

@@ -39,6 +39,7 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "settings.update": app.settings_update,
         "approvals.list": app.approvals_list,
         "approvals.revoke": app.approvals_revoke,
+        "approvals.enable": app.approvals_enable,
         "tools.list": app.tools_list,
         "desktop.pick_folder": app.unsupported,
     }

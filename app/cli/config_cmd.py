@@ -1,4 +1,5 @@
-"""`cashcode config show`: the effective, non-secret configuration and where each value comes from."""
+"""`cashcode config show|trust`: the effective, non-secret configuration and where each value
+comes from; trusting a workspace's config file to receive the environment API key."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     show = commands.add_parser("show", help="print the effective configuration (never the key)")
     add_model_flags(show)
     show.set_defaults(func=run_show)
+    trust = commands.add_parser(
+        "trust",
+        help="let this workspace's .cashcode/config.yaml base URL receive your OPENAI_API_KEY "
+        "(until the file changes)",
+    )
+    trust.add_argument("--workspace", help="workspace folder (default: current folder)")
+    trust.add_argument("--revoke", action="store_true", help="forget the trust of this workspace")
+    trust.set_defaults(func=run_trust)
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -25,4 +34,41 @@ def run_show(args: argparse.Namespace) -> int:
     except CliError as exc:
         return fail(str(exc))
     print(render_config(cfg))
+    return 0
+
+
+def run_trust(args: argparse.Namespace) -> int:
+    from urllib.parse import urlsplit
+
+    from app.cli.runtime import paths_from_env
+    from app.settings.cli_config import CliFlags, resolve_workspace
+    from app.settings.config_errors import ConfigError
+    from app.settings.user_settings import SettingsError, SettingsStore
+    from app.settings.workspace_config import read_workspace_config
+    from app.settings.workspace_trust import WorkspaceTrust
+
+    paths = paths_from_env(os.environ)
+    try:  # the same folder `ask`/`chat` would use
+        user = SettingsStore(paths.settings_path).load()
+        folder, _ = resolve_workspace(CliFlags(workspace=args.workspace), os.environ, user, None)
+    except (SettingsError, ConfigError) as exc:
+        return fail(str(exc))
+    trust = WorkspaceTrust.in_config_dir(paths.config_dir)
+    if args.revoke:
+        removed = trust.revoke(folder)
+        print(f"{folder}: {'no longer trusted' if removed else 'was not trusted'}")
+        return 0
+    config_file = folder / ".cashcode" / "config.yaml"
+    try:
+        ws, digest = read_workspace_config(config_file)
+    except ConfigError as exc:
+        return fail(str(exc))
+    if digest is None:
+        return fail(f"{config_file} does not exist: there is nothing to trust")
+    if ws.base_url is None:
+        return fail(f"{config_file} sets no base_url: your key goes where you configured it already")
+    host = urlsplit(ws.base_url).netloc
+    trust.trust(folder, digest, host)
+    print(f"Trusted {config_file}: your API key from OPENAI_API_KEY will be sent to {host} ({ws.base_url})")
+    print("Any change to the file needs `cashcode config trust` again; undo with --revoke.")
     return 0

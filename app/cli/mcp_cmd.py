@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
-_SECRET_HINT = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL", "COOKIE")
-
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("mcp", help="manage MCP servers (list, add, import, call, …)")
@@ -31,14 +29,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     listing.set_defaults(func=_runner(_list))
     add = sub.add_parser(
         "add",
-        help="add a server: NAME --command PROG [ARG ...] [--env K=V ...] | NAME --url URL "
-        "[--transport http|sse] [--header K=V ...]",
+        help="add a server: NAME --command PROG [ARG ...] [--env K=V ...] [--env-plain K=V ...] | "
+        "NAME --url URL [--transport http|sse] [--header K=V ...]",
     )
     add.add_argument("name")
     add.add_argument("--url")
     add.add_argument("--transport", choices=["http", "sse"], default="http")
     add.add_argument("--header", action="append", default=[], metavar="K=V")
-    add.add_argument("--env", action="append", default=[], metavar="K=V")
+    add.add_argument(
+        "--env", action="append", default=[], metavar="K=V", help="a variable whose value goes to the keyring"
+    )
+    add.add_argument(
+        "--env-plain",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="a variable that is not secret (stored and shown as typed)",
+    )
+    add.add_argument(
+        "--allow-http-auth",
+        action="store_true",
+        help="allow an Authorization header over plain http:// to another computer",
+    )
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
     add.set_defaults(func=_runner(_add))
     imp = sub.add_parser("import", help="import servers from an mcpServers JSON file")
@@ -137,34 +149,44 @@ def _pairs(items: Sequence[str], what: str) -> dict[str, str]:
     return out
 
 
-def _split_command(tokens: Sequence[str]) -> tuple[list[str], list[str]]:
-    """`--command PROG ARG … [--env K=V …]`: --env pairs may follow the program's arguments."""
+def _split_command(tokens: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """`--command PROG ARG … [--env K=V …] [--env-plain K=V …]`: the pairs may follow the
+    program's arguments. Returns argv, secret pairs, plain pairs."""
     argv: list[str] = []
     env: list[str] = []
+    plain: list[str] = []
     it = iter(tokens)
     for token in it:
         if token == "--env":
             env.append(next(it, ""))
+        elif token == "--env-plain":
+            plain.append(next(it, ""))
         else:
             argv.append(token)
-    return argv, env
+    return argv, env, plain
 
 
 async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     if bool(args.command) == bool(args.url):
         raise _Failed("give either --command PROG [ARG ...] or --url URL")
     if args.command:
-        argv, more_env = _split_command(args.command)
+        argv, more_env, more_plain = _split_command(args.command)
         if not argv:
             raise _Failed("--command needs the program to run")
-        env = _pairs([*args.env, *more_env], "--env")
+        # Every --env value is a secret (a name does not tell: DB_PW, GITHUB_PAT); only what
+        # the user marks with --env-plain is stored in the catalog file as typed.
+        secret = _pairs([*args.env, *more_env], "--env")
+        plain = _pairs([*args.env_plain, *more_plain], "--env-plain")
+        both = sorted(set(secret) & set(plain))
+        if both:
+            raise _Failed(f"{both[0]} is given both as --env and --env-plain")
         payload: dict[str, Any] = {
             "name": args.name,
             "transport": "stdio",
             "command": argv[0],
             "args": argv[1:],
-            "env": env,
-            "secret_env": [k for k in env if any(h in k.upper() for h in _SECRET_HINT)],
+            "env": {**plain, **secret},
+            "secret_env": list(secret),
         }
         await _call_route(app, "mcp.servers.create", payload)
         view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
@@ -175,9 +197,11 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         "transport": args.transport,
         "url": args.url,
         "headers": _pairs(args.header, "--header"),
+        "allow_plain_http_auth": args.allow_http_auth,
     }
     await _call_route(app, "mcp.servers.create", payload)
-    print(f"Added {args.name} ({args.transport}): {args.url}")
+    view = await _call_route(app, "mcp.servers.get", {"name": args.name})
+    print(f"Added {args.name} ({args.transport}): {view['url']}")
     return 0
 
 
@@ -196,6 +220,10 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
         view = await _call_route(app, "mcp.servers.get", {"name": name})
         where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
         print(f"Imported {name} ({view['transport']}): {where}")
+        if view["env"]:
+            print("  with env " + " ".join(f"{k}={v}" for k, v in sorted(view["env"].items())))
+        if view["loader_env"]:
+            print(f"  WARNING: {', '.join(view['loader_env'])} change which code the program loads")
         if view["needs_confirmation"]:
             print(f"  check the command above, then allow it: cashcode mcp confirm {name}")
     for item in result["skipped"]:

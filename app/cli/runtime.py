@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
-    from app.settings.cli_config import EffectiveConfig
+    from app.settings.cli_config import EffectiveConfig, UntrustedWorkspace
     from app.settings.paths import AppPaths
 
 CLI_PROVIDER_ID = "cli"
@@ -79,6 +79,7 @@ def resolve_config(args: argparse.Namespace, env: Mapping[str, str], paths: AppP
     from app.settings.config_errors import ConfigError
     from app.settings.secrets import SecretStore
     from app.settings.user_settings import SettingsError, SettingsStore
+    from app.settings.workspace_trust import WorkspaceTrust
 
     flags = CliFlags(
         provider=getattr(args, "provider", None),
@@ -94,7 +95,13 @@ def resolve_config(args: argparse.Namespace, env: Mapping[str, str], paths: AppP
     try:
         env_price(env)  # a half-set price pair is a configuration error, before any turn
         user = SettingsStore(paths.settings_path).load()
-        return resolve_cli_config(flags=flags, env=env, user=user, secrets=SecretStore())
+        return resolve_cli_config(
+            flags=flags,
+            env=env,
+            user=user,
+            secrets=SecretStore(),
+            trust=WorkspaceTrust.in_config_dir(paths.config_dir),
+        )
     except (SettingsError, ConfigError) as exc:
         raise CliError(str(exc)) from exc
 
@@ -117,6 +124,12 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
     paths = paths_from_env(env)
     migrate_legacy(env, SettingsStore(paths.settings_path), SecretStore())  # before reading config
     cfg = resolve_config(args, env, paths)
+    if cfg.untrusted is not None:
+        if not _confirm_workspace_trust(cfg.untrusted, paths):
+            raise CliError(cfg.untrusted.refusal())
+        cfg = resolve_config(args, env, paths)
+        if cfg.untrusted is not None:  # the file changed while the user was answering
+            raise CliError(cfg.untrusted.refusal())
     if cfg.provider_kind != "ollama" and not effective_api_key(cfg.api_key, cfg.base_url):
         raise CliError(
             f"no API key for {cfg.base_url}: set OPENAI_API_KEY, or save a provider with a key in the app "
@@ -140,6 +153,31 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
         approval_mode=getattr(args, "approval_mode", None),
     )
     return Session(app=app, config=cfg, model={"provider_id": provider_id, "model": cfg.model})
+
+
+def _confirm_workspace_trust(untrusted: UntrustedWorkspace, paths: AppPaths) -> bool:
+    """Ask once, on a terminal only; a yes is stored for this folder and this file's content."""
+    from app.settings.workspace_trust import WorkspaceTrust
+
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    print(
+        f"{untrusted.config_file} sets the base URL to host {untrusted.host}.\n"
+        f"Send your API key ({untrusted.key_source}) to {untrusted.host} and trust this workspace "
+        "until the file changes? [y/N] ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, KeyboardInterrupt):
+        return False
+    if answer.strip().lower() not in ("y", "yes"):
+        return False
+    trust = WorkspaceTrust.in_config_dir(paths.config_dir)
+    trust.trust(untrusted.workspace, untrusted.config_sha256, untrusted.host)
+    return True
 
 
 def open_plain_app(env: Mapping[str, str]) -> CashCodeApp:

@@ -7,6 +7,14 @@ only the user can read. A later `cashcode desktop [--quick-ask …] [--import-sk
 sends its arguments, waits for the acknowledgement and exits. A socket file left behind by a
 crash (`kill -9`) refuses connections; it is unlinked and the launch becomes the primary.
 
+Security (issue 23 item 2): the messages are JSON through `send_bytes`/`recv_bytes` — never
+`send`/`recv`, which pickle, so a peer's reply could run code. Both ends prove they hold the
+authkey (the HMAC challenge of `multiprocessing.connection` runs in both directions, bytes
+only). That only means something if nobody else can write the key: the runtime folder must be
+a real folder owned by the user and closed to group and others (a `/tmp/cashcode-<uid>`
+pre-created by another local user is refused, not used), and the key file must be a regular
+file of the user's with mode 0600.
+
 The address is derived from the data folder, so two CashCodes on different data folders (tests,
 portable installs) never talk to each other, while two on the same data folder (which would
 fight over one database) cannot both run.
@@ -15,9 +23,11 @@ fight over one database) cannot both run.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import secrets
+import stat
 import sys
 import tempfile
 import threading
@@ -27,7 +37,6 @@ from dataclasses import dataclass
 from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
-from typing import Any
 
 from app.support.atomic import atomic_write_bytes
 
@@ -37,6 +46,56 @@ ENV_RUNTIME_DIR = "CASHCODE_RUNTIME_DIR"
 APP_NAME = "CashCode"
 CONNECT_TIMEOUT_S = 2.0
 _MESSAGE_VERSION = 1
+MAX_MESSAGE_BYTES = 64 * 1024  # 32 short arguments; anything bigger is not ours
+
+
+class UnsafeRuntimeDir(OSError):
+    """A runtime folder or key file another user could have made or can change."""
+
+
+def check_private_dir(path: Path) -> None:
+    """Refuse a folder that is a link, not ours, or open to group/others (POSIX)."""
+    if os.name != "posix":
+        return
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise UnsafeRuntimeDir(f"{path} is not a folder")
+    if info.st_uid != os.getuid():
+        raise UnsafeRuntimeDir(
+            f"{path} belongs to another user (uid {info.st_uid}); remove it or set {ENV_RUNTIME_DIR}"
+        )
+    if info.st_mode & 0o077:
+        raise UnsafeRuntimeDir(
+            f"{path} is open to other users (mode {stat.S_IMODE(info.st_mode):o}); "
+            f"make it 0700 or set {ENV_RUNTIME_DIR}"
+        )
+
+
+def _read_key(path: Path) -> bytes:
+    """The authkey, only from a regular owner-only file of ours (never through a link)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if os.name == "posix":
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+                raise UnsafeRuntimeDir(f"{path} is not a private key file of this user")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(1024)
+    finally:
+        os.close(fd)
+
+
+def _send_json(conn: Connection, value: dict[str, object]) -> None:
+    conn.send_bytes(json.dumps(value).encode("utf-8"))
+
+
+def _recv_json(conn: Connection) -> object:
+    """One JSON message; anything else (oversized, not JSON) is None."""
+    try:
+        return json.loads(conn.recv_bytes(MAX_MESSAGE_BYTES).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def runtime_dir(env: Mapping[str, str]) -> Path:
@@ -57,14 +116,21 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
 
         candidates.append(Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False)))
         candidates.append(Path(tempfile.gettempdir()) / f"cashcode-{uid}")
+    problems: list[str] = []
     for candidate in candidates:
         try:
             candidate.mkdir(mode=0o700, parents=True, exist_ok=True)
+            check_private_dir(candidate)
+        except UnsafeRuntimeDir as exc:
+            log.warning("runtime folder refused: %s", exc)
+            problems.append(str(exc))
+            continue
         except OSError as exc:
             log.debug("runtime dir %s unusable: %s", candidate, exc)
+            problems.append(f"{candidate}: {exc.strerror or exc}")
             continue
         return candidate
-    raise OSError(f"no usable runtime folder (tried {', '.join(map(str, candidates))})")
+    raise UnsafeRuntimeDir(f"no usable runtime folder ({'; '.join(problems)})")
 
 
 @dataclass(frozen=True)
@@ -132,14 +198,13 @@ class Primary:
         try:
             if not conn.poll(CONNECT_TIMEOUT_S):
                 return
-            message: Any = conn.recv()
-            argv = _argv_of(message)
+            argv = _argv_of(_recv_json(conn))
             if argv is None:
-                conn.send({"ok": False, "error": "malformed message"})
+                _send_json(conn, {"ok": False, "error": "malformed message"})
                 return
             # Acknowledge first: the handler only queues work, but the caller's 1 s budget
             # should not depend on it.
-            conn.send({"ok": True})
+            _send_json(conn, {"ok": True})
         except (OSError, EOFError) as exc:
             log.info("single-instance: the other launch went away: %s", exc)
             return
@@ -149,7 +214,7 @@ class Primary:
             log.exception("single-instance: handling %r failed", argv)
 
 
-def _argv_of(message: Any) -> list[str] | None:
+def _argv_of(message: object) -> list[str] | None:
     if not isinstance(message, dict) or message.get("v") != _MESSAGE_VERSION:
         return None
     argv = message.get("argv")
@@ -160,16 +225,19 @@ def _argv_of(message: Any) -> list[str] | None:
 
 def forward(endpoint: Endpoint, argv: list[str]) -> bool:
     """Hand `argv` to the running instance. False when nobody is listening (stale or absent)."""
+    check_private_dir(endpoint.key_path.parent)  # raises UnsafeRuntimeDir
     try:
-        key = endpoint.key_path.read_bytes()
+        key = _read_key(endpoint.key_path)
+    except UnsafeRuntimeDir:
+        raise
     except OSError:
         return False
     try:
         with Client(endpoint.address, family=endpoint.family, authkey=key) as conn:
-            conn.send({"v": _MESSAGE_VERSION, "argv": argv})
+            _send_json(conn, {"v": _MESSAGE_VERSION, "argv": argv})
             if not conn.poll(CONNECT_TIMEOUT_S):
                 raise OSError("the running CashCode did not answer")
-            reply = conn.recv()
+            reply = _recv_json(conn)
     except (ConnectionRefusedError, FileNotFoundError):
         return False
     except (OSError, EOFError, AuthenticationError) as exc:

@@ -8,11 +8,13 @@ import base64
 import binascii
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.attachments.kinds import MAX_FILE_BYTES, MAX_IMAGE_BYTES
 from app.attachments.store import AttachmentStore, valid_digest
 from app.contracts.messages import AttachmentRef, Mention, Message, Role, ToolCall
 from app.history.export import FORMAT, VERSION
@@ -20,6 +22,11 @@ from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.ids import is_valid_id, new_id
 
 MAX_MESSAGES = 100_000
+# The upload limit: an import must not bring in a file the composer would refuse.
+MAX_ATTACHMENT_BYTES = max(MAX_FILE_BYTES, MAX_IMAGE_BYTES)
+# A chat holds what a user and a model said: a system message would reach the model on resume
+# while `sessions show` and the export hide it (issue 23 item 5).
+IMPORTABLE_ROLES = ("user", "assistant", "tool")
 
 
 class ChatImportError(ValueError):
@@ -87,7 +94,57 @@ def parse(content: str) -> _DocIn:
     cursors = [m.cursor for m in doc.messages]
     if cursors != sorted(set(cursors)):
         raise ChatImportError("the export is damaged: message cursors must be unique and increasing")
+    _check_roles_and_order(doc)
     return doc
+
+
+def _check_roles_and_order(doc: _DocIn) -> None:
+    """Only user/assistant/tool messages; a chain starts with the user; every tool result
+    answers a call of the assistant message it follows (through earlier results of that call)."""
+    by_cursor = {m.cursor: m for m in doc.messages}
+    previous = [0, *(m.cursor for m in doc.messages)]
+    parent_of = {
+        m.cursor: previous[i] if m.parent_cursor is None else m.parent_cursor
+        for i, m in enumerate(doc.messages)
+    }
+    for cursor, parent_cursor in parent_of.items():
+        if parent_cursor >= cursor:  # parents come first; also keeps the walk below finite
+            raise ChatImportError(f"the export is damaged: message {cursor} comes before its parent")
+    for m in doc.messages:
+        if m.role not in IMPORTABLE_ROLES:
+            raise ChatImportError(
+                f"message {m.cursor} has the role {m.role!r}: an import accepts only user, assistant "
+                "and tool messages"
+            )
+        parent = by_cursor.get(parent_of[m.cursor])
+        if parent is None and m.role != "user":
+            raise ChatImportError(f"message {m.cursor} starts a conversation but is not the user's")
+        if m.role != "tool":
+            continue
+        while parent is not None and parent.role == "tool":
+            parent = by_cursor.get(parent_of[parent.cursor])
+        calls = (
+            {c.id for c in parent.tool_calls} if parent is not None and parent.role == "assistant" else set()
+        )
+        if not m.tool_call_id or m.tool_call_id not in calls:
+            raise ChatImportError(
+                f"message {m.cursor} is a tool result without the assistant call it answers"
+            )
+
+
+def clean_text(value: str) -> str:
+    """Control and format characters (ESC, bidi overrides, …) removed, whitespace folded."""
+    kept = "".join(ch if unicodedata.category(ch) not in ("Cc", "Cf") else " " for ch in value)
+    return " ".join(kept.split())
+
+
+def _clean_attachment(ref: AttachmentRef) -> AttachmentRef:
+    if ref.size > MAX_ATTACHMENT_BYTES:
+        raise ChatImportError(
+            f"attachment {clean_text(ref.name)[:80]!r} is larger than the upload limit "
+            f"({MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB)"
+        )
+    return ref.model_copy(update={"name": clean_text(ref.name)[:255] or "file"})
 
 
 def _attachment_bytes(doc: _DocIn) -> dict[str, bytes]:
@@ -96,13 +153,24 @@ def _attachment_bytes(doc: _DocIn) -> dict[str, bytes]:
     for digest, ref in needed.items():
         if not valid_digest(digest):
             raise ChatImportError(f"attachment {ref.name!r} has an invalid digest")
+        _clean_attachment(ref)  # the size limit, before anything is decoded or stored
         encoded = doc.attachments.get(digest)
         if encoded is None:
             raise ChatImportError(f"attachment {ref.name!r} is missing from the export")
+        if len(encoded) > (MAX_ATTACHMENT_BYTES * 4) // 3 + 4:  # checked before decoding
+            raise ChatImportError(
+                f"attachment {ref.name!r} is larger than the upload limit "
+                f"({MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB)"
+            )
         try:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError) as exc:
             raise ChatImportError(f"attachment {ref.name!r} is not valid base64") from exc
+        if len(data) > MAX_ATTACHMENT_BYTES:  # the declared size may lie
+            raise ChatImportError(
+                f"attachment {ref.name!r} is larger than the upload limit "
+                f"({MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB)"
+            )
         if hashlib.sha256(data).hexdigest() != digest:
             raise ChatImportError(f"attachment {ref.name!r} does not match its digest (the file was altered)")
         out[digest] = data
@@ -118,7 +186,7 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
     chat_id = doc.chat.id if is_valid_id(doc.chat.id) and not chats.exists(doc.chat.id) else new_id()
     record = ChatRecord(
         id=chat_id,
-        title=" ".join(doc.chat.title.split())[:200],
+        title=clean_text(doc.chat.title)[:200],
         title_auto=doc.chat.title_auto,
         created_at=doc.chat.created_at,
         updated_at=doc.chat.updated_at,
@@ -137,7 +205,7 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
                 tool_call_id=m.tool_call_id,
                 name=m.name,
                 mentions=tuple(m.mentions),
-                attachments=tuple(m.attachments),
+                attachments=tuple(_clean_attachment(a) for a in m.attachments),
             ),
         )
         for i, m in enumerate(doc.messages)

@@ -153,9 +153,8 @@ def _todo_item(todo: object) -> Item:
 
 
 def _approval_item(argv: object, workspace: str) -> Item:
-    shown = (
-        " ".join(argv)[:80] if isinstance(argv, list) and all(isinstance(a, str) for a in argv) else "(argv)"
-    )
+    # The whole argv: a grant's payload must never hide behind a cut (issue 23 item 4).
+    shown = json.dumps(argv, ensure_ascii=False) if isinstance(argv, list) else "(argv)"
     key = f"{SOURCE}:approval:{sha256_text(json.dumps([workspace, argv], default=str))}"
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
         return invalid("approval", shown, key, "an approval is a non-empty list of non-empty strings")
@@ -164,7 +163,7 @@ def _approval_item(argv: object, workspace: str) -> Item:
     async def apply(target: Target) -> str:
         if not target.add_grant(grant):
             raise Skip("already_imported", "the same grant exists already")
-        return shown
+        return shown  # stored disabled: the user enables it in the approvals ledger
 
     return Item(kind="approval", name=shown, key=key, apply=apply)
 

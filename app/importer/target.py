@@ -66,7 +66,8 @@ class AppTarget:
         self._chats.insert_imported(record, stored, replace=replace)
 
     def add_grant(self, key: GrantKey) -> bool:
-        if self._ledger.has(key):
+        """An imported grant arrives disabled (issue 23 item 4): the user enables it in the ledger."""
+        if self._ledger.find(key) is not None:
             return False
-        self._ledger.add(key)
+        self._ledger.add(key, enabled=False)
         return True

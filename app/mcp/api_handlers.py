@@ -12,7 +12,7 @@ from app.contracts import replies as m
 from app.contracts.errors import ApiFailure
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
-from app.mcp.catalog import EntryInput
+from app.mcp.catalog import EntryInput, mask_url
 from app.mcp.config import ConfigError, ServerEntry
 from app.mcp.connection import ServerGone
 from app.mcp.elicitation import ElicitationError
@@ -77,7 +77,7 @@ class McpRoutes:
             error=conn.error if conn else None,
             tool_count=len(known or []),
             diagnostics=self._s.skipped_tools(e.name) if conn is not None else [],
-            url=e.url,
+            url=mask_url(e.url),
             headers=dict.fromkeys(e.header_names, MASK),
             command=e.command,
             args=list(e.args),
@@ -85,6 +85,7 @@ class McpRoutes:
             secret_env=list(e.secret_env),
             argv=list(e.argv),
             needs_confirmation=e.needs_confirmation,
+            loader_env=e.loader_env(),
             editable=e.source == "user",
             auth=self._s.auth_state(e) if not preview else "none",
         )

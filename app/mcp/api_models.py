@@ -32,7 +32,8 @@ class McpServerView(_Model):
     env: dict[str, str] = Field(default_factory=dict)  # secret values are ********
     secret_env: list[str] = Field(default_factory=list)
     argv: list[str] = Field(default_factory=list)  # stdio: exactly what will run
-    needs_confirmation: bool = False
+    needs_confirmation: bool = False  # the launch spec (argv, env, secret env names) changed
+    loader_env: list[str] = Field(default_factory=list)  # set variables like PATH, LD_PRELOAD
     editable: bool = False
     # OAuth sign-in, separate from `status` (none: this server never asked for a sign-in)
     auth: Literal["none", "signed_in", "signed_out", "expired"] = "none"
@@ -57,6 +58,9 @@ class _McpServerFields(_Model):
     args: list[str] | None = None
     env: dict[str, str] | None = None
     secret_env: list[str] | None = None
+    # An Authorization header over plain http:// to a host other than this computer is refused
+    # unless the user confirms it here (the credential would cross the network unencrypted).
+    allow_plain_http_auth: bool = False
 
 
 class McpServerCreate(_McpServerFields):

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.mcp import frozen
 from app.mcp.config import (
+    SECRET_ENV_HINT,
     ConfigError,
     Launch,
     Resolved,
@@ -30,6 +31,9 @@ from app.support.atomic import atomic_write_text
 FILE_VERSION = 1
 MAX_ARGS = 200
 MAX_TEXT = 2_000
+MAX_HEADERS = 32  # real servers need one or two (Authorization, an API key)
+MAX_ENV = 100
+MAX_SECRET_CHARS = 8_192  # a long JWT fits; a file pasted by mistake does not
 
 
 def builtin_dir() -> Path:
@@ -92,6 +96,7 @@ class EntryInput:
     args: Sequence[str] | None = None
     env: Mapping[str, str] | None = None
     secret_env: Sequence[str] | None = None
+    allow_plain_http_auth: bool = False
 
 
 class UserCatalog:
@@ -144,7 +149,7 @@ class UserCatalog:
         return entry
 
     def confirm(self, entry: ServerEntry) -> ServerEntry:
-        confirmed = replace(entry, confirmed_argv=entry.argv)
+        confirmed = replace(entry, confirmed_launch=entry.launch_id())
         with self._lock:
             data = self._read()
             data[entry.name] = _to_json(confirmed)
@@ -202,6 +207,8 @@ def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEn
         kept = {**base.env, **dict.fromkeys(base.secret_env, MASK)}
         env_in = dict(req.env) if req.env is not None else kept
         env: dict[str, str] = {}
+        if len(env_in) > MAX_ENV:
+            raise ConfigError(f"too many environment variables (at most {MAX_ENV})")
         for key, value in env_in.items():
             check_env(key)
             if key in secret_env:
@@ -216,8 +223,16 @@ def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEn
             raise ConfigError(f"no value for the secret variable {missing[0]}")
         fields.update(command=command, args=args, env=env, secret_env=secret_env, url="", header_names=())
     else:
-        url = check_url(req.url if req.url is not None else base.url)
+        url = check_url(unmask_url(req.url, base.url) if req.url is not None else base.url)
         headers_in = dict(req.headers) if req.headers is not None else dict.fromkeys(base.header_names, MASK)
+        if len(headers_in) > MAX_HEADERS:
+            raise ConfigError(f"too many headers (at most {MAX_HEADERS})")
+        auth = any(h.lower() in ("authorization", "proxy-authorization") for h in headers_in)
+        if auth and not (is_private_transport(url) or req.allow_plain_http_auth):
+            raise ConfigError(
+                "an Authorization header would be sent unencrypted over http:// to another "
+                "computer; use https://, or confirm it (allow_plain_http_auth, --allow-http-auth)"
+            )
         for header, value in headers_in.items():
             check_header(header)
             if value != MASK:
@@ -237,7 +252,59 @@ def _text(value: str, what: str) -> str:
 def _secret(value: str, what: str) -> str:
     if not value or "\n" in value or "\r" in value:
         raise ConfigError(f"the value of {what} must be one non-empty line")
+    if len(value) > MAX_SECRET_CHARS:
+        raise ConfigError(f"the value of {what} is too long (at most {MAX_SECRET_CHARS} characters)")
     return value
+
+
+def is_private_transport(url: str) -> bool:
+    """https://, or plain http:// to this computer (loopback never crosses the network)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme == "https":
+        return True
+    host = (parts.hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def mask_url(url: str) -> str:
+    """The URL for display: values of query parameters named like a credential are MASK."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if not any(SECRET_ENV_HINT.search(k) for k, _ in pairs):
+        return url
+    masked = [(k, MASK if SECRET_ENV_HINT.search(k) else v) for k, v in pairs]
+    return parts._replace(query=urlencode(masked, safe="*")).geturl()
+
+
+def unmask_url(new: str, old: str) -> str:
+    """A URL sent back from a form: masked query values keep the stored ones."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    parts = urlsplit(new)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if not any(v == MASK for _, v in pairs):
+        return new
+    stored = dict(parse_qsl(urlsplit(old).query, keep_blank_values=True))
+    restored = []
+    for k, v in pairs:
+        if v == MASK:
+            if k not in stored:
+                raise ConfigError(f"enter a value for the URL parameter {k}")
+            v = stored[k]
+        restored.append((k, v))
+    return parts._replace(query=urlencode(restored)).geturl()
 
 
 def _to_json(e: ServerEntry) -> dict[str, Any]:
@@ -251,14 +318,15 @@ def _to_json(e: ServerEntry) -> dict[str, Any]:
         "args": list(e.args),
         "env": dict(e.env),
         "secret_env": list(e.secret_env),
-        "confirmed_argv": list(e.confirmed_argv) if e.confirmed_argv is not None else None,
+        "confirmed_launch": e.confirmed_launch,
     }
 
 
 def _from_json(name: str, item: Any) -> ServerEntry:
     if not isinstance(item, dict):
         raise ConfigError(f"the catalog entry {name!r} is not an object")
-    confirmed = item.get("confirmed_argv")
+    # An entry confirmed before the launch spec counted ("confirmed_argv") is asked once more.
+    confirmed = item.get("confirmed_launch")
     return ServerEntry(
         name=check_name(name),
         transport=check_transport(str(item.get("transport", ""))),
@@ -271,5 +339,5 @@ def _from_json(name: str, item: Any) -> ServerEntry:
         args=tuple(str(a) for a in item.get("args", [])),
         env={str(k): str(v) for k, v in dict(item.get("env", {})).items()},
         secret_env=tuple(str(k) for k in item.get("secret_env", [])),
-        confirmed_argv=tuple(str(a) for a in confirmed) if isinstance(confirmed, list) else None,
+        confirmed_launch=confirmed if isinstance(confirmed, str) else None,
     )

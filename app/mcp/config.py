@@ -22,6 +22,8 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 _HEADER_RE = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,100}$")
 # Env names that usually carry credentials: an import stores their values in the keyring.
+# Variables that change which code a program loads: named in every confirmation prompt.
+LOADER_ENV = re.compile(r"^(LD_|DYLD_)|^(PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|NODE_OPTIONS|NODE_PATH|PATH)$")
 SECRET_ENV_HINT = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
 
 
@@ -50,7 +52,7 @@ class ServerEntry:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)  # plain values only
     secret_env: tuple[str, ...] = ()  # values: keyring
-    confirmed_argv: tuple[str, ...] | None = None  # stdio: the argv the user confirmed
+    confirmed_launch: str | None = None  # stdio: `launch_id()` of what the user confirmed
     launch: Launch | None = None  # built-in HTTP/SSE only
 
     @property
@@ -59,8 +61,37 @@ class ServerEntry:
 
     @property
     def needs_confirmation(self) -> bool:
-        """A user stdio entry runs a program: its exact argv must be confirmed first."""
-        return self.source == "user" and self.transport == "stdio" and self.confirmed_argv != self.argv
+        """A user stdio entry runs a program: its whole launch spec must be confirmed first."""
+        stdio = self.source == "user" and self.transport == "stdio"
+        return stdio and self.confirmed_launch != self.launch_id()
+
+    def launch_id(self) -> str:
+        """Everything that decides what a stdio launch runs: argv, the plain env values, the
+        secret env names (their values are the user's own keyring entries). The child runs in
+        the app's working folder; entries have no cwd of their own. Any change here asks again:
+        `PATH`, `LD_PRELOAD` or `NODE_OPTIONS` change the program as much as argv does."""
+        data = {
+            "argv": list(self.argv),
+            "env": sorted(self.env.items()),
+            "secret_env": sorted(self.secret_env),
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def loader_env(self) -> list[str]:
+        """Names of variables set for the launch that change which code is loaded."""
+        return sorted(k for k in (*self.env, *self.secret_env) if LOADER_ENV.search(k))
+
+    def launch_summary(self) -> str:
+        """The launch spec as one line for a confirmation prompt (secret values masked)."""
+        env = [f"{k}={v}" for k, v in sorted(self.env.items())]
+        env += [f"{k}=********" for k in sorted(self.secret_env)]
+        line = " ".join(self.argv)
+        if env:
+            line += "  with env " + " ".join(env)
+        loaders = self.loader_env()
+        if loaders:
+            line += f"  — WARNING: {', '.join(loaders)} change which code the program loads"
+        return line
 
     def fingerprint(self) -> str:
         """Changes whenever what we connect to changes (schema cache invalidation). No secret

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.mcp.catalog import EntryInput, build_entry
-from app.mcp.config import SECRET_ENV_HINT, ConfigError, ServerEntry
+from app.mcp.config import LOADER_ENV, ConfigError, ServerEntry
 
 MAX_SNIPPET = 1_000_000
 
@@ -61,7 +61,9 @@ def _entry(name: str, spec: Any) -> EntryInput:
             command=str(spec["command"]),
             args=[str(a) for a in args],
             env=env_s,
-            secret_env=[k for k in env_s if SECRET_ENV_HINT.search(k)],
+            # Every value is kept as a secret (a name does not tell: DB_PW, GITHUB_PAT), except
+            # loader variables: the user must see PATH/LD_PRELOAD's value to confirm the launch.
+            secret_env=[k for k, v in env_s.items() if v and not LOADER_ENV.search(k)],
         )
     headers = spec.get("headers", {})
     if not isinstance(headers, dict):

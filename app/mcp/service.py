@@ -150,7 +150,8 @@ class McpService:
         entry = self.entry(name)
         if entry.needs_confirmation:
             raise NeedsConfirmation(
-                f"confirm the command line of {name!r} before its first start: {' '.join(entry.argv)}"
+                f"confirm how {name!r} starts before it runs (the command line and its environment "
+                f"changed or were never confirmed): {entry.launch_summary()}"
             )
         lock = self._locks.setdefault(name, asyncio.Lock())
         async with lock:

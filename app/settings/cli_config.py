@@ -11,7 +11,10 @@ Defaults and why:
 
 Key safety: a key from the keychain belongs to its provider profile and is only used when the
 base URL is that profile's (an env/flag/workspace URL override never receives it). The
-workspace file may never contain secrets. `keyring` is not touched when `OPENAI_API_KEY` is set.
+environment key is not sent to a base URL that comes from the workspace file unless the user
+trusted that workspace for exactly that file (app/settings/workspace_trust.py): a cloned
+repository must not redirect the key. The workspace file may never contain secrets. `keyring`
+is not touched when `OPENAI_API_KEY` is set.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, cast, get_args
+from urllib.parse import urlsplit
 
 from app.settings.config_errors import ConfigError
 from app.settings.secrets import MASK, SecretStore, SecretStoreError, provider_key_name
@@ -33,7 +37,8 @@ from app.settings.user_settings import (
     UserSettings,
     validate_base_url,
 )
-from app.settings.workspace_config import WorkspaceConfig, load_workspace_config
+from app.settings.workspace_config import WorkspaceConfig, read_workspace_config
+from app.settings.workspace_trust import WorkspaceTrust
 
 ApiMode = Literal["chat_completions", "responses"]
 
@@ -79,6 +84,26 @@ class EffectiveConfig:
     api_key: str | None = field(default=None, repr=False)
     sources: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    # Set when a key was withheld because the base URL comes from an untrusted workspace file.
+    untrusted: UntrustedWorkspace | None = None
+
+
+@dataclass(frozen=True)
+class UntrustedWorkspace:
+    """What the user is asked to trust: this workspace's config file sending the key to host."""
+
+    workspace: Path
+    config_file: Path
+    config_sha256: str
+    host: str
+    key_source: str  # e.g. "env OPENAI_API_KEY"
+
+    def refusal(self) -> str:
+        return (
+            f"the base URL comes from {self.config_file} (host {self.host}), a file of this workspace "
+            f"that you have not trusted, so your API key ({self.key_source}) is not sent there; if "
+            f"you trust this folder, run `cashcode config trust` in it (or pass --base-url)"
+        )
 
 
 @dataclass
@@ -103,10 +128,12 @@ def resolve_cli_config(
     user: UserSettings,
     secrets: SecretStore | None,
     cwd: Path | None = None,
+    trust: WorkspaceTrust | None = None,
 ) -> EffectiveConfig:
-    workspace, ws_source = _resolve_workspace(flags, env, user, cwd)
+    """`trust`: the user's trusted workspaces (None: none is trusted)."""
+    workspace, ws_source = resolve_workspace(flags, env, user, cwd)
     ws_path = workspace / ".cashcode" / "config.yaml"
-    ws = load_workspace_config(ws_path)
+    ws, ws_digest = read_workspace_config(ws_path)
     ws_src = f"workspace {ws_path}"
     profile, profile_source = _pick_profile(flags, user)
     prof_src = f"user settings (provider {profile.id})" if profile else ""
@@ -120,9 +147,15 @@ def resolve_cli_config(
     own = profile is not None and p.sources["api_mode"] == p.sources["base_url"] == prof_src
     kind: ProviderKind = profile.kind if profile is not None and own else mode
     key, key_source, warnings = _resolve_key(env, secrets, profile, p.sources["base_url"] == prof_src)
+    untrusted: UntrustedWorkspace | None = None
+    if key and p.sources["base_url"] == ws_src and ws_digest is not None:
+        host = urlsplit(cast(str, p.values["base_url"])).netloc or "?"
+        if trust is not None and trust.is_trusted(workspace, ws_digest):
+            warnings.append(f"the base URL comes from {ws_path} (trusted); your API key is sent to {host}")
+        else:
+            untrusted = UntrustedWorkspace(workspace, ws_path, ws_digest, host, key_source)
+            key, key_source = None, f"withheld ({ws_path} is not trusted to receive it)"
     p.sources["api_key"] = key_source
-    if key and p.sources["base_url"] == ws_src:
-        warnings.append(f"the base URL comes from {ws_path}; your API key will be sent there")
     return EffectiveConfig(
         provider_id=profile.id if profile else None,
         provider_kind=kind,
@@ -135,6 +168,7 @@ def resolve_cli_config(
         api_key=key,
         sources=dict(p.sources),
         warnings=tuple(warnings),
+        untrusted=untrusted,
     )
 
 
@@ -198,7 +232,7 @@ def _take_layers(
     )
 
 
-def _resolve_workspace(
+def resolve_workspace(
     flags: CliFlags, env: Mapping[str, str], user: UserSettings, cwd: Path | None
 ) -> tuple[Path, str]:
     layers = [
@@ -320,6 +354,8 @@ def render_config(cfg: EffectiveConfig) -> str:
     key_src = s.get("api_key", "not set")
     lines.append(f"api_key: set ({key_src})" if cfg.api_key else f"api_key: {key_src}")
     lines += [f"warning: {w}" for w in cfg.warnings]
+    if cfg.untrusted is not None:
+        lines.append(f"warning: {cfg.untrusted.refusal()}")
     return "\n".join(lines)
 
 
@@ -372,8 +408,10 @@ __all__ = [
     "CliFlags",
     "ConfigError",
     "EffectiveConfig",
+    "UntrustedWorkspace",
     "WorkspaceConfig",
     "migrate_legacy_env",
     "render_config",
     "resolve_cli_config",
+    "resolve_workspace",
 ]

@@ -45,12 +45,25 @@ def _looks_secret(value: object) -> bool:
 
 def load_workspace_config(path: Path) -> WorkspaceConfig:
     """Parse the file; a missing file means no overrides. Raises ConfigError on any problem."""
+    return read_workspace_config(path)[0]
+
+
+def read_workspace_config(path: Path) -> tuple[WorkspaceConfig, str | None]:
+    """The parsed file and the SHA-256 of exactly the bytes parsed (None: no file), so a trust
+    decision is about the content that is used, not a copy read a moment earlier."""
+    from app.settings.workspace_trust import config_digest
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except FileNotFoundError:
-        return WorkspaceConfig()
+        return WorkspaceConfig(), None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
+    return _parse(path, text), config_digest(raw)
+
+
+def _parse(path: Path, text: str) -> WorkspaceConfig:
     import yaml  # lazy: only workspaces that have the file pay for it
 
     if len(text) > MAX_CONFIG_CHARS:

@@ -112,11 +112,21 @@ def _chat_activity(conn: sqlite3.Connection) -> None:
     migrate_chat_activity(conn)
 
 
+def _grant_enabled(conn: sqlite3.Connection) -> None:
+    """Imported grants arrive disabled (issue 23 item 4): the user enables each one in the
+    ledger. Skipped when the column is there already (a database converted from the old
+    single-list layout is renumbered by what it had, not by what ran)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(approval_grants)")}
+    if "enabled" not in columns:
+        conn.execute("ALTER TABLE approval_grants ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1")
+
+
 # The store's own steps, one per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
     _branches,
     _chat_activity,
+    _grant_enabled,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -77,7 +77,7 @@ const fake = new FakeTransport()
     errors: [],
   }))
   .on("approvals.list", () => ({
-    grants: [{ id: "g1", kind: "exec", key: ["git", "log", "--oneline", "-n", "20"], workspace: "/home/cash/projects/demo", created_at: now, chat_id: "c1" }],
+    grants: [{ id: "g1", kind: "exec", key: ["git", "log", "--oneline", "-n", "20"], workspace: "/home/cash/projects/demo", created_at: now, chat_id: "c1", enabled: true }],
   }))
   .on("approvals.revoke", () => ({ ok: true as const }))
   .on("tools.list", () => ({

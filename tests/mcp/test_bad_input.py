@@ -45,7 +45,7 @@ async def test_malformed_json_unknown_transport_and_missing_command_change_nothi
                 "fine": {
                     "command": "definitely-not-a-real-program-xyz",
                     "args": ["--a"],
-                    "env": {"API_KEY": "sk-import-secret-123", "MODE": "fast"},
+                    "env": {"API_KEY": "sk-import-secret-123", "MODE": "fast", "PATH": "/usr/bin:/bin"},
                 },
             }
         }
@@ -55,7 +55,14 @@ async def test_malformed_json_unknown_transport_and_missing_command_change_nothi
     assert "unknown transport" in items["weird"]["error"]
     assert "needs a command" in items["nocmd"]["error"]
     assert "invalid server name" in items["bad name!"]["error"]
-    assert items["fine"]["ok"] and items["fine"]["server"]["env"] == {"API_KEY": "********", "MODE": "fast"}
+    # every imported value is a secret (names do not tell), except loader variables such as PATH,
+    # whose value the user must see to confirm the launch (issue 22 item 5, decision 173)
+    assert items["fine"]["ok"] and items["fine"]["server"]["env"] == {
+        "API_KEY": "********",
+        "MODE": "********",
+        "PATH": "/usr/bin:/bin",
+    }
+    assert items["fine"]["server"]["loader_env"] == ["PATH"]
     assert await ok(app, "mcp.servers.list") == before  # a preview saves nothing
 
     result = await ok(app, "mcp.servers.import", {"text": snippet})

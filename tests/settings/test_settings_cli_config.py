@@ -16,6 +16,7 @@ from app.settings.cli_config import (
 )
 from app.settings.secrets import KeyringUnavailable, SecretStore, provider_key_name
 from app.settings.user_settings import ModelChoice, ProviderProfile, SettingsStore, UserSettings
+from app.settings.workspace_trust import WorkspaceTrust
 from app.testing.fake_keyring import MemoryKeyring
 
 OLLAMA = ProviderProfile(id="ollama", name="Ollama", kind="ollama", base_url="http://127.0.0.1:11434/v1")
@@ -332,16 +333,37 @@ def test_the_key_is_hidden_from_repr_and_from_config_show(tmp_path: Path) -> Non
     assert "api_key: not set" in render_config(unset)
 
 
-def test_a_workspace_base_url_with_a_key_produces_a_warning(tmp_path: Path) -> None:
+def test_a_workspace_base_url_gets_the_env_key_only_once_trusted(tmp_path: Path) -> None:
     case = Case(
-        "warn",
+        "untrusted",
         {},
         env={"OPENAI_API_KEY": "sk-abc-123456789"},
         workspace_yaml={"base_url": "https://example.test/v1"},
     )
     cfg = _resolve(case, tmp_path)
-    assert len(cfg.warnings) == 1 and "your API key will be sent there" in cfg.warnings[0]
-    assert "warning:" in render_config(cfg)
+    assert cfg.api_key is None and cfg.untrusted is not None
+    assert cfg.untrusted.host == "example.test" and "cashcode config trust" in cfg.untrusted.refusal()
+    assert "api_key: withheld" in render_config(cfg) and "sk-abc" not in render_config(cfg)
+
+    trust = WorkspaceTrust(tmp_path / "trust.json")
+    trust.trust(cfg.untrusted.workspace, cfg.untrusted.config_sha256, cfg.untrusted.host)
+    ws = tmp_path / "ws"
+    trusted = resolve_cli_config(
+        flags=case.flags, env=case.env, user=case.user, secrets=None, cwd=ws, trust=trust
+    )
+    assert trusted.api_key == "sk-abc-123456789" and trusted.untrusted is None
+    assert "trusted" in trusted.warnings[0]
+
+    (ws / ".cashcode" / "config.yaml").write_text("base_url: https://example.test/v2\n")
+    changed = resolve_cli_config(
+        flags=case.flags, env=case.env, user=case.user, secrets=None, cwd=ws, trust=trust
+    )
+    assert changed.api_key is None and changed.untrusted is not None
+
+
+def test_a_damaged_trust_file_trusts_nothing(tmp_path: Path) -> None:
+    (tmp_path / "trust.json").write_text("{not json")
+    assert not WorkspaceTrust(tmp_path / "trust.json").is_trusted(tmp_path, "0" * 64)
 
 
 # ---- legacy DEEPSEEK_* migration ---------------------------------------------------------------

@@ -72,3 +72,16 @@ def test_grants_survive_reopening_the_database(db_path: Path) -> None:
         ledger = SqliteApprovalLedger(db)
         assert ledger.has(GIT_STATUS)
         assert ledger.list() == [grant]
+
+
+def test_an_imported_grant_covers_nothing_until_enabled(ledger: SqliteApprovalLedger) -> None:
+    key = GrantKey(kind="exec", key=("git", "status"), workspace="/w")
+    imported = ledger.add(key, enabled=False)
+    assert not imported.enabled and not ledger.has(key) and ledger.find(key) == imported
+    assert ledger.enable(imported.id) and ledger.has(key)
+
+
+def test_always_at_a_prompt_enables_an_imported_grant_of_the_same_key(ledger: SqliteApprovalLedger) -> None:
+    key = GrantKey(kind="exec", key=("git", "log"), workspace="/w")
+    ledger.add(key, enabled=False)
+    assert ledger.add(key).enabled and ledger.has(key)

@@ -452,6 +452,7 @@ export interface GrantView {
   workspace: string;
   created_at: string;
   chat_id: string | null;
+  enabled: boolean;
 }
 
 export interface HistoryQuery {
@@ -770,6 +771,7 @@ export interface McpServerCreate {
   args?: string[] | null;
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
+  allow_plain_http_auth?: boolean;
   name: string;
   transport: string;
 }
@@ -800,6 +802,7 @@ export interface McpServerUpdate {
   args?: string[] | null;
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
+  allow_plain_http_auth?: boolean;
   name: string;
   transport?: string | null;
 }
@@ -822,6 +825,7 @@ export interface McpServerView {
   secret_env: string[];
   argv: string[];
   needs_confirmation: boolean;
+  loader_env: string[];
   editable: boolean;
   auth: "none" | "signed_in" | "signed_out" | "expired";
 }
@@ -1739,6 +1743,7 @@ export type AppEventType = AppEvent["type"];
 export interface Routes {
   "app.detect_ollama": { request: Empty; response: OllamaProbe };
   "app.info": { request: Empty; response: AppInfo };
+  "approvals.enable": { request: GrantRef; response: Ok };
   "approvals.list": { request: Empty; response: GrantList };
   "approvals.revoke": { request: GrantRef; response: Ok };
   "attachments.data": { request: AttachmentDataQuery; response: AttachmentData };
@@ -1881,6 +1886,7 @@ export type RouteName = keyof Routes;
 export const ROUTE_NAMES: readonly RouteName[] = [
   "app.detect_ollama",
   "app.info",
+  "approvals.enable",
   "approvals.list",
   "approvals.revoke",
   "attachments.data",

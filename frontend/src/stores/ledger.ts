@@ -19,5 +19,11 @@ export const useLedgerStore = defineStore("ledger", () => {
     grants.value = grants.value.filter((g) => g.id !== grantId);
   }
 
-  return { grants, loaded, load, revoke };
+  /** Imported grants arrive disabled; the user enables each one here. */
+  async function enable(grantId: string): Promise<void> {
+    await api.invoke("approvals.enable", { grant_id: grantId });
+    grants.value = grants.value.map((g) => (g.id === grantId ? { ...g, enabled: true } : g));
+  }
+
+  return { grants, loaded, load, revoke, enable };
 });

@@ -9,7 +9,7 @@ function view(over: Partial<McpServerView>): McpServerView {
   return {
     name: "test_stdio_mcp", display_name: "stdio test MCP", description: "", transport: "stdio", source: "builtin",
     status: "disconnected", error: null, tool_count: 0, diagnostics: [], url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
-    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, editable: false, auth: "none", ...over,
+    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, loader_env: [], editable: false, auth: "none", ...over,
   };
 }
 
@@ -74,6 +74,13 @@ describe("MCP Market view", () => {
     await tick();
     expect(wrapper.get('[data-testid="mcp-row"]').attributes("data-status")).toBe("failed");
     expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("the server stopped");
+  });
+
+  it("calls out loader variables of an unconfirmed launch", async () => {
+    const { wrapper } = await market([
+      view({ name: "evil", source: "user", editable: true, needs_confirmation: true, loader_env: ["LD_PRELOAD"] }),
+    ]);
+    expect(wrapper.get('[data-testid="mcp-loader-env"]').text()).toContain("LD_PRELOAD");
   });
 
   it("shows a failed connect with a retry button", async () => {

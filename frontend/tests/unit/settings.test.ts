@@ -170,7 +170,7 @@ describe("general, workspace and ledger", () => {
   });
 
   it("shows web host grants in both languages", async () => {
-    const hostGrant = { id: "g2", kind: "web_host" as const, key: ["example.com"], workspace: "", created_at: "2026-11-30T09:00:00Z", chat_id: null };
+    const hostGrant = { id: "g2", kind: "web_host" as const, key: ["example.com"], workspace: "", created_at: "2026-11-30T09:00:00Z", chat_id: null, enabled: true };
     const { FakeTransport } = await import("@/api/fake");
     const fake = new FakeTransport().on("approvals.list", () => ({ grants: [hostGrant] }));
     const { wrapper } = await mountWith(GrantsSection, { fake });
@@ -183,8 +183,23 @@ describe("general, workspace and ledger", () => {
     expect(zhCN["grants.kind.web_host"]).toBe("网站主机");
   });
 
+  it("shows an imported grant as not active until the user enables it", async () => {
+    const imported = { id: "g3", kind: "exec" as const, key: ["python3", "-c", "x".repeat(300)], workspace: "/w", created_at: "2026-11-30T09:00:00Z", chat_id: null, enabled: false };
+    const { FakeTransport } = await import("@/api/fake");
+    const fake = new FakeTransport().on("approvals.list", () => ({ grants: [imported] })).on("approvals.enable", () => ({ ok: true }));
+    const { wrapper } = await mountWith(GrantsSection, { fake });
+    await tick();
+    const row = wrapper.get('[data-testid="grant-row"]');
+    expect(row.text()).toContain("x".repeat(300));
+    expect(row.get('[data-testid="grant-disabled"]').text()).toBe("Imported, not active");
+    await row.get('[data-testid="grant-enable"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("approvals.enable")).toEqual([{ grant_id: "g3" }]);
+    expect(wrapper.find('[data-testid="grant-enable"]').exists()).toBe(false);
+  });
+
   it("lists grants and revokes them", async () => {
-    const fakeGrants = [{ id: "g1", kind: "exec" as const, key: ["git", "status", "--short"], workspace: "/w", created_at: "2026-11-30T09:00:00Z", chat_id: null }];
+    const fakeGrants = [{ id: "g1", kind: "exec" as const, key: ["git", "status", "--short"], workspace: "/w", created_at: "2026-11-30T09:00:00Z", chat_id: null, enabled: true }];
     const { FakeTransport } = await import("@/api/fake");
     const fake = new FakeTransport().on("approvals.list", () => ({ grants: fakeGrants })).on("approvals.revoke", () => ({ ok: true }));
     const { wrapper } = await mountWith(GrantsSection, { fake });

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,8 +18,6 @@ from app.contracts.tool_args import check_known_keys
 from app.contracts.tools import PreparedCall, Tool, ToolError, ToolResult
 from app.core.approvals import Allow, Ask, Deny
 from app.core.context import LoopDeps
-
-_log = logging.getLogger(__name__)
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
 
@@ -111,8 +108,6 @@ class ToolCallRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # tool executor boundary: a tool bug must not end the turn
-            # Logged: the model's note alone left such bugs invisible (issue 22 item 2).
-            _log.warning("tool %s failed unexpectedly: %s", call.name, type(exc).__name__, exc_info=True)
             return _error(f"the tool failed unexpectedly ({type(exc).__name__}: {exc})")
 
     async def _approve(self, tool: Tool, prepared: PreparedCall, call: ToolCall) -> ToolResult | None:

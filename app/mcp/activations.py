@@ -4,7 +4,7 @@ restarts offer the tools directly (SPEC S6.5)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from app.store.db import Database
 from app.store.migrations import run_script
@@ -29,44 +29,22 @@ def migrate(conn: sqlite3.Connection) -> None:
 
 
 class ActivationStore:
-    """`is_reserved`: whether a chat exists only in this process so far (`cashcode ask` stores
-    its chat with the first completed turn). Its activations are kept in memory meanwhile, as
-    the row they would point at is not there yet, and written once it is."""
-
-    def __init__(
-        self, db: Database, capacity: int = CAPACITY, is_reserved: Callable[[str], bool] | None = None
-    ) -> None:
+    def __init__(self, db: Database, capacity: int = CAPACITY) -> None:
         self._db = db
         self._capacity = capacity
-        self._is_reserved = is_reserved or (lambda _chat_id: False)
-        self._pending: dict[str, list[tuple[str, str]]] = {}  # reserved chat -> pairs, newest first
 
     def list(self, chat_id: str) -> list[tuple[str, str]]:
         """(server, tool) pairs, most recently used first."""
-        self._flush(chat_id)
-        pending = self._pending.get(chat_id, [])
         rows = self._db.query(
             "SELECT server, tool FROM mcp_activations WHERE chat_id = ? ORDER BY seq DESC", (chat_id,)
         )
-        stored = [(str(r["server"]), str(r["tool"])) for r in rows]
-        return [*pending, *(p for p in stored if p not in pending)][: self._capacity]
-
-    def _flush(self, chat_id: str) -> None:
-        pending = self._pending.get(chat_id)
-        if pending and not self._is_reserved(chat_id):
-            del self._pending[chat_id]
-            self.touch(chat_id, pending)
+        return [(str(r["server"]), str(r["tool"])) for r in rows]
 
     def touch(self, chat_id: str, pairs: Sequence[tuple[str, str]]) -> None:
         """Activate (or mark as just used) the pairs; the least recently used beyond the
         capacity drop out. The first pair ends up most recent."""
         if not pairs:
             return
-        if self._is_reserved(chat_id):
-            old = [p for p in self._pending.get(chat_id, []) if p not in pairs]
-            self._pending[chat_id] = [*pairs, *old][: self._capacity]
-            return
-        self._flush(chat_id)
         with self._db.transaction() as conn:
             row = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM mcp_activations WHERE chat_id = ?", (chat_id,)
@@ -86,7 +64,5 @@ class ActivationStore:
             )
 
     def forget_server(self, server: str) -> None:
-        for chat_id, pairs in list(self._pending.items()):
-            self._pending[chat_id] = [p for p in pairs if p[0] != server]
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM mcp_activations WHERE server = ?", (server,))

@@ -82,13 +82,11 @@ class McpCapability(Capability):
         settings: SettingsStore,
         publish: Callable[[AppEvent], None],
         builtin: Path | None = None,
-        is_reserved: Callable[[str], bool] | None = None,
     ) -> McpCapability:
         test_servers = env.get(ENV_TEST_SERVERS, "") == "1"
         args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin, test_servers)
-        activations = ActivationStore(db, is_reserved=is_reserved)
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
-        return cls(lambda: _service(args), activations, settings, paths.data_dir / "attachments")
+        return cls(lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments")
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
         mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]

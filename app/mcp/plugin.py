@@ -14,15 +14,7 @@ if TYPE_CHECKING:
 def _build(host: Host) -> Capability:
     from app.mcp.capability import McpCapability
 
-    return McpCapability.build(
-        host.paths,
-        host.env,
-        host.db,
-        host.secrets,
-        host.settings,
-        host.publish,
-        is_reserved=host.chats.is_reserved,  # `ask`'s chat is stored with its first turn
-    )
+    return McpCapability.build(host.paths, host.env, host.db, host.secrets, host.settings, host.publish)
 
 
 def _activations(conn: sqlite3.Connection) -> None:

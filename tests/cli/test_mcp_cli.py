@@ -135,21 +135,3 @@ def test_tools_of_a_program_that_is_not_an_mcp_server_is_one_line(home: Path) ->
     lines = [line for line in tools.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "not an MCP server" in lines[0] and "hello from a plain script" in lines[0]
     assert "Traceback" not in tools.stderr and tools.stdout == ""
-
-
-def test_the_walkthrough_works_in_ask(env: dict[str, str], home: Path, fake_llm: Any) -> None:
-    """Issue 22 item 2: tool_search → mcp_prepare → mcp_<server>_<tool> in one `cashcode ask`
-    (the chat is stored only at the end, so preparing must not need its row)."""
-    fake_llm.script(
-        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "hello cash"}}]},
-        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
-        {"tool_calls": [{"name": "mcp_test_stdio_mcp_say_hello", "arguments": {}}]},
-        {"text": "It said hello."},
-    )
-    done = cashcode("ask", "--approval-mode", "autonomous", "greet me", env=env, cwd=home / "ws", timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "It said hello."
-    last = fake_llm.model_requests()[-1].body
-    results = [str(m.get("content")) for m in last.get("messages", []) if m.get("role") == "tool"]
-    assert any("Hello, Cash" in r for r in results), results
-    assert not any("FOREIGN KEY" in r or "unknown tool" in r.lower() for r in results), results

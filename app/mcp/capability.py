@@ -26,6 +26,7 @@ from app.store.db import Database
 
 if TYPE_CHECKING:
     from app.contracts.events import AppEvent
+    from app.mcp.result_pages import ResultPages
     from app.mcp.service import McpService
     from app.mcp.tools import McpDirectory
 
@@ -68,6 +69,12 @@ class McpCapability(Capability):
 
         return McpDirectory(self.service)
 
+    @functools.cached_property
+    def pages(self) -> ResultPages:
+        from app.mcp.result_pages import ResultPages
+
+        return ResultPages()
+
     @classmethod
     def build(
         cls,
@@ -92,7 +99,7 @@ class McpCapability(Capability):
     def _toolbox(self, chat_id: str, mentioned: Sequence[str]) -> ToolBox:
         from app.mcp.tools import McpToolBox
 
-        return McpToolBox(chat_id, self.service, self.directory, self.activations, mentioned)
+        return McpToolBox(chat_id, self.service, self.directory, self.activations, self.pages, mentioned)
 
     def listed_tools(self) -> list[ListedTool]:
         # A server's own tools are listed (and turned on or off) in MCP Market.

@@ -25,6 +25,7 @@ from app.mcp import tool_specs as specs
 from app.mcp.activations import CAPACITY, ActivationStore
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone, ToolDef
+from app.mcp.result_pages import McpResultPageTool, ResultPages
 from app.mcp.results import name_map
 from app.mcp.service import CallSite, McpService, NotFoundError
 
@@ -199,7 +200,13 @@ class McpTool(Tool):
     read_only = False
 
     def __init__(
-        self, exposed: str, server: str, definition: ToolDef, service: McpService, store: ActivationStore
+        self,
+        exposed: str,
+        server: str,
+        definition: ToolDef,
+        service: McpService,
+        store: ActivationStore,
+        pages: ResultPages,
     ) -> None:
         self.name = exposed  # type: ignore[misc]
         hint = " (the server says it is read-only)" if definition.read_only_hint else ""
@@ -209,6 +216,7 @@ class McpTool(Tool):
         self._def = definition
         self._service = service
         self._store = store
+        self._pages = pages
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         detail = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
@@ -230,7 +238,8 @@ class McpTool(Tool):
         except (NotFoundError, ConfigError, ServerGone) as exc:
             raise ToolError(self._service.redact(str(exc))) from None
         content = out.text if out.ok else f"Error from the MCP tool: {out.text}"
-        return ToolResult(ok=out.ok, content=content, truncated=out.truncated)
+        content, paged = self._pages.first_page(ctx.chat_id, content, ctx.output_budget)
+        return ToolResult(ok=out.ok, content=content, truncated=out.truncated or paged)
 
 
 class McpToolBox:
@@ -243,9 +252,11 @@ class McpToolBox:
         service: McpService,
         directory: McpDirectory,
         store: ActivationStore,
+        pages: ResultPages,
         mentioned: Sequence[str] = (),
     ) -> None:
         self._chat_id = chat_id
+        self._pages = pages
         self._service = service
         self._dir = directory
         self._store = store
@@ -260,11 +271,15 @@ class McpToolBox:
             definition = d.tools.get((server, tool))
             exposed = d.names.get((server, tool))
             if definition is not None and exposed is not None:
-                active[exposed] = McpTool(exposed, server, definition, self._service, self._store)
+                active[exposed] = McpTool(
+                    exposed, server, definition, self._service, self._store, self._pages
+                )
         base: dict[str, Tool] = {
             "tool_search": ToolSearchTool(d, set(active)),
             "mcp_prepare": McpPrepareTool(self._service, d, self._store),
         }
+        if self._pages.has(self._chat_id):  # offered once a long result has pages to read
+            base["mcp_result_page"] = McpResultPageTool(self._pages)
         return {**base, **active}
 
     def specs(self) -> Sequence[ToolSpec]:

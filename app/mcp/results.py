@@ -12,8 +12,8 @@ from typing import Any
 from app.mcp.connection import ToolDef
 
 MAX_NAME = 64
-MAX_OUTPUT_CHARS = 1_000_000  # what one call may keep; the model reads it in pages (result_pages.py)
-MAX_DESCRIPTION = 8_192  # real servers use several thousand characters (sequential-thinking: 2,781)
+MAX_OUTPUT_CHARS = 100_000  # what one call may keep; the model reads it in pages (result_pages.py)
+MAX_DESCRIPTION = 10_000  # real servers use several thousand characters (sequential-thinking: 2,781)
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.contracts.tools import ToolContext
 from app.contracts.turn import TurnSpec
+from app.mcp.results import MAX_DESCRIPTION
 from tests.api.conftest import AppMaker, err, ok
 from tests.mcp.helpers import ROUGH, add_rough, server
 
@@ -123,3 +124,24 @@ async def test_a_thousand_tools_and_an_invalid_schema(make_app: AppMaker) -> Non
     assert (await ok(app, "mcp.tools.call", {"name": "rough", "tool": "bad_schema"}))[
         "text"
     ] == "still callable"
+
+
+async def test_long_tool_descriptions_reach_the_model_and_a_cut_is_marked(make_app: AppMaker) -> None:
+    """Issue 22 item 4: over a real stdio connection, a 9,000-character description is offered
+    whole and one over the cap ends with a marker saying how much was left out."""
+    app, _ = await make_app()
+    await add_rough(app, "rough", "--long-descriptions")
+    chat = await ok(app, "chats.create")
+    mcp = next(c for c in app.capabilities if c.name == "mcp")
+    box = mcp.toolset(TurnSpec(chat["id"], "t", "", "p", "m"))
+    prepare = box.get("mcp_prepare")
+    assert prepare is not None
+    ctx = ToolContext(workspace=Path("/"), chat_id=chat["id"], turn_id="t")
+    result = await prepare.execute(await prepare.prepare({"server": "rough"}, ctx), ctx)
+    assert "mcp_rough_long_doc" in result.content
+    specs = {s.name: s for s in box.specs()}
+    long_doc = specs["mcp_rough_long_doc"].description
+    assert len(long_doc) == 9_001 and long_doc.endswith("END-OF-DOC")
+    longer = specs["mcp_rough_longer_doc"].description
+    assert longer.startswith("M" * MAX_DESCRIPTION)
+    assert longer.endswith(f"[… description cut: {12_000 - MAX_DESCRIPTION} of 12000 characters left out]")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.contracts.capability import Capability, Handler, ListedTool
-from app.contracts.messages import ToolSpec
+from app.contracts.messages import Message, ToolSpec
 from app.contracts.tools import Tool
 from app.contracts.turn import ToolBox, TurnSpec
 from app.mcp.activations import CAPACITY, ActivationStore
@@ -100,6 +100,10 @@ class McpCapability(Capability):
         from app.mcp.tools import McpToolBox
 
         return McpToolBox(chat_id, self.service, self.directory, self.activations, self.pages, mentioned)
+
+    def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
+        # A reserved chat (`cashcode ask`) is stored with its first turn: now its activations can be.
+        self.activations.flush(spec.chat_id)
 
     def listed_tools(self) -> list[ListedTool]:
         # A server's own tools are listed (and turned on or off) in MCP Market.

@@ -154,3 +154,34 @@ async def test_tool_search_matches_word_forms_through_the_shared_stemming_tokeni
     assert (await events.turn_end(turn, 60)).type == "turn_done"
     found = tool_outputs(fake_llm.model_requests()[-1])[-1]
     assert TOOL in found, found
+
+
+async def test_the_walkthrough_works_in_a_chat_stored_only_with_its_first_turn(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 22 item 2: `cashcode ask` reserves its chat (chats.create lazy) and stores it with
+    the turn; mcp_prepare used to fail there on the activation row's foreign key, so the next
+    call was an unknown tool. The activation is kept and stored with the chat."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    chat = (await ok(app, "chats.create", {"lazy": True}))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "stdio Hello Cash"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": TOOL, "arguments": {}}]},
+        {"text": "The server says: Hello, Cash"},
+    )
+    turn = await send(app, chat, "Call the stdio test MCP", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    third, fourth = fake_llm.model_requests()[-2:]
+    assert "Activated tools" in tool_outputs(third)[-1]
+    assert TOOL in offered(third)
+    assert tool_outputs(fourth)[-1] == "Hello, Cash"
+    mcp = next(c for c in app.capabilities if c.name == "mcp")
+    assert ("test_stdio_mcp", "say_hello") in mcp.activations.list(chat)
+    # stored with the chat: a later turn offers the tool directly
+    fake_llm.script({"text": "ok"})
+    turn2 = await send(app, chat, "Anything?", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    assert TOOL in offered(fake_llm.model_requests()[-1])

@@ -134,6 +134,7 @@ async def test_long_tool_descriptions_reach_the_model_and_a_cut_is_marked(make_a
     chat = await ok(app, "chats.create")
     mcp = next(c for c in app.capabilities if c.name == "mcp")
     box = mcp.toolset(TurnSpec(chat["id"], "t", "", "p", "m"))
+    assert box is not None
     prepare = box.get("mcp_prepare")
     assert prepare is not None
     ctx = ToolContext(workspace=Path("/"), chat_id=chat["id"], turn_id="t")

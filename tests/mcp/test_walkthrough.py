@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.contracts.events import ApprovalRequired
+from app.mcp.capability import McpCapability
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 
 TOOL = "mcp_test_stdio_mcp_say_hello"
@@ -179,6 +180,7 @@ async def test_the_walkthrough_works_in_a_chat_stored_only_with_its_first_turn(
     assert TOOL in offered(third)
     assert tool_outputs(fourth)[-1] == "Hello, Cash"
     mcp = next(c for c in app.capabilities if c.name == "mcp")
+    assert isinstance(mcp, McpCapability)
     assert ("test_stdio_mcp", "say_hello") in mcp.activations.list(chat)
     # stored with the chat: a later turn offers the tool directly
     fake_llm.script({"text": "ok"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,10 +13,8 @@ from pathlib import Path
 import pytest
 
 from app.contracts.tools import ToolContext, ToolError, ToolResult
-from app.tools.ssrf import IPAddress, address_problem
-import re
-
 from app.support.paging import page_chars
+from app.tools.ssrf import IPAddress, address_problem
 from app.tools.web import WebFetchTool
 
 PAGE = """<!doctype html><html><head><title>Test  Page</title><style>body{color:red}</style>

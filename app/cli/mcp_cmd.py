@@ -38,10 +38,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.add_argument("--transport", choices=["http", "sse"], default="http")
     add.add_argument("--header", action="append", default=[], metavar="K=V")
     add.add_argument("--env", action="append", default=[], metavar="K=V")
+    add.add_argument("--description", help="what the server does (tool_search finds it by this)")
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
     add.set_defaults(func=_runner(_add))
     imp = sub.add_parser("import", help="import servers from an mcpServers JSON file")
     imp.add_argument("file")
+    imp.add_argument("--description", help="for imported servers without one: what they do")
     imp.set_defaults(func=_runner(_import))
     for name, help_text, func in (
         ("remove", "delete a user server", _remove),
@@ -148,6 +150,8 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
             "env": env,
             "secret_env": [k for k in env if any(h in k.upper() for h in _SECRET_HINT)],
         }
+        if args.description is not None:
+            payload["description"] = args.description
         await _call_route(app, "mcp.servers.create", payload)
         view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
         print(f"Added {args.name} (stdio): {' '.join(view['argv'])}")
@@ -158,6 +162,8 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         "url": args.url,
         "headers": _pairs(args.header, "--header"),
     }
+    if args.description is not None:
+        payload["description"] = args.description
     await _call_route(app, "mcp.servers.create", payload)
     print(f"Added {args.name} ({args.transport}): {args.url}")
     return 0
@@ -176,6 +182,10 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
     result = await _call_route(app, "mcp.servers.import", {"text": text})
     for name in result["created"]:
         view = await _call_route(app, "mcp.servers.get", {"name": name})
+        if args.description is not None and not view.get("description"):
+            view = await _call_route(
+                app, "mcp.servers.update", {"name": name, "description": args.description}
+            )
         where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
         print(f"Imported {name} ({view['transport']}): {where}")
         if view["needs_confirmation"]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from app.contracts.messages import ToolSpec
 from app.contracts.tools import (
@@ -286,4 +286,35 @@ class McpToolBox:
         return [t.spec() for t in self._tools().values()]
 
     def get(self, name: str) -> Tool | None:
-        return self._tools().get(name)
+        tool = self._tools().get(name)
+        if tool is None and name.startswith("mcp_"):
+            return _HiddenTool(name, self._dir.by_name.get(name))
+        return tool
+
+
+class _HiddenTool(Tool):
+    """A call to an MCP tool that is not offered in this chat: the answer says what to call
+    first instead of a bare "unknown tool"."""
+
+    description = "an MCP tool that is not activated"
+    parameters: ClassVar[dict[str, Any]] = {"type": "object"}  # any arguments: refused in prepare
+    read_only = True
+
+    def __init__(self, name: str, pair: tuple[str, str] | None) -> None:
+        self.name = name  # type: ignore[misc]
+        self._pair = pair
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        if self._pair is None:
+            raise ToolError(
+                f"{self.name!r} is not an active MCP tool. Find the tool with tool_search, "
+                "activate its server with mcp_prepare, then call the name mcp_prepare returns."
+            )
+        server = self._pair[0]
+        raise ToolError(
+            f"{self.name!r} is not activated in this chat: call mcp_prepare with server={server!r} first, "
+            "then call it again."
+        )
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        raise ToolError(f"{self.name!r} is not activated in this chat")

@@ -121,3 +121,58 @@ def test_ask_offers_tool_search_and_mcp_prepare(env: dict[str, str], home: Path,
     outputs = [str(i.get("output", "")) for i in second.body.get("input", []) if isinstance(i, dict)]
     outputs += [str(m.get("content")) for m in second.body.get("messages", []) if m.get("role") == "tool"]
     assert any("test_stdio_mcp" in o for o in outputs)
+
+
+def _tool_outputs(request: Any) -> list[str]:
+    outputs = [str(i.get("output", "")) for i in request.body.get("input", []) if isinstance(i, dict)]
+    outputs += [str(m.get("content")) for m in request.body.get("messages", []) if m.get("role") == "tool"]
+    return outputs
+
+
+@pytest.mark.timeout(240)
+def test_the_walkthrough_passes_through_ask(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    """Issue 22 item 2: `ask` stores its chat only with the turn; mcp_prepare used to fail there
+    (a foreign key), so the next MCP call was an unknown tool."""
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "stdio Hello Cash"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": "mcp_test_stdio_mcp_say_hello", "arguments": {}}]},
+        {"text": "The server says: Hello, Cash"},
+    )
+    done = cashcode("ask", "call the stdio test server", env=env, cwd=home / "ws", timeout=180)
+    assert done.returncode == 0, done.stderr
+    third, fourth = fake_llm.model_requests()[-2:]
+    assert "Activated tools" in _tool_outputs(third)[-1], _tool_outputs(third)
+    assert _tool_outputs(fourth)[-1] == "Hello, Cash"
+
+
+@pytest.mark.timeout(240)
+def test_a_server_added_with_a_description_is_found_by_what_it_does(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    """Issue 22 item 3: before its first connect, a server is found by its description."""
+    added = cashcode(
+        "mcp",
+        "add",
+        "gitlike",
+        "--description",
+        "Shows the commit log and diffs of a git repository",
+        "--command",
+        sys.executable,
+        str(ROUGH),
+        env=env,
+        cwd=home,
+    )
+    assert added.returncode == 0, added.stderr
+    listed = json.loads(cashcode("mcp", "list", "--json", env=env, cwd=home).stdout)
+    assert next(s for s in listed if s["name"] == "gitlike")["description"].startswith("Shows the commit log")
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "show the commit log"}}]},
+        {"text": "found it"},
+    )
+    done = cashcode("ask", "what changed lately?", env=env, cwd=home / "ws", timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = _tool_outputs(fake_llm.model_requests()[-1])[-1]
+    assert "gitlike" in found and "No MCP tool matches" not in found

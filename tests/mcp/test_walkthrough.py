@@ -187,3 +187,22 @@ async def test_the_walkthrough_works_in_a_chat_stored_only_with_its_first_turn(
     turn2 = await send(app, chat, "Anything?", pid)
     assert (await events.turn_end(turn2, 60)).type == "turn_done"
     assert TOOL in offered(fake_llm.model_requests()[-1])
+
+
+async def test_calling_a_hidden_mcp_tool_says_what_to_call_first(make_app: AppMaker, fake_llm: Any) -> None:
+    """Issue 22 item 3: not a bare "unknown tool" — the answer names mcp_prepare and the server."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "mcp.servers.connect", {"name": "test_stdio_mcp"})  # its tools are known
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": TOOL, "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp_nowhere_tool", "arguments": {}}]},
+        {"text": "ok"},
+    )
+    turn = await send(app, chat, "Call it directly", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    second, third = fake_llm.model_requests()[-2:]
+    hidden = tool_outputs(second)[-1]
+    assert "call mcp_prepare with server='test_stdio_mcp' first" in hidden and "unknown tool" not in hidden
+    assert "Find the tool with tool_search" in tool_outputs(third)[-1]

@@ -207,6 +207,8 @@ class McpTool(Tool):
         service: McpService,
         store: ActivationStore,
         pages: ResultPages,
+        *,
+        standing: bool = True,
     ) -> None:
         self.name = exposed  # type: ignore[misc]
         hint = " (the server says it is read-only)" if definition.read_only_hint else ""
@@ -217,6 +219,7 @@ class McpTool(Tool):
         self._service = service
         self._store = store
         self._pages = pages
+        self._standing = standing  # False: offered by an @-selection for this turn only
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         detail = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
@@ -230,7 +233,7 @@ class McpTool(Tool):
         return PreparedCall(tool=self.name, args=args, approval=info)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        if ctx.chat_id:
+        if ctx.chat_id and self._standing:
             self._store.touch(ctx.chat_id, [(self._server, self._def.name)])
         site = CallSite(chat_id=ctx.chat_id, turn_id=ctx.turn_id, tool=self.name)
         try:
@@ -265,14 +268,17 @@ class McpToolBox:
     def _tools(self) -> dict[str, Tool]:
         d = self._dir.refresh()
         active: dict[str, Tool] = {}
-        pairs = list(self._store.list(self._chat_id)) if self._chat_id else []
-        pairs += [p for p in d.tools if p[0] in self._mentioned]
-        for server, tool in pairs:
-            definition = d.tools.get((server, tool))
-            exposed = d.names.get((server, tool))
-            if definition is not None and exposed is not None:
+        standing = list(self._store.list(self._chat_id)) if self._chat_id else []
+        # @-selected servers: offered for this turn only, not added to the chat's activations.
+        mentioned = [p for p in d.tools if p[0] in self._mentioned and p not in standing]
+        for pairs, keep in ((standing, True), (mentioned, False)):
+            for server, tool in pairs:
+                definition = d.tools.get((server, tool))
+                exposed = d.names.get((server, tool))
+                if definition is None or exposed is None or self._service.is_disconnected(server):
+                    continue
                 active[exposed] = McpTool(
-                    exposed, server, definition, self._service, self._store, self._pages
+                    exposed, server, definition, self._service, self._store, self._pages, standing=keep
                 )
         base: dict[str, Tool] = {
             "tool_search": ToolSearchTool(d, set(active)),

@@ -206,3 +206,54 @@ async def test_calling_a_hidden_mcp_tool_says_what_to_call_first(make_app: AppMa
     hidden = tool_outputs(second)[-1]
     assert "call mcp_prepare with server='test_stdio_mcp' first" in hidden and "unknown tool" not in hidden
     assert "Find the tool with tool_search" in tool_outputs(third)[-1]
+
+
+async def test_a_tool_called_through_an_mcp_mention_is_not_added_to_the_chats_activations(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 22 item 3: an @-selected server is allowed for that turn only, even when its tool
+    is called (the call used to store a standing activation)."""
+    app, events = await make_app()
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    await ok(app, "mcp.servers.connect", {"name": "test_stdio_mcp"})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"}, {"text": "ok"})
+    ref = await ok(
+        app,
+        "chat.send",
+        {
+            "chat_id": chat,
+            "text": "say hello",
+            "model": {"provider_id": pid, "model": "fake-model"},
+            "mentions": [{"kind": "mcp", "name": "test_stdio_mcp", "label": "stdio test MCP"}],
+        },
+    )
+    assert (await events.turn_end(ref["turn_id"], 60)).type == "turn_done"
+    assert tool_outputs(fake_llm.model_requests()[-1])[-1] == "Hello, Cash"
+    turn2 = await send(app, chat, "and without a mention", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    assert TOOL not in offered(fake_llm.model_requests()[-1])
+
+
+async def test_disconnecting_a_server_removes_its_tools_from_what_the_model_is_offered(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"text": "prepared"},
+    )
+    turn = await send(app, chat, "prepare it", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    assert TOOL in offered(fake_llm.model_requests()[-1])
+    await ok(app, "mcp.servers.disconnect", {"name": "test_stdio_mcp"})
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"})
+    turn2 = await send(app, chat, "call it", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    first, second = fake_llm.model_requests()[-2:]
+    assert TOOL not in offered(first)
+    assert "call mcp_prepare with server='test_stdio_mcp' first" in tool_outputs(second)[-1]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import base_env, cashcode
+from tests.mcp.test_real_servers import time_server  # noqa: F401  a fixture: installs mcp-server-time
 
 ROUGH = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "rough_server.py"
 
@@ -176,3 +177,42 @@ def test_a_server_added_with_a_description_is_found_by_what_it_does(
     assert done.returncode == 0, done.stderr
     found = _tool_outputs(fake_llm.model_requests()[-1])[-1]
     assert "gitlike" in found and "No MCP tool matches" not in found
+
+
+@pytest.mark.timeout(1200)  # the first run installs mcp-server-time into the test cache
+def test_the_walkthrough_passes_through_ask_for_mcp_server_time(
+    env: dict[str, str],
+    home: Path,
+    fake_llm: Any,
+    time_server: Path,  # noqa: F811  the fixture imported above
+) -> None:
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    added = cashcode(
+        "mcp",
+        "add",
+        "time",
+        "--env",
+        f"PYTHONPATH={time_server}",
+        "--description",
+        "Current time and time zone conversion",
+        "--command",
+        sys.executable,
+        "-m",
+        "mcp_server_time",
+        env=env,
+        cwd=home,
+    )
+    assert added.returncode == 0, added.stderr
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "current time in a time zone"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "time"}}]},
+        {"tool_calls": [{"name": "mcp_time_get_current_time", "arguments": {"timezone": "UTC"}}]},
+        {"text": "It is now …"},
+    )
+    done = cashcode("ask", "what time is it in UTC?", env=env, cwd=home / "ws", timeout=180)
+    assert done.returncode == 0, done.stderr
+    second, third, fourth = fake_llm.model_requests()[-3:]
+    assert "time" in _tool_outputs(second)[-1]
+    assert "mcp_time_get_current_time" in _tool_outputs(third)[-1]
+    assert "UTC" in _tool_outputs(fourth)[-1] and "Error" not in _tool_outputs(fourth)[-1]

@@ -53,7 +53,9 @@ class McpCapability(Capability):
         activations: ActivationStore,
         settings: SettingsStore,
         attachments_dir: Path,
+        catalogs: tuple[Path, Path] | None = None,  # (built-in, user) for the prompt's server list
     ) -> None:
+        self._catalogs = catalogs
         self._make_service = make_service
         self.activations = activations
         self._settings = settings
@@ -88,7 +90,15 @@ class McpCapability(Capability):
     ) -> McpCapability:
         args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin)
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
-        return cls(lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments")
+        from app.mcp.frozen import builtin_root
+
+        catalogs = (
+            (builtin or builtin_root()) / "mcp_config.json",
+            paths.data_dir / "mcp" / "servers.json",
+        )
+        return cls(
+            lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments", catalogs
+        )
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
         mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]
@@ -112,11 +122,14 @@ class McpCapability(Capability):
     def prompt_section(self, spec: TurnSpec) -> str | None:
         """@-selected MCP servers (SPEC S7.9): their tools are offered directly in this turn;
         a server whose tools are not known yet must be prepared first."""
+        from app.mcp.server_list import configured_servers, prompt_lines
+
+        listed = prompt_lines(configured_servers(*self._catalogs)) if self._catalogs else []
         mentioned = [m for m in spec.mentions if m.kind == "mcp"]
         if not mentioned:
-            return None
+            return "\n".join(listed) or None
         d = self.directory.refresh()
-        lines = ["The user selected these MCP servers for this message:"]
+        lines = [*listed, "The user selected these MCP servers for this message:"]
         for m in mentioned:
             known = [d.names[p] for p in d.tools if p[0] == m.name and p in d.names]
             if known:

@@ -257,3 +257,24 @@ async def test_disconnecting_a_server_removes_its_tools_from_what_the_model_is_o
     first, second = fake_llm.model_requests()[-2:]
     assert TOOL not in offered(first)
     assert "call mcp_prepare with server='test_stdio_mcp' first" in tool_outputs(second)[-1]
+
+
+async def test_the_system_prompt_lists_the_configured_servers_with_one_line_each(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 22 item 3: the model knows what it can mcp_prepare before any tool_search."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(
+        app,
+        "mcp.servers.create",
+        {"name": "gitlike", "transport": "http", "url": "http://127.0.0.1:9/mcp", "description": "Git\nlog"},
+    )
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script({"text": "ok"})
+    turn = await send(app, chat, "hi", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    system = fake_llm.model_requests()[-1].body["messages"][0]["content"]
+    assert "Configured MCP servers" in system
+    assert "- test_stdio_mcp: Built-in test server over stdio: say_hello returns Hello, Cash." in system
+    assert "- gitlike: Git log" in system

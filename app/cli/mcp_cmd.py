@@ -51,10 +51,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         action="store_true",
         help="allow an Authorization header over plain http:// to another computer",
     )
+    add.add_argument("--description", help="what the server does (tool_search finds it by this)")
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
     add.set_defaults(func=_runner(_add))
     imp = sub.add_parser("import", help="import servers from an mcpServers JSON file")
     imp.add_argument("file")
+    imp.add_argument("--description", help="for imported servers without one: what they do")
     imp.set_defaults(func=_runner(_import))
     for name, help_text, func in (
         ("remove", "delete a user server", _remove),
@@ -188,6 +190,8 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
             "env": {**plain, **secret},
             "secret_env": list(secret),
         }
+        if args.description is not None:
+            payload["description"] = args.description
         await _call_route(app, "mcp.servers.create", payload)
         view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
         print(f"Added {args.name} (stdio): {' '.join(view['argv'])}")
@@ -199,6 +203,8 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         "headers": _pairs(args.header, "--header"),
         "allow_plain_http_auth": args.allow_http_auth,
     }
+    if args.description is not None:
+        payload["description"] = args.description
     await _call_route(app, "mcp.servers.create", payload)
     view = await _call_route(app, "mcp.servers.get", {"name": args.name})
     print(f"Added {args.name} ({args.transport}): {view['url']}")
@@ -218,6 +224,10 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
     result = await _call_route(app, "mcp.servers.import", {"text": text})
     for name in result["created"]:
         view = await _call_route(app, "mcp.servers.get", {"name": name})
+        if args.description is not None and not view.get("description"):
+            view = await _call_route(
+                app, "mcp.servers.update", {"name": name, "description": args.description}
+            )
         where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
         print(f"Imported {name} ({view['transport']}): {where}")
         if view["env"]:

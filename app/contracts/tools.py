@@ -18,6 +18,11 @@ from app.contracts.messages import ToolSpec
 # exec: exact argv; mcp: (server, tool); skill_script: (skill, path, digest); web_host: (host,)
 GrantKind = Literal["exec", "mcp", "skill_script", "web_host"]
 
+# The one output budget (characters) of a tool result the model sees. Paging tools make pages
+# that fit it and say how to get the next; the loop cuts anything longer, with a marker
+# (docs/decisions.md, "Tool output budget"). Roughly 5k tokens.
+TOOL_OUTPUT_BUDGET = 20_000
+
 
 @dataclass(frozen=True)
 class ToolContext:
@@ -32,6 +37,7 @@ class ToolContext:
     # (e.g. workspace = home), tools ask before reading or listing inside it; walks skip it.
     private_roots: tuple[Path, ...] = ()
     env_allow: tuple[str, ...] = ()  # extra environment names commands may see (Settings)
+    output_budget: int = TOOL_OUTPUT_BUDGET  # set by the loop from LoopDeps.max_tool_output_chars
 
 
 @dataclass(frozen=True)

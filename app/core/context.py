@@ -9,15 +9,15 @@ from typing import Protocol
 from app.contracts.events import AppEvent
 from app.contracts.messages import Message
 from app.contracts.provider import Provider, UsageReport
-from app.contracts.tools import ApprovalLedger, PreparedCall, Tool, ToolContext
+from app.contracts.tools import TOOL_OUTPUT_BUDGET, ApprovalLedger, PreparedCall, Tool, ToolContext
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate, PolicyDecision
 
 Emit = Callable[[AppEvent], None]
 
 DEFAULT_MAX_ITERATIONS = 20
-# Roughly 4-5k tokens: enough for a useful file or command output without flooding context.
-DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000
+# The one tool output budget (app/contracts/tools.py); tools page within it.
+DEFAULT_MAX_TOOL_OUTPUT_CHARS = TOOL_OUTPUT_BUDGET
 
 
 class ApprovalPolicy(Protocol):

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from app.contracts.events import ToolCallEvent, ToolResultEvent
@@ -18,16 +20,17 @@ from app.contracts.tool_args import check_known_keys
 from app.contracts.tools import PreparedCall, Tool, ToolError, ToolResult
 from app.core.approvals import Allow, Ask, Deny
 from app.core.context import LoopDeps
+from app.support.paging import cut_middle
+
+_log = logging.getLogger(__name__)
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
 
 
 def truncate_for_model(text: str, limit: int) -> tuple[str, bool]:
-    """Cap what the model sees, with a marker saying how much was cut."""
-    if len(text) <= limit:
-        return text, False
-    marker = f"\n[… output truncated: showing the first {limit} of {len(text)} characters]"
-    return text[:limit] + marker, True
+    """Cap what the model sees. Paging tools already fit the budget; this net keeps the head
+    and the tail (where markers, exit codes and errors are) and says what it left out."""
+    return cut_middle(text, limit, what="tool result")
 
 
 def _error(message: str) -> ToolResult:
@@ -49,6 +52,13 @@ class ToolCallRunner:
         self._deps = deps
         self._chat_id = chat_id
         self._turn_id = turn_id
+        # Tools page within the same budget the loop cuts at: one number, handed down.
+        ctx = deps.tool_ctx
+        self._ctx = (
+            ctx
+            if ctx.output_budget == deps.max_tool_output_chars
+            else replace(ctx, output_budget=deps.max_tool_output_chars)
+        )
 
     async def run_all(self, calls: Sequence[ToolCall]) -> list[Message]:
         for call in calls:
@@ -94,7 +104,7 @@ class ToolCallRunner:
         tool = self._deps.tools.get(call.name)
         if tool is None:
             return _error(f"unknown tool {call.name!r}")
-        ctx = self._deps.tool_ctx
+        ctx = self._ctx
         try:
             arguments = _parse_arguments(call.arguments)
             check_known_keys(tool.parameters, arguments)
@@ -108,6 +118,8 @@ class ToolCallRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # tool executor boundary: a tool bug must not end the turn
+            _log.warning("tool %s failed unexpectedly: %s: %s", call.name, type(exc).__name__, exc)
+            _log.debug("traceback of the failed tool %s", call.name, exc_info=True)
             return _error(f"the tool failed unexpectedly ({type(exc).__name__}: {exc})")
 
     async def _approve(self, tool: Tool, prepared: PreparedCall, call: ToolCall) -> ToolResult | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.contracts.capability import Capability, Handler, ListedTool
-from app.contracts.messages import ToolSpec
+from app.contracts.messages import Message, ToolSpec
 from app.contracts.tools import Tool
 from app.contracts.turn import ToolBox, TurnSpec
 from app.mcp.activations import CAPACITY, ActivationStore
@@ -26,6 +26,7 @@ from app.store.db import Database
 
 if TYPE_CHECKING:
     from app.contracts.events import AppEvent
+    from app.mcp.result_pages import ResultPages
     from app.mcp.service import McpService
     from app.mcp.tools import McpDirectory
 
@@ -56,7 +57,9 @@ class McpCapability(Capability):
         activations: ActivationStore,
         settings: SettingsStore,
         attachments_dir: Path,
+        catalogs: tuple[Path, Path] | None = None,  # (built-in, user) for the prompt's server list
     ) -> None:
+        self._catalogs = catalogs
         self._make_service = make_service
         self.activations = activations
         self._settings = settings
@@ -72,6 +75,12 @@ class McpCapability(Capability):
 
         return McpDirectory(self.service)
 
+    @functools.cached_property
+    def pages(self) -> ResultPages:
+        from app.mcp.result_pages import ResultPages
+
+        return ResultPages()
+
     @classmethod
     def build(
         cls,
@@ -86,7 +95,15 @@ class McpCapability(Capability):
         test_servers = env.get(ENV_TEST_SERVERS, "") == "1"
         args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin, test_servers)
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
-        return cls(lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments")
+        from app.mcp.frozen import builtin_root
+
+        catalogs = (
+            (builtin or builtin_root()) / "mcp_config.json",
+            paths.data_dir / "mcp" / "servers.json",
+        )
+        return cls(
+            lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments", catalogs
+        )
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
         mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]
@@ -97,7 +114,11 @@ class McpCapability(Capability):
     def _toolbox(self, chat_id: str, mentioned: Sequence[str]) -> ToolBox:
         from app.mcp.tools import McpToolBox
 
-        return McpToolBox(chat_id, self.service, self.directory, self.activations, mentioned)
+        return McpToolBox(chat_id, self.service, self.directory, self.activations, self.pages, mentioned)
+
+    def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
+        # A reserved chat (`cashcode ask`) is stored with its first turn: now its activations can be.
+        self.activations.flush(spec.chat_id)
 
     def listed_tools(self) -> list[ListedTool]:
         # A server's own tools are listed (and turned on or off) in MCP Market.
@@ -106,11 +127,14 @@ class McpCapability(Capability):
     def prompt_section(self, spec: TurnSpec) -> str | None:
         """@-selected MCP servers (SPEC S7.9): their tools are offered directly in this turn;
         a server whose tools are not known yet must be prepared first."""
+        from app.mcp.server_list import configured_servers, prompt_lines
+
+        listed = prompt_lines(configured_servers(*self._catalogs)) if self._catalogs else []
         mentioned = [m for m in spec.mentions if m.kind == "mcp"]
         if not mentioned:
-            return None
+            return "\n".join(listed) or None
         d = self.directory.refresh()
-        lines = ["The user selected these MCP servers for this message:"]
+        lines = [*listed, "The user selected these MCP servers for this message:"]
         for m in mentioned:
             known = [d.names[p] for p in d.tools if p[0] == m.name and p in d.names]
             if known:

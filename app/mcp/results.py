@@ -12,8 +12,8 @@ from typing import Any
 from app.mcp.connection import ToolDef
 
 MAX_NAME = 64
-MAX_OUTPUT_CHARS = 100_000  # what one call may put into a message (the loop caps the model's view)
-MAX_DESCRIPTION = 2_000
+MAX_OUTPUT_CHARS = 100_000  # what one call may keep; the model reads it in pages (result_pages.py)
+MAX_DESCRIPTION = 10_000  # real servers use several thousand characters (sequential-thinking: 2,781)
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -36,11 +36,18 @@ def tool_def(tool: Any) -> ToolDef:
     hint = getattr(getattr(tool, "annotations", None), "read_only_hint", None)
     return ToolDef(
         name=str(tool.name),
-        description=(tool.description or "")[:MAX_DESCRIPTION],
+        description=cut_description(tool.description or ""),
         input_schema=schema,
         read_only_hint=hint,
         diagnostic=diagnostic,
     )
+
+
+def cut_description(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """A description over `limit` characters is cut with a marker saying how much is left out."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f" [… description cut: {len(text) - limit} of {len(text)} characters left out]"
 
 
 def _valid_schema(schema: dict[str, Any]) -> bool:
@@ -104,4 +111,6 @@ def result_text(result: Any) -> str:
 def cap(text: str, limit: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
-    return text[:limit] + f"\n[… MCP output truncated: kept {limit} of {len(text)} characters]", True
+    return text[
+        :limit
+    ] + f"\n[… MCP output truncated: kept {limit} of {len(text)} characters, the rest is left out]", True

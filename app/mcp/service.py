@@ -144,6 +144,12 @@ class McpService:
             return conn.tools
         return self.cache.load(name, self.entry(name).fingerprint())
 
+    def is_disconnected(self, name: str) -> bool:
+        """Connected earlier in this process and disconnected since (by the user): its tools
+        are not offered until the model or the user connects it again."""
+        conn = self._conns.get(name)
+        return conn is not None and conn.status == "disconnected" and bool(conn.tools)
+
     # ---- connections ---------------------------------------------------------------------------
 
     async def connect(self, name: str, *, interactive: bool = False) -> Connection:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from app.contracts.messages import ToolSpec
 from app.contracts.tools import (
@@ -25,6 +25,7 @@ from app.mcp import tool_specs as specs
 from app.mcp.activations import CAPACITY, ActivationStore
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone, ToolDef
+from app.mcp.result_pages import McpResultPageTool, ResultPages
 from app.mcp.results import name_map
 from app.mcp.service import CallSite, McpService, NotFoundError
 
@@ -199,7 +200,15 @@ class McpTool(Tool):
     read_only = False
 
     def __init__(
-        self, exposed: str, server: str, definition: ToolDef, service: McpService, store: ActivationStore
+        self,
+        exposed: str,
+        server: str,
+        definition: ToolDef,
+        service: McpService,
+        store: ActivationStore,
+        pages: ResultPages,
+        *,
+        standing: bool = True,
     ) -> None:
         self.name = exposed  # type: ignore[misc]
         hint = " (the server says it is read-only)" if definition.read_only_hint else ""
@@ -209,6 +218,8 @@ class McpTool(Tool):
         self._def = definition
         self._service = service
         self._store = store
+        self._pages = pages
+        self._standing = standing  # False: offered by an @-selection for this turn only
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         detail = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
@@ -222,7 +233,7 @@ class McpTool(Tool):
         return PreparedCall(tool=self.name, args=args, approval=info)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        if ctx.chat_id:
+        if ctx.chat_id and self._standing:
             self._store.touch(ctx.chat_id, [(self._server, self._def.name)])
         site = CallSite(chat_id=ctx.chat_id, turn_id=ctx.turn_id, tool=self.name)
         try:
@@ -230,7 +241,8 @@ class McpTool(Tool):
         except (NotFoundError, ConfigError, ServerGone) as exc:
             raise ToolError(self._service.redact(str(exc))) from None
         content = out.text if out.ok else f"Error from the MCP tool: {out.text}"
-        return ToolResult(ok=out.ok, content=content, truncated=out.truncated)
+        content, paged = self._pages.first_page(ctx.chat_id, content, ctx.output_budget)
+        return ToolResult(ok=out.ok, content=content, truncated=out.truncated or paged)
 
 
 class McpToolBox:
@@ -243,9 +255,11 @@ class McpToolBox:
         service: McpService,
         directory: McpDirectory,
         store: ActivationStore,
+        pages: ResultPages,
         mentioned: Sequence[str] = (),
     ) -> None:
         self._chat_id = chat_id
+        self._pages = pages
         self._service = service
         self._dir = directory
         self._store = store
@@ -254,21 +268,59 @@ class McpToolBox:
     def _tools(self) -> dict[str, Tool]:
         d = self._dir.refresh()
         active: dict[str, Tool] = {}
-        pairs = list(self._store.list(self._chat_id)) if self._chat_id else []
-        pairs += [p for p in d.tools if p[0] in self._mentioned]
-        for server, tool in pairs:
-            definition = d.tools.get((server, tool))
-            exposed = d.names.get((server, tool))
-            if definition is not None and exposed is not None:
-                active[exposed] = McpTool(exposed, server, definition, self._service, self._store)
+        standing = list(self._store.list(self._chat_id)) if self._chat_id else []
+        # @-selected servers: offered for this turn only, not added to the chat's activations.
+        mentioned = [p for p in d.tools if p[0] in self._mentioned and p not in standing]
+        for pairs, keep in ((standing, True), (mentioned, False)):
+            for server, tool in pairs:
+                definition = d.tools.get((server, tool))
+                exposed = d.names.get((server, tool))
+                if definition is None or exposed is None or self._service.is_disconnected(server):
+                    continue
+                active[exposed] = McpTool(
+                    exposed, server, definition, self._service, self._store, self._pages, standing=keep
+                )
         base: dict[str, Tool] = {
             "tool_search": ToolSearchTool(d, set(active)),
             "mcp_prepare": McpPrepareTool(self._service, d, self._store),
         }
+        if self._pages.has(self._chat_id):  # offered once a long result has pages to read
+            base["mcp_result_page"] = McpResultPageTool(self._pages)
         return {**base, **active}
 
     def specs(self) -> Sequence[ToolSpec]:
         return [t.spec() for t in self._tools().values()]
 
     def get(self, name: str) -> Tool | None:
-        return self._tools().get(name)
+        tool = self._tools().get(name)
+        if tool is None and name.startswith("mcp_"):
+            return _HiddenTool(name, self._dir.by_name.get(name))
+        return tool
+
+
+class _HiddenTool(Tool):
+    """A call to an MCP tool that is not offered in this chat: the answer says what to call
+    first instead of a bare "unknown tool"."""
+
+    description = "an MCP tool that is not activated"
+    parameters: ClassVar[dict[str, Any]] = {"type": "object"}  # any arguments: refused in prepare
+    read_only = True
+
+    def __init__(self, name: str, pair: tuple[str, str] | None) -> None:
+        self.name = name  # type: ignore[misc]
+        self._pair = pair
+
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        if self._pair is None:
+            raise ToolError(
+                f"{self.name!r} is not an active MCP tool. Find the tool with tool_search, "
+                "activate its server with mcp_prepare, then call the name mcp_prepare returns."
+            )
+        server = self._pair[0]
+        raise ToolError(
+            f"{self.name!r} is not activated in this chat: call mcp_prepare with server={server!r} first, "
+            "then call it again."
+        )
+
+    async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
+        raise ToolError(f"{self.name!r} is not activated in this chat")

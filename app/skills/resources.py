@@ -2,7 +2,8 @@
 
 A path given by the model is relative to the package folder. It must not be absolute, use
 `..`, backslashes or NUL, and no component may be a symbolic link (checked with lstat on every
-step, so a link planted inside the package cannot lead outside it). Text is capped; binary files
+step, so a link planted inside the package cannot lead outside it). Text is read up to 2 MiB (the
+tools page it); binary files
 (NUL bytes or not UTF-8) are described by metadata only, never returned.
 """
 
@@ -15,7 +16,6 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-MAX_TEXT_CHARS = 60_000
 MAX_READ_BYTES = 2 * 1024 * 1024
 MAX_LISTED_FILES = 300
 
@@ -62,7 +62,9 @@ def resolve_package_file(package: Path, rel: str) -> Path:
     return current
 
 
-def read_resource(package: Path, rel: str, max_chars: int = MAX_TEXT_CHARS) -> Resource:
+def read_resource(package: Path, rel: str) -> Resource:
+    """The file's text (the first MAX_READ_BYTES; `truncated` when it has more), for the
+    caller to page within the output budget; or its metadata when it is binary."""
     path = resolve_package_file(package, rel)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     try:
@@ -77,9 +79,7 @@ def read_resource(package: Path, rel: str, max_chars: int = MAX_TEXT_CHARS) -> R
         raise ResourceError(f"Cannot read '{rel}': {exc.strerror or exc}.") from None
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     text = _as_text(head, complete=size <= MAX_READ_BYTES)
-    truncated = False
-    if text is not None and (len(text) > max_chars or size > MAX_READ_BYTES):
-        text, truncated = text[:max_chars], True
+    truncated = text is not None and size > MAX_READ_BYTES
     return Resource(rel, path, size, digest.hexdigest(), mime, text, truncated)
 
 

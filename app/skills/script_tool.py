@@ -41,7 +41,8 @@ from app.skills.runtime import SkillRuntime
 from app.skills.tools import loaded_entry, timeout_arg
 from app.skills.validate import validate_package
 from app.tools.exec_env import command_env
-from app.tools.process import CapturedStream, run_process
+from app.tools.process import run_process
+from app.tools.process_output import render_outcome
 
 OUTPUT_CAP = 64 * 1024
 DEFAULT_TIMEOUT_S = specs.SCRIPT_DEFAULT_TIMEOUT_S
@@ -152,19 +153,10 @@ class RunSkillScriptTool(Tool):
             if outcome.timed_out
             else f"Exit code: {outcome.returncode}"
         )
-        parts = [head, _section("stdout", outcome.stdout), _section("stderr", outcome.stderr)]
+        content, truncated = render_outcome(outcome, head=head, budget=ctx.output_budget)
         return ToolResult(
             ok=outcome.returncode == 0 and not outcome.timed_out,
-            content="\n".join(p for p in parts if p),
-            truncated=outcome.stdout.truncated or outcome.stderr.truncated,
+            content=content,
+            truncated=truncated,
             metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
         )
-
-
-def _section(label: str, stream: CapturedStream) -> str:
-    if stream.total == 0:
-        return ""
-    text = stream.data.decode("utf-8", errors="replace")
-    if stream.truncated:
-        text += f"\n[truncated: {label} was {stream.total} bytes; first {len(stream.data)} shown]"
-    return f"--- {label} ---\n{text}"

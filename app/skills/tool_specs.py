@@ -29,9 +29,9 @@ SKILL_SEARCH = ToolSpec(
 SKILL_LOAD = ToolSpec(
     name="skill_load",
     description=(
-        "Load a Skill's full instructions into this turn and list its files. Follow the "
-        "instructions; read its files with skill_read_resource and run its scripts with "
-        "run_skill_script."
+        "Load a Skill's full instructions into this turn and list its files (instructions longer "
+        "than one page end with a marker saying how to read the rest). Follow the instructions; "
+        "read its files with skill_read_resource and run its scripts with run_skill_script."
     ),
     parameters={
         "type": "object",
@@ -45,12 +45,18 @@ SKILL_READ_RESOURCE = ToolSpec(
     name="skill_read_resource",
     description=(
         "Read a file of a Skill package (path relative to the Skill folder, e.g. "
-        "'reference/forms.md') after skill_load. Text is returned (capped); binary files only "
-        "as metadata."
+        "'reference/forms.md') after skill_load, one page at a time: when a page ends before the "
+        "file does, a [truncated …] marker says which `offset` to continue from. Binary files "
+        "only as metadata."
     ),
     parameters={
         "type": "object",
-        "properties": {"name": {"type": "string"}, "path": {"type": "string"}},
+        "properties": {
+            "name": {"type": "string"},
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
+            "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines."},
+        },
         "required": ["name", "path"],
         "additionalProperties": False,
     },
@@ -61,7 +67,8 @@ RUN_SKILL_SCRIPT = ToolSpec(
     description=(
         "Run a script from a loaded Skill: `path` relative to the Skill folder, `args` a list of "
         "arguments (no shell). Runs in the workspace; SKILL_DIR points at the Skill folder. "
-        "Output capped at 64 KiB per stream; timeout 1–300 s (default 60)."
+        "The exit code, the end of stderr and the beginning and end of stdout are shown; "
+        "timeout 1–300 s (default 60)."
     ),
     parameters={
         "type": "object",

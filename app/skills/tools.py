@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from app.contracts.messages import ToolSpec
@@ -13,10 +14,11 @@ from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, Tool
 from app.skills import tool_specs as specs
 from app.skills.activations import Activation
 from app.skills.catalog import CatalogEntry, CatalogSnapshot
-from app.skills.resources import ResourceError, list_package_files, read_resource
+from app.skills.resources import MAX_READ_BYTES, ResourceError, list_package_files, read_resource
 from app.skills.runtime import SkillRuntime
 from app.skills.search_index import listing_description
 from app.skills.validate import validate_package
+from app.support.paging import LinePage, line_marker, page_chars, page_lines
 
 SEARCH_LIMIT = 8
 MAX_SEARCH_LIMIT = 50
@@ -126,16 +128,13 @@ class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
             )
         files, total = list_package_files(entry.path)
         head = receipt(m.name, m.version, doc.sha256)
-        parts = [
-            head,
-            f'<skill name="{m.name}" source="{entry.source}">',
-            doc.body.strip(),
-            "</skill>",
-            f"Files in the Skill ({total}):",
-            *(f"- {f}" for f in files),
-        ]
+        listing = [f"Files in the Skill ({total}):", *(f"- {f}" for f in files)]
         if total > len(files):
-            parts.append(f"[… {total - len(files)} more files not listed]")
+            listing.append(f"[… {total - len(files)} more files not listed]")
+        listing = _fit_listing(listing, total, page_chars(ctx.output_budget) // 4)
+        room = page_chars(ctx.output_budget, used=len(head) + sum(len(x) + 1 for x in listing) + 200)
+        body, more = _body_page(entry.path, doc.body, m.name, room)
+        parts = [head, f'<skill name="{m.name}" source="{entry.source}">', body, "</skill>", more, *listing]
         parts.append(await self._mcp_note(ctx.chat_id, m.requires.mcp_servers))
         self._rt.note_loaded(
             ctx.chat_id, ctx.turn_id, Activation(m.name, m.description, m.version or "", doc.sha256)
@@ -157,7 +156,48 @@ class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
         return "MCP servers for this Skill:\n" + "\n".join(f"- {s}" for s in status)
 
 
+def _fit_listing(listing: list[str], total: int, limit: int) -> list[str]:
+    """The file list, shortened to `limit` characters with a note of how many were left out."""
+    if sum(len(x) + 1 for x in listing) <= limit:
+        return listing
+    kept: list[str] = []
+    size = 0
+    for line in listing[:-1] if listing[-1].startswith("[") else listing:
+        if size + len(line) + 1 > limit - 80:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    return [*kept, f"[… {total - (len(kept) - 1)} more files not listed]"]
+
+
+def _body_page(package: Path, body: str, name: str, room: int) -> tuple[str, str]:
+    """The first page of the instructions, and when they are longer than one page, the
+    marker naming the SKILL.md line to continue from with skill_read_resource."""
+    lines = body.rstrip().splitlines(keepends=True)
+    page = page_lines(lines, offset=1, limit=None, max_chars=room)
+    if page.next_offset is None:
+        return page.text.strip(), ""
+    try:
+        whole = read_resource(package, "SKILL.md").text or ""
+    except ResourceError:
+        whole = ""
+    start = len(whole.splitlines(keepends=True)) - len(body.splitlines(keepends=True))
+    page = LinePage(
+        page.text, start + 1, start + page.last, start + page.next_offset, page.cut_line, page.by_limit
+    )
+    marker = line_marker(page, how=f"skill_read_resource name={name!r} path='SKILL.md'")
+    return page.text.rstrip(), (
+        f"{marker}\nThe instructions go on past this page: read the rest before you act on them."
+    )
+
+
 class SkillReadResourceTool(_ReadingTool, spec=specs.SKILL_READ_RESOURCE, string_args=("name", "path")):
+    async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
+        values: dict[str, Any] = {k: req_str(args, k) for k in self._string_args}
+        values["offset"] = opt_int(args, "offset", default=1, lo=1, hi=10**9) or 1
+        values["limit"] = opt_int(args, "limit", default=None, lo=1, hi=10**9)
+        return PreparedCall(tool=self.name, args=values, approval=None)
+
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         entry = loaded_entry(self._rt, call.args["name"], ctx)
         try:
@@ -172,8 +212,24 @@ class SkillReadResourceTool(_ReadingTool, spec=specs.SKILL_READ_RESOURCE, string
                     "its content is not shown."
                 ),
             )
-        note = f"\n[… truncated: the file has {res.size} bytes]" if res.truncated else ""
-        return ToolResult(ok=True, content=res.text + note, truncated=res.truncated)
+        lines = res.text.splitlines(keepends=True)
+        page = page_lines(
+            lines,
+            offset=call.args["offset"],
+            limit=call.args["limit"],
+            max_chars=page_chars(ctx.output_budget),
+        )
+        how = f"skill_read_resource name={entry.name!r} path={res.rel!r}"
+        notes = [line_marker(page, how=how, total=len(lines))]
+        if not page.text and call.args["offset"] > 1:
+            notes.append(f"[the file has {len(lines)} lines; nothing is left to read]")
+        if res.truncated:
+            notes.append(
+                f"[the file has {res.size} bytes; only its first {MAX_READ_BYTES} bytes can be read, "
+                "the rest is left out]"
+            )
+        note = "".join(f"\n{n}" for n in notes if n)
+        return ToolResult(ok=True, content=page.text + note, truncated=bool(note))
 
 
 def timeout_arg(args: Mapping[str, Any], default: int, hi: int) -> int:

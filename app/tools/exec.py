@@ -26,7 +26,8 @@ from app.contracts.tools import (
 )
 from app.tools.exec_env import command_env, is_git_executable
 from app.tools.git_guard import git_problem, hardened_approved_git_argv, hardened_git_argv, is_hardened
-from app.tools.process import CapturedStream, run_process
+from app.tools.process import run_process
+from app.tools.process_output import render_outcome
 from app.tools.safe_commands import Verdict, classify
 from app.tools.specs import DEFAULT_TIMEOUT_S, EXEC, MAX_TIMEOUT_S
 from app.tools.workspace import display_path, resolve_in_workspace
@@ -91,11 +92,10 @@ class ExecTool(Tool):
             if outcome.timed_out
             else f"Exit code: {outcome.returncode}"
         )
-        parts = [head, _section("stdout", outcome.stdout), _section("stderr", outcome.stderr)]
-        truncated = outcome.stdout.truncated or outcome.stderr.truncated
+        content, truncated = render_outcome(outcome, head=head, budget=ctx.output_budget)
         return ToolResult(
             ok=outcome.returncode == 0 and not outcome.timed_out,
-            content="\n".join(p for p in parts if p),
+            content=content,
             truncated=truncated,
             metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
         )
@@ -124,12 +124,3 @@ def _approval(plan: ExecPlan, ctx: ToolContext) -> ApprovalInfo:
         argv=plan.argv,
         grant_key=GrantKey(kind="exec", key=plan.argv, workspace=workspace),
     )
-
-
-def _section(label: str, stream: CapturedStream) -> str:
-    if stream.total == 0:
-        return ""
-    text = stream.data.decode("utf-8", errors="replace")
-    if stream.truncated:
-        text += f"\n[truncated: {label} was {stream.total} bytes; first {len(stream.data)} shown]"
-    return f"--- {label} ---\n{text}"

@@ -7,18 +7,19 @@ import difflib
 import hashlib
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.contracts.tool_args import opt_bool, opt_int, opt_str, req_str
 from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.support.paging import LinePage, line_marker, page_chars, page_lines
 from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, open_regular, read_utf8
 from app.tools.specs import EDIT_FILE, LIST_DIR, READ_FILE, WRITE_FILE
 from app.tools.workspace import display_path, read_guard_reason, resolve_in_workspace
 
-READ_CAP_BYTES = 256 * 1024  # what the model gets from one read_file call
+READ_CAP_BYTES = 256 * 1024  # how much of an over-long line is read at a time while skipping it
 EDIT_MAX_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
 WRITE_MAX_BYTES = 8 * 1024 * 1024
 LIST_CAP = 500
@@ -72,12 +73,15 @@ class ReadFileTool(Tool):
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: ReadState = call.state
-        text, marker = await asyncio.to_thread(_read_lines, st)
-        content = text + (f"\n{marker}" if marker else "")
+        page = await asyncio.to_thread(_read_lines, st, page_chars(ctx.output_budget))
+        marker = line_marker(page, how=f"read_file path={st.shown!r}")
+        if page.next_offset is None and not page.text and st.offset > 1:
+            marker = f"[the file has fewer than {st.offset} lines; nothing is left to read]"
+        content = page.text + (f"\n{marker}" if marker else "")
         return ToolResult(ok=True, content=content, truncated=marker is not None, metadata={"path": st.shown})
 
 
-def _read_lines(st: ReadState) -> tuple[str, str | None]:
+def _read_lines(st: ReadState, max_chars: int) -> LinePage:
     fd = open_regular(st.path, st.shown)
     with os.fdopen(fd, "rb") as raw:
         if looks_binary(raw.read(BINARY_SNIFF_BYTES)):
@@ -85,35 +89,19 @@ def _read_lines(st: ReadState) -> tuple[str, str | None]:
         raw.seek(0)
         text = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="")
         try:
-            return _collect(text, st)
+            return page_lines(_lines(text, max_chars), offset=st.offset, limit=st.limit, max_chars=max_chars)
         except UnicodeDecodeError as exc:
             raise ToolError(f"'{st.shown}' is not valid UTF-8 text.") from exc
 
 
-def _collect(text: io.TextIOWrapper, st: ReadState) -> tuple[str, str | None]:
-    out: list[str] = []
-    size = 0
-    line_no = 0
-    while True:
-        # readline(limit) keeps one enormous line from being loaded whole.
-        line = text.readline(READ_CAP_BYTES + 1)
-        if not line:
-            return "".join(out), None
-        line_no += 1
-        if line_no < st.offset:
-            continue
-        if st.limit is not None and len(out) >= st.limit:
-            marker = f"[truncated: limit of {st.limit} lines reached; continue with offset={line_no}]"
-            return "".join(out), marker
-        n = len(line.encode("utf-8"))
-        if size + n > READ_CAP_BYTES:
-            if not out:  # a single over-long line: show its beginning
-                out.append(line[: READ_CAP_BYTES // 4])
-            return "".join(out), (
-                f"[truncated at {READ_CAP_BYTES // 1024} KiB; continue with offset={line_no}]"
-            )
-        out.append(line)
-        size += n
+def _lines(text: io.TextIOWrapper, max_chars: int) -> Iterator[str]:
+    """The file's lines, read one at a time; an over-long line yields only its first
+    `max_chars + 1` characters (enough to know it does not fit) and the rest is skipped."""
+    while line := text.readline(max_chars + 1):
+        if len(line) > max_chars and not line.endswith("\n"):
+            while (rest := text.readline(READ_CAP_BYTES)) and not rest.endswith("\n"):
+                pass
+        yield line
 
 
 # --------------------------------------------------------------------------- write_file

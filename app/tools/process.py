@@ -33,12 +33,13 @@ READ_CHUNK = 65536
 
 @dataclass(frozen=True)
 class CapturedStream:
-    data: bytes
+    data: bytes  # the first `cap` bytes
     total: int  # bytes the process wrote in all
+    tail: bytes = b""  # the last bytes after `data` (up to `cap`): errors and summaries come last
 
     @property
     def truncated(self) -> bool:
-        return self.total > len(self.data)
+        return self.total > len(self.data) + len(self.tail)
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,8 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 class _Capture:
-    """Keeps the first `cap` bytes and keeps draining, so the child never blocks on a full pipe.
+    """Keeps the first `cap` bytes and the last `cap` bytes after them, and keeps draining, so
+    the child never blocks on a full pipe.
 
     State lives on the object so a reader cancelled mid-way still leaves what it had read.
     """
@@ -190,13 +192,20 @@ class _Capture:
     def __init__(self, cap: int) -> None:
         self._cap = cap
         self._kept = bytearray()
+        self._tail = bytearray()
         self._total = 0
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(READ_CHUNK):
             self._total += len(chunk)
-            if len(self._kept) < self._cap:
-                self._kept += chunk[: self._cap - len(self._kept)]
+            room = self._cap - len(self._kept)
+            if room > 0:
+                self._kept += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self._tail += chunk
+                if len(self._tail) > self._cap:
+                    del self._tail[: len(self._tail) - self._cap]
 
     def result(self) -> CapturedStream:
-        return CapturedStream(bytes(self._kept), self._total)
+        return CapturedStream(bytes(self._kept), self._total, bytes(self._tail))

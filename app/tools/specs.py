@@ -13,8 +13,9 @@ MAX_TIMEOUT_S = 300
 
 READ_FILE = ToolSpec(
     name="read_file",
-    description="Read a UTF-8 text file inside the workspace. Output is capped at 256 KiB; when cut, a "
-    "[truncated …] marker says which `offset` to continue from. Binary files are refused.",
+    description="Read a UTF-8 text file inside the workspace, one page at a time: a page ends where the "
+    "output budget is full and a [truncated …] marker says which `offset` to continue from. Binary "
+    "files are refused.",
     parameters={
         "type": "object",
         "properties": {
@@ -136,11 +137,20 @@ EXEC = ToolSpec(
 WEB_FETCH = ToolSpec(
     name="web_fetch",
     description="Fetch a public http(s) URL and return its readable text (HTML is converted to text; JSON "
-    "and plain text pass through). Downloads are capped at 2 MiB and text at 50,000 characters. "
-    "Private and local network addresses are refused.",
+    "and plain text pass through), one page at a time: when the text goes on, a [truncated …] marker "
+    "says which `offset` to fetch next. Downloads are capped at 2 MiB. Private and local network "
+    "addresses are refused.",
     parameters={
         "type": "object",
-        "properties": {"url": {"type": "string", "description": "http:// or https:// URL"}},
+        "properties": {
+            "url": {"type": "string", "description": "http:// or https:// URL"},
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "First character of the text to return (0-based, from a [truncated …] "
+                "marker).",
+            },
+        },
         "required": ["url"],
         "additionalProperties": False,
     },

@@ -18,11 +18,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from app.contracts.tool_args import req_str
+from app.contracts.tool_args import opt_int, req_str
 from app.contracts.tools import (
     ApprovalInfo,
     GrantKey,
@@ -32,6 +32,7 @@ from app.contracts.tools import (
     ToolError,
     ToolResult,
 )
+from app.support.paging import char_marker, char_page, page_chars
 from app.tools.specs import WEB_FETCH
 from app.tools.ssrf import AddressPolicy, IPAddress, Resolver, address_problem, parse_ip, system_resolve
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     import httpx2
 
 MAX_DOWNLOAD_BYTES = 2 * 1024 * 1024
-MAX_TEXT_CHARS = 50_000
 MAX_REDIRECTS = 5
 TIMEOUT_S = 20.0  # per network operation (connect, each read)
 OVERALL_TIMEOUT_S = 60.0  # the whole fetch, redirects included: a slow drip cannot hold a turn
@@ -53,6 +53,7 @@ class Target:
     scheme: str
     host: str  # without brackets
     port: int
+    offset: int = 0  # first character of the readable text to return (paging)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,9 @@ class WebFetchTool(Tool):
         self._overall_s = overall_timeout_s
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        target = parse_target(req_str(args, "url"))
+        target = replace(
+            parse_target(req_str(args, "url")), offset=opt_int(args, "offset", default=0, lo=0, hi=10**9) or 0
+        )
         await self.vet(target, ctx)  # fail early, before any approval is shown
         return PreparedCall(tool=self.name, args=args, approval=host_approval(target), state=target)
 
@@ -116,7 +119,7 @@ class WebFetchTool(Tool):
             ) from exc
         except httpx2.HTTPError as exc:
             raise ToolError(f"Fetching {target.url} failed: {type(exc).__name__}: {exc}.") from exc
-        return _to_result(fetched)
+        return _to_result(fetched, target.offset, page_chars(ctx.output_budget))
 
     async def vet(self, target: Target, ctx: ToolContext) -> IPAddress:
         """Resolve the host and check every address; return the one to connect to."""
@@ -205,7 +208,7 @@ def _charset(content_type: str) -> str:
     return "utf-8"
 
 
-def _to_result(f: Fetched) -> ToolResult:
+def _to_result(f: Fetched, offset: int, max_chars: int) -> ToolResult:
     mime = f.content_type.split(";", 1)[0].strip().lower()
     try:
         text = f.body.decode(_charset(f.content_type), errors="replace")
@@ -223,11 +226,16 @@ def _to_result(f: Fetched) -> ToolResult:
         )
     notes = []
     if f.truncated:
-        notes.append(f"[truncated: download stopped at {MAX_DOWNLOAD_BYTES // (1024 * 1024)} MiB]")
-    shown = text
-    if len(text) > MAX_TEXT_CHARS:
-        shown = text[:MAX_TEXT_CHARS]
-        notes.append(f"[truncated: {len(text)} characters, first {MAX_TEXT_CHARS} shown]")
+        notes.append(
+            f"[truncated: download stopped at {MAX_DOWNLOAD_BYTES // (1024 * 1024)} MiB; the rest of the "
+            "page is left out]"
+        )
+    if offset >= len(text) and offset > 0:
+        notes.append(f"[the text has {len(text)} characters; nothing is left after offset={offset}]")
+    shown, next_offset = char_page(text, min(offset, len(text)), max_chars)
+    marker = char_marker(offset, len(shown), len(text), next_offset, how=f"web_fetch url={f.url!r}")
+    if marker:
+        notes.append(marker)
     header = f"URL: {f.url}\nStatus: {f.status}\n\n"
     content = header + shown + ("\n" + "\n".join(notes) if notes else "")
     return ToolResult(

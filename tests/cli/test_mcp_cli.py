@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import base_env, cashcode
+from tests.mcp.test_real_servers import time_server  # noqa: F401  a fixture: installs mcp-server-time
 
 ROUGH = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "rough_server.py"
 
@@ -135,3 +136,95 @@ def test_tools_of_a_program_that_is_not_an_mcp_server_is_one_line(home: Path) ->
     lines = [line for line in tools.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "not an MCP server" in lines[0] and "hello from a plain script" in lines[0]
     assert "Traceback" not in tools.stderr and tools.stdout == ""
+def _tool_outputs(request: Any) -> list[str]:
+    outputs = [str(i.get("output", "")) for i in request.body.get("input", []) if isinstance(i, dict)]
+    outputs += [str(m.get("content")) for m in request.body.get("messages", []) if m.get("role") == "tool"]
+    return outputs
+
+
+@pytest.mark.timeout(240)
+def test_the_walkthrough_passes_through_ask(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    """Issue 22 item 2: `ask` stores its chat only with the turn; mcp_prepare used to fail there
+    (a foreign key), so the next MCP call was an unknown tool."""
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "stdio Hello Cash"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": "mcp_test_stdio_mcp_say_hello", "arguments": {}}]},
+        {"text": "The server says: Hello, Cash"},
+    )
+    done = cashcode("ask", "call the stdio test server", env=env, cwd=home / "ws", timeout=180)
+    assert done.returncode == 0, done.stderr
+    third, fourth = fake_llm.model_requests()[-2:]
+    assert "Activated tools" in _tool_outputs(third)[-1], _tool_outputs(third)
+    assert _tool_outputs(fourth)[-1] == "Hello, Cash"
+
+
+@pytest.mark.timeout(240)
+def test_a_server_added_with_a_description_is_found_by_what_it_does(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    """Issue 22 item 3: before its first connect, a server is found by its description."""
+    added = cashcode(
+        "mcp",
+        "add",
+        "gitlike",
+        "--description",
+        "Shows the commit log and diffs of a git repository",
+        "--command",
+        sys.executable,
+        str(ROUGH),
+        env=env,
+        cwd=home,
+    )
+    assert added.returncode == 0, added.stderr
+    listed = json.loads(cashcode("mcp", "list", "--json", env=env, cwd=home).stdout)
+    assert next(s for s in listed if s["name"] == "gitlike")["description"].startswith("Shows the commit log")
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "show the commit log"}}]},
+        {"text": "found it"},
+    )
+    done = cashcode("ask", "what changed lately?", env=env, cwd=home / "ws", timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = _tool_outputs(fake_llm.model_requests()[-1])[-1]
+    assert "gitlike" in found and "No MCP tool matches" not in found
+
+
+@pytest.mark.timeout(1200)  # the first run installs mcp-server-time into the test cache
+def test_the_walkthrough_passes_through_ask_for_mcp_server_time(
+    env: dict[str, str],
+    home: Path,
+    fake_llm: Any,
+    time_server: Path,  # noqa: F811  the fixture imported above
+) -> None:
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    added = cashcode(
+        "mcp",
+        "add",
+        "time",
+        "--env",
+        f"PYTHONPATH={time_server}",
+        "--description",
+        "Current time and time zone conversion",
+        "--command",
+        sys.executable,
+        "-m",
+        "mcp_server_time",
+        env=env,
+        cwd=home,
+    )
+    assert added.returncode == 0, added.stderr
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "current time in a time zone"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "time"}}]},
+        {"tool_calls": [{"name": "mcp_time_get_current_time", "arguments": {"timezone": "UTC"}}]},
+        {"text": "It is now …"},
+    )
+    done = cashcode("ask", "what time is it in UTC?", env=env, cwd=home / "ws", timeout=180)
+    assert done.returncode == 0, done.stderr
+    second, third, fourth = fake_llm.model_requests()[-3:]
+    assert "time" in _tool_outputs(second)[-1]
+    assert "mcp_time_get_current_time" in _tool_outputs(third)[-1]
+    assert "UTC" in _tool_outputs(fourth)[-1] and "Error" not in _tool_outputs(fourth)[-1]

@@ -133,9 +133,15 @@ class MemoryLedger:
     def has(self, key: GrantKey) -> bool:
         return key in self.keys
 
-    def add(self, key: GrantKey, *, chat_id: str | None = None) -> Grant:
+    def add(self, key: GrantKey, *, chat_id: str | None = None, enabled: bool = True) -> Grant:
         self.keys.append(key)
         return Grant(id=str(len(self.keys)), kind=key.kind, key=key.key, workspace="", created_at="")
+
+    def find(self, key: GrantKey) -> Grant | None:
+        return None
+
+    def enable(self, grant_id: str) -> bool:
+        return False
 
     def list(self) -> list[Grant]:
         return []

@@ -48,13 +48,15 @@ async def test_independent_tool_calls_run_in_parallel_and_results_keep_call_orde
 
 
 async def test_oversized_tool_output_is_truncated_for_the_model_but_whole_for_the_ui(tmp_path: Path) -> None:
-    big = "x" * 500
+    big = "x" * 500 + "[continue with offset=9]"
     provider = ScriptedProvider(calls(("echo", "{}")), text("ok"))
     rig = make_rig(tmp_path, provider, EchoTool(output=big), max_tool_output_chars=100)
     chat = rig.chats.create()
     await run_turn(_spec(chat.id), rig.deps())
     seen = tool_messages(provider.requests[1])[0].content
-    assert seen.startswith("x" * 100) and "truncated" in seen and "500" in seen
+    # The head and the tail (where tools put their markers) survive; the cut says what it left out.
+    assert seen.startswith("x" * 75) and seen.endswith("[continue with offset=9]")
+    assert "424 characters of the tool result left out here (524 in all" in seen
     ui = next(e for e in rig.events if isinstance(e, ToolResultEvent))
     assert ui.output == big and ui.truncated
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from app.contracts.tools import ToolContext
+import pytest
+
+from app.contracts.tools import ToolContext, ToolError
 from app.contracts.turn import TurnSpec
+from app.mcp.results import MAX_DESCRIPTION
 from tests.api.conftest import AppMaker, err, ok
 from tests.mcp.helpers import ROUGH, add_rough, server
 
@@ -148,3 +152,62 @@ async def test_a_tool_with_a_non_object_input_schema_is_skipped_with_a_diagnosti
     assert "broken" in json.dumps(listed) and "input schema" in json.dumps(listed)
     out = await ok(app, "mcp.tools.call", {"name": "raw", "tool": "good_two", "arguments": {"word": "hi"}})
     assert out["text"] == "good_two says hi"
+async def test_long_tool_descriptions_reach_the_model_and_a_cut_is_marked(make_app: AppMaker) -> None:
+    """Issue 22 item 4: over a real stdio connection, a 9,000-character description is offered
+    whole and one over the cap ends with a marker saying how much was left out."""
+    app, _ = await make_app()
+    await add_rough(app, "rough", "--long-descriptions")
+    chat = await ok(app, "chats.create")
+    mcp = next(c for c in app.capabilities if c.name == "mcp")
+    box = mcp.toolset(TurnSpec(chat["id"], "t", "", "p", "m"))
+    assert box is not None
+    prepare = box.get("mcp_prepare")
+    assert prepare is not None
+    ctx = ToolContext(workspace=Path("/"), chat_id=chat["id"], turn_id="t")
+    result = await prepare.execute(await prepare.prepare({"server": "rough"}, ctx), ctx)
+    assert "mcp_rough_long_doc" in result.content
+    specs = {s.name: s for s in box.specs()}
+    long_doc = specs["mcp_rough_long_doc"].description
+    assert len(long_doc) == 9_001 and long_doc.endswith("END-OF-DOC")
+    longer = specs["mcp_rough_longer_doc"].description
+    assert longer.startswith("M" * MAX_DESCRIPTION)
+    assert longer.endswith(f"[… description cut: {12_000 - MAX_DESCRIPTION} of 12000 characters left out]")
+
+
+async def test_a_long_mcp_result_is_read_in_pages_with_mcp_result_page(make_app: AppMaker) -> None:
+    """Issue 22 item 1: the first page fits the budget and names the call for the next; paging
+    on delivers every kept character and ends with the marker of what the call left out."""
+    app, _ = await make_app()
+    await add_rough(app)
+    chat = await ok(app, "chats.create")
+    mcp = next(c for c in app.capabilities if c.name == "mcp")
+    box = mcp.toolset(TurnSpec(chat["id"], "t", "", "p", "m"))
+    assert box is not None
+    ctx = ToolContext(workspace=Path("/"), chat_id=chat["id"], turn_id="t")
+    prepare = box.get("mcp_prepare")
+    assert prepare is not None
+    await prepare.execute(await prepare.prepare({"server": "rough"}, ctx), ctx)
+    assert "mcp_result_page" not in {s.name for s in box.specs()}  # offered only when needed
+    big = box.get("mcp_rough_big")
+    assert big is not None
+    result = await big.execute(await big.prepare({}, ctx), ctx)
+    assert result.truncated and len(result.content) <= ctx.output_budget
+    found = re.search(r"continue with mcp_result_page id='(\w+)' offset=(\d+)\]$", result.content)
+    assert found is not None
+    assert "mcp_result_page" in {s.name for s in box.specs()}
+    pager = box.get("mcp_result_page")
+    assert pager is not None
+    seen = result.content[: result.content.index("\n[truncated:")]
+    result_id, offset = found.group(1), int(found.group(2))
+    for _ in range(20):
+        page = await pager.execute(await pager.prepare({"id": result_id, "offset": offset}, ctx), ctx)
+        assert len(page.content) <= ctx.output_budget
+        more = re.search(r"\n\[truncated: [^\n]*offset=(\d+)\]$", page.content)
+        seen += page.content[: more.start()] if more else page.content
+        if more is None:
+            break
+        offset = int(more.group(1))
+    assert seen.startswith("x" * 100_000) and "MCP output truncated: kept 100000 of 10000000" in seen
+    other = ToolContext(workspace=Path("/"), chat_id="another-chat", turn_id="t")
+    with pytest.raises(ToolError, match="No kept MCP result"):
+        await pager.execute(await pager.prepare({"id": result_id, "offset": 0}, other), other)

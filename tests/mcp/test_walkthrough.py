@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.contracts.events import ApprovalRequired
+from app.mcp.capability import McpCapability
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 
 TOOL = "mcp_test_stdio_mcp_say_hello"
@@ -154,3 +155,126 @@ async def test_tool_search_matches_word_forms_through_the_shared_stemming_tokeni
     assert (await events.turn_end(turn, 60)).type == "turn_done"
     found = tool_outputs(fake_llm.model_requests()[-1])[-1]
     assert TOOL in found, found
+
+
+async def test_the_walkthrough_works_in_a_chat_stored_only_with_its_first_turn(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 22 item 2: `cashcode ask` reserves its chat (chats.create lazy) and stores it with
+    the turn; mcp_prepare used to fail there on the activation row's foreign key, so the next
+    call was an unknown tool. The activation is kept and stored with the chat."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    chat = (await ok(app, "chats.create", {"lazy": True}))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "stdio Hello Cash"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": TOOL, "arguments": {}}]},
+        {"text": "The server says: Hello, Cash"},
+    )
+    turn = await send(app, chat, "Call the stdio test MCP", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    third, fourth = fake_llm.model_requests()[-2:]
+    assert "Activated tools" in tool_outputs(third)[-1]
+    assert TOOL in offered(third)
+    assert tool_outputs(fourth)[-1] == "Hello, Cash"
+    mcp = next(c for c in app.capabilities if c.name == "mcp")
+    assert isinstance(mcp, McpCapability)
+    assert ("test_stdio_mcp", "say_hello") in mcp.activations.list(chat)
+    # stored with the chat: a later turn offers the tool directly
+    fake_llm.script({"text": "ok"})
+    turn2 = await send(app, chat, "Anything?", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    assert TOOL in offered(fake_llm.model_requests()[-1])
+
+
+async def test_calling_a_hidden_mcp_tool_says_what_to_call_first(make_app: AppMaker, fake_llm: Any) -> None:
+    """Issue 22 item 3: not a bare "unknown tool" — the answer names mcp_prepare and the server."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "mcp.servers.connect", {"name": "test_stdio_mcp"})  # its tools are known
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": TOOL, "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp_nowhere_tool", "arguments": {}}]},
+        {"text": "ok"},
+    )
+    turn = await send(app, chat, "Call it directly", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    second, third = fake_llm.model_requests()[-2:]
+    hidden = tool_outputs(second)[-1]
+    assert "call mcp_prepare with server='test_stdio_mcp' first" in hidden and "unknown tool" not in hidden
+    assert "Find the tool with tool_search" in tool_outputs(third)[-1]
+
+
+async def test_a_tool_called_through_an_mcp_mention_is_not_added_to_the_chats_activations(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 22 item 3: an @-selected server is allowed for that turn only, even when its tool
+    is called (the call used to store a standing activation)."""
+    app, events = await make_app()
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    await ok(app, "mcp.servers.connect", {"name": "test_stdio_mcp"})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"}, {"text": "ok"})
+    ref = await ok(
+        app,
+        "chat.send",
+        {
+            "chat_id": chat,
+            "text": "say hello",
+            "model": {"provider_id": pid, "model": "fake-model"},
+            "mentions": [{"kind": "mcp", "name": "test_stdio_mcp", "label": "stdio test MCP"}],
+        },
+    )
+    assert (await events.turn_end(ref["turn_id"], 60)).type == "turn_done"
+    assert tool_outputs(fake_llm.model_requests()[-1])[-1] == "Hello, Cash"
+    turn2 = await send(app, chat, "and without a mention", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    assert TOOL not in offered(fake_llm.model_requests()[-1])
+
+
+async def test_disconnecting_a_server_removes_its_tools_from_what_the_model_is_offered(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, events = await make_app()
+    await ok(app, "settings.update", {"approval_mode": "autonomous"})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"text": "prepared"},
+    )
+    turn = await send(app, chat, "prepare it", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    assert TOOL in offered(fake_llm.model_requests()[-1])
+    await ok(app, "mcp.servers.disconnect", {"name": "test_stdio_mcp"})
+    fake_llm.script({"tool_calls": [{"name": TOOL, "arguments": {}}]}, {"text": "ok"})
+    turn2 = await send(app, chat, "call it", pid)
+    assert (await events.turn_end(turn2, 60)).type == "turn_done"
+    first, second = fake_llm.model_requests()[-2:]
+    assert TOOL not in offered(first)
+    assert "call mcp_prepare with server='test_stdio_mcp' first" in tool_outputs(second)[-1]
+
+
+async def test_the_system_prompt_lists_the_configured_servers_with_one_line_each(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 22 item 3: the model knows what it can mcp_prepare before any tool_search."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(
+        app,
+        "mcp.servers.create",
+        {"name": "gitlike", "transport": "http", "url": "http://127.0.0.1:9/mcp", "description": "Git\nlog"},
+    )
+    chat = (await ok(app, "chats.create"))["id"]
+    fake_llm.script({"text": "ok"})
+    turn = await send(app, chat, "hi", pid)
+    assert (await events.turn_end(turn, 60)).type == "turn_done"
+    system = fake_llm.model_requests()[-1].body["messages"][0]["content"]
+    assert "Configured MCP servers" in system
+    assert "- test_stdio_mcp: Built-in test server over stdio: say_hello returns Hello, Cash." in system
+    assert "- gitlike: Git log" in system

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,10 +19,15 @@ class MemoryLedger:
 
     grants: list[Grant] = field(default_factory=list)
 
-    def has(self, key: GrantKey) -> bool:
-        return any((g.kind, g.key, g.workspace) == (key.kind, key.key, key.workspace) for g in self.grants)
+    def find(self, key: GrantKey) -> Grant | None:
+        wanted = (key.kind, key.key, key.workspace)
+        return next((g for g in self.grants if (g.kind, g.key, g.workspace) == wanted), None)
 
-    def add(self, key: GrantKey, *, chat_id: str | None = None) -> Grant:
+    def has(self, key: GrantKey) -> bool:
+        found = self.find(key)
+        return found is not None and found.enabled
+
+    def add(self, key: GrantKey, *, chat_id: str | None = None, enabled: bool = True) -> Grant:
         grant = Grant(
             id=uuid.uuid4().hex,
             kind=key.kind,
@@ -30,9 +35,17 @@ class MemoryLedger:
             workspace=key.workspace,
             created_at=datetime.now(UTC).isoformat(),
             chat_id=chat_id,
+            enabled=enabled,
         )
         self.grants.append(grant)
         return grant
+
+    def enable(self, grant_id: str) -> bool:
+        found = next((g for g in self.grants if g.id == grant_id), None)
+        if found is None:
+            return False
+        self.grants = [replace(g, enabled=True) if g.id == grant_id else g for g in self.grants]
+        return True
 
     def list(self) -> list[Grant]:
         return list(self.grants)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.contracts.tools import ToolContext, ToolError, ToolResult
-from app.tools.exec import OUTPUT_CAP, ExecTool
+from app.tools.exec import ExecTool
 from app.tools.exec_env import command_env
 
 PY = sys.executable
@@ -103,13 +103,29 @@ async def test_exec_closes_stdin_so_cat_without_arguments_returns_at_once(ctx: T
     assert result.ok and result.content == "Exit code: 0"
 
 
-async def test_exec_caps_each_output_stream_with_a_marker(ctx: ToolContext) -> None:
-    code = "import sys; sys.stdout.write('o' * 200000); sys.stderr.write('e' * 100)"
+async def test_exec_keeps_the_exit_code_stdout_head_and_tail_and_stderr_within_the_budget(
+    ctx: ToolContext,
+) -> None:
+    code = (
+        "import sys; sys.stdout.write('HEAD' + 'o' * 200000 + 'TAIL'); "
+        "sys.stderr.write('e' * 100 + 'the real error'); sys.exit(3)"
+    )
     result = await run({"argv": [PY, "-c", code]}, ctx)
     assert result.truncated
-    assert f"[truncated: stdout was 200000 bytes; first {OUTPUT_CAP} shown]" in result.content
-    assert "e" * 100 in result.content
-    assert "o" * OUTPUT_CAP in result.content and "o" * (OUTPUT_CAP + 1) not in result.content
+    assert len(result.content) <= ctx.output_budget
+    assert result.content.startswith("Exit code: 3")
+    assert "e" * 100 + "the real error" in result.content
+    assert "--- stdout ---\nHEADooo" in result.content and "oooTAIL" in result.content
+    assert "bytes left out here (200008 bytes in all" in result.content
+
+
+async def test_exec_keeps_the_end_of_a_long_stderr_and_says_what_it_left_out(ctx: ToolContext) -> None:
+    code = "import sys; sys.stderr.write('x' * (3 * 65536) + 'LAST ERROR LINE'); sys.exit(2)"
+    result = await run({"argv": [PY, "-c", code]}, ctx)
+    assert len(result.content) <= ctx.output_budget
+    assert result.content.startswith("Exit code: 2")
+    assert result.content.endswith("LAST ERROR LINE")
+    assert f"of {3 * 65536 + 15} bytes are left out; the end is shown]" in result.content
 
 
 async def test_exec_timeout_kills_the_process_and_reports_it(ctx: ToolContext) -> None:

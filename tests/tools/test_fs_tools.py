@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from app.contracts.tools import Tool, ToolContext, ToolError, ToolResult
-from app.tools.fs import READ_CAP_BYTES, EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
+from app.support.paging import page_chars
+from app.tools.fs import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
 
 
 async def run(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -28,19 +29,34 @@ async def test_read_file_caps_output_and_says_where_to_continue(workspace: Path,
     (workspace / "big.txt").write_text(line * 5000)
     result = await run(ReadFileTool(), {"path": "big.txt"}, ctx)
     assert result.truncated
-    shown = result.content.rsplit("\n[truncated", 1)[0]
-    assert len(shown.encode()) <= READ_CAP_BYTES
-    next_line = READ_CAP_BYTES // 100 + 1
-    assert f"[truncated at 256 KiB; continue with offset={next_line}]" in result.content
+    assert len(result.content) <= ctx.output_budget
+    next_line = page_chars(ctx.output_budget) // 100 + 1
+    assert result.content.endswith(
+        f"[truncated: lines 1–{next_line - 1} shown (the output budget is full); "
+        f"continue with read_file path='big.txt' offset={next_line}]"
+    )
     rest = await run(ReadFileTool(), {"path": "big.txt", "offset": next_line}, ctx)
     assert rest.content.startswith(line)
+
+
+async def test_read_file_shows_the_start_of_an_over_long_line_and_says_what_is_left_out(
+    workspace: Path, ctx: ToolContext
+) -> None:
+    (workspace / "min.js").write_text("a" * 100_000 + "\nsecond line\n")
+    result = await run(ReadFileTool(), {"path": "min.js"}, ctx)
+    page = page_chars(ctx.output_budget)
+    assert result.content.startswith("a" * page) and "a" * (page + 1) not in result.content
+    assert "line 1 is longer than one page" in result.content and "left out" in result.content
+    assert result.content.endswith("offset=2]")
+    rest = await run(ReadFileTool(), {"path": "min.js", "offset": 2}, ctx)
+    assert rest.content == "second line\n" and not rest.truncated
 
 
 async def test_read_file_offset_and_limit_select_lines(workspace: Path, ctx: ToolContext) -> None:
     (workspace / "n.txt").write_text("".join(f"{i}\n" for i in range(1, 11)))
     result = await run(ReadFileTool(), {"path": "n.txt", "offset": 3, "limit": 2}, ctx)
     assert result.content.startswith("3\n4\n")
-    assert "continue with offset=5" in result.content
+    assert "(the line limit was reached); continue with read_file path='n.txt' offset=5]" in result.content
 
 
 async def test_read_file_refuses_binary_and_non_utf8_files(workspace: Path, ctx: ToolContext) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from app.contracts.tools import ToolContext, ToolError, ToolResult
+from app.support.paging import page_chars
 from app.tools.ssrf import IPAddress, address_problem
-from app.tools.web import MAX_TEXT_CHARS, WebFetchTool
+from app.tools.web import WebFetchTool
 
 PAGE = """<!doctype html><html><head><title>Test  Page</title><style>body{color:red}</style>
 <script>alert('x')</script></head><body><h1>Hello</h1><p>First&nbsp;para &amp; more.</p>
@@ -151,9 +153,30 @@ async def test_large_responses_are_capped_for_download_and_for_the_model(
 ) -> None:
     result = await fetch(WebFetchTool(), f"{server}/big", private_ok)
     assert result.truncated
-    assert "[truncated: download stopped at 2 MiB]" in result.content
-    assert f"[truncated: {2 * 1024 * 1024} characters, first {MAX_TEXT_CHARS} shown]" in result.content
-    assert result.content.count("y") == MAX_TEXT_CHARS
+    assert "[truncated: download stopped at 2 MiB; the rest of the page is left out]" in result.content
+    page = page_chars(private_ok.output_budget)
+    total = 2 * 1024 * 1024
+    assert f"[truncated: characters 0–{page} of {total} shown; continue with web_fetch" in result.content
+    assert result.content.count("y") == page
+    assert len(result.content) <= private_ok.output_budget
+
+
+async def test_a_long_page_is_read_whole_through_offset_pages(server: str, private_ok: ToolContext) -> None:
+    tool = WebFetchTool()
+    url = f"{server}/big"
+    seen = 0
+    offset = 0
+    for _ in range(200):
+        result = await tool.execute(
+            await tool.prepare({"url": url, "offset": offset}, private_ok), private_ok
+        )
+        assert len(result.content) <= private_ok.output_budget
+        seen += result.content.split("\n\n", 1)[1].count("y")
+        found = re.search(r"continue with web_fetch url='[^']+' offset=(\d+)\]", result.content)
+        if found is None:
+            break
+        offset = int(found.group(1))
+    assert seen == 2 * 1024 * 1024
 
 
 async def test_binary_content_is_refused(server: str, private_ok: ToolContext) -> None:

@@ -144,6 +144,11 @@ if "--many" in sys.argv:
 
         server.add_tool(make, name=f"extra_tool_{i}", description=f"Extra tool number {i} for load tests")
 
+if "--long-descriptions" in sys.argv:
+    # Real servers document tools at length; 9,000 characters must arrive whole, 12,000 cut with a marker.
+    server.add_tool(lambda: "long", name="long_doc", description="L" * 8_990 + " END-OF-DOC")
+    server.add_tool(lambda: "longer", name="longer_doc", description="M" * 12_000)
+
 if __name__ == "__main__":
     if "--print-token" in sys.argv:  # a careless server logging its secret, in three encodings
         import base64

@@ -80,6 +80,7 @@ class ToolResultEvent(TurnEvent):
     output: str  # for display (may be longer than what the model saw)
     truncated: bool = False
     duration_ms: float = 0.0
+    denied: bool = False  # refused (by the user or the policy): `output` is the note for the model
 
 
 class UsageEvent(TurnEvent):

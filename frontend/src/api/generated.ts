@@ -189,6 +189,8 @@ export interface ConnectionTest {
   ok: boolean;
   message: string;
   model_count: number;
+  code: string | null;
+  timeout_s: number | null;
 }
 
 export interface Delta {
@@ -740,6 +742,7 @@ export interface MessageView {
   mentions: MentionOutput[];
   attachments: AttachmentRefOutput[];
   stopped: boolean;
+  tool_outcome: "ok" | "error" | "denied" | null;
   siblings: number[];
   sibling_index: number;
 }
@@ -1173,6 +1176,7 @@ export interface ToolResultEvent {
   output: string;
   truncated: boolean;
   duration_ms: number;
+  denied: boolean;
 }
 
 export interface TraceList {

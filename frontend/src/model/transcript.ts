@@ -126,7 +126,7 @@ export function setToolResult(entry: AssistantEntry, ev: ToolResultEvent): void 
     addToolCall(entry, { call_id: ev.call_id, name: ev.name, arguments: "" });
     tool = findTool(entry, ev.call_id) as ToolView;
   }
-  tool.status = ev.ok ? "ok" : tool.status === "denied" ? "denied" : "error";
+  tool.status = ev.denied || tool.status === "denied" ? "denied" : ev.ok ? "ok" : "error";
   tool.output = ev.output;
   tool.truncated = ev.truncated;
   tool.durationMs = ev.duration_ms;
@@ -190,7 +190,8 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
       const tool = findTool(current, msg.tool_call_id);
       if (tool) {
         tool.output = msg.content;
-        tool.status = "ok";
+        // Rows stored before outcomes were kept read as done (the old behaviour).
+        tool.status = msg.tool_outcome ?? "ok";
       }
     }
   }

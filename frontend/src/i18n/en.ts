@@ -456,6 +456,7 @@ export const en = {
   "attach.tooMany": "At most {max} files can be attached to one message.",
   "attach.tooLarge": "{name} is larger than {mb} MB and cannot be attached.",
   "attach.drop": "Drop files to attach them",
+  "attach.dropChat": "Drop files to attach them to your message (a Skill .zip or folder is imported)",
   "attach.files": "Attached files",
   "attach.canSeeImages": "Can see images",
   "attach.canSeeImagesHint": "Mark the models of this provider that accept images (OpenAI-compatible services do not report it).",

@@ -456,6 +456,7 @@ export const zhCN: Record<MessageKey, string> = {
   "attach.tooMany": "每条消息最多附加 {max} 个文件。",
   "attach.tooLarge": "{name} 超过 {mb} MB，无法附加。",
   "attach.drop": "松开以附加文件",
+  "attach.dropChat": "松开以把文件附加到消息（技能 .zip 或文件夹会被导入）",
   "attach.files": "附件",
   "attach.canSeeImages": "可识别图片",
   "attach.canSeeImagesHint": "勾选此提供方中支持图片输入的模型（OpenAI 兼容服务不会自动报告）。",

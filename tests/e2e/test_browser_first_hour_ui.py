@@ -1,0 +1,84 @@
+"""The first hour in real Chromium over `cashcode serve` (issue 25 items 3–7): files dropped on
+the chat area attach, the overlay clears, honest states, the Chinese UI, message actions, and
+screenshots of the main views for a reviewer."""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
+from tests.server.process import ServeProcess
+
+pytestmark = pytest.mark.browser
+
+# Drag files over an element and drop them there (or only drag and cancel: no drop event).
+DRAG_JS = """([selector, files, drop]) => {
+  const dt = new DataTransfer();
+  for (const [name, type, b64] of files) {
+    dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type }));
+  }
+  const target = document.querySelector(selector);
+  const fire = (kind, init = {}) =>
+    target.dispatchEvent(new DragEvent(kind, { dataTransfer: dt, bubbles: true, cancelable: true, ...init }));
+  fire("dragenter");
+  fire("dragover");
+  if (drop) fire("drop");
+  else fire("dragleave", { relatedTarget: null });
+}"""
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _skill_zip() -> str:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("chat-dropped/SKILL.md", "---\nname: chat-dropped\ndescription: Hi.\n---\n# Hi\n")
+    return _b64(buf.getvalue())
+
+
+def test_files_dropped_on_the_chat_area_attach_and_a_skill_zip_still_imports(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    page, problems, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.get_by_test_id("nav-chat").click()
+    page.get_by_test_id("new-chat").click()
+    fresh_llm.script({"text": "First answer."})
+    send(page, "Hello")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+
+    # On the message list (not the message box): the file attaches, and the overlay is gone.
+    note = ["notes.txt", "text/plain", _b64(b"remember the milk\n")]
+    page.evaluate(DRAG_JS, [".message-scroller", [note], True])
+    expect(page.get_by_test_id("attachment-chip")).to_contain_text("notes.txt")
+    expect(page.get_by_test_id("drop-overlay")).to_have_count(0)
+    expect(page.get_by_test_id("drop-refused")).to_have_count(0)
+    fresh_llm.script({"text": "Noted."})
+    send(page, "Read the note")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    body = str(fresh_llm.requests()[-1])
+    assert "remember the milk" in body and "notes.txt" in body
+
+    # A drag that is cancelled leaves no overlay behind.
+    page.evaluate(DRAG_JS, [".chat-header", [note], False])
+    expect(page.get_by_test_id("drop-overlay")).to_have_count(0)
+
+    # A Skill .zip dropped on the chat area still opens the import preview, not an attachment.
+    skill = ["chat-dropped.zip", "application/zip", _skill_zip()]
+    page.evaluate(DRAG_JS, [".message-scroller", [skill], True])
+    expect(page.get_by_test_id("skill-preview-name")).to_contain_text("chat-dropped")
+    expect(page.get_by_test_id("attachment-chip")).to_have_count(0)
+    expect(page.get_by_test_id("drop-overlay")).to_have_count(0)
+    assert problems.messages == []

@@ -82,3 +82,45 @@ def test_files_dropped_on_the_chat_area_attach_and_a_skill_zip_still_imports(
     expect(page.get_by_test_id("attachment-chip")).to_have_count(0)
     expect(page.get_by_test_id("drop-overlay")).to_have_count(0)
     assert problems.messages == []
+
+
+SHELL_JS = """() => ({
+  page: document.scrollingElement.scrollTop,
+  main: document.querySelector(".main").scrollTop,
+  layout: document.querySelector(".layout").scrollTop,
+  rootTop: document.querySelector("[data-testid='app-root']").getBoundingClientRect().top,
+  pane: document.querySelector("[data-testid='settings-scroll']").scrollTop,
+  bodyScrolls: document.documentElement.scrollHeight > window.innerHeight,
+})"""
+
+
+def test_settings_navigation_scrolls_its_pane_only_and_fits_the_browser(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+) -> None:
+    page, problems, _ = browser_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_ui(page, served_ui)
+    page.get_by_test_id("nav-settings").click()
+    expect(page.get_by_test_id("settings-view")).to_be_visible()
+    nav = page.locator(".settings-nav")
+    # Desktop-only settings are not offered to a browser tab.
+    expect(nav.locator("[data-section='desktop']")).to_have_count(0)
+    expect(page.locator("#desktop")).to_have_count(0)
+    for section in ("about", "local-api", "prices", "general"):
+        nav.locator(f"[data-section='{section}']").click()
+        page.wait_for_function(
+            "(id) => { const p = document.querySelector(\"[data-testid='settings-scroll']\");"
+            " const s = document.getElementById(id); const max = p.scrollHeight - p.clientHeight;"
+            " return Math.abs(s.getBoundingClientRect().top - p.getBoundingClientRect().top) < 4"
+            " || Math.abs(p.scrollTop - max) < 2; }",
+            arg=section,
+        )
+        state = page.evaluate(SHELL_JS)
+        assert state["page"] == 0 and state["main"] == 0 and state["layout"] == 0, (section, state)
+        assert state["rootTop"] == 0 and not state["bodyScrolls"], (section, state)
+    # Under serve the local API is this very server: its state says so, with no dead toggle.
+    expect(page.get_by_test_id("local-api-state")).to_contain_text("Running")
+    expect(page.get_by_test_id("local-api-served")).to_contain_text(served_ui.start_url.split("/?")[0])
+    expect(page.get_by_test_id("local-api")).to_have_count(0)
+    assert problems.messages == []

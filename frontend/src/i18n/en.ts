@@ -217,6 +217,8 @@ export const en = {
   "localApi.hint": "Lets scripts on this computer use CashCode while the window is open: the address and a private token are written to serve.json in your user runtime folder. Off by default.",
   "localApi.enable": "Serve the local API for scripts",
   "localApi.restart": "Saved. Takes effect the next time CashCode starts.",
+  "localApi.served": "On: this browser is talking to `cashcode serve`, which is the local API. Scripts on this computer can use {url} with the token in serve.json while it runs.",
+  "localApi.servedState": "Running",
 
   "nav.mcp": "MCP Market",
   "mcp.title": "MCP Market",

@@ -217,6 +217,8 @@ export const zhCN: Record<MessageKey, string> = {
   "localApi.hint": "窗口打开期间，允许本机上的脚本使用 CashCode：地址和私有令牌会写入用户运行时目录中的 serve.json。默认关闭。",
   "localApi.enable": "为脚本提供本地 API",
   "localApi.restart": "已保存。下次启动 CashCode 时生效。",
+  "localApi.served": "已开启：此浏览器正连接 `cashcode serve`，它本身就是本地 API。运行期间，本机脚本可以使用 {url} 和 serve.json 中的令牌访问。",
+  "localApi.servedState": "运行中",
 
   "nav.mcp": "MCP 市场",
   "mcp.title": "MCP 市场",

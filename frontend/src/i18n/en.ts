@@ -174,11 +174,13 @@ export const en = {
   "about.version": "Version {version}",
   "about.dataDir": "Data folder",
   "about.keyring": "Keyring",
+  "about.keyringOk": "API keys are stored in the system keychain ({backend}).",
 
   "onboarding.title": "Welcome to CashCode",
   "onboarding.body": "CashCode is a local-first AI agent. Connect a model to get started.",
   "onboarding.checking": "Looking for a local Ollama…",
   "onboarding.found": "Ollama is running at {url}.",
+  "onboarding.notRunning": "Ollama is not running at {url}.",
   "onboarding.foundModels": "{count} models installed.",
   "onboarding.foundModels_one": "{count} model installed.",
   "onboarding.useOllama": "Use local Ollama",

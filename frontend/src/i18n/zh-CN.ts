@@ -176,11 +176,13 @@ export const zhCN: Record<MessageKey, string> = {
   "about.version": "版本 {version}",
   "about.dataDir": "数据文件夹",
   "about.keyring": "钥匙串",
+  "about.keyringOk": "API 密钥保存在系统钥匙串中（{backend}）。",
 
   "onboarding.title": "欢迎使用 CashCode",
   "onboarding.body": "CashCode 是一个本地优先的 AI 智能体。连接一个模型即可开始。",
   "onboarding.checking": "正在查找本地 Ollama…",
   "onboarding.found": "Ollama 正在 {url} 运行。",
+  "onboarding.notRunning": "{url} 上没有运行 Ollama。",
   "onboarding.foundModels": "已安装 {count} 个模型。",
   "onboarding.foundModels_one": "已安装 {count} 个模型。",
   "onboarding.useOllama": "使用本地 Ollama",
@@ -578,7 +580,7 @@ export const zhCN: Record<MessageKey, string> = {
   "tools.group.builtin": "内置",
   "tools.group.websearch": "网页搜索",
   "tools.group.memory": "记忆、笔记和待办",
-  "tools.group.skills": "Skills",
+  "tools.group.skills": "技能",
   "tools.group.mcp": "MCP（查找和准备服务器工具；各服务器自己的工具在 MCP 市场中）",
   "chat.jumpLatest": "跳到最新",
 };

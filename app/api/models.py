@@ -205,6 +205,7 @@ class ConnectionTest(ApiModel):
     model_count: int = 0
     code: str | None = None  # why it failed: a ProviderError code, or "timeout"
     timeout_s: float | None = None  # "timeout": how long it waited
+    params: dict[str, str] = Field(default_factory=dict)  # what the message names (as ErrorInfo)
 
 
 class ModelEntry(ApiModel):

@@ -167,7 +167,7 @@ class ProviderService:
         try:
             models = await asyncio.wait_for(provider.list_models(), limit)
         except ProviderError as exc:
-            return m.ConnectionTest(ok=False, message=exc.message, code=exc.code)
+            return m.ConnectionTest(ok=False, message=exc.message, code=exc.code, params=dict(exc.details))
         except TimeoutError:
             url = self._config(provider_id).base_url
             return m.ConnectionTest(
@@ -223,7 +223,8 @@ class ProviderService:
             models: list[ModelInfo] = await self.get(provider_id).list_models()
         except ProviderError as exc:
             message = exc.message if name in exc.message else f"{name}: {exc.message}"
-            return [], ErrorInfo(code=exc.code, message=message)
+            params = {**exc.details, "provider_id": provider_id}
+            return [], ErrorInfo(code=exc.code, message=message, params=params)
         entries = [
             m.ModelEntry(
                 provider_id=provider_id,

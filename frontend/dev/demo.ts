@@ -66,7 +66,7 @@ const fake = new FakeTransport()
   .on("chats.delete", () => ({ ok: true as const }))
   .on("providers.list", () => ({ providers }))
   .on("providers.save", (input) => ({ id: input.id ?? "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? "********" : "", has_key: Boolean(input.api_key) }))
-  .on("providers.test", () => ({ ok: true, message: "Connected: 42 models available.", model_count: 42, code: null, timeout_s: null }))
+  .on("providers.test", () => ({ ok: true, message: "Connected: 42 models available.", model_count: 42, code: null, timeout_s: null, params: {} }))
   .on("providers.delete", () => ({ ok: true as const }))
   .on("models.list", () => ({
     models: [

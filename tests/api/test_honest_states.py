@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.contracts.events import ApprovalRequired, ToolResultEvent
+from app.contracts.events import ApprovalRequired, ToolResultEvent, TurnFailed
 from tests.api.conftest import VALID_KEY, AppMaker, Recorder, add_provider, ok, send
 
 
@@ -81,3 +81,20 @@ async def test_a_refused_test_carries_the_provider_error_code(make_app: AppMaker
     pid = await add_provider(app, fake_llm, "chat_completions", key="wrong-key")
     result = await ok(app, "providers.test", {"provider_id": pid})
     assert result["ok"] is False and result["code"] == "auth"
+
+
+async def test_provider_errors_carry_their_code_and_parameters(make_app: AppMaker, fake_llm: Any) -> None:
+    """Issue 25 item 6: the UI words errors in its language from the code and parameters."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions", key="wrong-key")
+    test = await ok(app, "providers.test", {"provider_id": pid})
+    assert test["params"]["provider"] == "Fake chat_completions" and test["params"]["status"] == "401"
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "hello", pid)
+    end = await events.turn_end(turn)
+    assert isinstance(end, TurnFailed)
+    assert end.error.code == "auth"
+    assert end.error.params["provider"] == "Fake chat_completions"
+    assert end.error.params["host"].startswith("http://127.0.0.1:")
+    listed = await ok(app, "models.list", {"provider_id": pid})
+    assert listed["errors"][0]["params"]["provider_id"] == pid

@@ -191,6 +191,7 @@ export interface ConnectionTest {
   model_count: number;
   code: string | null;
   timeout_s: number | null;
+  params: Record<string, string>;
 }
 
 export interface Delta {
@@ -241,6 +242,7 @@ export interface ErrorInfo {
   code: string;
   message: string;
   retry_after_s: number | null;
+  params: Record<string, string>;
 }
 
 export interface EvalCaseResultView {

@@ -89,7 +89,7 @@ export const useProvidersStore = defineStore("providers", () => {
     try {
       result = await api.invoke("providers.test", { provider_id: providerId });
     } catch (err) {
-      result = { ok: false, message: err instanceof Error ? err.message : String(err), model_count: 0, code: null, timeout_s: null };
+      result = { ok: false, message: err instanceof Error ? err.message : String(err), model_count: 0, code: null, timeout_s: null, params: {} };
     }
     tests.value[providerId] = result;
     return result;

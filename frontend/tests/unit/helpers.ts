@@ -55,7 +55,7 @@ export function turn(chat_id: string, turn_id: string) {
     }),
     done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text, hit_limit: false }),
     failed: (message = "Invalid API key (401). Check the key in Settings → Providers."): AppEvent => ({
-      type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null },
+      type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null, params: {} },
     }),
     cancelled: (): AppEvent => ({ type: "turn_cancelled", chat_id, turn_id }),
   };

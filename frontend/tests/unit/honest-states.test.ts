@@ -72,7 +72,7 @@ describe("test connection", () => {
     const ctx = await mountWith(ProviderRow, { props: { provider: PROVIDER, editing: false } });
     ctx.fake.on("providers.test", () => new Promise<ConnectionTest>((resolve) => (release = resolve)));
     const store = useProvidersStore();
-    store.tests.p1 = { ok: true, message: "old", model_count: 2, code: null, timeout_s: null };
+    store.tests.p1 = { ok: true, message: "old", model_count: 2, code: null, timeout_s: null, params: {} };
     await tick();
     expect(ctx.wrapper.get('[data-testid="provider-test-result"]').text()).toBe("Connected: 2 models available.");
     const button = ctx.wrapper.get('[data-testid="provider-test"]');
@@ -81,7 +81,7 @@ describe("test connection", () => {
     expect(button.attributes("disabled")).toBeDefined();
     expect(button.find(".spinner").exists()).toBe(true);
     expect(ctx.wrapper.find('[data-testid="provider-test-result"]').exists()).toBe(false);
-    release({ ok: false, message: "No answer from http://127.0.0.1:9/v1 within 5 s.", model_count: 0, code: "timeout", timeout_s: 5 });
+    release({ ok: false, message: "No answer from http://127.0.0.1:9/v1 within 5 s.", model_count: 0, code: "timeout", timeout_s: 5, params: {} });
     await tick();
     await tick();
     expect(button.attributes("disabled")).toBeUndefined();
@@ -92,7 +92,7 @@ describe("test connection", () => {
 
   it("says 1 model in the singular", async () => {
     const ctx = await mountWith(ProviderRow, { props: { provider: PROVIDER, editing: false } });
-    ctx.fake.on("providers.test", () => ({ ok: true, message: "", model_count: 1, code: null, timeout_s: null }));
+    ctx.fake.on("providers.test", () => ({ ok: true, message: "", model_count: 1, code: null, timeout_s: null, params: {} }));
     await ctx.wrapper.get('[data-testid="provider-test"]').trigger("click");
     await tick();
     await tick();

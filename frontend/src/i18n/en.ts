@@ -22,7 +22,7 @@ export const en = {
   "sidebar.running": "Running",
   "sidebar.needsApproval": "Waiting for approval",
   "sidebar.untitled": "New chat",
-  "sidebar.shortcuts": "Ctrl/⌘+N new chat · Ctrl/⌘+, settings",
+  "sidebar.shortcuts": "Ctrl/⌘+N new chat · Ctrl/⌘+K search · Ctrl/⌘+, settings",
   "sidebar.deleteTitle": "Delete this chat?",
   "sidebar.deleteBody": "“{title}” and all its messages will be removed. This cannot be undone.",
 
@@ -47,6 +47,7 @@ export const en = {
   "chat.tokens": "{input} in · {output} out",
   "chat.transcript": "Conversation",
   "chat.copy": "Copy",
+  "chat.copyFailed": "Could not copy",
   "chat.copied": "Copied",
 
   "composer.placeholder": "Message CashCode…",

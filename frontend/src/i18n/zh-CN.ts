@@ -24,7 +24,7 @@ export const zhCN: Record<MessageKey, string> = {
   "sidebar.running": "运行中",
   "sidebar.needsApproval": "等待批准",
   "sidebar.untitled": "新对话",
-  "sidebar.shortcuts": "Ctrl/⌘+N 新建对话 · Ctrl/⌘+, 设置",
+  "sidebar.shortcuts": "Ctrl/⌘+N 新建对话 · Ctrl/⌘+K 搜索 · Ctrl/⌘+, 设置",
   "sidebar.deleteTitle": "删除这个对话？",
   "sidebar.deleteBody": "“{title}”及其全部消息将被删除，且无法恢复。",
 
@@ -49,6 +49,7 @@ export const zhCN: Record<MessageKey, string> = {
   "chat.tokens": "输入 {input} · 输出 {output}",
   "chat.transcript": "对话内容",
   "chat.copy": "复制",
+  "chat.copyFailed": "无法复制",
   "chat.copied": "已复制",
 
   "composer.placeholder": "给 CashCode 发消息…",

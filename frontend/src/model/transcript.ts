@@ -202,6 +202,12 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
   return entries;
 }
 
+/** What Copy puts on the clipboard for an entry: the user's text, or the answer's text parts. */
+export function copyText(entry: Entry): string {
+  if (entry.kind === "user") return entry.text;
+  return entry.parts.flatMap((p) => (p.kind === "text" ? [p.text] : [])).join("\n\n");
+}
+
 /** Pretty-print a JSON arguments string; falls back to the raw text. */
 export function prettyJson(raw: string): string {
   if (!raw.trim()) return "";

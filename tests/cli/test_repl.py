@@ -13,6 +13,7 @@ from typing import Any
 
 from app.api.plugins import open_database
 from app.store.chats import ChatRepository
+from tests.cli.conftest import base_env, cashcode
 from tests.cli.test_interrupts import SLOW, OutputWatcher
 
 
@@ -69,3 +70,19 @@ def test_ctrl_c_stops_the_answer_help_is_local_and_two_ctrl_c_leave(
         ("user", False),
         ("assistant", False),
     ]
+
+
+def test_mcp_tools_on_a_program_that_is_not_an_mcp_server_prints_one_line(home: Path) -> None:
+    env = base_env(home)
+    script = "print('hello, I am not an MCP server'); print('nor am I JSON')"
+    added = cashcode(
+        "mcp", "add", "chatty", "--command", sys.executable, "-c", script, env=env, cwd=home, stdin="y\n"
+    )
+    assert added.returncode == 0, added.stderr
+    tools = cashcode("mcp", "tools", "chatty", env=env, cwd=home, timeout=120)
+    assert tools.returncode == 1
+    assert tools.stderr.strip().splitlines() == [
+        "cashcode: error: the program did not answer as an MCP server (Connection closed); "
+        "check that it is an MCP server"
+    ]
+    assert "Traceback" not in tools.stderr

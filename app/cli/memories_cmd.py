@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     search.add_argument("--json", action="store_true", help="print a JSON array")
     search.set_defaults(func=runner(_search))
     update = commands.add_parser("update", help="replace a memory's text and tags")
-    update.add_argument("id", help="the full memory id")
+    update.add_argument("id", help="the memory id (or its first characters, when unique)")
     update.add_argument("--content", required=True)
     update.add_argument(
         "--tag", action="append", default=[], help="a tag (repeatable; replaces the old tags)"
@@ -46,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     update.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     update.set_defaults(func=runner(_update))
     delete = commands.add_parser("delete", help="delete a memory")
-    delete.add_argument("id", help="the full memory id")
+    delete.add_argument("id", help="the memory id (or its first characters, when unique)")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     delete.set_defaults(func=runner(_delete))
 
@@ -74,8 +74,9 @@ def error(envelope: dict[str, Any]) -> int:
     return 1
 
 
-async def confirm(question: str, yes: bool) -> bool:
-    """Ask `question` [y/N]; --yes skips it; no terminal means No."""
+async def confirm(question: str, yes: bool, *, default: bool = False) -> bool:
+    """Ask `question` ([y/N], or [Y/n] when `default`); --yes skips it; no terminal means No.
+    Enter alone gives the default: Yes for adding the user's own text, No for changes."""
     if yes:
         return True
     from app.cli.terminal import StdinLines
@@ -83,8 +84,10 @@ async def confirm(question: str, yes: bool) -> bool:
     if not StdinLines.is_interactive():
         print("No terminal to confirm on; nothing was changed (pass --yes to confirm).", file=sys.stderr)
         return False
-    print(f"{question} [y/N] ", end="", flush=True)
+    print(f"{question} {'[Y/n]' if default else '[y/N]'} ", end="", flush=True)
     answer = ((await StdinLines().readline()) or "").strip().lower()
+    if not answer:
+        return default
     return answer in ("y", "yes")
 
 
@@ -108,7 +111,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
     memory_id = new_id()
     print(f"Add memory {memory_id}:\n{_shown(args.text, args.tag)}")
-    if not await confirm("Add it?", args.yes):
+    if not await confirm("Add it?", args.yes, default=True):
         print("Not added.")
         return 1
     added = await app.invoke("memories.add", {"content": args.text, "tags": args.tag, "id": memory_id})
@@ -134,8 +137,29 @@ async def _search(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _by_id_or_prefix(app: CashCodeApp, given: str) -> dict[str, Any]:
+    """`memories.get` for a full id, or for the one memory whose id starts with `given` (the
+    list shows ids in full; typing the first characters is enough when they are unique)."""
+    exact = await app.invoke("memories.get", {"id": given})
+    if exact["ok"] or not given.strip():
+        return exact
+    listed = await app.invoke("memories.list", {"limit": 100_000})
+    if not listed["ok"]:
+        return exact
+    prefix = given.strip().lower()
+    matches = [m for m in listed["data"]["memories"] if str(m["id"]).lower().startswith(prefix)]
+    if len(matches) == 1:
+        return {"ok": True, "data": matches[0]}
+    if not matches:
+        message = f"no memory id starts with {given!r} (cashcode memories list shows them)"
+    else:
+        shown = ", ".join(str(m["id"]) for m in matches[:5])
+        message = f"{given!r} matches {len(matches)} memories ({shown}); type more of the id"
+    return {"ok": False, "error": {"code": "not_found", "message": message}}
+
+
 async def _update(app: CashCodeApp, args: argparse.Namespace) -> int:
-    current = await app.invoke("memories.get", {"id": args.id})
+    current = await _by_id_or_prefix(app, args.id)
     if not current["ok"]:
         return error(current)
     old = current["data"]
@@ -158,7 +182,7 @@ async def _update(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _delete(app: CashCodeApp, args: argparse.Namespace) -> int:
-    current = await app.invoke("memories.get", {"id": args.id})
+    current = await _by_id_or_prefix(app, args.id)
     if not current["ok"]:
         return error(current)
     old = current["data"]

@@ -48,8 +48,9 @@ def test_add_list_search_update_delete(plain_env: dict[str, str], home: Path) ->
     none = json.loads(cashcode("memories", "search", "uv", "tea", "--json", env=plain_env, cwd=ws).stdout)
     assert none == []
 
-    short = cashcode("memories", "delete", memory_id[:8], "--yes", env=plain_env, cwd=ws)
-    assert short.returncode == 1 and "invalid memory id" in short.stderr
+    # A unique prefix names a memory (tests/cli/test_memories_terminal.py); no match changes nothing.
+    bad = cashcode("memories", "delete", "../etc", "--yes", env=plain_env, cwd=ws)
+    assert bad.returncode == 1 and "no memory id starts with" in bad.stderr
     asked = cashcode("memories", "update", memory_id, "--content", "Use uv sync", env=plain_env, cwd=ws)
     assert asked.returncode == 1 and "before:" in asked.stdout and "Use uv sync" in asked.stdout
     updated = cashcode(

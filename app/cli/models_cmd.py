@@ -12,7 +12,7 @@ from app.cli.runtime import CliError, add_model_flags, fail
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("models", help="list the models of the configured provider")
-    add_model_flags(parser)
+    add_model_flags(parser, turns=False)
     parser.set_defaults(func=run)
 
 

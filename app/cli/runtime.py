@@ -32,14 +32,15 @@ def fail(message: str) -> int:
     return 1
 
 
-def add_model_flags(parser: argparse.ArgumentParser) -> None:
+def add_model_flags(parser: argparse.ArgumentParser, *, turns: bool = True) -> None:
+    """The flags that choose a provider and model. `turns=False` (a command that runs no turn,
+    e.g. `models`): only the connection flags, so its --help lists only what it takes."""
+    if not turns:
+        _add_connection_flags(parser)
+        return
     parser.add_argument("--model", help="model name (env CASHCODE_MODEL)")
     parser.add_argument("--workspace", help="workspace folder (env WORKSPACE_DIR; default: current folder)")
-    parser.add_argument(
-        "--api-mode", choices=["responses", "chat_completions"], help="API mode (env CASHCODE_API_MODE)"
-    )
-    parser.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL)")
-    parser.add_argument("--provider", help="a saved provider profile (id or name)")
+    _add_connection_flags(parser)
     parser.add_argument("--max-iterations", type=int, help="model steps per turn (default 20)")
     stream = parser.add_mutually_exclusive_group()
     stream.add_argument(
@@ -48,6 +49,14 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     stream.add_argument(
         "--no-stream", dest="stream", action="store_false", help="print the answer at the end"
     )
+
+
+def _add_connection_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--api-mode", choices=["responses", "chat_completions"], help="API mode (env CASHCODE_API_MODE)"
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL)")
+    parser.add_argument("--provider", help="a saved provider profile (id or name)")
 
 
 def add_approval_flag(parser: argparse.ArgumentParser) -> None:

@@ -86,3 +86,16 @@ def test_mcp_tools_on_a_program_that_is_not_an_mcp_server_prints_one_line(home: 
         "check that it is an MCP server"
     ]
     assert "Traceback" not in tools.stderr
+
+
+def _flags(help_text: str) -> set[str]:
+    return {word.rstrip(",") for word in help_text.split() if word.startswith("--")}
+
+
+def test_each_commands_help_lists_only_the_flags_it_takes(home: Path) -> None:
+    env = base_env(home)
+    models = cashcode("models", "--help", env=env, cwd=home)
+    assert models.returncode == 0
+    assert _flags(models.stdout) == {"--help", "--api-mode", "--base-url", "--provider"}
+    ask = cashcode("ask", "--help", env=env, cwd=home)
+    assert {"--model", "--stream", "--max-iterations", "--approval-mode"} <= _flags(ask.stdout)

@@ -330,6 +330,7 @@ def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.Message
         mentions=list(msg.mentions),
         attachments=list(msg.attachments),
         stopped=msg.stopped,
+        tool_outcome=msg.tool_outcome,
         siblings=family,
         sibling_index=family.index(stored.cursor),
     )

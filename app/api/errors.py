@@ -38,7 +38,7 @@ def to_failure(exc: BaseException, route: str) -> ApiFailure:
     if isinstance(exc, InvalidId | ValueError):
         return ApiFailure("invalid", str(exc))
     if isinstance(exc, ProviderError):
-        return ApiFailure("provider_error", exc.message, {"provider_code": exc.code})
+        return ApiFailure("provider_error", exc.message, {**exc.details, "provider_code": exc.code})
     if isinstance(exc, KeyringUnavailable | SecretStoreError):
         return ApiFailure("keyring_unavailable", str(exc))
     if isinstance(exc, SettingsError):

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, Field
 
 from app.api.mentions import clean_mentions
 from app.contracts.events import ErrorInfo
-from app.contracts.messages import AttachmentRef, Mention
+from app.contracts.messages import AttachmentRef, Mention, ToolOutcome
 from app.contracts.replies import (  # shared with capabilities (re-exported for app/api)
     MASK as MASK,
 )
@@ -138,6 +138,7 @@ class MessageView(ApiModel):
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
     stopped: bool = False  # an answer cut short by Stop
+    tool_outcome: ToolOutcome | None = None  # tool messages: ok, error or denied
     # Branches (edit/regenerate): the cursors of this message and its siblings, oldest first,
     # and which of them this is. One entry means no siblings (the UI shows no switcher).
     siblings: list[int] = Field(default_factory=list)
@@ -200,8 +201,11 @@ class ProviderRef(ApiModel):
 
 class ConnectionTest(ApiModel):
     ok: bool
-    message: str
+    message: str  # English; the UI words it from `code`/`model_count` in its language
     model_count: int = 0
+    code: str | None = None  # why it failed: a ProviderError code, or "timeout"
+    timeout_s: float | None = None  # "timeout": how long it waited
+    params: dict[str, str] = Field(default_factory=dict)  # what the message names (as ErrorInfo)
 
 
 class ModelEntry(ApiModel):

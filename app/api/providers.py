@@ -21,6 +21,10 @@ from app.settings.user_settings import ProviderProfile, SettingsStore, UserSetti
 
 ProviderFactory = Callable[[ProviderConfig], Provider]
 
+# "Test connection" gives up after this long: a server that accepts and never answers must not
+# leave the button spinning for the SDK's minute-long timeout (issue 25 item 5).
+TEST_TIMEOUT_S = 5.0
+
 
 def default_factory(config: ProviderConfig) -> Provider:
     # Lazy: importing the SDK costs ~0.4 s; only pay it when a provider is actually used.
@@ -31,7 +35,14 @@ def default_factory(config: ProviderConfig) -> Provider:
 
 
 class ProviderService:
-    def __init__(self, settings: SettingsStore, secrets: SecretStore, factory: ProviderFactory) -> None:
+    def __init__(
+        self,
+        settings: SettingsStore,
+        secrets: SecretStore,
+        factory: ProviderFactory,
+        test_timeout_s: float = TEST_TIMEOUT_S,
+    ) -> None:
+        self._test_timeout_s = test_timeout_s
         self._settings = settings
         self._secrets = secrets
         self._factory = factory
@@ -152,10 +163,22 @@ class ProviderService:
 
     async def test(self, provider_id: str) -> m.ConnectionTest:
         provider = self.get(provider_id)
+        limit = self._test_timeout_s
         try:
-            models = await provider.list_models()
+            models = await asyncio.wait_for(provider.list_models(), limit)
         except ProviderError as exc:
-            return m.ConnectionTest(ok=False, message=exc.message)
+            return m.ConnectionTest(ok=False, message=exc.message, code=exc.code, params=dict(exc.details))
+        except TimeoutError:
+            url = self._config(provider_id).base_url
+            return m.ConnectionTest(
+                ok=False,
+                message=(
+                    f"No answer from {url} within {limit:g} s. "
+                    "Check the address and that the server is running."
+                ),
+                code="timeout",
+                timeout_s=limit,
+            )
         return m.ConnectionTest(
             ok=True, message=f"Connected: {len(models)} models available.", model_count=len(models)
         )
@@ -200,7 +223,8 @@ class ProviderService:
             models: list[ModelInfo] = await self.get(provider_id).list_models()
         except ProviderError as exc:
             message = exc.message if name in exc.message else f"{name}: {exc.message}"
-            return [], ErrorInfo(code=exc.code, message=message)
+            params = {**exc.details, "provider_id": provider_id}
+            return [], ErrorInfo(code=exc.code, message=message, params=params)
         entries = [
             m.ModelEntry(
                 provider_id=provider_id,

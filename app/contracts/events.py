@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Event(BaseModel):
@@ -31,8 +31,11 @@ class ErrorInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     code: str
-    message: str
+    message: str  # English; the UI words a known `code` in its language from `params`
     retry_after_s: float | None = None
+    # What the message names (provider, host, model, status…), so the UI can say it in the UI
+    # language; the English `message` is the fallback for a code the UI does not know.
+    params: dict[str, str] = Field(default_factory=dict)
 
 
 class TurnStarted(TurnEvent):
@@ -80,6 +83,7 @@ class ToolResultEvent(TurnEvent):
     output: str  # for display (may be longer than what the model saw)
     truncated: bool = False
     duration_ms: float = 0.0
+    denied: bool = False  # refused (by the user or the policy): `output` is the note for the model
 
 
 class UsageEvent(TurnEvent):

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["system", "user", "assistant", "tool"]
+ToolOutcome = Literal["ok", "error", "denied"]
 
 
 class ToolCall(BaseModel):
@@ -72,6 +73,9 @@ class Message(BaseModel):
     mentions: tuple[Mention, ...] = ()
     attachments: tuple[AttachmentRef, ...] = ()
     stopped: bool = False  # an answer cut short by Stop (stored in the message's meta)
+    # A tool message's outcome (stored in the meta) so a reloaded chat shows "Denied" or
+    # "Failed" rather than "Done". None: not a tool message, or stored before outcomes were.
+    tool_outcome: ToolOutcome | None = None
     # Turn-only: stored history keeps this text instead of `content` (see `for_history`).
     history_content: str | None = None
 

@@ -88,6 +88,9 @@ class ToolResult:
     # What history keeps instead of `content` once the turn is stored (e.g. a receipt for a
     # large body the model needs only in this turn). None: history keeps `content`.
     history_content: str | None = None
+    # The call never ran because the user (or the approval policy) refused it: the UI says
+    # "Denied" and never shows `content`, which is written for the model.
+    denied: bool = False
 
 
 class ToolError(Exception):

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.contracts.events import ToolCallEvent, ToolResultEvent
-from app.contracts.messages import Message, ToolCall
+from app.contracts.messages import Message, ToolCall, ToolOutcome
 from app.contracts.tool_args import check_known_keys
 from app.contracts.tools import PreparedCall, Tool, ToolError, ToolResult
 from app.core.approvals import Allow, Ask, Deny
@@ -35,6 +35,10 @@ def truncate_for_model(text: str, limit: int) -> tuple[str, bool]:
 
 def _error(message: str) -> ToolResult:
     return ToolResult(ok=False, content=f"Error: {message}")
+
+
+def _outcome(result: ToolResult) -> ToolOutcome:
+    return "denied" if result.denied else "ok" if result.ok else "error"
 
 
 def _parse_arguments(raw: str) -> Mapping[str, Any]:
@@ -90,6 +94,7 @@ class ToolCallRunner:
                 output=result.display if result.display is not None else result.content,
                 truncated=cut or result.truncated,
                 duration_ms=(time.perf_counter() - started) * 1000,
+                denied=result.denied,
             )
         )
         return Message(
@@ -98,6 +103,7 @@ class ToolCallRunner:
             tool_call_id=call.id,
             name=call.name,
             history_content=result.history_content,
+            tool_outcome=_outcome(result),
         )
 
     async def _result_for(self, call: ToolCall) -> ToolResult:
@@ -128,7 +134,8 @@ class ToolCallRunner:
         if isinstance(decision, Allow):
             return None
         if isinstance(decision, Deny):
-            return _error(f"this call is not allowed: {decision.message}")
+            refused = f"Error: this call is not allowed: {decision.message}"
+            return ToolResult(ok=False, content=refused, denied=True)
         assert isinstance(decision, Ask)
         answer = await self._deps.gate.request(
             chat_id=self._chat_id,
@@ -138,7 +145,7 @@ class ToolCallRunner:
             info=decision.info,
         )
         if answer == "deny":
-            return ToolResult(ok=False, content=DENIED_BY_USER)
+            return ToolResult(ok=False, content=DENIED_BY_USER, denied=True)
         if answer == "always" and decision.info.grant_key is not None:
             self._deps.ledger.add(decision.info.grant_key, chat_id=self._chat_id or None)
         return None

@@ -41,7 +41,9 @@ def _store(spec: TurnSpec, deps: TurnDeps, stored: list[Message]) -> None:
 
 
 def provider_error_info(exc: ProviderError) -> ErrorInfo:
-    return ErrorInfo(code=exc.code, message=exc.message, retry_after_s=exc.retry_after_s)
+    return ErrorInfo(
+        code=exc.code, message=exc.message, retry_after_s=exc.retry_after_s, params=dict(exc.details)
+    )
 
 
 async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:

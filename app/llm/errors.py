@@ -84,9 +84,13 @@ def make_error(
     retry_after_s: float | None = None,
     server_message: str | None = None,
 ) -> ProviderError:
-    details = {"host": ctx.host}
+    details = {"host": ctx.host, "provider": ctx.provider_label}
     if ctx.model:
         details["model"] = ctx.model
+    if status is not None:
+        details["status"] = str(status)
+    if ctx.timeout_s:
+        details["timeout_s"] = f"{ctx.timeout_s:g}"
     if server_message:
         details["server_message"] = scrub(server_message, ctx.secret)[:500]
     return ProviderError(

@@ -21,6 +21,18 @@ Opener = Callable[[], AbstractAsyncContextManager[Any]]
 _log = logging.getLogger(__name__)
 
 
+# What the SDK raises when the other side hung up or refused the handshake before answering it.
+_HANDSHAKE_FAILURES = ("Connection closed", "Method not found")
+
+
+def not_mcp(cause: str) -> str:
+    """A failed connect that never got an MCP answer says so (the SDK's words alone — "Connection
+    closed" — do not tell the user the program is not an MCP server)."""
+    if cause in _HANDSHAKE_FAILURES:
+        return f"the program did not answer as an MCP server ({cause}); check that it is an MCP server"
+    return cause
+
+
 @dataclass(frozen=True)
 class ToolDef:
     """A server's tool as we keep it (cache file, index, model spec)."""
@@ -79,7 +91,7 @@ class Connection:
         except BaseException as exc:
             await self._end()
             if not isinstance(exc, asyncio.CancelledError):
-                self._set("failed", describe(exc))
+                self._set("failed", not_mcp(describe(exc)))
                 raise ServerGone(self.error) from exc
             self._set("disconnected")
             raise

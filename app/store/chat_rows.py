@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.contracts.messages import AttachmentRef, Mention, Message, ToolCall
+from app.contracts.messages import AttachmentRef, Mention, Message, ToolCall, ToolOutcome
 from app.store import branches as tree
 
 MAX_TITLE = 200
@@ -90,6 +90,8 @@ def meta_json(m: Message) -> str:
         meta["attachments"] = [x.model_dump() for x in m.attachments]
     if m.stopped:
         meta["stopped"] = True
+    if m.tool_outcome is not None:
+        meta["tool_outcome"] = m.tool_outcome
     return json.dumps(meta, ensure_ascii=False)
 
 
@@ -137,6 +139,13 @@ def imported_tree(
     return made, rows
 
 
+def _tool_outcome(raw: object) -> ToolOutcome | None:
+    # Meta is our own JSON, but an unknown value (a newer or damaged row) reads as "unknown".
+    if raw == "ok" or raw == "error" or raw == "denied":
+        return raw
+    return None
+
+
 def stored_message(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
     # Most rows hold no calls and no meta: skipping their JSON parse is most of opening a chat.
     raw_calls, raw_meta = row["tool_calls"], row["meta"]
@@ -151,6 +160,7 @@ def stored_message(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
         mentions=tuple(Mention(**x) for x in meta.get("mentions", ())) if meta else (),
         attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())) if meta else (),
         stopped=bool(meta.get("stopped", False)) if meta else False,
+        tool_outcome=_tool_outcome(meta.get("tool_outcome")) if meta else None,
     )
     return StoredMessage(
         cursor=row["cursor"],

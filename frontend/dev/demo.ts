@@ -37,7 +37,7 @@ const chats: ChatSummary[] = [
   { id: "c3", title: "解释一下这个正则表达式", created_at: now, updated_at: "2026-11-28T10:00:00Z", running: false, message_count: 4, last_activity: now },
 ];
 const msg = (cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView => ({
-  cursor, turn_id: `t${Math.ceil(cursor / 4)}`, role, content, tool_calls: [], tool_call_id: null, name: null, created_at: now, mentions: [], attachments: [], stopped: false, siblings: [cursor], sibling_index: 0, ...extra,
+  cursor, turn_id: `t${Math.ceil(cursor / 4)}`, role, content, tool_calls: [], tool_call_id: null, name: null, created_at: now, mentions: [], attachments: [], stopped: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra,
 });
 const history: MessageView[] = [
   msg(1, "user", "Which files define the tokenizer? Show me a quick summary table."),
@@ -66,7 +66,7 @@ const fake = new FakeTransport()
   .on("chats.delete", () => ({ ok: true as const }))
   .on("providers.list", () => ({ providers }))
   .on("providers.save", (input) => ({ id: input.id ?? "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? "********" : "", has_key: Boolean(input.api_key) }))
-  .on("providers.test", () => ({ ok: true, message: "Connected: 42 models available.", model_count: 42 }))
+  .on("providers.test", () => ({ ok: true, message: "Connected: 42 models available.", model_count: 42, code: null, timeout_s: null, params: {} }))
   .on("providers.delete", () => ({ ok: true as const }))
   .on("models.list", () => ({
     models: [

@@ -256,6 +256,9 @@ export interface ConnectionTest {
   ok: boolean;
   message: string;
   model_count: number;
+  code: string | null;
+  timeout_s: number | null;
+  params: Record<string, string>;
 }
 
 /**
@@ -344,6 +347,7 @@ export interface ErrorInfo {
   code: string;
   message: string;
   retry_after_s: number | null;
+  params: Record<string, string>;
 }
 
 export interface EvalCaseResultView {
@@ -989,6 +993,7 @@ export interface MessageView {
   mentions: MentionOutput[];
   attachments: AttachmentRefOutput[];
   stopped: boolean;
+  tool_outcome: "ok" | "error" | "denied" | null;
   siblings: number[];
   sibling_index: number;
 }
@@ -1560,6 +1565,7 @@ export interface ToolResultEvent {
   output: string;
   truncated: boolean;
   duration_ms: number;
+  denied: boolean;
 }
 
 export interface TraceList {

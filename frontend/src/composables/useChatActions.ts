@@ -9,8 +9,22 @@ export function useChatActions() {
   const router = useRouter();
   const error = ref("");
 
+  /** An empty chat nobody has touched (no message, no title, nothing sending), newest first:
+   * New chat opens it again rather than piling up "New chat · No messages" rows. */
+  function untouchedChat(): string | null {
+    const empty = Object.values(chats.summaries)
+      .filter((c) => c.message_count === 0 && !c.title && !chats.isRunning(c.id) && chats.entries(c.id).length === 0)
+      .sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    return empty[0]?.id ?? null;
+  }
+
   async function newChat(): Promise<void> {
     error.value = "";
+    const reuse = chats.creatingChat() === null ? untouchedChat() : null;
+    if (reuse) {
+      await router.push({ name: "chat", params: { id: reuse } });
+      return;
+    }
     const creation = chats.createNew();
     // The empty chat shows at once, before the bridge answers: whatever is typed and sent from
     // now on belongs to the new chat (ChatView waits for it), never to the chat shown before.

@@ -19,8 +19,16 @@ export const LANGUAGES: { value: Language; label: string }[] = [
   { value: "zh-CN", label: "简体中文" },
 ];
 
+/** The key's singular form (`<key>_one`) when `params.count` is 1 and the key has one. */
+function pluralKey(key: MessageKey, params?: Params): MessageKey {
+  if (params?.count !== 1) return key;
+  const one = `${key}_one`;
+  return one in en ? (one as MessageKey) : key;
+}
+
 export function translate(lang: Language, key: MessageKey, params?: Params): string {
-  const text = dictionaries[lang][key] ?? en[key] ?? key;
+  const form = pluralKey(key, params);
+  const text = dictionaries[lang][form] ?? en[form] ?? key;
   if (!params) return text;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }

@@ -126,7 +126,7 @@ export function setToolResult(entry: AssistantEntry, ev: ToolResultEvent): void 
     addToolCall(entry, { call_id: ev.call_id, name: ev.name, arguments: "" });
     tool = findTool(entry, ev.call_id) as ToolView;
   }
-  tool.status = ev.ok ? "ok" : tool.status === "denied" ? "denied" : "error";
+  tool.status = ev.denied || tool.status === "denied" ? "denied" : ev.ok ? "ok" : "error";
   tool.output = ev.output;
   tool.truncated = ev.truncated;
   tool.durationMs = ev.duration_ms;
@@ -190,7 +190,8 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
       const tool = findTool(current, msg.tool_call_id);
       if (tool) {
         tool.output = msg.content;
-        tool.status = "ok";
+        // Rows stored before outcomes were kept read as done (the old behaviour).
+        tool.status = msg.tool_outcome ?? "ok";
       }
     }
   }
@@ -199,6 +200,12 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
     if (entry.kind === "assistant") finishTurn(entry, stopped.has(entry.turnId) ? "cancelled" : "done");
   }
   return entries;
+}
+
+/** What Copy puts on the clipboard for an entry: the user's text, or the answer's text parts. */
+export function copyText(entry: Entry): string {
+  if (entry.kind === "user") return entry.text;
+  return entry.parts.flatMap((p) => (p.kind === "text" ? [p.text] : [])).join("\n\n");
 }
 
 /** Pretty-print a JSON arguments string; falls back to the raw text. */

@@ -13,6 +13,7 @@ import type {
 } from "@/api/generated";
 import * as tx from "@/model/transcript";
 import type { AssistantEntry, Entry, TextChannel } from "@/model/transcript";
+import { ApiError } from "@/api/transport";
 import { errorCode, errorMessage, useApiStore } from "./api";
 import { createEventReducer } from "./chatEvents";
 import { afterBatch, afterPaint, createFrameBatcher } from "./frame";
@@ -67,7 +68,8 @@ function blank(): ChatRuntime {
 }
 
 export function toErrorInfo(err: unknown): ErrorInfo {
-  return { code: errorCode(err), message: errorMessage(err), retry_after_s: null };
+  const params = err instanceof ApiError ? err.details : {};
+  return { code: errorCode(err), message: errorMessage(err), retry_after_s: null, params };
 }
 
 export const useChatsStore = defineStore("chats", () => {

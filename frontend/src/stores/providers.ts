@@ -83,11 +83,13 @@ export const useProvidersStore = defineStore("providers", () => {
   }
 
   async function test(providerId: string): Promise<ConnectionTest> {
+    // The old result goes first: while the new test runs, only its progress shows.
+    delete tests.value[providerId];
     let result: ConnectionTest;
     try {
       result = await api.invoke("providers.test", { provider_id: providerId });
     } catch (err) {
-      result = { ok: false, message: err instanceof Error ? err.message : String(err), model_count: 0 };
+      result = { ok: false, message: err instanceof Error ? err.message : String(err), model_count: 0, code: null, timeout_s: null, params: {} };
     }
     tests.value[providerId] = result;
     return result;

@@ -21,7 +21,7 @@ export function summary(id: string, title = `Chat ${id}`, updated_at = NOW): Cha
 }
 
 export function message(cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView {
-  return { cursor, turn_id: "t1", role, content, tool_calls: [], tool_call_id: null, name: null, created_at: NOW, mentions: [], attachments: [], stopped: false, siblings: [cursor], sibling_index: 0, ...extra };
+  return { cursor, turn_id: "t1", role, content, tool_calls: [], tool_call_id: null, name: null, created_at: NOW, mentions: [], attachments: [], stopped: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra };
 }
 
 /** A fresh Pinia with a FakeTransport installed; the chats store paints synchronously on flush. */
@@ -44,7 +44,7 @@ export function turn(chat_id: string, turn_id: string) {
     delta: (text: string, channel: "text" | "reasoning" = "text"): AppEvent => ({ type: "delta", chat_id, turn_id, text, channel }),
     tool: (call_id: string, name = "read_file", args = '{"path":"a.txt"}'): AppEvent => ({ type: "tool_call", chat_id, turn_id, call_id, name, arguments: args }),
     result: (call_id: string, ok = true, output = "content"): AppEvent => ({
-      type: "tool_result", chat_id, turn_id, call_id, name: "read_file", ok, output, truncated: false, duration_ms: 12,
+      type: "tool_result", chat_id, turn_id, call_id, name: "read_file", ok, output, truncated: false, duration_ms: 12, denied: false,
     }),
     approval: (approval_id: string, call_id: string, can_always = true): AppEvent => ({
       type: "approval_required", chat_id, turn_id, approval_id, call_id, tool: "exec", title: "Run a command",
@@ -55,7 +55,7 @@ export function turn(chat_id: string, turn_id: string) {
     }),
     done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text, hit_limit: false }),
     failed: (message = "Invalid API key (401). Check the key in Settings → Providers."): AppEvent => ({
-      type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null },
+      type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null, params: {} },
     }),
     cancelled: (): AppEvent => ({ type: "turn_cancelled", chat_id, turn_id }),
   };

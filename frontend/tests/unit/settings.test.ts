@@ -47,7 +47,7 @@ describe("providers section", () => {
         return { id: input.id ?? "p2", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? MASK : "", has_key: Boolean(input.api_key) };
       })
       .on("models.list", () => ({ models: [], errors: [] }))
-      .on("providers.test", () => ({ ok: false, message: "401: the API key was rejected.", model_count: 0 }))
+      .on("providers.test", () => ({ ok: false, message: "401: the API key was rejected.", model_count: 0, code: "auth", timeout_s: null, params: {} }))
       .on("providers.delete", () => ({ ok: true }));
     useProvidersStore().providers = [STORED];
     await tick();

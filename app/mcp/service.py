@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.contracts.events import AppEvent
-from app.mcp import sdk_logs, transports
+from app.mcp import transports
 from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
 from app.mcp.config import ConfigError, Resolved, ServerEntry
 from app.mcp.connection import Connection, ServerGone, ToolDef, describe
@@ -84,7 +84,6 @@ class McpService:
         sign_in: Callable[[bool], SignIn] | None = None,
         client_metadata_url: str | None = None,
     ) -> None:
-        sdk_logs.quiet_parse_failures()
         self._client_metadata_url = client_metadata_url
         self._sign_in = sign_in or (lambda interactive: BrowserSignIn(interactive))
         self._paths = paths

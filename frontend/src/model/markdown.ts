@@ -47,7 +47,21 @@ md.use(mathPlugin);
 export const DIAGRAM_LANGS = new Set(["mermaid"]);
 export const ARTIFACT_LANGS = new Set(["html", "svg"]);
 const plainFence = md.renderer.rules.fence!;
+/** An answer the model marks as an artifact: a fence whose info string is `artifact` or names it
+ * after the language (```html artifact, ```svg artifact). Its kind is svg when it says so or
+ * the content is an <svg> element, else a whole HTML document (docs/decisions.md). */
+export function markedArtifact(info: string, content: string): "html" | "svg" | null {
+  const words = info.trim().toLowerCase().split(/\s+/);
+  if (!words.includes("artifact")) return null;
+  return words.includes("svg") || /^\s*<svg[\s>]/i.test(content) ? "svg" : "html";
+}
+
 md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+  const marked = markedArtifact(tokens[idx].info, tokens[idx].content);
+  if (marked !== null) {
+    const code = md.utils.escapeHtml(tokens[idx].content);
+    return `<div class="artifact-block" data-lang="${marked}"><pre class="code-block"><code class="hljs language-${marked}">${code}</code></pre></div>\n`;
+  }
   const lang = tokens[idx].info.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
   if (DIAGRAM_LANGS.has(lang)) {
     // The source stays in the markup (export, copy, the error view); MarkdownView draws the SVG

@@ -37,6 +37,15 @@ describe("diagram and artifact fences", () => {
     expect(mermaidRequested()).toBe(false);
   });
 
+  it("an answer the model marks as an artifact gets the artifact block too", () => {
+    const marked = ["```artifact", "<h1>Dashboard</h1><script>1</script>", "```", "", "```xml artifact", "<svg viewBox='0 0 1 1'></svg>", "```", "", "```js", "let artifact = 1;", "```"].join("\n");
+    const host = dom(renderMarkdown(marked));
+    const blocks = [...host.querySelectorAll(".artifact-block")].map((b) => b.getAttribute("data-lang"));
+    expect(blocks).toEqual(["html", "svg"]); // the plain js fence stays code
+    expect(host.querySelector(".artifact-block[data-lang='html'] code")?.textContent).toContain("<h1>Dashboard</h1>");
+    expect(host.querySelector("script, iframe, svg")).toBeNull(); // still only text until Preview
+  });
+
   it("a diagram fence still streaming stays in the open chunk", () => {
     const render = createBlockRenderer();
     const chunks = render("Intro\n\n```mermaid\nflowchart LR\n  A -->");

@@ -46,4 +46,20 @@ describe("markdown view", () => {
     const live = await mountWith(MarkdownView, { props: { source, streaming: true } });
     expect(live.wrapper.find(".code-copy").exists()).toBe(false);
   });
+
+  it("labels a code block with its language and says Copied after a copy", async () => {
+    const { default: MarkdownView } = await import("@/components/chat/MarkdownView.vue");
+    const written: string[] = [];
+    Object.defineProperty(navigator, "clipboard", {
+      configurable: true,
+      value: { writeText: (text: string) => (written.push(text), Promise.resolve()) },
+    });
+    const { wrapper } = await mountWith(MarkdownView, { props: { source: "```python\nprint(1)\n```\n\n```\nplain\n```" } });
+    expect(wrapper.findAll(".code-lang").map((l) => l.text())).toEqual(["python"]); // the plain one has none
+    const copy = wrapper.get(".code-copy");
+    await copy.trigger("click");
+    await new Promise((r) => setTimeout(r, 0));
+    expect(written).toEqual(["print(1)\n"]);
+    expect(copy.text()).toBe("Copied");
+  });
 });

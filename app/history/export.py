@@ -61,6 +61,8 @@ def to_json(
                 "mentions": [x.model_dump() for x in msg.mentions],
                 "attachments": [x.model_dump() for x in msg.attachments],
                 "parent_cursor": s.parent_cursor,
+                "stopped": msg.stopped,
+                "tool_outcome": msg.tool_outcome,
             }
         )
     doc = {

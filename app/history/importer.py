@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.attachments.kinds import MAX_FILE_BYTES, MAX_IMAGE_BYTES
 from app.attachments.store import AttachmentStore, valid_digest
-from app.contracts.messages import AttachmentRef, Mention, Message, Role, ToolCall
+from app.contracts.messages import AttachmentRef, Mention, Message, Role, ToolCall, ToolOutcome
 from app.history.export import FORMAT, VERSION
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.ids import is_valid_id, new_id
@@ -58,6 +58,8 @@ class _MessageIn(_Strict):
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
     parent_cursor: int | None = Field(default=None, ge=0)  # None: the previous message (one line)
+    stopped: bool = False  # an answer cut short by Stop
+    tool_outcome: ToolOutcome | None = None  # a tool result's ok / error / denied
 
 
 class _DocIn(_Strict):
@@ -206,6 +208,8 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
                 name=m.name,
                 mentions=tuple(m.mentions),
                 attachments=tuple(_clean_attachment(a) for a in m.attachments),
+                stopped=m.stopped and m.role == "assistant",
+                tool_outcome=m.tool_outcome if m.role == "tool" else None,
             ),
         )
         for i, m in enumerate(doc.messages)

@@ -73,3 +73,17 @@ def link_into(tree: Path, inodes: frozenset[Inode], limit: int = MAX_ENTRIES) ->
         if st.st_nlink > 1 and stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in inodes:
             return Path(entry.path)
     return None
+
+
+def any_hard_link(tree: Path, limit: int = MAX_ENTRIES) -> Path | None:
+    """A regular file below `tree` with more than one name, or None: its other name may be
+    anywhere on the disk, so a read of it is not a read "inside the workspace" (as for a named
+    path, app/tools/workspace.py)."""
+    for entry in _walk_files(tree, limit):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+            return Path(entry.path)
+    return None

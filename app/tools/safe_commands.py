@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.contracts.tools import ToolContext, ToolError
-from app.tools.hard_links import TooManyToCheck, link_into, private_inodes
+from app.tools.hard_links import TooManyToCheck, any_hard_link, link_into, private_inodes
 from app.tools.safe_rules import GIT_SUBCOMMANDS, OPTIONAL_VALUE, RULES, Rule
 from app.tools.workspace import (
     active_private_roots,
@@ -153,10 +153,17 @@ def _hard_link_problem(key: str, trees: Sequence[Path], ctx: ToolContext) -> str
     try:
         inodes = private_inodes(active_private_roots(ctx))
         for tree in trees:
-            if tree.is_dir() and (hit := link_into(tree, inodes)) is not None:
+            if not tree.is_dir():
+                continue
+            if (hit := link_into(tree, inodes)) is not None:
                 return (
                     f"a recursive `{key}` would read `{hit}`, a hard link to a file in CashCode's "
                     "own data folders"
+                )
+            if (hit := any_hard_link(tree)) is not None:
+                return (
+                    f"a recursive `{key}` would read `{hit}`, a hard-linked file (another name may "
+                    "be outside the workspace)"
                 )
     except TooManyToCheck:
         return f"too many files to check a recursive `{key}` for links into CashCode's own data folders"

@@ -136,7 +136,7 @@ ALLOWED = re.compile(
     r"\b(?:CashCode|cashcode|MCP|Ollama|OpenAI|Anthropic|API|URL|JSON|JSONL|HTTP|HTTPS|SSE|stdio|ZIP|zip|"
     r"PDF|Markdown|SKILL\.md|MEMORY\.md|SOUL\.md|Token|token|Bearer|Chat Completions|Responses|"
     r"Qt|Linux|macOS|Windows|Ctrl|Shift|Enter|Esc|Alt|Cmd|Tab|UTC|GitHub|Claude|ChatGPT|CPU|"
-    r"serve\.json|serve|Python|Node|npx|uvx|English|Dream|fake-\w+|gpt-[\w.-]+|ms|KB|MB|GB)\b"
+    r"serve\.json|serve|Python|Node|npx|uvx|npm|PyPI|Git|English|Dream|fake-\w+|gpt-[\w.-]+|ms|KB|MB|GB)\b"
 )
 # Code, paths, URLs, ids and the like: not words of the UI.
 NOT_WORDS = re.compile(

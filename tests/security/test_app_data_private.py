@@ -153,8 +153,10 @@ async def test_a_recursive_read_does_not_reach_app_files_through_a_hard_link(
     assert isinstance(asked, Ask), asked
     why = classify(argv, ["/usr/bin/grep", *argv[1:]], cwd=ws, ctx=ctx)
     assert not why.safe and "hard link" in why.reason and "innocent.txt" in why.reason
-    # A hard link to a file that is not the app's stays fine (pnpm, local git clones).
+    # Any other hard link asks too, as a named one does: its other name may be anywhere.
     os.unlink(ws / "deep/er/innocent.txt")
     (tmp_path / "elsewhere.txt").write_text("x\n")
     os.link(tmp_path / "elsewhere.txt", ws / "deep/shared.txt")
+    assert isinstance(await verdict(ExecTool(), {"argv": argv}, ctx), Ask)
+    os.unlink(ws / "deep/shared.txt")
     assert await verdict(ExecTool(), {"argv": argv}, ctx) == Allow("safe_command")

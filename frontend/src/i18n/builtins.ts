@@ -19,6 +19,8 @@ const TOOL_DESCRIPTIONS_ZH: Table = {
   exec: "在工作区内运行程序。argv 是列表：程序名及其参数（不经过 shell：没有管道、通配符、重定向或变量）。stdin 关闭，stdout 和 stderr 各限 64 KiB。超时 1–300 秒（默认 30）。",
   web_fetch: "获取公开 http(s) 网址并返回可读文本（HTML 转为文本；JSON 和纯文本原样返回）。下载上限 2 MiB，文本上限 50,000 字符。拒绝私有和本地网络地址。",
   web_search: "搜索网络并返回最多 10 条结果（标题、网址、摘要）。用 web_fetch 阅读结果页面。",
+  knowledge_search: "搜索用户的知识库（其本地的笔记、文档和代码文件夹），返回最相关的段落，每段附引用 `path:start-end`。回答时请以 `path:start-end` 注明所用来源。",
+  mcp_result_page: "读取一个较长 MCP 工具结果的下一页（用结果中给出的 id 和 offset）。",
   tool_search: "搜索已配置 MCP 服务器的工具（激活前处于隐藏状态）。返回匹配的工具和服务器；用 mcp_prepare(server) 激活后按返回的名称调用。",
   mcp_prepare: "连接一个 MCP 服务器（用 tool_search 给出的目录名称），并在本对话中激活它的工具，从下一步起即可直接调用。",
   skill_search: "按关键词搜索已安装的技能（针对特定任务的打包说明）。返回最匹配的技能及其描述；使用前先用 skill_load 加载。",

@@ -271,3 +271,50 @@ def test_the_walkthrough_passes_through_chat(env: dict[str, str], home: Path, fa
     assert done.returncode == 0, done.stderr
     assert "The server says: Hello, Cash" in done.stdout
     assert _tool_outputs(fake_llm.model_requests()[-1])[-1] == "Hello, Cash"
+
+
+FILESYSTEM = "@modelcontextprotocol/server-filesystem@2026.8.31"
+
+
+@pytest.mark.timeout(1200)  # the first run installs the server into the test cache
+def test_the_walkthrough_passes_through_ask_for_server_filesystem(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    """Issue 22 acceptance: the third-party filesystem server, added with `mcp add`, found,
+    prepared and called from one `cashcode ask`."""
+    import shutil
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    target = repo / ".cache" / "test-deps" / "npm-fs"
+    entry = target / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
+    node, npm = shutil.which("node"), shutil.which("npm")
+    assert node and npm, "node and npm are needed for the real-server tests"
+    if not entry.exists():
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(target), FILESYSTEM],
+            check=True,
+            timeout=900,
+            capture_output=True,
+        )
+    shared = home / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("The launch code is BLUE-7.\n")
+    added = cashcode(
+        "mcp", "add", "fs", "--description", "Reads and lists files in a shared folder",
+        "--command", node, str(entry), str(shared), env=env, cwd=home,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert cashcode("mcp", "confirm", "fs", env=env, cwd=home).returncode == 0
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "read files in a shared folder"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "fs"}}]},
+        {"tool_calls": [{"name": "mcp_fs_read_text_file", "arguments": {"path": str(shared / "notes.txt")}}]},
+        {"text": "It says BLUE-7."},
+    )
+    done = cashcode("ask", "what is in the shared notes?", env=env, cwd=home / "ws", timeout=300)
+    assert done.returncode == 0, done.stderr
+    requests = fake_llm.model_requests()
+    assert "fs" in _tool_outputs(requests[1])[-1]  # tool_search found it by its description
+    assert "BLUE-7" in _tool_outputs(requests[-1])[-1]

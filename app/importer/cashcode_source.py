@@ -19,6 +19,7 @@ from typing import Any
 from app.contracts.messages import Message, ToolCall
 from app.importer.common import read_text, sha256_text, skill_folders, skill_item, title_from, write_chat
 from app.importer.items import Item, Skip, Target, invalid
+from app.mcp.catalog import mask_url
 from app.store.ids import is_valid_id
 
 SOURCE = "cashcode"
@@ -198,7 +199,8 @@ def _document_item(kind: str, path: Path, get_route: str, save_route: str) -> It
         existing = str(current.get("text", ""))
         if existing.strip() == text.strip():
             raise Skip("already_imported", "the same text is there already")
-        if existing.strip():
+        # The built-in persona (no SOUL.md yet) is nobody's text: importing over it is no conflict.
+        if existing.strip() and current.get("is_default") is not True:
             raise Skip("conflict", f"CashCode already has a {path.name} with other text; merge it by hand")
         payload: dict[str, Any] = {"text": text}
         if save_route == "memory.save" and current.get("hash"):
@@ -245,7 +247,9 @@ def _mcp_item(name: str, entry: object) -> Item:
         await target.call("mcp.servers.create", payload)
         return name
 
-    return Item(kind="mcp_server", name=name, key=key, route="mcp.servers.create", apply=apply)
+    # The plan says where the server is (query tokens masked), not only its name.
+    shown = f"{name} ({mask_url(url)})"
+    return Item(kind="mcp_server", name=shown, key=key, route="mcp.servers.create", apply=apply)
 
 
 def read_cashcode(root: Path) -> list[Item]:

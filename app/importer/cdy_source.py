@@ -158,7 +158,7 @@ def _approval_item(argv: object, workspace: str) -> Item:
     key = f"{SOURCE}:approval:{sha256_text(json.dumps([workspace, argv], default=str))}"
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
         return invalid("approval", shown, key, "an approval is a non-empty list of non-empty strings")
-    grant = GrantKey(kind="exec", key=tuple(argv), workspace=workspace)
+    grant = GrantKey(kind="exec", key=_as_exec_runs_it(argv, workspace), workspace=workspace)
 
     async def apply(target: Target) -> str:
         if not target.add_grant(grant):
@@ -166,6 +166,20 @@ def _approval_item(argv: object, workspace: str) -> Item:
         return shown  # stored disabled: the user enables it in the approvals ledger
 
     return Item(kind="approval", name=shown, key=key, apply=apply)
+
+
+def _as_exec_runs_it(argv: list[str], workspace: str) -> tuple[str, ...]:
+    """The argv as `exec` would key its grant: the program resolved to an absolute path the way
+    `exec` resolves it (a bare `python3` never matched the resolved `/usr/bin/python3`). A
+    program that cannot be found here stays as written (the grant is off until enabled)."""
+    from app.contracts.tools import ToolError
+    from app.tools.exec import resolve_program
+
+    try:
+        program = resolve_program(argv[0], cwd=Path(workspace or "."), path_env=os.environ.get("PATH", ""))
+    except ToolError:
+        return tuple(argv)
+    return (program, *argv[1:])
 
 
 def _file_items(data_dir: Path, name: str, list_key: str, make: Any, kind: str) -> list[Item]:

@@ -136,6 +136,8 @@ def test_tools_of_a_program_that_is_not_an_mcp_server_is_one_line(home: Path) ->
     lines = [line for line in tools.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "not an MCP server" in lines[0] and "hello from a plain script" in lines[0]
     assert "Traceback" not in tools.stderr and tools.stdout == ""
+
+
 def _tool_outputs(request: Any) -> list[str]:
     outputs = [str(i.get("output", "")) for i in request.body.get("input", []) if isinstance(i, dict)]
     outputs += [str(m.get("content")) for m in request.body.get("messages", []) if m.get("role") == "tool"]
@@ -228,3 +230,91 @@ def test_the_walkthrough_passes_through_ask_for_mcp_server_time(
     assert "time" in _tool_outputs(second)[-1]
     assert "mcp_time_get_current_time" in _tool_outputs(third)[-1]
     assert "UTC" in _tool_outputs(fourth)[-1] and "Error" not in _tool_outputs(fourth)[-1]
+
+
+def test_import_with_a_description_fills_it_in_for_servers_without_one(home: Path) -> None:
+    """Issue 22 item 3: `mcp import --description` describes the servers that bring none."""
+    env = base_env(home)
+    snippet = home / "servers.json"
+    snippet.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "plain": {"command": sys.executable, "args": [str(ROUGH)]},
+                    "own": {"command": sys.executable, "args": [str(ROUGH)], "description": "Its own words"},
+                }
+            }
+        )
+    )
+    imported = cashcode(
+        "mcp", "import", str(snippet), "--description", "Reads the weather", env=env, cwd=home
+    )
+    assert imported.returncode == 0, imported.stderr
+    listed = {s["name"]: s for s in json.loads(cashcode("mcp", "list", "--json", env=env, cwd=home).stdout)}
+    assert listed["plain"]["description"] == "Reads the weather"
+    assert listed["own"]["description"] == "Its own words"
+
+
+@pytest.mark.timeout(240)
+def test_the_walkthrough_passes_through_chat(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    """Issue 22 acceptance: tool_search → mcp_prepare → the server's tool in `cashcode chat`
+    (piped: the conversation is the input lines; autonomous so nothing needs a person)."""
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "stdio Hello Cash"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "test_stdio_mcp"}}]},
+        {"tool_calls": [{"name": "mcp_test_stdio_mcp_say_hello", "arguments": {}}]},
+        {"text": "The server says: Hello, Cash"},
+    )
+    done = cashcode("chat", env=env, cwd=home / "ws", stdin="call the stdio test server\n", timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "The server says: Hello, Cash" in done.stdout
+    assert _tool_outputs(fake_llm.model_requests()[-1])[-1] == "Hello, Cash"
+
+
+FILESYSTEM = "@modelcontextprotocol/server-filesystem@2026.8.31"
+
+
+@pytest.mark.timeout(1200)  # the first run installs the server into the test cache
+def test_the_walkthrough_passes_through_ask_for_server_filesystem(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    """Issue 22 acceptance: the third-party filesystem server, added with `mcp add`, found,
+    prepared and called from one `cashcode ask`."""
+    import shutil
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    target = repo / ".cache" / "test-deps" / "npm-fs"
+    entry = target / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
+    node, npm = shutil.which("node"), shutil.which("npm")
+    assert node and npm, "node and npm are needed for the real-server tests"
+    if not entry.exists():
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(target), FILESYSTEM],
+            check=True,
+            timeout=900,
+            capture_output=True,
+        )
+    shared = home / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("The launch code is BLUE-7.\n")
+    added = cashcode(
+        "mcp", "add", "fs", "--description", "Reads and lists files in a shared folder",
+        "--command", node, str(entry), str(shared), env=env, cwd=home,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert cashcode("mcp", "confirm", "fs", env=env, cwd=home).returncode == 0
+    (home / "config" / "settings.json").write_text(json.dumps({"approval_mode": "autonomous"}))
+    fake_llm.script(
+        {"tool_calls": [{"name": "tool_search", "arguments": {"query": "read files in a shared folder"}}]},
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "fs"}}]},
+        {"tool_calls": [{"name": "mcp_fs_read_text_file", "arguments": {"path": str(shared / "notes.txt")}}]},
+        {"text": "It says BLUE-7."},
+    )
+    done = cashcode("ask", "what is in the shared notes?", env=env, cwd=home / "ws", timeout=300)
+    assert done.returncode == 0, done.stderr
+    requests = fake_llm.model_requests()
+    assert "fs" in _tool_outputs(requests[1])[-1]  # tool_search found it by its description
+    assert "BLUE-7" in _tool_outputs(requests[-1])[-1]

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api import route_types
 from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure
+from app.core.prompt import DEFAULT_PERSONA
 
 
 class _M(BaseModel):
@@ -33,6 +34,7 @@ class Text(_M):
 class TextView(_M):
     text: str
     hash: str
+    is_default: bool = False  # the real soul.get: the built-in persona while no SOUL.md exists
 
 
 class MemoryAdd(_M):
@@ -118,6 +120,8 @@ class FakeTargets(Capability):
             return TextView(text=req.text, hash=_hash(req.text))
 
         async def soul_get(req: Empty) -> TextView:
+            if not self.soul:  # as the app answers before any SOUL.md: the default persona
+                return TextView(text=DEFAULT_PERSONA, hash=_hash(DEFAULT_PERSONA), is_default=True)
             return TextView(text=self.soul, hash=_hash(self.soul))
 
         async def soul_save(req: Text) -> TextView:

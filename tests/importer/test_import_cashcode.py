@@ -136,8 +136,9 @@ async def test_a_cashcode_folder_is_imported_once_with_everything_reported(
     assert skills["renzhi-niuqu"]["status"] == "invalid" and "name" in skills["renzhi-niuqu"]["reason"]
     assert skills["taken"]["status"] == "conflict"
     assert list(fakes.skills) == ["code-review"]
-    servers = {i["name"]: i for i in _by(report, "mcp_server")}
+    servers = {i["name"].split(" (")[0]: i for i in _by(report, "mcp_server")}
     assert servers["github"]["status"] == "imported" and servers["broken"]["status"] == "invalid"
+    assert servers["github"]["name"] == "github (https://mcp.example/sse)"  # the plan says where it is
     created = fakes.routes_called("mcp.servers.create")
     assert created == [
         {

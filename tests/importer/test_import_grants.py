@@ -50,3 +50,25 @@ async def test_an_imported_grant_is_listed_whole_and_disabled_until_enabled(
     await ok(app, "approvals.enable", {"grant_id": grants[0]["id"]})
     assert app.ctx.ledger.has(key)
     assert (await ok(app, "approvals.list"))["grants"][0]["enabled"] is True
+
+
+async def test_a_bare_program_name_is_stored_as_exec_resolves_it(make_app: AppMaker, tmp_path: Path) -> None:
+    """Issue 24 item 1: cdy-agent kept `python3`; `exec` keys its grants by the resolved path,
+    so an imported bare name never matched. Enabled, it now covers exactly that command."""
+    from app.contracts.tools import ToolContext
+    from app.tools.exec import ExecTool
+
+    workspace = tmp_path / "project"
+    (workspace / ".cdy-agent").mkdir(parents=True)
+    (workspace / ".cdy-agent" / "shell-approvals.json").write_text(
+        json.dumps({"version": 1, "allowed_commands": [["python3", "tool.py"]]})
+    )
+    app, _ = await make_app()
+    await ok(app, "import.run", {"path": str(workspace)})
+    [grant] = (await ok(app, "approvals.list"))["grants"]
+    assert os.path.isabs(grant["key"][0]) and grant["key"][1:] == ["tool.py"]
+    await ok(app, "approvals.enable", {"grant_id": grant["id"]})
+    ctx = ToolContext(workspace=Path(os.path.realpath(workspace)))
+    prepared = await ExecTool().prepare({"argv": ["python3", "tool.py"]}, ctx)
+    assert prepared.approval is not None and prepared.approval.grant_key is not None
+    assert app.ctx.ledger.has(prepared.approval.grant_key)  # the enabled import covers the call

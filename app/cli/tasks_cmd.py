@@ -16,6 +16,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from app.cli.memories_cmd import error, runner  # the CLI's plain-app runner, as kb/memory use
+
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
@@ -64,29 +66,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         sub.set_defaults(func=runner(_remove if verb == "remove" else _toggle(verb == "enable")))
 
 
-def runner(body: Body) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        async def main() -> int:
-            from app.cli.runtime import open_plain_app
-
-            app = open_plain_app(os.environ)
-            try:
-                return await body(app, args)
-            finally:
-                await app.aclose()
-
-        return asyncio.run(main())
-
-    return run
-
-
-def _error(envelope: dict[str, Any]) -> int:
-    from app.cli.render import error_line
-
-    print(error_line(envelope["error"]), file=sys.stderr)
-    return 1
-
-
 def _fail(message: str) -> int:
     from app.cli.runtime import fail
 
@@ -96,7 +75,7 @@ def _fail(message: str) -> int:
 async def _find(app: CashCodeApp, name: str) -> dict[str, Any] | int:
     listed = await app.invoke("tasks.list", {})
     if not listed["ok"]:
-        return _error(listed)
+        return error(listed)
     for task in listed["data"]["tasks"]:
         if task["name"].casefold() == name.casefold():
             found: dict[str, Any] = task
@@ -121,7 +100,7 @@ def _schedule(args: argparse.Namespace, zone_name: str) -> dict[str, Any]:
 async def _provider_id(app: CashCodeApp, wanted: str) -> str | int:
     listed = await app.invoke("providers.list", {})
     if not listed["ok"]:
-        return _error(listed)
+        return error(listed)
     providers = listed["data"]["providers"]
     for p in providers:
         if wanted in (p["id"], p["name"]):
@@ -136,7 +115,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
     listed = await app.invoke("tasks.list", {})
     if not listed["ok"]:
-        return _error(listed)
+        return error(listed)
     try:
         schedule = _schedule(args, listed["data"]["time_zone"])
     except ScheduleError as exc:
@@ -157,7 +136,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         draft["workspace"] = _absolute(args.workspace)
     saved = await app.invoke("tasks.add", {"draft": draft})
     if not saved["ok"]:
-        return _error(saved)
+        return error(saved)
     for warning in saved["data"]["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
     task = saved["data"]["task"]
@@ -173,7 +152,7 @@ def _absolute(path: str) -> str:
 async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
     listed = await app.invoke("tasks.list", {})
     if not listed["ok"]:
-        return _error(listed)
+        return error(listed)
     tasks = listed["data"]["tasks"]
     if args.json:
         print(json.dumps(tasks, ensure_ascii=False, indent=2))
@@ -219,7 +198,7 @@ async def _run(app: CashCodeApp, args: argparse.Namespace, fallback: dict[str, s
         payload["model"] = fallback
     ran = await app.invoke("tasks.run", payload)
     if not ran["ok"]:
-        return _error(ran)
+        return error(ran)
     run = ran["data"]
     if run["answer"] is not None:
         print(run["answer"])
@@ -235,7 +214,7 @@ async def _history(app: CashCodeApp, args: argparse.Namespace) -> int:
         return task
     found = await app.invoke("tasks.history", {"task_id": task["id"], "limit": 200})
     if not found["ok"]:
-        return _error(found)
+        return error(found)
     runs = found["data"]["runs"]
     if args.json:
         print(json.dumps(runs, ensure_ascii=False, indent=2))
@@ -260,7 +239,7 @@ def _toggle(enabled: bool) -> Body:
             return task
         changed = await app.invoke("tasks.set_enabled", {"task_id": task["id"], "enabled": enabled})
         if not changed["ok"]:
-            return _error(changed)
+            return error(changed)
         word = "Enabled" if enabled else "Disabled"
         print(f"{word} {task['name']!r}; next run {_when(changed['data']['next_run'])}")
         return 0
@@ -274,7 +253,7 @@ async def _remove(app: CashCodeApp, args: argparse.Namespace) -> int:
         return task
     removed = await app.invoke("tasks.remove", {"task_id": task["id"]})
     if not removed["ok"]:
-        return _error(removed)
+        return error(removed)
     print(f"Removed {task['name']!r} and its history (its chats stay).")
     return 0
 

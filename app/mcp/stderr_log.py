@@ -2,8 +2,8 @@
 
 The child writes into a pipe, not into the file: a thread copies each line to the log after
 masking every known secret of that server in the forms a program may print it (raw,
-URL-encoded, base64; app/support/secret_forms.py). The log is created 0600, since it can still
-hold what the server chose to print about the user's data.
+URL-encoded, base64) with the app log's own `Redactor` (app/observability/logs.py). The log is
+created 0600, since it can still hold what the server chose to print about the user's data.
 """
 
 from __future__ import annotations
@@ -15,22 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TextIO
 
-from app.support.secret_forms import encoded_forms
-
-MASK = "********"
-_MIN_SECRET_LEN = 4
-
-
-class _Masker:
-    def __init__(self, secrets: Iterable[str]) -> None:
-        forms = {f for s in secrets if len(s) >= _MIN_SECRET_LEN for f in encoded_forms(s)}
-        self._forms = sorted(forms, key=len, reverse=True)  # longest first: no partial leftovers
-
-    def __call__(self, line: str) -> str:
-        for form in self._forms:
-            if form in line:
-                line = line.replace(form, MASK)
-        return line
+from app.observability.logs import Redactor
 
 
 def open_private_log(path: Path) -> IO[str]:
@@ -41,7 +26,7 @@ def open_private_log(path: Path) -> IO[str]:
     return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
 
 
-def _copy(source: IO[str], log: IO[str], mask: _Masker) -> None:
+def _copy(source: IO[str], log: IO[str], mask: Redactor) -> None:
     with source, log:
         for line in source:
             log.write(mask(line))
@@ -55,7 +40,7 @@ def redacted_stderr(path: Path, secrets: Iterable[str]) -> Iterator[TextIO]:
     read_fd, write_fd = os.pipe()
     source = os.fdopen(read_fd, "r", encoding="utf-8", errors="replace")
     sink = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
-    copier = threading.Thread(target=_copy, args=(source, log, _Masker(secrets)), daemon=True)
+    copier = threading.Thread(target=_copy, args=(source, log, Redactor(secrets)), daemon=True)
     copier.start()
     try:
         yield sink

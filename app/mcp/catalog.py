@@ -130,7 +130,15 @@ class UserCatalog:
         env = dict(entry.env)
         for key in entry.secret_env:
             env[key] = self._secrets.get(secret_name(entry.name, "env", key)) or ""
-        return Resolved(entry=entry, headers=headers, env=env)
+        names = url_secret_names(entry.url)
+        query = {k: self._secrets.get(secret_name(entry.name, "query", k)) or "" for k in names}
+        return Resolved(
+            entry=entry,
+            headers=headers,
+            env=env,
+            url=join_url_secrets(entry.url, query),
+            query_secrets=tuple(v for v in query.values() if v),
+        )
 
     # ---- writing -------------------------------------------------------------------------------
 
@@ -165,6 +173,8 @@ class UserCatalog:
             self._secrets.delete(secret_name(entry.name, "header", h))
         for key in entry.secret_env:
             self._secrets.delete(secret_name(entry.name, "env", key))
+        for key in url_secret_names(entry.url):
+            self._secrets.delete(secret_name(entry.name, "query", key))
         for what in ("tokens", "client"):
             self._secrets.delete(secret_name(entry.name, "oauth", what))
 
@@ -173,6 +183,8 @@ class UserCatalog:
             self._secrets.delete(secret_name(old.name, "header", h))
         for key in set(old.secret_env) - set(new.secret_env):
             self._secrets.delete(secret_name(old.name, "env", key))
+        for key in set(url_secret_names(old.url)) - set(url_secret_names(new.url)):
+            self._secrets.delete(secret_name(old.name, "query", key))
 
     def _write(self, servers: Mapping[str, Any]) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
@@ -223,24 +235,40 @@ def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEn
             raise ConfigError(f"no value for the secret variable {missing[0]}")
         fields.update(command=command, args=args, env=env, secret_env=secret_env, url="", header_names=())
     else:
-        url = check_url(unmask_url(req.url, base.url) if req.url is not None else base.url)
-        headers_in = dict(req.headers) if req.headers is not None else dict.fromkeys(base.header_names, MASK)
-        if len(headers_in) > MAX_HEADERS:
-            raise ConfigError(f"too many headers (at most {MAX_HEADERS})")
-        auth = any(h.lower() in ("authorization", "proxy-authorization") for h in headers_in)
-        if auth and not (is_private_transport(url) or req.allow_plain_http_auth):
-            raise ConfigError(
-                "an Authorization header would be sent unencrypted over http:// to another "
-                "computer; use https://, or confirm it (allow_plain_http_auth, --allow-http-auth)"
-            )
-        for header, value in headers_in.items():
-            check_header(header)
-            if value != MASK:
-                secrets[("header", header)] = _secret(value, header)
-            elif header not in base.header_names:
-                raise ConfigError(f"enter a value for the header {header}")
-        fields.update(url=url, header_names=tuple(headers_in), command="", args=(), env={}, secret_env=())
+        fields.update(_remote_fields(req, base, secrets))
     return replace(base, **fields), secrets
+
+
+def _remote_fields(req: EntryInput, base: ServerEntry, secrets: SecretValues) -> dict[str, Any]:
+    """The fields of an http/sse entry; header values and credential query values go to
+    `secrets` (the file keeps the URL with those values masked)."""
+    url, query_values = split_url_secrets(check_url(req.url if req.url is not None else base.url))
+    kept = url_secret_names(base.url)
+    legacy = _legacy_query_values(base.url)
+    for key in url_secret_names(url):
+        if key in query_values:
+            secrets[("query", key)] = _secret(query_values[key], f"the URL parameter {key}")
+        elif key in legacy:  # stored in the file by an older build: moves to the keyring now
+            secrets[("query", key)] = legacy[key]
+        elif key not in kept:
+            raise ConfigError(f"enter a value for the URL parameter {key}")
+    headers_in = dict(req.headers) if req.headers is not None else dict.fromkeys(base.header_names, MASK)
+    if len(headers_in) > MAX_HEADERS:
+        raise ConfigError(f"too many headers (at most {MAX_HEADERS})")
+    auth = any(h.lower() in ("authorization", "proxy-authorization") for h in headers_in)
+    if auth and not (is_private_transport(url) or req.allow_plain_http_auth):
+        raise ConfigError(
+            "an Authorization header would be sent unencrypted over http:// to another "
+            "computer; use https://, or confirm it (allow_plain_http_auth, --allow-http-auth)"
+        )
+    for header, value in headers_in.items():
+        check_header(header)
+        if value != MASK:
+            secrets[("header", header)] = _secret(value, header)
+        elif header not in base.header_names:
+            raise ConfigError(f"enter a value for the header {header}")
+    header_names = tuple(headers_in)
+    return {"url": url, "header_names": header_names, "command": "", "args": (), "env": {}, "secret_env": ()}
 
 
 def _text(value: str, what: str) -> str:
@@ -288,23 +316,47 @@ def mask_url(url: str) -> str:
     return parts._replace(query=urlencode(masked, safe="*")).geturl()
 
 
-def unmask_url(new: str, old: str) -> str:
-    """A URL sent back from a form: masked query values keep the stored ones."""
+def split_url_secrets(url: str) -> tuple[str, dict[str, str]]:
+    """The URL as stored (credential-named query values replaced by MASK) and those values.
+
+    The values go to the keyring like header values; `resolve` puts them back right before a
+    connection. A MASK sent back by the edit form keeps the stored value."""
     from urllib.parse import parse_qsl, urlencode, urlsplit
 
-    parts = urlsplit(new)
+    parts = urlsplit(url)
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    if not any(v == MASK for _, v in pairs):
-        return new
-    stored = dict(parse_qsl(urlsplit(old).query, keep_blank_values=True))
-    restored = []
-    for k, v in pairs:
-        if v == MASK:
-            if k not in stored:
-                raise ConfigError(f"enter a value for the URL parameter {k}")
-            v = stored[k]
-        restored.append((k, v))
-    return parts._replace(query=urlencode(restored)).geturl()
+    secret = [k for k, v in pairs if SECRET_ENV_HINT.search(k) and v]
+    if not secret:
+        return url, {}
+    if len(set(secret)) != len(secret):
+        raise ConfigError("a credential parameter appears twice in the URL")
+    values = {k: v for k, v in pairs if k in secret and v != MASK}
+    stored = [(k, MASK if k in secret else v) for k, v in pairs]
+    return parts._replace(query=urlencode(stored, safe="*")).geturl(), values
+
+
+def url_secret_names(url: str) -> list[str]:
+    """The query parameters of a stored URL whose values live in the keyring."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    return [k for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True) if v == MASK]
+
+
+def join_url_secrets(url: str, values: Mapping[str, str]) -> str:
+    """The stored URL with its keyring values put back (never shown, never logged)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    if not values:
+        return url
+    parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    joined = [(k, (values.get(k) or v) if v == MASK else v) for k, v in pairs]
+    return parts._replace(query=urlencode(joined)).geturl()
+
+
+def _legacy_query_values(url: str) -> dict[str, str]:
+    """Credential values an older build kept in servers.json itself."""
+    return split_url_secrets(url)[1] if url else {}
 
 
 def _to_json(e: ServerEntry) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -116,13 +116,20 @@ class Resolved:
     entry: ServerEntry
     headers: Mapping[str, str]
     env: Mapping[str, str]
+    # The URL to connect to: the stored one with its credential query values put back.
+    url: str = ""
+    query_secrets: Sequence[str] = ()
+
+    @property
+    def target_url(self) -> str:
+        return self.url or self.entry.url
 
     def secret_values(self) -> list[str]:
         secret_env = {k: v for k, v in self.env.items() if k in self.entry.secret_env}
-        return [*self.headers.values(), *secret_env.values()]
+        return [*self.headers.values(), *secret_env.values(), *self.query_secrets]
 
 
-def secret_name(server: str, kind: Literal["header", "env", "oauth"], key: str) -> str:
+def secret_name(server: str, kind: Literal["header", "env", "oauth", "query"], key: str) -> str:
     return f"mcp:{server}:{kind}:{key}"
 
 

@@ -396,7 +396,7 @@ class _Opening:
 
     async def __aenter__(self) -> Any:
         entry = self._r.entry
-        url = entry.url
+        url = self._r.target_url
         if entry.launch is not None:
             launched = await transports.launch(
                 entry.launch.command, entry.launch.args, self._s.stderr_path(entry.name)

@@ -20,6 +20,7 @@ from tests.mcp.helpers import ROUGH, add_rough, http_server
 HEADER_SECRET = "topsecret-header-value-42"
 ENV_SECRET = "topsecret-env-value-77"
 OTHER_SECRET = "another-secret-key-9931"
+QUERY_SECRET = "query-token-value-5150"
 
 
 @pytest.fixture
@@ -48,9 +49,16 @@ async def test_secrets_never_leak(
     auth = f"Bearer {HEADER_SECRET}"
     created = await call(
         "mcp.servers.create",
-        {"name": "leaky", "transport": "http", "url": http_rough, "headers": {"Authorization": auth}},
+        {
+            "name": "leaky",
+            "transport": "http",
+            "url": f"{http_rough}?mode=x&access_token={QUERY_SECRET}",
+            "headers": {"Authorization": auth},
+        },
     )
     assert created["data"]["headers"] == {"Authorization": "********"}
+    assert created["data"]["url"].endswith("?mode=x&access_token=********")
+    assert secrets.get("mcp:leaky:query:access_token") == QUERY_SECRET
     await add_rough(app, "rough", env={"ROUGH_TOKEN": ENV_SECRET, "MODE": "x"}, secret_env=["ROUGH_TOKEN"])
     await call(
         "mcp.servers.create",
@@ -62,8 +70,12 @@ async def test_secrets_never_leak(
         },
     )
     # submitting the mask keeps the stored secret
-    await call("mcp.servers.update", {"name": "leaky", "headers": {"Authorization": "********"}})
+    await call(
+        "mcp.servers.update",
+        {"name": "leaky", "headers": {"Authorization": "********"}, "url": created["data"]["url"]},
+    )
     assert secrets.get("mcp:leaky:header:Authorization") == auth
+    assert secrets.get("mcp:leaky:query:access_token") == QUERY_SECRET
 
     for route, payload in [
         ("mcp.servers.connect", {"name": "leaky"}),
@@ -78,7 +90,8 @@ async def test_secrets_never_leak(
     ]:
         await call(route, payload)
     echoed = seen[-8]["data"]["text"]
-    assert echoed.startswith("auth=") and "********" in echoed  # the server did echo it: redacted
+    # the server did receive both and echo them: redacted
+    assert echoed.startswith("auth=********") and echoed.endswith("access_token=********")
     assert seen[-5]["ok"] is False  # the dead server failed …
 
     await ok(app, "settings.update", {"approval_mode": "autonomous"})
@@ -102,7 +115,7 @@ async def test_secrets_never_leak(
     haystacks += [caplog.text, json.dumps([r.body for r in fake_llm.requests], default=str)]
     for root in (paths.data_dir, paths.config_dir, paths.log_dir, paths.cache_dir):
         haystacks += [p.read_bytes().decode("utf-8", "replace") for p in Path(root).rglob("*") if p.is_file()]
-    for secret in (HEADER_SECRET, ENV_SECRET, OTHER_SECRET):
+    for secret in (HEADER_SECRET, ENV_SECRET, OTHER_SECRET, QUERY_SECRET):
         leaks = [h[:200] for h in haystacks if secret in h]
         assert not leaks, (secret, leaks)
     assert any("********" in h for h in haystacks)

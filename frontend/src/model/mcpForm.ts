@@ -15,11 +15,12 @@ export interface McpDraft {
   args: string; // one argument per line (no shell parsing)
   env: string; // "NAME=value" per line
   secretEnv: string; // comma-separated names
+  allowPlainHttpAuth: boolean; // the user confirmed an Authorization header over plain http://
 }
 
 export function draftFrom(view: McpServerView | null): McpDraft {
   if (!view) {
-    return { name: "", transport: "stdio", displayName: "", description: "", url: "", headers: "", command: "", args: "", env: "", secretEnv: "" };
+    return { name: "", transport: "stdio", displayName: "", description: "", url: "", headers: "", command: "", args: "", env: "", secretEnv: "", allowPlainHttpAuth: false };
   }
   return {
     name: view.name,
@@ -32,6 +33,7 @@ export function draftFrom(view: McpServerView | null): McpDraft {
     args: view.args.join("\n"),
     env: Object.entries(view.env).map(([k, v]) => `${k}=${v}`).join("\n"),
     secretEnv: view.secret_env.join(", "),
+    allowPlainHttpAuth: false,
   };
 }
 
@@ -61,5 +63,24 @@ export function toPayload(d: McpDraft): McpServerCreate {
       secret_env: d.secretEnv.split(",").map((s) => s.trim()).filter((s) => s.length > 0),
     };
   }
-  return { ...base, url: d.url.trim(), headers: pairs(d.headers, ":") };
+  const remote = { ...base, url: d.url.trim(), headers: pairs(d.headers, ":") };
+  return d.allowPlainHttpAuth && sendsPlainHttpAuth(d) ? { ...remote, allow_plain_http_auth: true } : remote;
+}
+
+const AUTH_HEADERS = new Set(["authorization", "proxy-authorization"]);
+
+/** True when the draft would send an Authorization header unencrypted to another computer
+ * (plain http://, not loopback): the server refuses it unless the user confirms. */
+export function sendsPlainHttpAuth(d: McpDraft): boolean {
+  if (d.transport === "stdio") return false;
+  let url: URL;
+  try {
+    url = new URL(d.url.trim());
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "http:") return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\./.test(host)) return false;
+  return lines(d.headers).some((line) => AUTH_HEADERS.has(line.slice(0, Math.max(0, line.indexOf(":"))).trim().toLowerCase()));
 }

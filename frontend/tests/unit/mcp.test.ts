@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AppEvent, McpServerCreate, McpServerView } from "@/api/generated";
 import { ApiError } from "@/api/transport";
-import { MASK, draftFrom, toPayload } from "@/model/mcpForm";
+import { MASK, draftFrom, sendsPlainHttpAuth, toPayload } from "@/model/mcpForm";
 import McpView from "@/views/McpView.vue";
 import { mountWith, tick } from "./mount";
 
@@ -28,6 +28,23 @@ describe("mcp form logic", () => {
     const d = { ...draftFrom(null), name: "x", command: "npx", args: "-y\npkg name with spaces", env: "A=1\nTOKEN=s" , secretEnv: "TOKEN" };
     expect(toPayload(d)).toMatchObject({ args: ["-y", "pkg name with spaces"], env: { A: "1", TOKEN: "s" }, secret_env: ["TOKEN"] });
     expect(() => toPayload({ ...d, env: "NOVALUE" })).toThrow("NOVALUE");
+  });
+});
+
+describe("plain-http Authorization", () => {
+  const d = { ...draftFrom(null), name: "x", transport: "http" as const, headers: "Authorization: Bearer t" };
+  it("is asked for only over http:// to another computer, with an Authorization header", () => {
+    expect(sendsPlainHttpAuth({ ...d, url: "http://10.0.0.5/mcp" })).toBe(true);
+    expect(sendsPlainHttpAuth({ ...d, url: "http://10.0.0.5/mcp", headers: "proxy-authorization: x" })).toBe(true);
+    expect(sendsPlainHttpAuth({ ...d, url: "https://10.0.0.5/mcp" })).toBe(false);
+    expect(sendsPlainHttpAuth({ ...d, url: "http://127.0.0.1:9000/mcp" })).toBe(false);
+    expect(sendsPlainHttpAuth({ ...d, url: "http://localhost/mcp" })).toBe(false);
+    expect(sendsPlainHttpAuth({ ...d, url: "http://[::1]/mcp" })).toBe(false);
+    expect(sendsPlainHttpAuth({ ...d, url: "http://10.0.0.5/mcp", headers: "X-Key: t" })).toBe(false);
+  });
+  it("sends the confirmation only when it applies", () => {
+    expect(toPayload({ ...d, url: "http://10.0.0.5/mcp", allowPlainHttpAuth: true })).toMatchObject({ allow_plain_http_auth: true });
+    expect(toPayload({ ...d, url: "https://h/mcp", allowPlainHttpAuth: true })).not.toHaveProperty("allow_plain_http_auth");
   });
 });
 
@@ -119,6 +136,21 @@ describe("MCP Market view", () => {
     await tick();
     expect(created).toEqual([expect.objectContaining({ name: "mine", transport: "stdio", command: "npx", args: ["-y", "some-server"] })]);
     expect(wrapper.find('[data-testid="mcp-confirm"]').exists()).toBe(true);
+  });
+
+  it("asks before an Authorization header goes over plain http:// to another computer", async () => {
+    const { wrapper, created } = await market([]);
+    await wrapper.get('[data-testid="mcp-add"]').trigger("click");
+    await wrapper.get('[data-testid="mcp-form-name"]').setValue("lan");
+    await wrapper.get('[data-testid="mcp-form-transport"]').setValue("http");
+    await wrapper.get('[data-testid="mcp-form-url"]').setValue("http://192.168.1.20:8080/mcp");
+    expect(wrapper.find('[data-testid="mcp-form-plain-auth"]').exists()).toBe(false); // no header yet
+    await wrapper.get('[data-testid="mcp-form-headers"]').setValue("Authorization: Bearer abc");
+    expect(wrapper.get('[data-testid="mcp-form-plain-auth"]').text()).toContain("unencrypted");
+    await wrapper.get('[data-testid="mcp-form-plain-auth-check"]').setValue(true);
+    await wrapper.get('[data-testid="mcp-form"]').trigger("submit");
+    await tick();
+    expect(created).toEqual([expect.objectContaining({ name: "lan", url: "http://192.168.1.20:8080/mcp", allow_plain_http_auth: true })]);
   });
 
   it("previews a pasted snippet, then imports the valid servers", async () => {

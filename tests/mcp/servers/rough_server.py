@@ -62,9 +62,11 @@ def echo_token() -> str:
 
 @server.tool()
 def echo_header(ctx: Context) -> str:
-    """Echo the Authorization header of the HTTP request (a careless server)."""
+    """Echo the Authorization header and the query of the HTTP request (a careless server)."""
     request = ctx.request_context.request
-    return "auth=" + (request.headers.get("authorization", "") if request is not None else "")
+    if request is None:
+        return "auth="
+    return f"auth={request.headers.get('authorization', '')} query={request.url.query}"
 
 
 class Person(BaseModel):

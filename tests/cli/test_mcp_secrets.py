@@ -70,3 +70,6 @@ def test_header_count_and_size_are_capped_and_url_tokens_are_masked(home: Path) 
     listed = cashcode("mcp", "list", "--json", env=env, cwd=home)
     assert "qs-secret-77" not in tokened.stdout + listed.stdout
     assert "region=eu" in listed.stdout
+    for folder in ("data", "config", "logs", "cache"):  # the keyring holds it, no file does
+        assert _files_holding(home / folder, b"qs-secret-77") == [], folder
+    assert b"qs-secret-77" in (home / "keyring.json").read_bytes()

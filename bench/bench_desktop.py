@@ -170,10 +170,14 @@ def measure_app_start(display: str, env: dict[str, str]) -> dict[str, float]:
     with sync_playwright() as pw:
         page = app.attach(pw, timeout_s=60)
         expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=60_000)
-        interactive = time.time() - app.started_at
+        observed = time.time() - app.started_at
+        # The page's own mark (frontend/src/model/startupMarks.ts): the frame with the composer
+        # painted. `observed` adds the debugger attach and Playwright's polling on top.
+        painted_ms = page.evaluate("() => window.__cashcodeMarks?.composer ?? null")
         visible = wait_for_mark(app, "loaded") - app.started_at
         stop(app)
-    return {"visible": visible, "interactive": interactive}
+    interactive = painted_ms / 1000 - app.started_at if painted_ms else observed
+    return {"visible": visible, "interactive": interactive, "observed": observed}
 
 
 def measure_app_memory(display: str, env: dict[str, str]) -> dict[str, float]:
@@ -393,10 +397,13 @@ def startup_rows(display: str, env: dict[str, str], runs: int) -> list[str]:
     hello_vis = statistics.median(h["visible"] for h in hello)
     app_vis = statistics.median(s["visible"] for s in starts)
     app_int = statistics.median(s["interactive"] for s in starts)
+    app_seen = statistics.median(s["observed"] for s in starts)
     return [
         f"| cold start → window visible (median of {runs}) | {hello_vis:.2f} s | {app_vis:.2f} s "
         f"| {app_vis / hello_vis:.2f}x | ≤ 1.5x floor |",
-        f"| cold start → interactive (median of {runs}) | — | {app_int:.2f} s | — | ≤ 1.5 s |",
+        f"| cold start → interactive: composer painted, page clock (median of {runs}) | — "
+        f"| {app_int:.2f} s | — | ≤ 1.5 s |",
+        f"| (the same seen over CDP: + debugger attach and polling) | — | {app_seen:.2f} s | — | — |",
     ]
 
 

@@ -13,6 +13,8 @@ What adapters use (desktop bridge, HTTP server, CLI):
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -106,6 +108,7 @@ class CashCodeApp:
 
         self._routes: dict[str, Handler] = bind_routes(self)
         self._all_routes = False  # capability routes are bound on first use (`ask` never needs them)
+        self._background_start: asyncio.Task[None] | None = None
 
     def _host(self, capability: Callable[[str], Capability]) -> Host:
         """What every capability is built from (app/host/host.py)."""
@@ -193,7 +196,25 @@ class CashCodeApp:
         for cap in self.capabilities:
             await cap.start()
 
+    def start_background_soon(self, delay_s: float) -> None:
+        """`start_background` as a task of the running loop, after `delay_s`: in the desktop the
+        page's first requests already wait for the app, and the watchers' and schedulers' start
+        (mostly imports, ~0.3–0.7 s on two cores) would otherwise come before their answers."""
+
+        async def later() -> None:
+            await asyncio.sleep(delay_s)
+            try:
+                await self.start_background()
+            except Exception:  # the window works without hot reload; say why in the log
+                _log.exception("background work could not start")
+
+        self._background_start = asyncio.get_running_loop().create_task(later())
+
     async def aclose(self) -> None:
+        if self._background_start is not None and not self._background_start.done():
+            self._background_start.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._background_start
         await self.skills_watch.stop()
         for cap in reversed(self.capabilities):
             try:
@@ -208,7 +229,9 @@ class CashCodeApp:
 
     async def app_info(self, req: m.Empty) -> m.AppInfo:
         settings = self.ctx.settings.load()
-        state = self.ctx.secrets.status()
+        # Off the loop: the first status waits for keyring's backend detection (SecretStore.warm),
+        # and the page's other first requests are answered meanwhile.
+        state = await asyncio.to_thread(self.ctx.secrets.status)
         return m.AppInfo(
             version=_version(),
             platform=sys.platform,

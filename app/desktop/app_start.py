@@ -39,11 +39,20 @@ AppFactory = Callable[[AppPaths, Mapping[str, str]], Any]
 """Builds the app on the core loop; may return the app or an awaitable of it."""
 
 
+# The page's first requests are answered before Skill hot reload, the knowledge watchers and the
+# task scheduler start (docs/decisions.md 206).
+BACKGROUND_DELAY_S = 0.5
+
+
 async def default_factory(paths: AppPaths, env: Mapping[str, str]) -> Any:
+    from app.settings.secrets import SecretStore
+
+    secrets = SecretStore()
+    secrets.warm()  # keyring's backend detection overlaps the import and build below
     from app.api.bootstrap import build_app  # lazy: the import is most of the build time
 
-    app = build_app(paths, env)
-    await app.start_background()  # Skill hot reload while the window is open
+    app = build_app(paths, env, secrets=secrets)
+    app.start_background_soon(BACKGROUND_DELAY_S)
     from app.server.local_api import with_local_api  # Settings → Local API (off by default)
 
     return await with_local_api(app, env)

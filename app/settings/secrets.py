@@ -9,6 +9,7 @@ backend, has priority < 1, or is a keyrings.alt file backend, the store is *unav
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -94,10 +95,24 @@ class SecretStore:
         self.service = service
         self._backend = backend
         self._session: dict[str, str] = {}
+        self._warming: threading.Thread | None = None
+
+    def warm(self) -> None:
+        """Find the keychain backend on a worker thread now. keyring's detection imports every
+        backend (the macOS one runs the C compiler to look for libraries, also on Linux): 0.3–0.9 s
+        here, which the desktop's first `app.info` would otherwise wait for on the event loop."""
+        if self._backend is None and self._warming is None:
+            self._warming = threading.Thread(target=self._detect, name="keyring-detect", daemon=True)
+            self._warming.start()
 
     def _current(self) -> Any:
         if self._backend is not None:
             return self._backend
+        if self._warming is not None and self._warming is not threading.current_thread():
+            self._warming.join()  # keyring's own detection is not thread-safe: never run it twice
+        return self._detect()
+
+    def _detect(self) -> Any:
         import keyring  # lazy: see module docstring
 
         try:

@@ -49,7 +49,7 @@ def mcpb(cli: list[str], *args: str, cwd: Path) -> str:
     return done.stdout
 
 
-PYTHON_SERVER = r'''
+PYTHON_SERVER = r"""
 import hashlib, json, os, sys
 import shouter  # a bundled dependency: server/lib/shouter.py
 
@@ -83,12 +83,12 @@ for line in sys.stdin:
         reply = {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no such method"}}
     sys.stdout.write(json.dumps(reply) + "\n")
     sys.stdout.flush()
-'''
+"""
 
-SHOUTER = '''
+SHOUTER = """
 def shout(text, loud):
     return text.upper() + "!" if loud else text
-'''
+"""
 
 NODE_SERVER = r"""
 const readline = require("readline");
@@ -108,7 +108,8 @@ function answer(msg) {
     case "ping": return {};
     case "tools/list": return { tools: [TOOL] };
     case "tools/call": {
-      const digest = crypto.createHash("sha256").update(process.env.GREET_KEY || "").digest("hex").slice(0, 16);
+      const key = process.env.GREET_KEY || "";
+      const digest = crypto.createHash("sha256").update(key).digest("hex").slice(0, 16);
       const text = greeting(prefix, msg.params.arguments.name).repeat(times);
       return { content: [{ type: "text", text: `${text} key-sha=${digest}` }] };
     }
@@ -127,7 +128,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 });
 """
 
-GREETER = 'exports.greeting = (prefix, name) => `${prefix}, ${name}.`;\n'
+GREETER = "exports.greeting = (prefix, name) => `${prefix}, ${name}.`;\n"
 
 
 def python_bundle(cli: list[str], work: Path) -> Path:
@@ -189,7 +190,9 @@ def node_bundle(cli: list[str], work: Path) -> Path:
         json.dumps({"name": "greeter", "version": "1.0.0", "main": "index.js"}), encoding="utf-8"
     )
     (src / "package.json").write_text(
-        json.dumps({"name": "greet-kit", "version": "2.0.0", "description": "Greets people", "author": "Greeter"}),
+        json.dumps(
+            {"name": "greet-kit", "version": "2.0.0", "description": "Greets people", "author": "Greeter"}
+        ),
         encoding="utf-8",
     )
     mcpb(cli, "init", "--yes", str(src), cwd=work)
@@ -200,7 +203,14 @@ def node_bundle(cli: list[str], work: Path) -> Path:
     manifest["tools"] = [{"name": "greet", "description": "Greet someone"}]
     manifest["user_config"] = {
         "prefix": {"type": "string", "title": "Greeting", "description": "How to greet", "default": "Hello"},
-        "times": {"type": "number", "title": "Times", "description": "How often", "default": 1, "min": 1, "max": 3},
+        "times": {
+            "type": "number",
+            "title": "Times",
+            "description": "How often",
+            "default": 1,
+            "min": 1,
+            "max": 3,
+        },
         "key": {"type": "string", "title": "Key", "description": "A secret key", "sensitive": True},
     }
     (src / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
@@ -225,7 +235,9 @@ GOOD_MANIFEST: dict[str, Any] = {
 }
 
 
-def write_zip(path: Path, manifest: dict[str, Any] | None, extra: list[tuple[zipfile.ZipInfo, bytes]]) -> Path:
+def write_zip(
+    path: Path, manifest: dict[str, Any] | None, extra: list[tuple[zipfile.ZipInfo, bytes]]
+) -> Path:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
         if manifest is not None:
             z.writestr("manifest.json", json.dumps(manifest))

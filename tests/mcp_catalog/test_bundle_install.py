@@ -181,3 +181,20 @@ def test_the_cli_installs_both_bundles_calls_them_and_uninstalls(
         assert not (tmp_path / "cache" / "mcp_servers" / server).exists()
     nothing = cashcode("mcp", "install", str(tmp_path / "missing.mcpb"), "--yes", env=env, cwd=tmp_path)
     assert nothing.returncode == 1 and "no such file" in nothing.stderr
+
+
+async def test_a_signed_bundle_is_read_its_signature_is_not_checked(
+    make_app: AppMaker, tmp_path: Path, packed: dict[str, Path]
+) -> None:
+    """`mcpb sign` appends a PKCS#7 block after the ZIP; the archive still reads (decision 219)."""
+    import shutil
+
+    from tests.mcp_catalog.bundle_kit import mcpb
+
+    signed = tmp_path / "signed.mcpb"
+    shutil.copyfile(packed["node"], signed)
+    mcpb(mcpb_cli(), "sign", str(signed), "--self-signed", cwd=tmp_path)
+    assert signed.stat().st_size > packed["node"].stat().st_size
+    app, _ = await make_app()
+    preview = await ok(app, "mcp_catalog.bundle_preview", {"path": str(signed)})
+    assert preview["id"] == "greet-kit" and preview["tools"][0]["name"] == "greet"

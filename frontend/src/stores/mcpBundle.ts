@@ -25,9 +25,11 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
   const open = ref(false);
   let source: Source | null = null;
 
-  async function load(inputs: Record<string, string[]> = {}): Promise<void> {
+  /** `quiet`: a refresh while the form is filled in. It never disables Install (a click on
+   * Install blurs the field, whose change event refreshes: the click must still count). */
+  async function load(inputs: Record<string, string[]> = {}, quiet = false): Promise<void> {
     if (!source) return;
-    busy.value = true;
+    if (!quiet) busy.value = true;
     error.value = "";
     try {
       preview.value = await api.invoke("mcp_catalog.bundle_preview", { ...source, inputs } as BundleSource);
@@ -63,7 +65,7 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
   /** The command line and checks again with the values typed so far (paths only: an upload
    * would be sent again for every keystroke). */
   async function refresh(inputs: Record<string, string[]>): Promise<void> {
-    if (source && "path" in source) await load(inputs);
+    if (source && "path" in source && !installing.value) await load(inputs, true);
   }
 
   async function install(inputs: Record<string, string[]>): Promise<boolean> {

@@ -62,7 +62,8 @@ def test_pick_file_offers_mcp_bundles_for_install_bundle(core: CoreLoop) -> None
     result = core.run(registrar.routes[PICK_FILE_ROUTE](FilePickQuery(kind="mcpb")), 5)
     assert result == FolderPick(path="/home/me/kit.mcpb")
     [(kind, thread)] = window.calls
-    assert kind == webview.FileDialog.OPEN and window.file_types == ("MCP Bundle (*.mcpb)",)
+    offered = tuple(window.file_types)
+    assert kind == webview.FileDialog.OPEN and offered == ("MCP Bundle (*.mcpb)",)
     assert thread not in ("test-core", threading.main_thread().name)
     core.run(registrar.routes[PICK_FILE_ROUTE](FilePickQuery()), 5)
-    assert window.file_types == ()  # any file (a user_config file option)
+    assert tuple(window.file_types) == ()  # any file (a user_config file option)

@@ -106,12 +106,12 @@ async def test_a_python_bundle_previews_installs_and_runs_in_a_turn(
     assert "shout-kit" not in {s["name"] for s in (await ok(app, "mcp.servers.list"))["servers"]}
 
 
-async def test_a_browser_upload_installs_and_leaves_no_upload_behind(
-    make_app: AppMaker, paths: AppPaths, packed: dict[str, Path]
+async def test_a_node_bundle_uploaded_from_the_browser_installs_and_runs_in_a_turn(
+    make_app: AppMaker, fake_llm: Any, paths: AppPaths, secrets: SecretStore, packed: dict[str, Path]
 ) -> None:
     import base64
 
-    app, _ = await make_app(env=DOWNLOADS)
+    app, events = await make_app(env=DOWNLOADS)
     data = base64.b64encode(packed["node"].read_bytes()).decode()
     upload = {"data_base64": data, "filename": "greet-kit.mcpb"}
     preview = await ok(app, "mcp_catalog.bundle_preview", upload)
@@ -124,11 +124,14 @@ async def test_a_browser_upload_installs_and_leaves_no_upload_behind(
     assert wrong["code"] == "invalid" and ".mcpb" in wrong["message"]
     too_many = await err(app, "mcp_catalog.bundle_install", {**upload, "inputs": {"times": ["9"]}})
     assert "at most 3" in too_many["message"] and not folder.exists()
-    done = await ok(
-        app, "mcp_catalog.bundle_install", {**upload, "inputs": {"prefix": ["Hi"], "times": ["2"]}}
-    )
+    inputs = {"prefix": ["Hi"], "times": ["2"], "key": [TOKEN]}
+    done = await ok(app, "mcp_catalog.bundle_install", {**upload, "inputs": inputs})
     assert done["argv"] == [node, str(folder / "server" / "index.js"), "Hi", "2"]
     assert not any((paths.cache_dir / "mcp_bundle_uploads").iterdir())
+    assert secrets.get("mcp:greet-kit:env:GREET_KEY") == TOKEN
+    assert files_holding(paths.data_dir.parent, TOKEN) == []
+    text = await run_through_agent(app, events, fake_llm, "greet-kit", "greet", {"name": "Ann"})
+    assert text == f"Hi, Ann.Hi, Ann. key-sha={sha(TOKEN)}"
     # removed as an ordinary entry: the bundle's folder goes at the next catalog listing
     await ok(app, "mcp.servers.delete", {"name": "greet-kit"})
     await ok(app, "mcp_catalog.list")

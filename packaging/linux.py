@@ -93,9 +93,31 @@ def tree_size(path: Path) -> int:
     return total
 
 
+# MCP Bundles have no registered media type; this one is declared by mime_package() below
+# (globs *.mcpb, a ZIP underneath) so a double click opens CashCode's install preview.
+MCPB_MIME = "application/x-mcpb"
+
+
+def mime_package() -> str:
+    """usr/share/mime/packages/cashcode-mcpb.xml (shared-mime-info; dpkg's trigger for that
+    folder rebuilds the database on install)."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info">\n'
+        f'  <mime-type type="{MCPB_MIME}">\n'
+        "    <comment>MCP Bundle</comment>\n"
+        '    <comment xml:lang="zh_CN">MCP 扩展包</comment>\n'
+        '    <sub-class-of type="application/zip"/>\n'
+        '    <glob pattern="*.mcpb"/>\n'
+        "  </mime-type>\n"
+        "</mime-info>\n"
+    )
+
+
 def desktop_entries() -> dict[str, str]:
-    """The launcher entry, and a hidden one that puts CashCode into "Open with" for .zip files
-    (a Skill ZIP) without making every menu launch ask for a file."""
+    """The launcher entry, and hidden ones that put CashCode into "Open with" for .zip files
+    (a Skill ZIP) and make it the opener of .mcpb files (an MCP Bundle: a double click opens
+    its install preview) without making every menu launch ask for a file."""
     common = "Type=Application\nIcon=cashcode\nTerminal=false\nStartupWMClass=cashcode\n"
     main = (
         "[Desktop Entry]\nName=CashCode\nGenericName=AI Agent\nGenericName[zh_CN]=AI 助手\n"
@@ -111,15 +133,29 @@ def desktop_entries() -> dict[str, str]:
         f"Exec=cashcode desktop --import-skill %f\n{common}NoDisplay=true\nCategories=Utility;\n"
         "MimeType=application/zip;application/x-zip-compressed;\n"
     )
-    return {f"{APP_ID}.desktop": main, f"{APP_ID}-import-skill.desktop": skill}
+    bundle = (
+        "[Desktop Entry]\nName=CashCode\nComment=Install an MCP Bundle into CashCode\n"
+        "Comment[zh_CN]=把 MCP 扩展包安装到 CashCode\n"
+        f"Exec=cashcode desktop %f\n{common}NoDisplay=true\nCategories=Utility;\n"
+        f"MimeType={MCPB_MIME};\n"
+    )
+    return {
+        f"{APP_ID}.desktop": main,
+        f"{APP_ID}-import-skill.desktop": skill,
+        f"{APP_ID}-install-bundle.desktop": bundle,
+    }
 
 
 def stage_share(share: Path) -> None:
-    """usr/share: desktop entries and the hicolor icons (16…512 px plus the SVG)."""
+    """usr/share: desktop entries, the .mcpb media type and the hicolor icons (16…512 px plus
+    the SVG)."""
     apps = share / "applications"
     apps.mkdir(parents=True, exist_ok=True)
     for name, text in desktop_entries().items():
         (apps / name).write_text(text, encoding="utf-8")
+    mime = share / "mime" / "packages"
+    mime.mkdir(parents=True, exist_ok=True)
+    (mime / f"{APP_ID}-mcpb.xml").write_text(mime_package(), encoding="utf-8")
     for size in ICON_SIZES:
         dest = share / "icons" / "hicolor" / f"{size}x{size}" / "apps"
         dest.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,9 @@ from app.contracts.replies import (
     Empty as Empty,
 )
 from app.contracts.replies import (
+    FilePickQuery as FilePickQuery,
+)
+from app.contracts.replies import (
     FolderPick as FolderPick,
 )
 from app.contracts.replies import (

@@ -46,6 +46,7 @@ CORE_ROUTES: RouteTable = {
     "tools.list": (m.Empty, m.ToolList),
     # Served by the desktop adapter only (native dialog); other adapters answer `unsupported`.
     "desktop.pick_folder": (m.Empty, m.FolderPick),
+    "desktop.pick_file": (m.FilePickQuery, m.FolderPick),
 }
 
 # Tables that are not a capability's: the branch routes of the core, and the desktop adapter's

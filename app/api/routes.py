@@ -42,6 +42,7 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "approvals.enable": app.approvals_enable,
         "tools.list": app.tools_list,
         "desktop.pick_folder": app.unsupported,
+        "desktop.pick_file": app.unsupported,
     }
     return routes
 

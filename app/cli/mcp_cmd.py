@@ -85,12 +85,18 @@ def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
     catalog.add_argument("--search", default="", metavar="TEXT", help="only servers matching TEXT")
     catalog.add_argument("--json", action="store_true", help="machine-readable output")
     catalog.set_defaults(func=_runner(_catalog))
-    install = sub.add_parser("install", help="install a server of the MCP catalog into the app's cache")
-    install.add_argument("name", metavar="NAME", help="a catalog server (id or package name)")
+    install = sub.add_parser(
+        "install", help="install a server of the MCP catalog, or an MCP Bundle (.mcpb), into the app's cache"
+    )
+    install.add_argument(
+        "name", metavar="NAME|FILE.mcpb", help="a catalog server (id or package name) or an MCP Bundle file"
+    )
     install.add_argument("--input", action="append", default=[], metavar="K=V", help="an input value")
     install.add_argument("--yes", action="store_true", help="install without asking")
     install.set_defaults(func=_runner(_install))
-    uninstall = sub.add_parser("uninstall", help="remove a catalog server and what was installed for it")
+    uninstall = sub.add_parser(
+        "uninstall", help="remove a catalog server or MCP Bundle and what was installed for it"
+    )
     uninstall.add_argument("name")
     uninstall.set_defaults(func=_runner(_uninstall))
 
@@ -335,8 +341,10 @@ def _pair_list(items: Sequence[str]) -> list[tuple[str, str]]:
 
 
 async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
-    if args.name.lower().endswith(".mcpb"):
-        raise _Failed("installing MCP Bundles (.mcpb) is not available yet; install a catalog server by name")
+    from app.cli.mcp_bundle_cmd import install_bundle, is_bundle_path
+
+    if is_bundle_path(args.name):  # an MCP Bundle file (app/cli/mcp_bundle_cmd.py)
+        return await install_bundle(app, args, _input_pairs(args.input), _call_route, _Failed)
     inputs = _input_pairs(args.input)
     entry = next(
         (

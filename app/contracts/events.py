@@ -130,6 +130,15 @@ class ImportSkillRequested(Event):
     path: str
 
 
+class BundleOpenRequested(Event):
+    """An MCP Bundle (`.mcpb`) reached the app from outside the page (a window drop, a double
+    click through the file association, `cashcode desktop FILE.mcpb`): the UI opens the bundle
+    preview for `path` (app/mcp_catalog/bundle_service.py)."""
+
+    type: Literal["bundle_open_requested"] = "bundle_open_requested"
+    path: str
+
+
 class DesktopCommand(Event):
     """The desktop shell asks ONE window's page to do something (never published on the bus:
     it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
@@ -161,5 +170,6 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     SessionUpdated,
     SessionDeleted,
     ImportSkillRequested,
+    BundleOpenRequested,
     DesktopCommand,
 )

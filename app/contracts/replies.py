@@ -49,3 +49,9 @@ class ModelRef(ApiModel):
 
 class FolderPick(ApiModel):
     path: str | None
+
+
+class FilePickQuery(ApiModel):
+    """`desktop.pick_file`: which files the dialog offers (`mcpb`: MCP Bundles only)."""
+
+    kind: Literal["any", "mcpb"] = "any"

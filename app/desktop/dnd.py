@@ -1,4 +1,4 @@
-"""Window-wide drops of a Skill .zip or folder (SPEC S7.5).
+"""Window-wide drops of a Skill .zip or folder (SPEC S7.5) and of an MCP Bundle (.mcpb).
 
 pywebview fills a dropped file's full path only in its Python drop handler, and Qt needs
 `dragenter` cancelled too, or the drop becomes a navigation.
@@ -9,9 +9,10 @@ drops are accepted only while such a handler is registered. So the window binds 
 handlers once each page has loaded: `dragenter` and `dragover` with preventDefault (without the
 `dragenter` one QtWebEngine treats the drop as a navigation and hands the file to the desktop),
 and `drop`, which publishes `ImportSkillRequested(path)` on the core loop for every dropped
-`.zip` or folder. The UI's import preview listens to that event. Propagation is not stopped, so
-the page's own handlers still see the drop (overlay, polite refusal of other files); drops on
-the composer are left to the composer.
+`.zip` or folder, and `BundleOpenRequested(path)` for every `.mcpb` (anywhere, the composer
+too: a bundle is never an attachment). The UI's previews listen to those events. Propagation is
+not stopped, so the page's own handlers still see the drop (overlay, polite refusal of other
+files); other drops on the composer are left to the composer.
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ def skill_paths(event: dict[str, Any]) -> list[str]:
     return out
 
 
+def bundle_paths(event: dict[str, Any]) -> list[str]:
+    """Full paths of the dropped MCP Bundles (.mcpb files), in drop order."""
+    files = (event.get("dataTransfer") or {}).get("files") or []
+    out: list[str] = []
+    for item in files:
+        path = item.get("pywebviewFullPath") if isinstance(item, dict) else None
+        if isinstance(path, str) and path.lower().endswith(".mcpb") and os.path.isfile(path):
+            out.append(path)
+    return out
+
+
 def _on_composer(event: dict[str, Any]) -> bool:
     target = event.get("target") or {}
     dropzone = (target.get("dataset") or {}).get("dropzone") if isinstance(target, dict) else None
@@ -64,14 +76,10 @@ _LISTENERS_JS = """(function (nodeId) {
   var pw = window.pywebview;
   if (!pw || window.__cashcodeSkillDrop) return;
   window.__cashcodeSkillDrop = true;
-  function onComposer(e) {
-    return !!(e.target && e.target.closest && e.target.closest("[data-dropzone='composer']"));
-  }
   document.addEventListener("dragenter", function (e) { e.preventDefault(); });
   document.addEventListener("dragover", function (e) { e.preventDefault(); });
   document.addEventListener("drop", function (e) {
     e.preventDefault();
-    if (onComposer(e)) return;
     pw._jsApiCallback("pywebviewEventHandler", { event: e, nodeId: nodeId }, "eventHandler");
   });
 })(%s);"""
@@ -95,10 +103,12 @@ def install(window: Any, loop: asyncio.AbstractEventLoop, app_task: asyncio.Futu
     def on_drop(event: dict[str, Any]) -> None:  # pywebview runs it on its own thread
         # Imported here, not at the top: the events' pydantic models cost ~0.1 s on the GUI
         # thread, which is installing this before the window is shown.
-        from app.contracts.events import ImportSkillRequested
+        from app.contracts.events import BundleOpenRequested, ImportSkillRequested
 
         for path in skill_paths(event):
             loop.call_soon_threadsafe(publish, ImportSkillRequested(path=path))
+        for path in bundle_paths(event):
+            loop.call_soon_threadsafe(publish, BundleOpenRequested(path=path))
 
     # Native drops are accepted (and their paths recorded) only while a drop listener exists.
     _dnd_state["num_listeners"] = int(str(_dnd_state["num_listeners"])) + 1

@@ -18,6 +18,7 @@ class LaunchRequest:
     quick_ask: bool = False
     quick_text: str | None = None  # pre-fills the Quick Ask box
     import_skill: str | None = None  # absolute path of a Skill ZIP or folder
+    open_bundle: str | None = None  # absolute path of an MCP Bundle (.mcpb): its preview opens
 
 
 class LaunchArgsError(ValueError):
@@ -41,6 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="open the Skill import preview for a .zip file or a folder with SKILL.md",
     )
+    # What a double click on a .mcpb runs (packaging/linux.py): `cashcode desktop FILE.mcpb`.
+    parser.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        metavar="FILE.mcpb",
+        help="open the install preview of an MCP Bundle (.mcpb)",
+    )
     return parser
 
 
@@ -62,7 +71,17 @@ def request_of(args: argparse.Namespace, cwd: Path) -> LaunchRequest:
         if not (path.is_dir() or path.suffix.lower() == ".zip"):
             raise LaunchArgsError(f"--import-skill: {skill} is neither a .zip file nor a folder")
         skill = str(path)
-    return LaunchRequest(quick_ask=text is not None, quick_text=text or None, import_skill=skill)
+    bundle = args.file
+    if bundle is not None:
+        path = (cwd / Path(bundle).expanduser()).absolute()
+        if path.suffix.lower() != ".mcpb":
+            raise LaunchArgsError(f"{bundle} is not an MCP Bundle (.mcpb); CashCode opens only those")
+        if not path.is_file():
+            raise LaunchArgsError(f"{bundle} does not exist")
+        bundle = str(path)
+    return LaunchRequest(
+        quick_ask=text is not None, quick_text=text or None, import_skill=skill, open_bundle=bundle
+    )
 
 
 def forwarded_argv(request: LaunchRequest) -> list[str]:
@@ -72,6 +91,8 @@ def forwarded_argv(request: LaunchRequest) -> list[str]:
         argv += ["--quick-ask", request.quick_text] if request.quick_text else ["--quick-ask"]
     if request.import_skill:
         argv += ["--import-skill", request.import_skill]
+    if request.open_bundle:
+        argv += ["--", request.open_bundle]
     return argv
 
 

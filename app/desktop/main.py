@@ -40,7 +40,7 @@ from app.desktop.app_start import (
 from app.desktop.assets import web_index
 from app.desktop.bridge import Bridge, PendingCalls
 from app.desktop.core_loop import CoreLoop
-from app.desktop.dialogs import PICK_FOLDER_ROUTE
+from app.desktop.dialogs import PICK_FILE_ROUTE, PICK_FOLDER_ROUTE
 from app.desktop.launch_args import LaunchArgsError, LaunchRequest, forwarded_argv, parse, parse_forwarded
 from app.desktop.local_port import free_loopback_port
 from app.desktop.presence import Presence
@@ -191,7 +191,7 @@ def _open_windows(session: _Session, paths: AppPaths, index: Path | None, reques
     bridge = Bridge(
         session.app_task,
         session.core.loop,
-        route_timeouts={PICK_FOLDER_ROUTE: None},
+        route_timeouts={PICK_FOLDER_ROUTE: None, PICK_FILE_ROUTE: None},
         calls=session.bridge_calls,
     )
     shell = _create_shell(session, paths, index, bridge, ops)

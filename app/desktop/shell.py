@@ -137,6 +137,8 @@ class DesktopShell:
             self.show_main()
         if request.import_skill:  # after showing: at start-up this waits for the app to exist
             self.submit(lambda: self._import_skill(request.import_skill or ""))
+        if request.open_bundle:
+            self.submit(lambda: self._open_bundle(request.open_bundle or ""))
 
     def show_main(self, chat_id: str | None = None) -> None:
         self.submit(lambda: self._show_main(chat_id))
@@ -296,6 +298,15 @@ class DesktopShell:
         from app.contracts.events import ImportSkillRequested  # lazy: pydantic off the launch path
 
         link.publish(ImportSkillRequested(path=path))
+
+    def _open_bundle(self, path: str) -> None:
+        link = self.app_link()
+        if link is None or not self.main.loaded.wait(PAGE_WAIT_S):
+            log.warning("CashCode is not ready; the MCP Bundle request for %s was dropped", path)
+            return
+        from app.contracts.events import BundleOpenRequested  # lazy: pydantic off the launch path
+
+        link.publish(BundleOpenRequested(path=path))
 
     def _destroy_all(self) -> None:
         windows = [self.main.window] + ([self.quick.window] if self.quick is not None else [])

@@ -73,3 +73,70 @@ class CatalogRemoved(_Model):
     server: str
     removed_entry: bool
     removed_files: bool
+
+
+# ---- MCP Bundles (.mcpb) -------------------------------------------------------------------------
+
+MAX_BUNDLE_UPLOAD_B64 = 180 * 1024 * 1024  # a 128 MiB bundle as base64 (the browser's upload)
+
+
+class BundleSource(_Model):
+    """A `.mcpb` on this machine (desktop, CLI) or uploaded bytes (browser), and the values of
+    its user_config (key -> values; one value unless the option takes several)."""
+
+    path: str | None = Field(default=None, max_length=4096)
+    data_base64: str | None = Field(default=None, max_length=MAX_BUNDLE_UPLOAD_B64)
+    filename: str | None = Field(default=None, max_length=255)
+    inputs: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class BundleAuthor(_Model):
+    name: str
+    email: str = ""
+    url: str = ""
+
+
+class BundleTool(_Model):
+    name: str
+    description: str
+
+
+class BundleOptionView(_Model):
+    key: str
+    type: Literal["string", "number", "boolean", "directory", "file"]
+    title: str
+    description: str
+    required: bool
+    sensitive: bool  # a password field; the value goes to the system keychain
+    multiple: bool  # several folders or files
+    default: list[str]  # with ${HOME} and the other variables filled in
+    min: float | None = None
+    max: float | None = None
+
+
+class BundlePreview(_Model):
+    """Everything shown before anything is installed. `argv` is exactly what the entry will run
+    with the values given so far (defaults, else `${user_config.KEY}` for a missing one)."""
+
+    id: str  # the MCP server it creates
+    name: str
+    display_name: str
+    version: str
+    description: str
+    long_description: str
+    author: BundleAuthor
+    manifest_version: str
+    server_type: Literal["node", "python", "binary"]
+    tools: list[BundleTool]
+    tools_generated: bool
+    prompts: list[str]
+    argv: list[str]
+    env: dict[str, str]  # sensitive values are ********
+    commands: list[str]  # what the install does, in order
+    folder: str
+    options: list[BundleOptionView]
+    size: int
+    sha256: str
+    problem: str = ""  # why it cannot be installed here ("" = it can), e.g. no Node.js
+    conflict: str = ""  # an MCP server of that name exists
+    input_problem: str = ""  # the values given are not (yet) acceptable

@@ -13,4 +13,7 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp_catalog.plan": (x.CatalogInstall, x.CatalogPlan),
     "mcp_catalog.install": (x.CatalogInstall, x.CatalogInstalled),
     "mcp_catalog.uninstall": (x.CatalogRef, x.CatalogRemoved),
+    # MCP Bundles (app/mcp_catalog/bundle_service.py)
+    "mcp_catalog.bundle_preview": (x.BundleSource, x.BundlePreview),
+    "mcp_catalog.bundle_install": (x.BundleSource, x.CatalogInstalled),
 }

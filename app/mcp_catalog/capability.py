@@ -52,7 +52,14 @@ class McpCatalogCapability(Capability):
                 data=host.paths.data_dir / "mcp_catalog" / server,
             )
 
-        return CatalogService(load_catalog(catalog_path()), installer, host.app, host.publish, places)
+        from app.mcp_catalog.bundle_inputs import SystemDirs
+        from app.mcp_catalog.bundle_service import BundleService
+
+        uploads = host.paths.cache_dir / "mcp_bundle_uploads"
+        bundles = BundleService(installer, host.app, host.publish, SystemDirs(Path.home()), uploads)
+        return CatalogService(
+            load_catalog(catalog_path()), installer, host.app, host.publish, places, bundles=bundles
+        )
 
     def routes(self) -> Mapping[str, Handler]:
         """Handlers that build the service (and read the catalog file) on their first call:

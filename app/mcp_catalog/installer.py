@@ -69,16 +69,24 @@ class Installer:
     def is_installed(self, server: str) -> bool:
         return (self.folder(server) / MARKER).is_file()
 
+    def uv_env(self) -> dict[str, str]:
+        """uv's caches (and the Pythons it fetches) inside the app's cache folder."""
+        return {
+            "UV_CACHE_DIR": str(self._downloads / "uv"),
+            "UV_PYTHON_INSTALL_DIR": str(self._downloads / "python"),
+        }
+
+    async def run_step(self, step: Step, folder: Path, progress: Progress) -> None:
+        """One command in `folder` (MCP Bundles run their own steps, app/mcp_catalog/bundle.py)."""
+        await self._step(step, folder, progress)
+
     def plan(self, entry: CatalogEntry) -> Plan:
         folder = self.folder(entry.id)
         pkg = entry.package
         if pkg.registry == "pypi":
             if self.tools.uv is None:
                 raise InstallError("the bundled uv was not found; reinstall CashCode")
-            env = {
-                "UV_CACHE_DIR": str(self._downloads / "uv"),
-                "UV_PYTHON_INSTALL_DIR": str(self._downloads / "python"),
-            }
+            env = self.uv_env()
             venv = folder / "venv"
             make = [
                 self.tools.uv,

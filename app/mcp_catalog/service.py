@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.contracts.errors import ApiFailure
 from app.contracts.events import AppEvent
@@ -18,6 +18,9 @@ from app.mcp_catalog.inputs import InputError, Places, check_inputs, default_of,
 from app.mcp_catalog.installer import MARKER, Installer, InstallError
 from app.mcp_catalog.models import Catalog, CatalogEntry
 
+if TYPE_CHECKING:
+    from app.mcp_catalog.bundle_service import BundleService
+
 
 class CatalogService:
     def __init__(
@@ -27,6 +30,7 @@ class CatalogService:
         app: AppPort,
         publish: Callable[[AppEvent], None],
         places: Callable[[str], Places],
+        bundles: BundleService | None = None,
     ) -> None:
         self._catalog = catalog
         self._installer = installer
@@ -34,6 +38,7 @@ class CatalogService:
         self._publish = publish
         self._places = places  # per server id
         self._locks: dict[str, asyncio.Lock] = {}
+        self._bundles = bundles  # MCP Bundles (.mcpb): previews, installs, their removal
 
     # ---- reading -------------------------------------------------------------------------------
 
@@ -153,7 +158,9 @@ class CatalogService:
     async def uninstall(self, req: x.CatalogRef) -> x.CatalogRemoved:
         entry = self._catalog.find(req.name)
         server = entry.id if entry is not None else req.name
-        if server not in {e.id for e in self._catalog.servers}:
+        if entry is None and self._bundles is not None and self._bundles.owns(server):
+            pass  # an installed MCP Bundle: removed the same way
+        elif server not in {e.id for e in self._catalog.servers}:
             raise ApiFailure("not_found", f"{req.name[:80]!r} is not a server of the MCP catalog")
         removed_entry = False
         if server in await self._server_names():
@@ -177,6 +184,8 @@ class CatalogService:
             folder = self._installer.folder(entry.id)
             if entry.id not in names and (folder / MARKER).is_file():
                 await self._installer.remove(entry.id)
+        if self._bundles is not None:
+            await self._bundles.sweep(names)
 
     async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
         envelope = await self._app.invoke(route, payload)
@@ -191,6 +200,7 @@ class CatalogService:
             "mcp_catalog.plan": self.plan,
             "mcp_catalog.install": self.install,
             "mcp_catalog.uninstall": self.uninstall,
+            **(self._bundles.handlers() if self._bundles is not None else {}),
         }
 
 

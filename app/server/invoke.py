@@ -20,8 +20,14 @@ from app.server.jsonbody import BadJson, parse_object
 
 ROUTE_PATTERN = re.compile(r"^[a-z_]+(?:\.[a-z_]+){1,3}$")  # e.g. chats.list, mcp.servers.list
 MAX_BODY_BYTES = 1024 * 1024
-# Routes that carry files: an image of up to 20 MB as base64; a chat export with its files.
-LARGE_BODY_ROUTES = {"attachments.upload": 28 * 1024 * 1024, "chats.import": 256 * 1024 * 1024}
+# Routes that carry files: an image of up to 20 MB as base64; a chat export with its files;
+# an MCP Bundle uploaded from the browser (app/mcp_catalog/api_models.py MAX_BUNDLE_UPLOAD_B64).
+LARGE_BODY_ROUTES = {
+    "attachments.upload": 28 * 1024 * 1024,
+    "chats.import": 256 * 1024 * 1024,
+    "mcp_catalog.bundle_preview": 181 * 1024 * 1024,
+    "mcp_catalog.bundle_install": 181 * 1024 * 1024,
+}
 _NO_STORE = {"cache-control": "no-store"}
 
 

@@ -25,3 +25,16 @@ def test_zips_and_folders_are_import_requests_other_files_are_not(tmp_path: Path
 def test_drops_on_the_composer_are_left_to_the_composer(tmp_path: Path) -> None:
     assert skill_paths(_event(str(tmp_path / "a.zip"), dropzone="composer")) == []
     assert skill_paths({"type": "drop"}) == []
+
+
+def test_mcpb_files_are_bundle_requests_anywhere_and_never_skills(tmp_path: Path) -> None:
+    from app.desktop.dnd import bundle_paths
+
+    bundle = tmp_path / "Tool Kit.MCPB"
+    bundle.write_bytes(b"PK")
+    folder = tmp_path / "dir.mcpb"  # a folder named like a bundle is not one
+    folder.mkdir()
+    event = _event(str(bundle), str(tmp_path / "notes.txt"), str(folder), str(tmp_path / "gone.mcpb"))
+    assert bundle_paths(event) == [str(bundle)]
+    assert skill_paths(event) == [str(folder)]
+    assert bundle_paths(_event(str(bundle), dropzone="composer")) == [str(bundle)]

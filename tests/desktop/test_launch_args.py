@@ -41,3 +41,18 @@ def test_a_request_survives_forwarding_unchanged(tmp_path: Path) -> None:
 def test_a_malformed_forwarded_request_only_shows_the_window() -> None:
     assert parse_forwarded(["--bogus"]) == LaunchRequest()
     assert parse_forwarded(["--import-skill", "/no/such/file.zip"]) == LaunchRequest()
+
+
+def test_a_bundle_path_argument_opens_its_preview_and_survives_forwarding(tmp_path: Path) -> None:
+    bundle = tmp_path / "-odd name.mcpb"  # starts with '-': forwarded after "--"
+    bundle.write_bytes(b"PK")
+    request = parse(["./-odd name.mcpb"], tmp_path)[1]
+    assert request == LaunchRequest(open_bundle=str(bundle))
+    assert forwarded_argv(request) == ["--", str(bundle)]
+    assert parse_forwarded(forwarded_argv(request)) == request
+    with pytest.raises(LaunchArgsError, match="does not exist"):
+        parse(["gone.mcpb"], tmp_path)
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(LaunchArgsError, match="not an MCP Bundle"):
+        parse(["notes.txt"], tmp_path)
+    assert parse_forwarded(["--", "/no/such/kit.mcpb"]) == LaunchRequest()

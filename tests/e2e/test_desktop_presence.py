@@ -231,6 +231,18 @@ def test_a_second_launch_forwards_to_the_running_one_and_exits(tray_app: App, tm
     chats_before = invoke(app.main, "chats.list")["data"]["chats"]
     assert chats_before == []  # forwarding created nothing
 
+    # A double-clicked .mcpb (the file association runs `cashcode desktop FILE.mcpb`): the
+    # running instance's page opens the bundle preview for it.
+    bundle = tmp_path / "tool kit.mcpb"
+    bundle.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    opened = app.second_launch(str(bundle))
+    assert opened.returncode == 0, opened.stderr
+    app.main.wait_for_function(
+        "path => window.__seen.some(e => e.type === 'bundle_open_requested' && e.path === path)",
+        arg=str(bundle),
+    )
+    expect(app.main.get_by_test_id("bundle-preview-error")).to_contain_text("no manifest.json")
+
 
 def test_hide_to_tray_then_a_finished_turn_notifies_and_quit_leaves_no_process(
     tray_app: App, fresh_llm: FakeLLMProcess

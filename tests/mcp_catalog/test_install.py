@@ -206,10 +206,3 @@ async def test_a_failed_install_says_why_and_leaves_no_folder(tmp_path: Path) ->
     assert [k for k, _ in lines].count("command") == 2
     assert not (tmp_path / "servers" / "time").exists() and not installer.is_installed("time")
 
-
-def test_installing_a_bundle_file_is_refused_plainly_for_now(tmp_path: Path) -> None:
-    bundle = tmp_path / "demo.mcpb"
-    bundle.write_bytes(b"PK\x05\x06" + b"\0" * 18)
-    refused = cashcode("mcp", "install", str(bundle), "--yes", env=base_env(tmp_path), cwd=tmp_path)
-    assert refused.returncode == 1 and ".mcpb" in refused.stderr and "not available yet" in refused.stderr
-    assert not (tmp_path / "cache" / "mcp_servers").exists()

@@ -70,3 +70,17 @@ def test_the_ui_shows_the_same_icon_as_the_installers() -> None:
     # The About section and the browser tab use frontend/public/favicon.svg.
     favicon = ROOT / "frontend" / "public" / "favicon.svg"
     assert favicon.read_bytes() == (ICONS / "cashcode.svg").read_bytes()
+
+
+def test_a_double_clicked_mcpb_opens_the_bundle_preview(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    linux_pkg.stage_share(tmp_path)
+    entry = (tmp_path / "applications" / "cashcode-install-bundle.desktop").read_text(encoding="utf-8")
+    assert "Exec=cashcode desktop %f\n" in entry and "MimeType=application/x-mcpb;\n" in entry
+    assert "NoDisplay=true" in entry
+    ns = {"m": "http://www.freedesktop.org/standards/shared-mime-info"}
+    root = ET.parse(tmp_path / "mime" / "packages" / "cashcode-mcpb.xml").getroot()
+    kind = root.find("m:mime-type", ns)
+    assert kind is not None and kind.get("type") == "application/x-mcpb"
+    assert [g.get("pattern") for g in kind.findall("m:glob", ns)] == ["*.mcpb"]

@@ -99,6 +99,80 @@ export interface BranchSwitch {
   cursor: number;
 }
 
+export interface BundleAuthor {
+  name: string;
+  email: string;
+  url: string;
+}
+
+/**
+ * An MCP Bundle (`.mcpb`) reached the app from outside the page (a window drop, a double
+ * click through the file association, `cashcode desktop FILE.mcpb`): the UI opens the bundle
+ * preview for `path` (app/mcp_catalog/bundle_service.py).
+ */
+export interface BundleOpenRequested {
+  type: "bundle_open_requested";
+  path: string;
+}
+
+export interface BundleOptionView {
+  key: string;
+  type: "string" | "number" | "boolean" | "directory" | "file";
+  title: string;
+  description: string;
+  required: boolean;
+  sensitive: boolean;
+  multiple: boolean;
+  default: string[];
+  min: number | null;
+  max: number | null;
+}
+
+/**
+ * Everything shown before anything is installed. `argv` is exactly what the entry will run
+ * with the values given so far (defaults, else `${user_config.KEY}` for a missing one).
+ */
+export interface BundlePreview {
+  id: string;
+  name: string;
+  display_name: string;
+  version: string;
+  description: string;
+  long_description: string;
+  author: BundleAuthor;
+  manifest_version: string;
+  server_type: "node" | "python" | "binary";
+  tools: BundleTool[];
+  tools_generated: boolean;
+  prompts: string[];
+  argv: string[];
+  env: Record<string, string>;
+  commands: string[];
+  folder: string;
+  options: BundleOptionView[];
+  size: number;
+  sha256: string;
+  problem: string;
+  conflict: string;
+  input_problem: string;
+}
+
+/**
+ * A `.mcpb` on this machine (desktop, CLI) or uploaded bytes (browser), and the values of
+ * its user_config (key -> values; one value unless the option takes several).
+ */
+export interface BundleSource {
+  path?: string | null;
+  data_base64?: string | null;
+  filename?: string | null;
+  inputs?: Record<string, string[]>;
+}
+
+export interface BundleTool {
+  name: string;
+  description: string;
+}
+
 export interface CatalogInputView {
   key: string;
   kind: "text" | "folder" | "folders" | "file" | "secret";
@@ -429,6 +503,11 @@ export interface ExportedChat {
   mime: string;
   content: string;
   saved_path: string | null;
+}
+
+/** `desktop.pick_file`: which files the dialog offers (`mcpb`: MCP Bundles only). */
+export interface FilePickQuery {
+  kind?: "any" | "mcpb";
 }
 
 export interface FileSave {
@@ -1730,6 +1809,7 @@ export type AppEvent =
   | SessionUpdated
   | SessionDeleted
   | ImportSkillRequested
+  | BundleOpenRequested
   | DesktopCommand
   | KnowledgeProgress
   | McpServerStatus
@@ -1770,6 +1850,7 @@ export interface Routes {
   "chats.search": { request: ChatSearch; response: SearchResults };
   "chats.switch_branch": { request: BranchSwitch; response: ChatDetail };
   "desktop.open_in_main": { request: OpenChat; response: Ok };
+  "desktop.pick_file": { request: FilePickQuery; response: FolderPick };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
   "desktop.presence": { request: Empty; response: PresenceView };
   "desktop.quick_chat": { request: QuickChat; response: Ok };
@@ -1817,6 +1898,8 @@ export interface Routes {
   "mcp.servers.update": { request: McpServerUpdate; response: McpServerView };
   "mcp.tools.call": { request: McpCall; response: McpCallResult };
   "mcp.tools.set_policy": { request: McpToolPolicySet; response: Ok };
+  "mcp_catalog.bundle_install": { request: BundleSource; response: CatalogInstalled };
+  "mcp_catalog.bundle_preview": { request: BundleSource; response: BundlePreview };
   "mcp_catalog.install": { request: CatalogInstall; response: CatalogInstalled };
   "mcp_catalog.list": { request: CatalogSearch; response: CatalogList };
   "mcp_catalog.plan": { request: CatalogInstall; response: CatalogPlan };
@@ -1913,6 +1996,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.search",
   "chats.switch_branch",
   "desktop.open_in_main",
+  "desktop.pick_file",
   "desktop.pick_folder",
   "desktop.presence",
   "desktop.quick_chat",
@@ -1960,6 +2044,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.servers.update",
   "mcp.tools.call",
   "mcp.tools.set_policy",
+  "mcp_catalog.bundle_install",
+  "mcp_catalog.bundle_preview",
   "mcp_catalog.install",
   "mcp_catalog.list",
   "mcp_catalog.plan",

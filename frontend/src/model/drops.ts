@@ -1,7 +1,8 @@
 /**
- * What a drop of files means. A Skill .zip or a folder goes to the Skill import preview (the
- * desktop's Python drop handler does the same with full paths, app/desktop/dnd.py); any other
- * files dropped on the chat area attach to the message being written.
+ * What a drop of files means. A Skill .zip or a folder goes to the Skill import preview, an
+ * MCP Bundle (.mcpb) to the bundle install preview (the desktop's Python drop handler does the
+ * same with full paths, app/desktop/dnd.py); any other files dropped on the chat area attach to
+ * the message being written.
  */
 
 /** The slice of a DataTransfer a drop decision needs (a real DataTransfer fits). */
@@ -20,8 +21,14 @@ export function isSkillCandidate(data: DroppedItems): boolean {
   return false;
 }
 
-/** The files to attach when the drop is not a Skill (none: leave it to the Skills handler). */
+/** The first MCP Bundle among the dropped files (a bundle is never an attachment). */
+export function bundleFile(data: DroppedItems | null | undefined): File | null {
+  return Array.from(data?.files ?? []).find((f) => f.name.toLowerCase().endsWith(".mcpb")) ?? null;
+}
+
+/** The files to attach when the drop is not a Skill or a bundle (none: leave it to the window's
+ * handler, SkillsHost). */
 export function attachableFiles(data: DroppedItems | null | undefined): File[] {
-  if (!data || isSkillCandidate(data)) return [];
+  if (!data || isSkillCandidate(data) || bundleFile(data)) return [];
   return Array.from(data.files);
 }

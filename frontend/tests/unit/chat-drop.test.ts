@@ -2,7 +2,7 @@
 // drop overlay clears after every drop and every cancelled drag.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import SkillsHost from "@/components/skills/SkillsHost.vue";
-import { attachableFiles, isSkillCandidate } from "@/model/drops";
+import { attachableFiles, bundleFile, isSkillCandidate } from "@/model/drops";
 import { mountWith, tick } from "./mount";
 
 afterEach(() => {
@@ -26,6 +26,15 @@ describe("what a drop means", () => {
     expect(isSkillCandidate({ files: [new File(["x"], "pdf-tools.ZIP")] })).toBe(true);
     expect(attachableFiles({ files: [txt], items: [{ webkitGetAsEntry: () => ({ isDirectory: true }) }] })).toEqual([]);
     expect(attachableFiles(null)).toEqual([]);
+  });
+
+  it("an MCP Bundle never attaches: it goes to the bundle preview", () => {
+    const txt = new File(["x"], "notes.txt");
+    const kit = new File(["PK"], "Tool Kit.MCPB");
+    expect(bundleFile({ files: [txt, kit] })).toBe(kit);
+    expect(attachableFiles({ files: [txt, kit] })).toEqual([]);
+    expect(bundleFile({ files: [txt] })).toBeNull();
+    expect(isSkillCandidate({ files: [kit] })).toBe(false);
   });
 });
 

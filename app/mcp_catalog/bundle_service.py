@@ -1,0 +1,276 @@
+"""The mcp_catalog.bundle_* routes: preview an MCP Bundle, install it as a normal user entry
+(through the mcp.* routes, decision 140; sensitive values go to the keyring there), and remove
+it with `mcp_catalog.uninstall` like a catalog server."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import os
+import secrets
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from app.contracts.errors import ApiFailure
+from app.contracts.events import AppEvent
+from app.host.host import AppPort
+from app.mcp_catalog import api_models as x
+from app.mcp_catalog.bundle import (
+    LIMITS,
+    BundleError,
+    BundleInfo,
+    is_bundle_install,
+    plan_bundle,
+    read_bundle,
+    unpack_and_prepare,
+    unpack_command,
+)
+from app.mcp_catalog.bundle_inputs import BundleInputError, SystemDirs, check_values, default_values
+from app.mcp_catalog.bundle_manifest import Manifest
+from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.installer import Installer, InstallError, Step
+
+SUFFIX = ".mcpb"
+MASK = "********"
+
+
+class BundleService:
+    def __init__(
+        self,
+        installer: Installer,
+        app: AppPort,
+        publish: Callable[[AppEvent], None],
+        dirs: SystemDirs,
+        uploads: Path,
+    ) -> None:
+        self._installer = installer
+        self._app = app
+        self._publish = publish
+        self._dirs = dirs
+        self._uploads = uploads  # browser uploads live here only while a route runs
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ---- routes --------------------------------------------------------------------------------
+
+    async def preview(self, req: x.BundleSource) -> x.BundlePreview:
+        async with self._source(req) as (path, shown):
+            info = await self._read(path)
+        names = await self._server_names()
+        return self._preview(info, shown, req.inputs, names)
+
+    async def install(self, req: x.BundleSource) -> x.CatalogInstalled:
+        async with self._source(req) as (path, shown):
+            info = await self._read(path)
+            server = info.server_id
+            lock = self._locks.setdefault(server, asyncio.Lock())
+            if lock.locked():
+                raise ApiFailure("busy", f"{server} is being installed already")
+            async with lock:
+                return await self._install(info, path, shown, req.inputs)
+
+    async def _install(
+        self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]]
+    ) -> x.CatalogInstalled:
+        server = info.server_id
+        if server in await self._server_names():
+            raise ApiFailure(
+                "conflict",
+                f"an MCP server named {server!r} exists already; remove it first "
+                f"(cashcode mcp uninstall {server})",
+            )
+        try:
+            values = check_values(info.manifest, given, self._dirs)
+            plan = plan_bundle(info, self._installer, values, self._dirs)
+        except (BundleInputError, BundleError) as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+
+        def progress(kind: str, text: str) -> None:
+            self._publish(McpCatalogProgress(server=server, kind=kind, text=text))  # type: ignore[arg-type]
+
+        try:
+            await unpack_and_prepare(plan, path, shown, self._installer, progress)
+        except (BundleError, InstallError) as exc:
+            progress("failed", str(exc))
+            raise ApiFailure("invalid", str(exc)) from None
+        m = info.manifest
+        payload: dict[str, Any] = {
+            "name": server,
+            "transport": "stdio",
+            "display_name": (m.display_name or m.name)[:200],
+            "description": _description(m),
+            "command": plan.config.command,
+            "args": list(plan.config.args),
+            "env": {**plan.config.env, **plan.config.secret_env},
+            "secret_env": list(plan.config.secret_env),
+        }
+        try:
+            await self._route("mcp.servers.create", payload)
+            await self._route("mcp.servers.confirm", {"name": server})  # the user saw the command
+        except ApiFailure as exc:
+            await self._installer.remove(server)
+            progress("failed", exc.message)
+            raise
+        progress("done", " ".join(plan.argv))
+        return x.CatalogInstalled(
+            server=server, commands=_commands(plan.steps, shown, plan.folder), argv=plan.argv
+        )
+
+    # ---- used by mcp_catalog.uninstall and the listing's sweep ------------------------------------
+
+    def owns(self, server: str) -> bool:
+        return is_bundle_install(self._installer.folder(server))
+
+    async def sweep(self, names: set[str]) -> None:
+        """A bundle removed as an ordinary entry leaves its folder; it goes at the next listing."""
+        root = self._installer.root
+        if not root.is_dir():
+            return
+        for folder in root.iterdir():
+            if folder.name not in names and is_bundle_install(folder):
+                await self._installer.remove(folder.name)
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def _preview(
+        self, info: BundleInfo, shown: str, given: Mapping[str, list[str]], names: set[str]
+    ) -> x.BundlePreview:
+        m = info.manifest
+        tools = self._installer.tools
+        problem = ""
+        if m.server.type == "node" and tools.node_problem:
+            problem = tools.node_problem
+        elif m.server.type == "python" and tools.uv is None:
+            problem = "the bundled uv was not found; reinstall CashCode"
+        input_problem = ""
+        try:
+            values = check_values(m, given, self._dirs)
+        except BundleInputError as exc:
+            input_problem = str(exc)
+            values = self._shown_values(m, given)
+        try:
+            plan = plan_bundle(info, self._installer, values, self._dirs)
+        except BundleError as exc:
+            if exc.rule != "runtime":
+                raise ApiFailure("invalid", exc.message) from None
+            problem = problem or exc.message
+            plan = None
+        secret = set(plan.config.secret_env) if plan else set()
+        env = {**plan.config.env, **dict.fromkeys(secret, MASK)} if plan else {}
+        return x.BundlePreview(
+            id=info.server_id,
+            name=m.name,
+            display_name=m.display_name or m.name,
+            version=m.version,
+            description=m.description,
+            long_description=m.long_description or "",
+            author=x.BundleAuthor(name=m.author.name, email=m.author.email or "", url=m.author.url or ""),
+            manifest_version=m.spec_version,
+            server_type=m.server.type,  # type: ignore[arg-type]  # checked by parse_manifest
+            tools=[x.BundleTool(name=t.name, description=t.description) for t in m.tools],
+            tools_generated=m.tools_generated,
+            prompts=[p.name for p in m.prompts],
+            argv=plan.argv if plan else [],
+            env=env,
+            commands=_commands(plan.steps, shown, plan.folder) if plan else [],
+            folder=str(self._installer.folder(info.server_id)),
+            options=[
+                x.BundleOptionView(
+                    key=k,
+                    type=o.type,
+                    title=o.title,
+                    description=o.description,
+                    required=o.required,
+                    sensitive=o.sensitive,
+                    multiple=o.multiple,
+                    default=[] if o.sensitive else default_values(o, self._dirs),
+                    min=o.min,
+                    max=o.max,
+                )
+                for k, o in m.user_config.items()
+            ],
+            size=info.size,
+            sha256=info.sha256,
+            problem=problem,
+            conflict=f"an MCP server named {info.server_id!r} exists already"
+            if info.server_id in names
+            else "",
+            input_problem=input_problem,
+        )
+
+    def _shown_values(self, m: Manifest, given: Mapping[str, list[str]]) -> dict[str, list[str]]:
+        """For the preview's command line only: the given or default values, a placeholder for
+        a required one still missing (nothing is checked or run with these)."""
+        out: dict[str, list[str]] = {}
+        for key, option in m.user_config.items():
+            values = [v for v in given.get(key, []) if v] or default_values(option, self._dirs)
+            if not values and option.required:
+                values = [f"${{user_config.{key}}}"]
+            out[key] = values
+        return out
+
+    async def _read(self, path: Path) -> BundleInfo:
+        try:
+            return await asyncio.to_thread(read_bundle, path)
+        except BundleError as exc:
+            raise ApiFailure("invalid", f"the bundle is refused: {exc.message}", {"rule": exc.rule}) from None
+
+    @contextlib.asynccontextmanager
+    async def _source(self, req: x.BundleSource) -> AsyncIterator[tuple[Path, str]]:
+        """The bundle as a file: the given path, or the upload written to a temporary file that
+        is removed when the route ends (installed or not)."""
+        if (req.path is None) == (req.data_base64 is None):
+            raise ApiFailure("invalid", "Give either 'path' or 'data_base64' (with 'filename').")
+        if req.path is not None:
+            if "\x00" in req.path or not os.path.isabs(req.path):
+                raise ApiFailure("invalid", "The bundle's path must be absolute.")
+            if not req.path.lower().endswith(SUFFIX):
+                raise ApiFailure("invalid", f"an MCP Bundle is a {SUFFIX} file; {req.path[:200]!r} is not")
+            if not await asyncio.to_thread(os.path.exists, req.path):
+                raise ApiFailure("not_found", f"{req.path[:200]!r} does not exist")
+            yield Path(req.path), Path(req.path).name
+            return
+        if not (req.filename or "").lower().endswith(SUFFIX):
+            raise ApiFailure("invalid", f"only {SUFFIX} files can be installed as MCP Bundles")
+        try:
+            data = base64.b64decode(req.data_base64 or "", validate=True)
+        except (binascii.Error, ValueError):
+            raise ApiFailure("invalid", "data_base64 is not valid base64.") from None
+        if len(data) > LIMITS.max_archive_bytes:
+            raise ApiFailure("invalid", f"the bundle is larger than {LIMITS.max_archive_bytes >> 20} MiB")
+        self._uploads.mkdir(parents=True, exist_ok=True)
+        path = self._uploads / f"{secrets.token_hex(8)}{SUFFIX}"
+        await asyncio.to_thread(path.write_bytes, data)
+        try:
+            yield path, Path(req.filename or SUFFIX).name
+        finally:
+            await asyncio.to_thread(path.unlink, True)
+
+    async def _server_names(self) -> set[str]:
+        data = await self._route("mcp.servers.list", {})
+        return {str(s["name"]) for s in data["servers"]}
+
+    async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
+        envelope = await self._app.invoke(route, payload)
+        if not envelope["ok"]:
+            error = envelope["error"]
+            raise ApiFailure(error["code"], error["message"])
+        return envelope["data"]
+
+    def handlers(self) -> dict[str, Any]:
+        return {"mcp_catalog.bundle_preview": self.preview, "mcp_catalog.bundle_install": self.install}
+
+
+def _description(m: Manifest) -> str:
+    tools = ", ".join(t.name for t in m.tools[:20])
+    text = f"{m.description} (tools: {tools})" if tools else m.description
+    return text[:1_000]
+
+
+def _commands(steps: Sequence[Step], shown: str, folder: Path) -> list[str]:
+    return [unpack_command(shown, folder), *(s.shown for s in steps)]
+
+
+__all__ = ["BundleService", "SystemDirs"]

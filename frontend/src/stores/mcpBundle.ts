@@ -1,0 +1,107 @@
+import { defineStore } from "pinia";
+import { ref } from "vue";
+import type { AppEvent, BundlePreview, BundleSource, CatalogInstalled } from "@/api/generated";
+import { errorMessage, useApiStore } from "./api";
+import { fileToBase64 } from "./skills";
+
+/** Where the bundle being previewed comes from: a path (desktop, a double click, a window drop)
+ * or a file the browser read (its bytes are sent again on install; nothing is kept server-side). */
+type Source = { path: string } | { data_base64: string; filename: string };
+
+/**
+ * The MCP Bundle (.mcpb) preview: opened from Market's "Install bundle…", a drop on the window
+ * or `bundle_open_requested` (desktop drop, `cashcode desktop FILE.mcpb`); installing sends the
+ * user_config values typed into its form. Nothing is installed before `install`.
+ */
+export const useMcpBundleStore = defineStore("mcpBundle", () => {
+  const api = useApiStore();
+  const label = ref(""); // the file's name, shown while its preview loads
+  const preview = ref<BundlePreview | null>(null);
+  const error = ref("");
+  const busy = ref(false);
+  const installing = ref(false);
+  const installed = ref<CatalogInstalled | null>(null);
+  const progress = ref<string[]>([]);
+  const open = ref(false);
+  let source: Source | null = null;
+
+  /** `quiet`: a refresh while the form is filled in. It never disables Install (a click on
+   * Install blurs the field, whose change event refreshes: the click must still count). */
+  async function load(inputs: Record<string, string[]> = {}, quiet = false): Promise<void> {
+    if (!source) return;
+    if (!quiet) busy.value = true;
+    error.value = "";
+    try {
+      preview.value = await api.invoke("mcp_catalog.bundle_preview", { ...source, inputs } as BundleSource);
+    } catch (err) {
+      preview.value = null;
+      error.value = errorMessage(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  function reset(name: string): void {
+    label.value = name;
+    preview.value = null;
+    installed.value = null;
+    progress.value = [];
+    error.value = "";
+    open.value = true;
+  }
+
+  async function openPath(path: string): Promise<void> {
+    reset(path.split(/[\\/]/).pop() ?? path);
+    source = { path };
+    await load();
+  }
+
+  async function openFile(file: File): Promise<void> {
+    reset(file.name);
+    source = { data_base64: await fileToBase64(file), filename: file.name };
+    await load();
+  }
+
+  /** The command line and checks again with the values typed so far (paths only: an upload
+   * would be sent again for every keystroke). */
+  async function refresh(inputs: Record<string, string[]>): Promise<void> {
+    if (source && "path" in source && !installing.value) await load(inputs, true);
+  }
+
+  async function install(inputs: Record<string, string[]>): Promise<boolean> {
+    if (!source) return false;
+    installing.value = true;
+    error.value = "";
+    progress.value = [];
+    try {
+      installed.value = await api.invoke("mcp_catalog.bundle_install", { ...source, inputs } as BundleSource);
+      return true;
+    } catch (err) {
+      error.value = errorMessage(err);
+      return false;
+    } finally {
+      installing.value = false;
+    }
+  }
+
+  function close(): void {
+    open.value = false;
+    preview.value = null;
+    source = null;
+  }
+
+  function applyBatch(batch: AppEvent[]): void {
+    for (const ev of batch) {
+      if (ev.type === "bundle_open_requested") void openPath(ev.path);
+      else if (ev.type === "mcp_catalog_progress" && installing.value && ev.server === preview.value?.id) {
+        if (ev.kind === "command") progress.value = [...progress.value, `$ ${ev.text}`].slice(-200);
+        else if (ev.kind === "output") progress.value = [...progress.value, ev.text].slice(-200);
+      }
+    }
+  }
+
+  return {
+    label, preview, error, busy, installing, installed, progress, open,
+    openPath, openFile, refresh, install, close, applyBatch,
+  };
+});

@@ -1,0 +1,159 @@
+"""Hostile and unusable MCP Bundles are refused with a clear reason, by the preview and by the
+install (route and CLI), and leave nothing behind: no folder in the cache, no upload, no entry
+in servers.json."""
+
+from __future__ import annotations
+
+import base64
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from app.settings.paths import AppPaths
+from tests.api.conftest import AppMaker, err, ok
+from tests.cli.conftest import base_env, cashcode
+from tests.mcp_catalog import bundle_kit as kit
+
+Maker = Callable[[Path], Path]
+
+
+def _platform_bundle(path: Path) -> Path:
+    manifest = json.loads(json.dumps(kit.GOOD_MANIFEST))
+    manifest["compatibility"] = {"platforms": ["darwin", "win32"]}
+    return kit.write_zip(path, manifest, [])
+
+
+def _secret_in_args(path: Path) -> Path:
+    manifest = json.loads(json.dumps(kit.GOOD_MANIFEST))
+    manifest["server"]["mcp_config"]["args"].append("${user_config.key}")
+    manifest["user_config"] = {
+        "key": {"type": "string", "title": "Key", "description": "secret", "sensitive": True}
+    }
+    return kit.write_zip(path, manifest, [])
+
+
+def _shell_command(path: Path) -> Path:
+    manifest = json.loads(json.dumps(kit.GOOD_MANIFEST))
+    manifest["server"]["mcp_config"]["command"] = "bash"
+    return kit.write_zip(path, manifest, [])
+
+
+def _binary_outside(path: Path) -> Path:
+    manifest = json.loads(json.dumps(kit.GOOD_MANIFEST))
+    manifest["server"]["type"] = "binary"
+    manifest["server"]["mcp_config"] = {"command": "/bin/sh", "args": ["-c", "id"]}
+    return kit.write_zip(path, manifest, [])
+
+
+def _device(path: Path) -> Path:
+    info = zipfile.ZipInfo("server/tty")
+    info.create_system = 3
+    info.external_attr = (0o020000 | 0o666) << 16  # a character device
+    return kit.write_zip(path, kit.GOOD_MANIFEST, [(info, b"")])
+
+
+CASES: list[tuple[str, Maker, str, str]] = [
+    ("traversal", kit.traversal_bundle, "zip.traversal", "tries to leave the bundle folder"),
+    ("symlink", kit.symlink_bundle, "zip.symlink", "is a symbolic link; links are refused"),
+    ("entry-outside", kit.outside_entry_bundle, "manifest", "points outside the bundle"),
+    ("claimed-2gb", kit.claimed_size_bundle, "zip.file_size", "'server/blob.bin' is larger than 256 MiB"),
+    (
+        "type-uv",
+        lambda p: kit.unknown_type_bundle(p, "uv"),
+        "manifest",
+        "server.type 'uv' is not supported: CashCode runs node, python and binary bundles",
+    ),
+    (
+        "type-ruby",
+        lambda p: kit.unknown_type_bundle(p, "ruby"),
+        "manifest",
+        "server.type 'ruby' is not supported",
+    ),
+    ("no-manifest", lambda p: kit.write_zip(p, None, []), "manifest", "no manifest.json at its root"),
+    ("platform", _platform_bundle, "platform", "made for darwin, win32 only"),
+    ("secret-in-args", _secret_in_args, "manifest", "a sensitive value must go into server.mcp_config.env"),
+    ("device", _device, "zip.special", "is a device, pipe or socket"),
+]
+
+
+@pytest.mark.parametrize(("label", "make", "rule", "reason"), CASES, ids=[c[0] for c in CASES])
+async def test_a_hostile_bundle_is_refused_and_leaves_nothing(
+    make_app: AppMaker, paths: AppPaths, tmp_path: Path, label: str, make: Maker, rule: str, reason: str
+) -> None:
+    app, _ = await make_app()
+    bundle = make(tmp_path / f"{label}.mcpb")
+    before = {s["name"] for s in (await ok(app, "mcp.servers.list"))["servers"]}
+    servers_json = paths.config_dir / "mcp" / "servers.json"
+    for route in ("mcp_catalog.bundle_preview", "mcp_catalog.bundle_install"):
+        refused = await err(app, route, {"path": str(bundle)})
+        assert refused["code"] == "invalid", refused
+        assert refused["message"].startswith("the bundle is refused: ") and reason in refused["message"]
+        assert refused["details"] == {"rule": rule}
+        upload = {"data_base64": base64.b64encode(bundle.read_bytes()).decode(), "filename": bundle.name}
+        assert reason in (await err(app, route, upload))["message"]
+    assert not (tmp_path / "escaped.js").exists() and not (paths.cache_dir / "escaped.js").exists()
+    servers = paths.cache_dir / "mcp_servers"
+    assert not servers.exists() or not any(servers.iterdir())
+    assert not any((paths.cache_dir / "mcp_bundle_uploads").iterdir())
+    assert {s["name"] for s in (await ok(app, "mcp.servers.list"))["servers"]} == before
+    assert not servers_json.exists() or "evil" not in servers_json.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (_shell_command, "a node bundle runs node, but this one runs 'bash'"),
+        (_binary_outside, "is not a file of the bundle"),
+    ],
+    ids=["node-runs-bash", "binary-outside"],
+)
+async def test_a_command_the_bundle_type_does_not_run_is_refused(
+    make_app: AppMaker, paths: AppPaths, tmp_path: Path, make: Maker, reason: str
+) -> None:
+    app, _ = await make_app()
+    bundle = make(tmp_path / "cmd.mcpb")
+    for route in ("mcp_catalog.bundle_preview", "mcp_catalog.bundle_install"):
+        refused = await err(app, route, {"path": str(bundle)})
+        assert refused["code"] == "invalid" and reason in refused["message"], refused
+    assert not (paths.cache_dir / "mcp_servers").exists()
+
+
+async def test_a_bundle_refused_while_unpacking_removes_its_folder(
+    make_app: AppMaker, paths: AppPaths, tmp_path: Path
+) -> None:
+    """A member whose bytes do not match its header is found only while writing: the half-made
+    folder goes."""
+    bundle = kit.write_zip(
+        tmp_path / "liar.mcpb", kit.GOOD_MANIFEST, [(zipfile.ZipInfo("server/data.txt"), b"y" * 500)]
+    )
+    data = bytearray(bundle.read_bytes())
+    at = data.rfind(b"PK\x01\x02")
+    data[at + 24 : at + 28] = (100).to_bytes(4, "little")  # claims less than it holds
+    bundle.write_bytes(bytes(data))
+    app, _ = await make_app()
+    await ok(app, "mcp_catalog.bundle_preview", {"path": str(bundle)})  # the directory alone looks fine
+    refused = await err(app, "mcp_catalog.bundle_install", {"path": str(bundle)})
+    assert refused["code"] == "invalid" and "server/data.txt" in refused["message"]
+    assert not (paths.cache_dir / "mcp_servers" / "evil-kit").exists()
+    assert "evil-kit" not in {s["name"] for s in (await ok(app, "mcp.servers.list"))["servers"]}
+
+
+def test_the_cli_says_why_and_installs_nothing(tmp_path: Path) -> None:
+    env = base_env(tmp_path)
+    for make, reason in (
+        (kit.traversal_bundle, "tries to leave the bundle folder"),
+        (kit.claimed_size_bundle, "is larger than 256 MiB"),
+        (lambda p: kit.unknown_type_bundle(p, "uv"), "server.type 'uv' is not supported"),
+    ):
+        bundle = make(tmp_path / "bad.mcpb")
+        refused = cashcode("mcp", "install", str(bundle), "--yes", env=env, cwd=tmp_path)
+        assert (
+            refused.returncode == 1 and "the bundle is refused" in refused.stderr and reason in refused.stderr
+        )
+        bundle.unlink()
+    assert not (tmp_path / "cache" / "mcp_servers").exists()
+    servers = cashcode("mcp", "list", "--json", env={**env, "CASHCODE_MCP_TEST_SERVERS": ""}, cwd=tmp_path)
+    assert json.loads(servers.stdout) == []

@@ -1,11 +1,14 @@
 """EventBus: fan-out of typed events to the surfaces (desktop pusher, WebSocket, CLI).
 
 Subscribers are called synchronously, in subscription order, on the core loop; they must be
-quick (e.g. `queue.put`). One failing subscriber never keeps the event from the others.
+quick (e.g. `queue.put`). One failing subscriber never keeps the event from the others. An event
+published on another thread (store work on the store lane, app/store/lane.py) is handed to the
+core loop (the first loop that published), so subscribers still run there only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -19,6 +22,7 @@ _log = logging.getLogger(__name__)
 class EventBus:
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Add a subscriber; returns a function that removes it (safe to call twice)."""
@@ -31,6 +35,19 @@ class EventBus:
         return unsubscribe
 
     def publish(self, event: AppEvent) -> None:
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        home = self._loop
+        if (home is None or home.is_closed()) and running is not None:
+            self._loop = home = running  # the core loop: the first one that publishes
+        if home is not None and running is not home and home.is_running():
+            home.call_soon_threadsafe(self._deliver, event)
+            return
+        self._deliver(event)
+
+    def _deliver(self, event: AppEvent) -> None:
         # Iterate over a copy: a subscriber may unsubscribe itself while handling the event.
         for callback in list(self._subscribers):
             try:

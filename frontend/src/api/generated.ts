@@ -299,6 +299,15 @@ export interface DatabaseProblem {
   details: string[];
 }
 
+/**
+ * Writes to the database failed as busy (another program holds it), or work again: the UI
+ * shows "the database is busy — retrying…" while `busy` (app/store/lane.py probes the lock).
+ */
+export interface DatabaseStatus {
+  type: "database_status";
+  busy: boolean;
+}
+
 export interface Delta {
   type: "delta";
   chat_id: string;
@@ -1729,6 +1738,7 @@ export type AppEvent =
   | TurnCancelled
   | SessionUpdated
   | SessionDeleted
+  | DatabaseStatus
   | ImportSkillRequested
   | DesktopCommand
   | KnowledgeProgress

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.contracts.events import DatabaseStatus
+from app.contracts.events import DatabaseStatus, TurnFailed
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, add_provider, ok, send
 
@@ -199,7 +199,7 @@ async def test_stop_answers_at_once_while_a_finished_answer_waits_for_the_databa
         assert cancelled["ok"], cancelled
         end = await events.turn_end(turn, timeout_s=BOUND_S)
         # The answer could not be stored: said so, and the turn can be retried.
-        assert end.type == "turn_failed" and end.error.code == "database_busy", end
+        assert isinstance(end, TurnFailed) and end.error.code == "database_busy", end
     finally:
         _release(holder)
     assert (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"] == []

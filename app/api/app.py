@@ -223,6 +223,7 @@ class CashCodeApp:
             data_dir=str(self.ctx.paths.data_dir),
             workspace=str(self.ctx.settings.workspace(settings)),
             notices=list(self.ctx.notices),
+            database_busy=self.lane.busy,
         )
 
     async def app_detect_ollama(self, req: m.Empty) -> m.OllamaProbe:

@@ -20,6 +20,7 @@ export interface AppInfo {
   data_dir: string;
   workspace: string;
   notices: string[];
+  database_busy: boolean;
 }
 
 export interface ApprovalAnswer {

@@ -99,6 +99,7 @@ class _LoopWatch:
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._task is not None
+        await asyncio.sleep(0.05)  # the next tick records a stall that just ended
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
 

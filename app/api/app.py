@@ -13,6 +13,7 @@ What adapters use (desktop bridge, HTTP server, CLI):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -170,6 +171,7 @@ class CashCodeApp:
 
     async def invoke(self, route: str, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Validate → handle → envelope. Never raises; never leaks a traceback or a secret."""
+        self.bus.bind(asyncio.get_running_loop())  # the core loop (events of store threads go there)
         types = ROUTE_TYPES.get(route)
         if route not in self._routes:
             self._bind_all_routes()

@@ -2,8 +2,8 @@
 
 Subscribers are called synchronously, in subscription order, on the core loop; they must be
 quick (e.g. `queue.put`). One failing subscriber never keeps the event from the others. An event
-published on another thread (store work on the store lane, app/store/lane.py) is handed to the
-core loop (the first loop that published), so subscribers still run there only.
+published on a thread without a loop (store work on the store lane, app/store/lane.py) is handed
+to the core loop the app bound (`bind`), so subscribers still run there only.
 """
 
 from __future__ import annotations
@@ -34,15 +34,13 @@ class EventBus:
 
         return unsubscribe
 
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The core loop: events published on a plain thread (no loop of its own) go there."""
+        self._loop = loop
+
     def publish(self, event: AppEvent) -> None:
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
         home = self._loop
-        if (home is None or home.is_closed()) and running is not None:
-            self._loop = home = running  # the core loop: the first one that publishes
-        if home is not None and running is not home and home.is_running():
+        if home is not None and home.is_running() and not _has_running_loop():
             home.call_soon_threadsafe(self._deliver, event)
             return
         self._deliver(event)
@@ -54,3 +52,12 @@ class EventBus:
                 callback(event)
             except Exception:  # subscriber boundary: log it, keep delivering to the rest
                 _log.exception("event subscriber %r failed on %s", callback, event.type)
+
+
+def _has_running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+

@@ -61,6 +61,9 @@ def _release(holder: subprocess.Popen[str]) -> None:
     holder.stdin.write("\n")
     holder.stdin.flush()
     holder.wait(timeout=30)
+    for pipe in (holder.stdin, holder.stdout):
+        if pipe is not None:
+            pipe.close()
 
 
 def _ms(values: list[float]) -> str:

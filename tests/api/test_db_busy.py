@@ -41,6 +41,9 @@ def _release(holder: subprocess.Popen[str]) -> None:
     holder.stdin.write("\n")
     holder.stdin.flush()
     holder.wait(timeout=30)
+    for pipe in (holder.stdin, holder.stdout):
+        if pipe is not None:
+            pipe.close()
 
 
 async def _answer(app: Any, route: str, payload: dict[str, Any]) -> dict[str, Any]:

@@ -55,6 +55,9 @@ def _release(holder: subprocess.Popen[str]) -> None:
         holder.stdin.write("\n")
         holder.stdin.flush()
     holder.wait(timeout=30)
+    for pipe in (holder.stdin, holder.stdout):
+        if pipe is not None:
+            pipe.close()
 
 
 def test_a_locked_database_shows_busy_stop_answers_and_nothing_is_lost(

@@ -36,6 +36,7 @@ from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
 from app.contracts.errors import ApiFailure
+from app.contracts.events import DatabaseStatus
 from app.contracts.messages import AttachmentRef
 from app.contracts.provider import ProviderConfig
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
@@ -47,6 +48,7 @@ from app.settings.secrets import SecretStore
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
+from app.store.lane import StoreLane
 from app.store.usage import UsageRepository
 
 Handler = Callable[[Any], Awaitable[BaseModel]]
@@ -83,6 +85,8 @@ class CashCodeApp:
         self.bus = ctx.bus
         self.gate = ApprovalGate(ctx.bus.publish)
         self.turns = TurnManager(ctx.bus.publish)
+        # The core routes' and turns' database work runs here, off the event loop.
+        self.lane = StoreLane(ctx.db, on_busy=lambda busy: ctx.bus.publish(DatabaseStatus(busy=busy)))
         self.capabilities = CapabilitySet(ctx.plugins, self._host, ctx.extra_capabilities)
         self._chat = ChatService(
             ChatDeps(
@@ -94,6 +98,7 @@ class CashCodeApp:
                 emit=ctx.bus.publish,
                 data_dir=ctx.paths.data_dir,
                 environment=self._turn_environment,
+                lane=self.lane,
                 capabilities=tuple(self.capabilities),
             )
         )
@@ -168,6 +173,7 @@ class CashCodeApp:
 
     async def invoke(self, route: str, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Validate → handle → envelope. Never raises; never leaks a traceback or a secret."""
+        self.bus.bind(asyncio.get_running_loop())  # the core loop (events of store threads go there)
         types = ROUTE_TYPES.get(route)
         if route not in self._routes:
             self._bind_all_routes()
@@ -223,6 +229,7 @@ class CashCodeApp:
                 _log.warning("%s: close failed", cap.name, exc_info=True)
         await self.turns.aclose()
         await self.ctx.providers.aclose()
+        await self.lane.aclose()
         self.ctx.db.close()
 
     # ---- app -----------------------------------------------------------------------------------
@@ -240,6 +247,7 @@ class CashCodeApp:
             data_dir=str(self.ctx.paths.data_dir),
             workspace=str(self.ctx.settings.workspace(settings)),
             notices=list(self.ctx.notices),
+            database_busy=self.lane.busy,
         )
 
     async def app_detect_ollama(self, req: m.Empty) -> m.OllamaProbe:
@@ -250,19 +258,19 @@ class CashCodeApp:
     # ---- chats ---------------------------------------------------------------------------------
 
     async def chats_list(self, req: m.ChatListQuery) -> m.ChatList:
-        return self._chat.list(req)
+        return await self._chat.list(req)
 
     async def chats_create(self, req: m.ChatCreate) -> m.ChatSummary:
-        return self._chat.create(req)
+        return await self._chat.create(req)
 
     async def chats_get(self, req: m.ChatGet) -> m.ChatDetail:
-        return self._chat.get(req)
+        return await self._chat.get(req)
 
     async def chats_rename(self, req: m.ChatRename) -> m.ChatSummary:
-        return self._chat.rename(req)
+        return await self._chat.rename(req)
 
     async def chats_delete(self, req: m.ChatRef) -> m.Ok:
-        self._chat.delete(req)
+        await self._chat.delete(req)
         return m.Ok()
 
     async def chat_send(self, req: m.ChatSend) -> m.TurnRef:
@@ -274,7 +282,7 @@ class CashCodeApp:
         if req.attachments:
             await self._check_vision(choice, req.attachments)
         provider = self.ctx.providers.get(choice.provider_id)
-        ref = self._chat.send(
+        ref = await self._chat.send(
             req.chat_id,
             req.text,
             choice.provider_id,
@@ -304,15 +312,15 @@ class CashCodeApp:
             await self._check_vision(choice, req.attachments)
         files = None if req.attachments is None else tuple(req.attachments)
         provider = self.ctx.providers.get(choice.provider_id)
-        return self._chat.edit(req.chat_id, req.cursor, req.text, choice, provider, files)
+        return await self._chat.edit(req.chat_id, req.cursor, req.text, choice, provider, files)
 
     async def chat_regenerate(self, req: bm.ChatRegenerate) -> m.TurnRef:
         choice = await self._model_choice(req.model)
         provider = self.ctx.providers.get(choice.provider_id)
-        return self._chat.regenerate(req.chat_id, req.cursor, choice, provider)
+        return await self._chat.regenerate(req.chat_id, req.cursor, choice, provider)
 
     async def chats_switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
-        return self._chat.switch_branch(req)
+        return await self._chat.switch_branch(req)
 
     async def chat_cancel(self, req: m.ChatRef) -> m.Ok:
         from app.store.ids import validate_chat_id  # like every route that names a chat
@@ -321,7 +329,7 @@ class CashCodeApp:
         return m.Ok()
 
     async def chat_retry(self, req: m.ChatRef) -> m.TurnRef:
-        return self._chat.retry(req.chat_id, self.ctx.providers.get)
+        return await self._chat.retry(req.chat_id, self.ctx.providers.get)
 
     async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
         try:
@@ -373,17 +381,17 @@ class CashCodeApp:
                 chat_id=g.chat_id,
                 enabled=g.enabled,
             )
-            for g in self.ctx.ledger.list()
+            for g in await self.lane.read(self.ctx.ledger.list)
         ]
         return m.GrantList(grants=grants)
 
     async def approvals_enable(self, req: m.GrantRef) -> m.Ok:
-        if not self.ctx.ledger.enable(req.grant_id):
+        if not await self.lane.write(lambda: self.ctx.ledger.enable(req.grant_id)):
             raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
         return m.Ok()
 
     async def approvals_revoke(self, req: m.GrantRef) -> m.Ok:
-        if not self.ctx.ledger.revoke(req.grant_id):
+        if not await self.lane.write(lambda: self.ctx.ledger.revoke(req.grant_id)):
             raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
         return m.Ok()
 

@@ -27,11 +27,12 @@ from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
 from app.core.prompt import build_system_prompt, load_persona
 from app.core.turn import run_turn
-from app.core.turns import TurnManager
+from app.core.turns import ChatBusy, TurnManager
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.errors import NotFound, StoreError
 from app.store.ids import is_valid_id
+from app.store.lane import StoreLane
 from app.store.usage import UsageRepository
 
 AUTO_TITLE_CHARS = 60
@@ -76,19 +77,24 @@ class ChatDeps:
     emit: Emit
     data_dir: Path
     environment: Callable[[TurnOverrides | None], TurnEnvironment]
+    lane: StoreLane  # every database call of these routes and their turns runs there
     clock: Callable[[], datetime] = datetime.now
     capabilities: tuple[Capability, ...] = ()
 
 
 class ChatService:
+    """The store work of each route runs on the store lane (never on the event loop); what
+    the loop owns (running turns, events) is read and emitted here, on the loop."""
+
     def __init__(self, deps: ChatDeps) -> None:
         self._d = deps
 
     # ---- chats -------------------------------------------------------------------------------
 
-    def summary(self, record: ChatRecord, activity: ChatActivity | None = None) -> m.ChatSummary:
-        if activity is None:
-            activity = self._d.chats.activity_of(record.id)
+    async def _summary_of(self, record: ChatRecord) -> m.ChatSummary:
+        return self.summary(record, await self._d.lane.read(lambda: self._d.chats.activity_of(record.id)))
+
+    def summary(self, record: ChatRecord, activity: ChatActivity | None) -> m.ChatSummary:
         return m.ChatSummary(
             id=record.id,
             title=record.title,
@@ -99,51 +105,63 @@ class ChatService:
             last_activity=(activity.last_message_at if activity else None) or record.created_at,
         )
 
-    def list(self, req: m.ChatListQuery) -> m.ChatList:
+    async def list(self, req: m.ChatListQuery) -> m.ChatList:
         """One page: the chats and the activity of exactly those chats (never the whole table)."""
         before = _decode_page_key(req.before) if req.before else None
         title = req.title.strip() if req.title else None
-        records, following = self._d.chats.list_page(req.limit, before=before, title_contains=title or None)
-        activity = self._d.chats.activity([c.id for c in records])
+
+        chats = self._d.chats
+
+        def read() -> tuple[list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity]]:
+            records, following = chats.list_page(req.limit, before=before, title_contains=title or None)
+            return records, following, chats.activity([c.id for c in records])
+
+        records, following, activity = await self._d.lane.read(read)
         none = ChatActivity(0, None)
         return m.ChatList(
             chats=[self.summary(c, activity.get(c.id, none)) for c in records],
             next_before=_encode_page_key(following) if following else None,
         )
 
-    def create(self, req: m.ChatCreate) -> m.ChatSummary:
+    async def create(self, req: m.ChatCreate) -> m.ChatSummary:
         chats = self._d.chats
-        if req.lazy:
-            return self.summary(chats.reserve(req.title))
-        return self.summary(chats.create(req.title, chat_id=req.chat_id))
+        if req.lazy:  # in memory only until its first turn is stored
+            return self.summary(chats.reserve(req.title), None)
+        record = await self._d.lane.write(lambda: chats.create(req.title, chat_id=req.chat_id))
+        return self.summary(record, None)
 
-    def get(self, req: m.ChatGet) -> m.ChatDetail:
-        record = self._d.chats.get(req.chat_id)
-        before, limit = req.before_cursor, req.limit
-        stored, has_more, siblings = self._d.chats.page_view(req.chat_id, before_cursor=before, limit=limit)
+    async def get(self, req: m.ChatGet) -> m.ChatDetail:
+        chats, before, limit = self._d.chats, req.before_cursor, req.limit
+
+        def read() -> tuple[ChatRecord, ChatActivity | None, list[StoredMessage], bool, dict[int, list[int]]]:
+            record = chats.get(req.chat_id)
+            stored, has_more, siblings = chats.page_view(req.chat_id, before_cursor=before, limit=limit)
+            return record, chats.activity_of(record.id), stored, has_more, siblings
+
+        record, activity, stored, has_more, siblings = await self._d.lane.read(read)
         views = [_view(s, siblings.get(s.cursor)) for s in stored if s.message.role != "system"]
-        return m.ChatDetail(chat=self.summary(record), messages=views, has_more=has_more)
+        return m.ChatDetail(chat=self.summary(record, activity), messages=views, has_more=has_more)
 
-    def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
+    async def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
         if self._d.turns.is_running(req.chat_id):
             raise ApiFailure("busy", "This chat is running a turn; stop it or wait to switch branch.")
-        self._d.chats.switch_branch(req.chat_id, req.cursor)
-        return self.get(m.ChatGet(chat_id=req.chat_id, limit=req.limit))
+        await self._d.lane.write(lambda: self._d.chats.switch_branch(req.chat_id, req.cursor))
+        return await self.get(m.ChatGet(chat_id=req.chat_id, limit=req.limit))
 
-    def rename(self, req: m.ChatRename) -> m.ChatSummary:
-        record = self._d.chats.rename(req.chat_id, req.title)
+    async def rename(self, req: m.ChatRename) -> m.ChatSummary:
+        record = await self._d.lane.write(lambda: self._d.chats.rename(req.chat_id, req.title))
         self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
-        return self.summary(record)
+        return await self._summary_of(record)
 
-    def delete(self, req: m.ChatRef) -> None:
+    async def delete(self, req: m.ChatRef) -> None:
         if self._d.turns.is_running(req.chat_id):
             raise ApiFailure("busy", "This chat is running a turn; stop it before deleting the chat.")
-        self._d.chats.delete(req.chat_id)
+        await self._d.lane.write(lambda: self._d.chats.delete(req.chat_id))
         self._d.emit(SessionDeleted(chat_id=req.chat_id))
 
     # ---- turns -------------------------------------------------------------------------------
 
-    def send(
+    async def send(
         self,
         chat_id: str,
         text: str,
@@ -158,7 +176,8 @@ class ChatService:
         parent = None
         if not self._d.chats.is_reserved(chat_id):
             # The turn attaches where the chat is now, even if another branch is chosen meanwhile.
-            parent = self._d.chats.leaf(chat_id)  # NotFound / InvalidId before anything starts
+            # NotFound / InvalidId before anything starts.
+            parent = await self._d.lane.read(lambda: self._d.chats.leaf(chat_id))
         spec = TurnSpec(
             chat_id=chat_id,
             turn_id=str(uuid.uuid4()),
@@ -169,9 +188,9 @@ class ChatService:
             attachments=attachments,
             parent_cursor=parent,
         )
-        return self._start(spec, provider)
+        return await self._start(spec, provider)
 
-    def edit(
+    async def edit(
         self,
         chat_id: str,
         cursor: int,
@@ -181,7 +200,7 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] | None,
     ) -> m.TurnRef:
         """A new user message next to message `cursor` (same parent): a new branch, answered."""
-        edited = self._d.chats.message(chat_id, cursor)
+        edited = await self._d.lane.read(lambda: self._d.chats.message(chat_id, cursor))
         if edited.message.role != "user":
             raise ApiFailure("invalid", "Only your own messages can be edited; regenerate an answer instead.")
         files = edited.message.attachments if attachments is None else attachments
@@ -197,11 +216,13 @@ class ChatService:
             attachments=files,
             parent_cursor=edited.parent_cursor,
         )
-        return self._start(spec, provider)
+        return await self._start(spec, provider)
 
-    def regenerate(self, chat_id: str, cursor: int, choice: m.ModelRef, provider: Provider) -> m.TurnRef:
+    async def regenerate(
+        self, chat_id: str, cursor: int, choice: m.ModelRef, provider: Provider
+    ) -> m.TurnRef:
         """A new answer to the user message that message `cursor` answers (or is)."""
-        user = self._d.chats.user_message_at_or_above(chat_id, cursor)
+        user = await self._d.lane.read(lambda: self._d.chats.user_message_at_or_above(chat_id, cursor))
         spec = TurnSpec(
             chat_id=chat_id,
             turn_id=str(uuid.uuid4()),
@@ -213,40 +234,48 @@ class ChatService:
             parent_cursor=user.cursor,
             regenerate=True,
         )
-        return self._start(spec, provider)
+        return await self._start(spec, provider)
 
-    def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
-        self._d.chats.get(chat_id)
+    async def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
+        await self._d.lane.read(lambda: self._d.chats.get(chat_id))
         old = self._d.turns.retry_spec(chat_id)
         spec = replace(old, turn_id=str(uuid.uuid4()))
-        return self._start(spec, provider_for(old.provider_id))
+        return await self._start(spec, provider_for(old.provider_id))
 
-    def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
+    async def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
         deps = self._turn_deps(spec, provider)
+        if self._d.turns.is_running(spec.chat_id):  # before the title: a refused turn titles nothing
+            raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
+        # Titled before the turn starts (its first events), with the store work off the loop.
+        record = await self._title_new_chat(spec)
         self._d.turns.start(spec, lambda s: run_turn(s, deps))
-        self._title_new_chat(spec)
+        if record is not None:
+            self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
 
-    def _title_new_chat(self, spec: TurnSpec) -> None:
+    async def _title_new_chat(self, spec: TurnSpec) -> ChatRecord | None:
         """Title an untitled new chat from its first message as soon as the turn starts: the
         title is known now (the list shows it while the answer streams) and a first turn that
         fails still leaves a titled chat. Only a chat with no messages yet: an old or imported
         untitled chat, or an edit/regeneration, keeps its (empty) title."""
         if spec.regenerate:
-            return
+            return None
         chats = self._d.chats
-        try:
+
+        def title() -> ChatRecord | None:
             record = chats.get(spec.chat_id) if not chats.is_reserved(spec.chat_id) else None
             if record is not None and (
                 not record.title_auto or record.title or chats.activity_of(spec.chat_id).message_count
             ):
-                return
+                return None
             text = spec.user_text if spec.user_text.strip() else " ".join(a.name for a in spec.attachments)
-            record = chats.rename(spec.chat_id, auto_title(text), auto=True)
+            return chats.rename(spec.chat_id, auto_title(text), auto=True)
+
+        try:
+            return await self._d.lane.write(title)
         except (sqlite3.Error, StoreError, NotFound, ValueError):
             _log.warning("could not title chat %s", spec.chat_id, exc_info=True)
-            return
-        self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
+            return None
 
     def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
         caps = self._d.capabilities
@@ -281,11 +310,14 @@ class ChatService:
         store: TurnStore = self._d.chats
         for cap in caps:
             store = cap.wrap_store(store)
-        return TurnDeps(loop=loop, store=store, system_prompt=prompt, on_stored=self._after_store)
+        return TurnDeps(
+            loop=loop, store=store, system_prompt=prompt, on_stored=self._after_store, runner=self._d.lane
+        )
 
     def _record_usage(self, spec: TurnSpec, usage: UsageReport) -> None:
-        # Bookkeeping must not fail the user's turn: a write error is logged, not raised.
-        try:
+        # Bookkeeping must neither fail nor hold up the user's turn: written on the store lane,
+        # a write error is logged there.
+        def record() -> None:
             self._d.usage.record(
                 spec.chat_id,
                 spec.turn_id,
@@ -294,8 +326,8 @@ class ChatService:
                 usage.input_tokens,
                 usage.output_tokens,
             )
-        except (sqlite3.Error, StoreError, ValueError):
-            _log.warning("could not record usage of turn %s", spec.turn_id, exc_info=True)
+
+        self._d.lane.write_later(record, f"the usage of turn {spec.turn_id}")
 
     def _after_store(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         """The turn is stored; now a session_updated event (the title was set at the start).

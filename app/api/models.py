@@ -73,6 +73,9 @@ class AppInfo(ApiModel):
     workspace: str
     # Things the user should know about this start (e.g. a damaged settings file was set aside).
     notices: list[str] = Field(default_factory=list)
+    # Writes are failing as busy now (another program holds the database): a page opened
+    # meanwhile shows it at once; `database_status` events tell every change after.
+    database_busy: bool = False
 
 
 class OllamaProbe(ApiModel):

@@ -121,6 +121,14 @@ class SessionDeleted(Event):
     chat_id: str
 
 
+class DatabaseStatus(Event):
+    """Writes to the database failed as busy (another program holds it), or work again: the UI
+    shows "the database is busy — retrying…" while `busy` (app/store/lane.py probes the lock)."""
+
+    type: Literal["database_status"] = "database_status"
+    busy: bool
+
+
 class ImportSkillRequested(Event):
     """A Skill ZIP or folder reached the app from outside the page (a window drop, or
     `cashcode desktop --import-skill FILE` forwarded to the running instance): the UI opens its
@@ -169,6 +177,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     TurnCancelled,
     SessionUpdated,
     SessionDeleted,
+    DatabaseStatus,
     ImportSkillRequested,
     BundleOpenRequested,
     DesktopCommand,

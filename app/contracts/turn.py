@@ -3,9 +3,9 @@ tools it is offered and where its history lives."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from app.contracts.messages import AttachmentRef, Mention, Message, ToolSpec
 from app.contracts.tools import Tool
@@ -31,6 +31,19 @@ class TurnStore(Protocol):
     def append_turn(
         self, chat_id: str, turn_id: str, messages: Sequence[Message], *, parent: int | None = None
     ) -> object: ...
+
+
+T = TypeVar("T")
+
+
+class StoreRunner(Protocol):
+    """Where a turn's database work runs: the app's store lane (worker threads, app/store/lane.py),
+    so the event loop never waits for SQLite. `wait_ms` bounds the wait for a locked database
+    (then DatabaseBusy); left out, the runner's own bound."""
+
+    async def read(self, fn: Callable[[], T], *, wait_ms: int = ...) -> T: ...
+
+    async def write(self, fn: Callable[[], T], *, wait_ms: int = ...) -> T: ...
 
 
 @dataclass(frozen=True)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from app.contracts.events import AppEvent
 from app.contracts.messages import Message
 from app.contracts.provider import Provider, UsageReport
 from app.contracts.tools import TOOL_OUTPUT_BUDGET, ApprovalLedger, PreparedCall, Tool, ToolContext
-from app.contracts.turn import ToolBox, TurnSpec, TurnStore
+from app.contracts.turn import StoreRunner, ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate, PolicyDecision
 
 Emit = Callable[[AppEvent], None]
+T = TypeVar("T")
 
 DEFAULT_MAX_ITERATIONS = 20
 # The one tool output budget (app/contracts/tools.py); tools page within it.
@@ -41,6 +42,16 @@ class LoopDeps:
     stream: bool = True  # False: ask the provider for whole answers (`cashcode ask --no-stream`)
 
 
+class InlineStore:
+    """A StoreRunner that runs the work right here (tests, and callers without a store lane)."""
+
+    async def read(self, fn: Callable[[], T], *, wait_ms: int = 0) -> T:
+        return fn()
+
+    async def write(self, fn: Callable[[], T], *, wait_ms: int = 0) -> T:
+        return fn()
+
+
 @dataclass(frozen=True)
 class TurnDeps:
     loop: LoopDeps
@@ -48,3 +59,5 @@ class TurnDeps:
     system_prompt: str
     # Called after the turn is stored (e.g. automatic title). Runs on the core loop.
     on_stored: Callable[[TurnSpec, Sequence[Message]], None] | None = None
+    # Where `store`'s reads and writes run (the app's store lane: off the event loop).
+    runner: StoreRunner = field(default_factory=InlineStore)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
+from app.contracts.errors import DatabaseBusy
 from app.contracts.events import ErrorInfo, TurnCancelled, TurnDone, TurnFailed, TurnStarted
 from app.contracts.messages import Message
 from app.contracts.provider import ProviderError
@@ -17,6 +19,15 @@ from app.core.history_repair import repair_history
 from app.core.loop import AgentLoop
 
 _log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# A stopped turn's partial answer waits at most this for the database: Stop answers at once, and
+# a turn whose partial answer could not be stored stays retryable (decision 112).
+STOP_STORE_WAIT_MS = 300
+# A finished answer is worth waiting for: while the database stays locked, storing it is tried
+# again (each try waits the runner's own bound) for this long; the UI says the database is busy.
+STORE_PATIENCE_S = 30.0
+STORE_RETRY_PAUSE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -34,8 +45,49 @@ class TurnStopped(asyncio.CancelledError):
         self.stored = stored
 
 
-def _store(spec: TurnSpec, deps: TurnDeps, stored: list[Message]) -> None:
-    deps.store.append_turn(spec.chat_id, spec.turn_id, stored, parent=spec.parent_cursor)
+class _Stops:
+    """Whether a Stop arrived while the turn waited for its store (the work was not cut off)."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    async def to_the_end(self, work: Awaitable[T]) -> T:
+        """Await `work` to its end even when the turn is stopped meanwhile: it runs on a store
+        thread and ends within its own wait, and only its result says whether the turn was
+        stored."""
+        task = asyncio.ensure_future(work)
+        while True:
+            try:
+                return await asyncio.shield(task)
+            except asyncio.CancelledError:
+                self.seen = True
+                if task.done():  # it ended as the Stop came: its own outcome counts
+                    return task.result()
+
+
+async def _store(spec: TurnSpec, deps: TurnDeps, stored: list[Message], *, patient: bool) -> None:
+    """Write the turn off the loop, then run `on_stored` here. A locked database: a patient
+    store tries again until STORE_PATIENCE_S (or a Stop) and then raises DatabaseBusy."""
+
+    def append() -> None:
+        deps.store.append_turn(spec.chat_id, spec.turn_id, stored, parent=spec.parent_cursor)
+
+    deadline = time.monotonic() + STORE_PATIENCE_S
+    stops = _Stops()
+    while True:
+        try:
+            if patient:
+                await stops.to_the_end(deps.runner.write(append))
+            else:
+                await stops.to_the_end(deps.runner.write(append, wait_ms=STOP_STORE_WAIT_MS))
+            break
+        except DatabaseBusy:
+            if not patient or stops.seen or time.monotonic() > deadline:
+                raise
+        try:
+            await asyncio.sleep(STORE_RETRY_PAUSE_S)
+        except asyncio.CancelledError:
+            stops.seen = True  # Stop while waiting to try again: one last try, then give up
     if deps.on_stored is not None:
         deps.on_stored(spec, stored)
 
@@ -67,7 +119,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         )
     )
     try:
-        stored = deps.store.history(spec.chat_id, leaf=spec.parent_cursor)
+        stored = await deps.runner.read(lambda: deps.store.history(spec.chat_id, leaf=spec.parent_cursor))
         repaired = repair_history(stored)  # never sent to a provider as stored when it is broken
         if repaired.changed:
             _log.warning("chat %s: history repaired for this turn: %s", chat_id, "; ".join(repaired.problems))
@@ -88,7 +140,8 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         kept = loop.partial() if loop is not None else []
         try:
             if kept:
-                _store(spec, deps, [m.for_history() for m in kept[1 if spec.regenerate else 0 :]])
+                partial = [m.for_history() for m in kept[1 if spec.regenerate else 0 :]]
+                await _store(spec, deps, partial, patient=False)
         except Exception:  # Stop must still stop: a store failure loses the partial answer only
             _log.warning("could not store the stopped turn %s", turn_id, exc_info=True)
             kept = []
@@ -96,8 +149,10 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         if kept:
             raise TurnStopped(stored=True) from None
         raise
-    # No await between here and the event: Stop cannot split storing from announcing.
-    _store(spec, deps, [m.for_history() for m in result.messages[1 if spec.regenerate else 0 :]])
+    # A Stop while the answer is being stored does not split storing from announcing: the
+    # store runs to its end and the turn is done (or, the database staying locked, failed).
+    answer = [m.for_history() for m in result.messages[1 if spec.regenerate else 0 :]]
+    await _store(spec, deps, answer, patient=True)
     emit(
         TurnDone(
             chat_id=chat_id,

@@ -1,8 +1,10 @@
-"""The SQLite database: one connection, WAL, foreign keys, forward migrations (SPEC S10.2).
+"""The SQLite database: WAL, foreign keys, forward migrations (SPEC S10.2).
 
-One `Database` per process. The connection is shared across threads
-(`check_same_thread=False`) and every use is serialised by an RLock, so a transaction is never
-interleaved with another thread's statements.
+One `Database` per process. Writes go through ONE connection shared across threads
+(`check_same_thread=False`), serialised by an RLock, so a transaction is never interleaved with
+another thread's statements. Reads outside a transaction use a read-only connection of the
+calling thread (WAL: a reader sees the last commit and never waits for a writer), so a write
+waiting for another program's lock, or a long transaction of ours, never holds up a read.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import functools
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +34,7 @@ STORE_PART = "store"
 # timeout) before it answers "the database is busy": the loop serves every route and every
 # Stop, so another program holding the database must never freeze it for the full timeout.
 LOOP_WAIT_MS = 500
+_NO_READERS = ("", ":memory:")  # a private in-memory database has no file a reader could open
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,12 @@ class Database:
         self._opening = True  # migrations at open may wait the full timeout
         self._depth = 0  # nesting of transaction() on the owning thread
         self._parts = (SchemaPart(STORE_PART, tuple(migrations)), *parts)
+        self._local = threading.local()  # per thread: its reader, a wait chosen by the caller
+        self._readers: list[tuple[weakref.ref[threading.Thread], sqlite3.Connection]] = []
+        self._readers_lock = threading.Lock()
+        self._use_readers = str(path) not in _NO_READERS
+        self._closed = False
+        self._trace: Callable[[str], None] | None = None
         try:
             # isolation_level=None: we issue BEGIN/COMMIT ourselves (no implicit transactions).
             self._conn = sqlite3.connect(
@@ -165,20 +175,42 @@ class Database:
         return self.part_version(STORE_PART)
 
     @contextmanager
-    def _held(self) -> Iterator[None]:
-        """The connection's lock, with bounded waits when the caller runs on an event loop:
-        at most LOOP_WAIT_MS for a thread of ours that holds the lock, then the same as the
-        busy timeout for another process; past that StoreBusy. Worker threads wait in full."""
-        bounded = _on_event_loop() and not self._opening
-        if not self._lock.acquire(timeout=self._loop_wait_ms / 1000 if bounded else -1):
-            raise StoreBusy(DATABASE_BUSY_MESSAGE)
+    def waiting_at_most(self, wait_ms: int) -> Iterator[None]:
+        """On this thread, wait at most `wait_ms` for the database (our lock, then SQLite's busy
+        timeout) before StoreBusy. The store lane sets it for each job (app/store/lane.py)."""
+        before = getattr(self._local, "wait_ms", None)
+        self._local.wait_ms = max(0, int(wait_ms))
         try:
-            wanted = self._loop_wait_ms if bounded else self._busy_ms
+            yield
+        finally:
+            self._local.wait_ms = before
+
+    def _wanted_ms(self) -> int:
+        """How long this caller may wait: its own bound (store lane), else at most LOOP_WAIT_MS on
+        an event loop, else the full busy timeout (worker threads, opening)."""
+        if self._opening:
+            return self._busy_ms
+        chosen: int | None = getattr(self._local, "wait_ms", None)
+        if chosen is not None:
+            return min(chosen, self._busy_ms)
+        return self._loop_wait_ms if _on_event_loop() else self._busy_ms
+
+    @contextmanager
+    def _held(self) -> Iterator[None]:
+        """The writer connection's lock, waiting at most `_wanted_ms()` for a thread of ours
+        that holds it, then the same again for another process (SQLite's busy timeout); past
+        that StoreBusy."""
+        wanted = self._wanted_ms()
+        if not self._lock.acquire(timeout=wanted / 1000 if wanted < self._busy_ms else -1):
+            raise StoreBusy(DATABASE_BUSY_MESSAGE)
+        self._local.writing = getattr(self._local, "writing", 0) + 1
+        try:
             if wanted != self._set_busy_ms:
                 self._conn.execute(f"PRAGMA busy_timeout = {int(wanted)}")
                 self._set_busy_ms = wanted
             yield
         finally:
+            self._local.writing -= 1
             self._lock.release()
 
     def part_version(self, name: str) -> int:
@@ -221,24 +253,90 @@ class Database:
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
-        """The connection for reads, held exclusively by this thread meanwhile."""
-        with self._held():
-            yield self._conn
+        """A connection for reads: one snapshot for every statement of the block.
+
+        Inside a transaction of this thread it is the writer (the reads see its own writes);
+        otherwise this thread's read-only connection, which waits for nobody in WAL mode."""
+        if not self._use_readers or getattr(self._local, "writing", 0) > 0:
+            with self._held():
+                yield self._conn
+            return
+        conn = self._reader()
+        if conn.in_transaction:  # nested in a read block of this thread: the same snapshot
+            yield conn
+            return
+        wanted = self._wanted_ms()
+        if wanted != getattr(self._local, "reader_busy_ms", None):
+            conn.execute(f"PRAGMA busy_timeout = {int(wanted)}")
+            self._local.reader_busy_ms = wanted
+        try:
+            conn.execute("BEGIN")  # deferred: the snapshot starts at the first read
+            yield conn
+        except sqlite3.OperationalError as exc:
+            cause = classify_sqlite_error(exc, self.path, "read")
+            if isinstance(cause, StoreBusy):
+                raise cause from exc
+            raise
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "reader", None)
+        if conn is not None:
+            return conn
+        with self._readers_lock:
+            if self._closed:
+                raise StoreError(f"the database at {self.path} is closed")
+            try:
+                conn = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=self._busy_ms / 1000
+                )
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA foreign_keys = ON")  # as the writer: the same connection settings
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute("PRAGMA query_only = ON")  # a read path that writes is a bug: fail it
+                conn.set_trace_callback(self._trace)
+            except sqlite3.Error as exc:
+                raise classify_sqlite_error(exc, self.path, "open") from exc
+            # Readers of threads that ended are closed here (a Connection cannot be weakly
+            # referenced, so the thread is).
+            alive = [(t, c) for t, c in self._readers if (th := t()) is not None and th.is_alive()]
+            for t, c in self._readers:
+                if (t, c) not in alive:
+                    c.close()
+            self._readers = [*alive, (weakref.ref(threading.current_thread()), conn)]
+        self._local.reader = conn
+        self._local.reader_busy_ms = None
+        return conn
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         with self.reading() as conn:
             return conn.execute(sql, params).fetchall()
 
+    def probe_write(self) -> None:
+        """Take the write lock and let it go at once: StoreBusy while someone else holds it."""
+        with self.transaction():
+            pass
+
     def set_trace(self, callback: Callable[[str], None] | None) -> None:
         """Call `callback` with each SQL statement run (diagnostics; crash-safety tests)."""
-        with self._lock:
+        with self._lock, self._readers_lock:
+            self._trace = callback
             self._conn.set_trace_callback(callback)
+            for _, conn in self._readers:
+                conn.set_trace_callback(callback)
 
     def has_table(self, name: str) -> bool:
         rows = self.query("SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'", (name,))
         return bool(rows)
 
     def close(self) -> None:
+        with self._readers_lock:
+            self._closed = True
+            for _, conn in self._readers:
+                conn.close()
+            self._readers = []
         with self._lock:
             self._conn.close()
 

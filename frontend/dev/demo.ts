@@ -50,7 +50,7 @@ const fake = new FakeTransport()
   .on("app.info", () => ({
     version: "0.1.0", platform: "linux", first_run: scenario === "first-run", data_dir: "/home/cash/.local/share/CashCode",
     workspace: settings.workspace, keyring: { available: true, backend: "SecretService", message: "Keys are stored in the system keyring." },
-    notices: [],
+    notices: [], database_busy: false,
   }))
   .on("app.detect_ollama", () => ({ found: true, base_url: "http://127.0.0.1:11434", models: ["llama3.2", "qwen2.5-coder"], message: "" }))
   .on("settings.get", () => settings)

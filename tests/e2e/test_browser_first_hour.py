@@ -107,6 +107,9 @@ def test_quick_ask_follows_its_stream(
     page.get_by_test_id("composer-input").fill("Quick question")
     page.get_by_test_id("send-button").click()
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "streaming")
+    # The answer's text has begun (the provider's first request can take seconds on a loaded
+    # machine, and the page shows "streaming" from turn_started on).
+    expect(last(page, "message-assistant")).to_contain_text("A line of a long answer")
     page.wait_for_timeout(400)
     assert _scroll_state(page)["height"] > _scroll_state(page)["client"]  # it overflows
     assert _at_bottom(page)

@@ -20,6 +20,7 @@ export interface AppInfo {
   data_dir: string;
   workspace: string;
   notices: string[];
+  database_busy: boolean;
 }
 
 export interface ApprovalAnswer {
@@ -371,6 +372,15 @@ export interface DatabaseProblem {
   type: "database_problem";
   message: string;
   details: string[];
+}
+
+/**
+ * Writes to the database failed as busy (another program holds it), or work again: the UI
+ * shows "the database is busy — retrying…" while `busy` (app/store/lane.py probes the lock).
+ */
+export interface DatabaseStatus {
+  type: "database_status";
+  busy: boolean;
 }
 
 export interface Delta {
@@ -1808,6 +1818,7 @@ export type AppEvent =
   | TurnCancelled
   | SessionUpdated
   | SessionDeleted
+  | DatabaseStatus
   | ImportSkillRequested
   | BundleOpenRequested
   | DesktopCommand

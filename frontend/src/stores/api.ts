@@ -1,5 +1,5 @@
 import { defineStore } from "pinia";
-import { shallowRef } from "vue";
+import { ref, shallowRef } from "vue";
 import type { RouteName } from "@/api/generated";
 import type { Request, Response, Transport } from "@/api/transport";
 import { ApiError } from "@/api/transport";
@@ -7,6 +7,12 @@ import { ApiError } from "@/api/transport";
 /** Holds the transport every other store calls through (set once at start-up, or by tests). */
 export const useApiStore = defineStore("api", () => {
   const transport = shallowRef<Transport | null>(null);
+  /**
+   * Another program holds the database: a route answered `database_busy`, or the backend said
+   * so (`database_status`). Cleared only by the backend's `database_status {busy: false}`, sent
+   * once its probe finds the database free again (app/store/lane.py).
+   */
+  const databaseBusy = ref(false);
 
   function use(t: Transport): void {
     transport.value = t;
@@ -15,10 +21,13 @@ export const useApiStore = defineStore("api", () => {
   function invoke<R extends RouteName>(route: R, payload: Request<R>): Promise<Response<R>> {
     const t = transport.value;
     if (!t) return Promise.reject(new ApiError(route, "unavailable", "Not connected to the backend."));
-    return t.invoke(route, payload);
+    return t.invoke(route, payload).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === "database_busy") databaseBusy.value = true;
+      throw err;
+    });
   }
 
-  return { transport, use, invoke };
+  return { transport, databaseBusy, use, invoke };
 });
 
 /** Readable text for any thrown value. */

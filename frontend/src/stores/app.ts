@@ -30,7 +30,10 @@ export const useAppStore = defineStore("app", () => {
     const offEvents = transport.onEvents((batch) => {
       chats.applyBatch(batch);
       desktop.applyBatch(batch);
-      for (const ev of batch) if (ev.type === "database_problem") databaseProblem.value = ev.details[0] ?? ev.message;
+      for (const ev of batch) {
+        if (ev.type === "database_problem") databaseProblem.value = ev.details[0] ?? ev.message;
+        else if (ev.type === "database_status") databaseStatus(ev.busy);
+      }
     });
     const offReconnect = transport.onReconnect?.(() => void resync());
     unsubscribe = () => {
@@ -55,12 +58,21 @@ export const useAppStore = defineStore("app", () => {
       ]);
       info.value = appInfo;
       firstRun.value = appInfo.first_run;
+      if (appInfo.database_busy) api.databaseBusy = true; // cleared by the backend's event
       status.value = "ready";
       void providers.loadModels().catch(() => undefined);
     } catch (err) {
       error.value = errorMessage(err);
       status.value = "error";
     }
+  }
+
+  /** The database is busy (another program holds it) or works again: then re-read what a
+   * busy read or write may have left stale, so the screen is whole again without a reload. */
+  function databaseStatus(busy: boolean): void {
+    const was = api.databaseBusy;
+    api.databaseBusy = busy;
+    if (was && !busy && status.value === "ready") void resync();
   }
 
   /** After an event-channel outage: re-read what events would have told us. */

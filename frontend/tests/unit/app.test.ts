@@ -3,13 +3,14 @@ import { FakeTransport } from "@/api/fake";
 import type { AppInfo } from "@/api/generated";
 import { ApiError } from "@/api/transport";
 import App from "@/App.vue";
+import { useApiStore } from "@/stores/api";
 import { useAppStore } from "@/stores/app";
 import { summary, turn } from "./helpers";
 import { mountWith, tick } from "./mount";
 
 const INFO: AppInfo = {
   version: "0.1.0", platform: "linux", first_run: false, data_dir: "/d", workspace: "/w",
-  keyring: { available: true, backend: "memory", message: "ok" }, notices: [],
+  keyring: { available: true, backend: "memory", message: "ok" }, notices: [], database_busy: false,
 };
 
 function backend(info: Partial<AppInfo> = {}): FakeTransport {
@@ -45,6 +46,35 @@ describe("app shell", () => {
     expect(toast.text()).toContain("Your settings could not be read");
     await toast.get("button").trigger("click");
     expect(wrapper.find('[data-testid="app-notice"]').exists()).toBe(false);
+  });
+
+  it("says the database is busy until the backend finds it free, then re-reads the list", async () => {
+    const fake = backend();
+    let lists = 0;
+    fake.on("chats.list", () => {
+      lists += 1;
+      return { chats: [summary("c1", lists > 1 ? "Renamed meanwhile" : "Existing chat")], next_before: null };
+    });
+    fake.on("chats.rename", () => {
+      throw new ApiError("chats.rename", "database_busy", "The database is busy");
+    });
+    const { wrapper, done } = await start(fake);
+    await done;
+    await tick();
+    expect(wrapper.find('[data-testid="database-busy"]').exists()).toBe(false);
+    // A route answering database_busy shows it at once…
+    await expect(useApiStore().invoke("chats.rename", { chat_id: "c1", title: "x" })).rejects.toThrow();
+    await tick();
+    expect(wrapper.get('[data-testid="database-busy"]').text()).toContain("another program is using it");
+    // …and only the backend's all-clear hides it; the list is read again then.
+    fake.emit([{ type: "database_status", busy: true }]);
+    await tick();
+    expect(wrapper.find('[data-testid="database-busy"]').exists()).toBe(true);
+    fake.emit([{ type: "database_status", busy: false }]);
+    await tick();
+    await tick();
+    expect(wrapper.find('[data-testid="database-busy"]').exists()).toBe(false);
+    expect(wrapper.text()).toContain("Renamed meanwhile");
   });
 
   it("shows a loading state, then the layout", async () => {

@@ -11,7 +11,7 @@ import { mountWith, tick } from "./mount";
 
 const INFO: AppInfo = {
   version: "0.1.0", platform: "linux", first_run: false, data_dir: "/d", workspace: "/w",
-  keyring: { available: true, backend: "memory", message: "ok" }, notices: [],
+  keyring: { available: true, backend: "memory", message: "ok" }, notices: [], database_busy: false,
 };
 const PROVIDER = {
   id: "p1", name: "P", kind: "chat_completions", base_url: "http://127.0.0.1:1/v1", has_key: true, key_ref: null, enabled: true, default_model: null, headers: {},

@@ -8,7 +8,7 @@ import { mountWith, tick } from "./mount";
 
 const INFO: AppInfo = {
   version: "0.1.0", platform: "linux", first_run: false, data_dir: "/d", workspace: "/w",
-  keyring: { available: true, backend: "memory", message: "ok" }, notices: [],
+  keyring: { available: true, backend: "memory", message: "ok" }, notices: [], database_busy: false,
 };
 
 function backend(): FakeTransport & { setLanguage(l: "en" | "zh-CN"): void } {

@@ -86,7 +86,9 @@ def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
     catalog.add_argument("--json", action="store_true", help="machine-readable output")
     catalog.set_defaults(func=_runner(_catalog))
     install = sub.add_parser("install", help="install a server of the MCP catalog into the app's cache")
-    install.add_argument("name", metavar="NAME", help="a catalog server (id or package name)")
+    install.add_argument(
+        "name", metavar="NAME", help="a catalog server (id or package name) or an MCP Registry name"
+    )
     install.add_argument("--input", action="append", default=[], metavar="K=V", help="an input value")
     install.add_argument("--yes", action="store_true", help="install without asking")
     install.set_defaults(func=_runner(_install))
@@ -296,8 +298,13 @@ async def _prompts(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _catalog(app: CashCodeApp, args: argparse.Namespace) -> int:
+    from app.cli import mcp_registry_cmd as registry
+
     data = await _call_route(app, "mcp_catalog.list", {"search": args.search})
+    found = await registry.registry_part(app, args.search)  # after the curated ones
     if args.json:
+        data["servers"] = [{**s, "source": "catalog"} for s in data["servers"]] + found.pop("servers")
+        data["registry"] = found
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     for s in data["servers"]:
@@ -313,6 +320,7 @@ async def _catalog(app: CashCodeApp, args: argparse.Namespace) -> int:
             print(f"{'':<22}   cannot be installed here: {s['problem']}")
     if not data["servers"]:
         print("No catalog server matches." if args.search else "The MCP catalog is empty.")
+    registry.print_registry(found)
     return 0
 
 
@@ -337,6 +345,10 @@ def _pair_list(items: Sequence[str]) -> list[tuple[str, str]]:
 async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     if args.name.lower().endswith(".mcpb"):
         raise _Failed("installing MCP Bundles (.mcpb) is not available yet; install a catalog server by name")
+    from app.cli import mcp_registry_cmd as registry
+
+    if registry.is_registry_name(args.name):  # io.github.acme/weather: an MCP Registry entry
+        return await registry.install_from_registry(app, args)
     inputs = _input_pairs(args.input)
     entry = next(
         (

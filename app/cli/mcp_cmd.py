@@ -301,7 +301,7 @@ async def _catalog(app: CashCodeApp, args: argparse.Namespace) -> int:
     from app.cli import mcp_registry_cmd as registry
 
     data = await _call_route(app, "mcp_catalog.list", {"search": args.search})
-    found = await registry.registry_part(app, args.search)  # after the curated ones
+    found = await registry.registry_part(app, _call_route, args.search)  # after the curated ones
     if args.json:
         data["servers"] = [{**s, "source": "catalog"} for s in data["servers"]] + found.pop("servers")
         data["registry"] = found
@@ -348,7 +348,7 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     from app.cli import mcp_registry_cmd as registry
 
     if registry.is_registry_name(args.name):  # io.github.acme/weather: an MCP Registry entry
-        return await registry.install_from_registry(app, args)
+        return await registry.install_from_registry(app, args, _call_route, _input_pairs(args.input), _Failed)
     inputs = _input_pairs(args.input)
     entry = next(
         (

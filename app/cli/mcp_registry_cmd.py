@@ -7,12 +7,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-
-from app.cli.mcp_cmd import _call_route, _Failed, _input_pairs
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
+
+# app/cli/mcp_cmd.py's route caller (it raises that module's failure, printed as an error line)
+Call = Callable[["CashCodeApp", str, dict[str, Any]], Awaitable[Any]]
 
 
 def is_registry_name(name: str) -> bool:
@@ -20,8 +22,8 @@ def is_registry_name(name: str) -> bool:
     return name.count("/") == 1 and not name.startswith("@") and not name.lower().endswith(".mcpb")
 
 
-async def registry_part(app: CashCodeApp, search: str) -> dict[str, Any]:
-    return dict(await _call_route(app, "mcp_catalog.registry.search", {"search": search}))
+async def registry_part(app: CashCodeApp, call: Call, search: str) -> dict[str, Any]:
+    return dict(await call(app, "mcp_catalog.registry.search", {"search": search}))
 
 
 def print_registry(data: dict[str, Any]) -> None:
@@ -62,17 +64,22 @@ def print_registry(data: dict[str, Any]) -> None:
         print(f"skipped a malformed registry entry: {line}", file=sys.stderr)
 
 
-async def install_from_registry(app: CashCodeApp, args: argparse.Namespace) -> int:
-    inputs = _input_pairs(args.input)
-    request = {"name": args.name, "inputs": inputs}
-    plan = await _call_route(app, "mcp_catalog.registry.plan", request)
+async def install_from_registry(
+    app: CashCodeApp,
+    args: argparse.Namespace,
+    call: Call,
+    inputs: dict[str, list[str]],
+    failure: type[Exception],
+) -> int:
+    request: dict[str, Any] = {"name": args.name, "inputs": inputs}
+    plan = await call(app, "mcp_catalog.registry.plan", request)
     where = f" into {plan['folder']}" if plan["folder"] else ""
     print(f"Installing {args.name} from the MCP Registry as {plan['id']}{where}")
     for command in plan["commands"]:
         print(f"  $ {command}")
     if not args.yes:
         if not sys.stdin.isatty():
-            raise _Failed("add --yes to install without a question (standard input is not a terminal)")
+            raise failure("add --yes to install without a question (standard input is not a terminal)")
         answer = await asyncio.to_thread(input, "Install? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing was installed.")
@@ -87,7 +94,7 @@ async def install_from_registry(app: CashCodeApp, args: argparse.Namespace) -> i
 
     stop = app.subscribe(show)
     try:
-        done = await _call_route(app, "mcp_catalog.registry.install", request)
+        done = await call(app, "mcp_catalog.registry.install", request)
     finally:
         stop()
     what = " ".join(done["argv"]) if done["argv"] else "a URL server"

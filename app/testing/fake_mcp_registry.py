@@ -84,6 +84,7 @@ class FakeMcpRegistry:
         self.requests: list[str] = []  # path?query of every request
         self.status = 200  # set to 500 etc. to answer every list request with that status
         self.raw_body: bytes | None = None  # answer list requests with exactly these bytes
+        self.redirect: str | None = None  # answer list requests with a 302 to this URL
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -157,6 +158,12 @@ class FakeMcpRegistry:
                 else:
                     return self._send(404, {"error": "Not found"})
                 if path == "/servers":
+                    if registry.redirect is not None:
+                        self.send_response(302)
+                        self.send_header("Location", registry.redirect)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return None
                     if registry.raw_body is not None:
                         return self._send_bytes(registry.status, registry.raw_body)
                     if registry.status != 200:

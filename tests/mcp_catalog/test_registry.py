@@ -202,6 +202,16 @@ async def test_a_bad_answer_is_offline_with_the_reason(make_app: AppMaker, body:
         assert got["state"] == "offline" and why in got["notice"] and got["servers"] == []
 
 
+async def test_a_redirect_to_another_local_address_is_refused(make_app: AppMaker) -> None:
+    """The configured registry may be on this machine; where it redirects may not (SSRF)."""
+    with FakeMcpRegistry([TIME]) as elsewhere, FakeMcpRegistry() as registry:
+        registry.redirect = f"{elsewhere.base_url}/v0.1/servers"
+        app, _ = await make_app(env={"CASHCODE_MCP_REGISTRY_URL": registry.base_url})
+        got = await ok(app, "mcp_catalog.registry.search")
+        assert got["state"] == "offline" and "refused" in got["notice"] and got["servers"] == []
+        assert elsewhere.requests == []
+
+
 def test_each_malformed_entry_is_skipped_alone() -> None:
     page = parse_page({"servers": [TIME, *MALFORMED, server_json("io.x/gone", "d", status="deleted")]})
     assert [e.server.name for e in page.entries] == ["io.example.tools/mcp-time"]

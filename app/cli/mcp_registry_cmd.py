@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,10 @@ def print_registry(data: dict[str, Any]) -> None:
     if state == "offline":
         print(f"MCP Registry offline: {data['notice']}")
         return
-    when = f", cached: {data['notice'] or 'fresh copy'}" if state == "cached" else ""
+    if state == "cached" and data["notice"]:
+        print(f"MCP Registry: {data['notice']}")
+    saved = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(data["fetched_at"]))
+    when = f", saved results from {saved}" if state == "cached" else ""
     print(f"From the MCP Registry ({data['base_url']}{when}):")
     for s in data["servers"]:
         opt = s["options"][s["install_option"]] if s["install_option"] >= 0 else None

@@ -259,6 +259,27 @@ async def test_a_pypi_entry_installs_through_uv_with_its_secret_in_the_keyring(
         assert not folder.exists()
 
 
+async def test_an_npm_entry_installs_with_ignore_scripts_and_runs_its_only_program(
+    make_app: AppMaker, paths: AppPaths
+) -> None:
+    """The registry names no program: the package's only `bin` runs (npx's rule), with Node."""
+    with FakeMcpRegistry([MEMORY]) as registry:
+        app, _ = await make_app(env={**DOWNLOADS, "CASHCODE_MCP_REGISTRY_URL": registry.base_url})
+        done = await ok(app, "mcp_catalog.registry.install", {"name": "io.example.tools/memory"})
+        folder = paths.cache_dir / "mcp_servers" / "memory"
+        assert "--ignore-scripts" in done["commands"][0].split()
+        assert done["commands"][0].endswith(
+            f"--prefix {folder} @modelcontextprotocol/server-memory@2026.8.31"
+        )
+        assert done["argv"][1].startswith(
+            str(folder / "node_modules" / "@modelcontextprotocol" / "server-memory")
+        )
+        called = await ok(app, "mcp.tools.call", {"name": "memory", "tool": "read_graph", "arguments": {}})
+        assert called["ok"] and "entities" in called["text"]
+        await ok(app, "mcp_catalog.uninstall", {"name": "memory"})
+        assert not folder.exists()
+
+
 async def test_a_remote_entry_becomes_a_url_server_whose_tool_runs(
     make_app: AppMaker, secrets: SecretStore
 ) -> None:

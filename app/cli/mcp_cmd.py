@@ -86,10 +86,13 @@ def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
     catalog.add_argument("--json", action="store_true", help="machine-readable output")
     catalog.set_defaults(func=_runner(_catalog))
     install = sub.add_parser(
-        "install", help="install a server of the MCP catalog, or an MCP Bundle (.mcpb), into the app's cache"
+        "install",
+        help="install a server of the MCP catalog or Registry, or an MCP Bundle (.mcpb), into the app cache",
     )
     install.add_argument(
-        "name", metavar="NAME|FILE.mcpb", help="a catalog server (id or package name) or an MCP Bundle file"
+        "name",
+        metavar="NAME|FILE.mcpb",
+        help="a catalog server (id or package name), an MCP Registry name, or an MCP Bundle file",
     )
     install.add_argument("--input", action="append", default=[], metavar="K=V", help="an input value")
     install.add_argument("--yes", action="store_true", help="install without asking")
@@ -302,8 +305,13 @@ async def _prompts(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 
 async def _catalog(app: CashCodeApp, args: argparse.Namespace) -> int:
+    from app.cli import mcp_registry_cmd as registry
+
     data = await _call_route(app, "mcp_catalog.list", {"search": args.search})
+    found = await registry.registry_part(app, _call_route, args.search)  # after the curated ones
     if args.json:
+        data["servers"] = [{**s, "source": "catalog"} for s in data["servers"]] + found.pop("servers")
+        data["registry"] = found
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     for s in data["servers"]:
@@ -319,6 +327,7 @@ async def _catalog(app: CashCodeApp, args: argparse.Namespace) -> int:
             print(f"{'':<22}   cannot be installed here: {s['problem']}")
     if not data["servers"]:
         print("No catalog server matches." if args.search else "The MCP catalog is empty.")
+    registry.print_registry(found)
     return 0
 
 
@@ -345,6 +354,10 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
 
     if is_bundle_path(args.name):  # an MCP Bundle file (app/cli/mcp_bundle_cmd.py)
         return await install_bundle(app, args, _input_pairs(args.input), _call_route, _Failed)
+    from app.cli import mcp_registry_cmd as registry
+
+    if registry.is_registry_name(args.name):  # io.github.acme/weather: an MCP Registry entry
+        return await registry.install_from_registry(app, args, _call_route, _input_pairs(args.input), _Failed)
     inputs = _input_pairs(args.input)
     entry = next(
         (

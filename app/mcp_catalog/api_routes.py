@@ -6,7 +6,9 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
+from app.contracts import replies as m
 from app.mcp_catalog import api_models as x
+from app.mcp_catalog import registry_api_models as r
 
 ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp_catalog.list": (x.CatalogSearch, x.CatalogList),
@@ -16,4 +18,10 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     # MCP Bundles (app/mcp_catalog/bundle_service.py)
     "mcp_catalog.bundle_preview": (x.BundleSource, x.BundlePreview),
     "mcp_catalog.bundle_install": (x.BundleSource, x.CatalogInstalled),
+    # the MCP Registry (app/mcp_catalog/registry_service.py)
+    "mcp_catalog.registry.search": (r.RegistrySearch, r.RegistryList),
+    "mcp_catalog.registry.plan": (r.RegistryInstall, x.CatalogPlan),
+    "mcp_catalog.registry.install": (r.RegistryInstall, x.CatalogInstalled),
+    "mcp_catalog.registry.settings": (m.Empty, r.RegistrySettingsView),
+    "mcp_catalog.registry.save_settings": (r.RegistrySettingsSave, r.RegistrySettingsView),
 }

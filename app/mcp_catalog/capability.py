@@ -14,6 +14,8 @@ from app.contracts.capability import Capability, Handler
 
 if TYPE_CHECKING:
     from app.host.host import Host
+    from app.mcp_catalog.installer import Installer
+    from app.mcp_catalog.registry_service import RegistryService
     from app.mcp_catalog.service import CatalogService
 
 # Tests point uv's and npm's download caches at a folder kept between runs (the installs
@@ -26,6 +28,7 @@ class McpCatalogCapability(Capability):
 
     def __init__(self, host: Host) -> None:
         self._host = host
+        self._installer: Installer
 
     @functools.cached_property
     def service(self) -> CatalogService:
@@ -44,6 +47,7 @@ class McpCatalogCapability(Capability):
             Path(env[ENV_DOWNLOADS]) if env.get(ENV_DOWNLOADS) else host.paths.cache_dir / "mcp_downloads"
         )
         installer = Installer(host.paths.cache_dir / "mcp_servers", downloads, find_toolchain(env), env)
+        self._installer = installer  # shared with the registry (app/mcp_catalog/registry_service.py)
 
         def places(server: str) -> Places:
             return Places(
@@ -61,6 +65,33 @@ class McpCatalogCapability(Capability):
             load_catalog(catalog_path()), installer, host.app, host.publish, places, bundles=bundles
         )
 
+    @functools.cached_property
+    def registry(self) -> RegistryService:
+        from app.host.host import SectionStore
+        from app.mcp_catalog.prefs import McpCatalogPrefs
+        from app.mcp_catalog.registry import RegistryClient
+        from app.mcp_catalog.registry_cache import RegistryCache
+        from app.mcp_catalog.registry_service import RegistryService
+
+        host = self._host
+        _ = self.service  # builds the installer both share
+        return RegistryService(
+            SectionStore(host.settings, "mcp_catalog", McpCatalogPrefs),
+            host.env,
+            RegistryCache(host.paths.cache_dir / "mcp_registry"),
+            RegistryClient,
+            self._installer,
+            host.app,
+            host.publish,
+        )
+
+    def _handler(self, route: str) -> Handler:
+        if route.startswith("mcp_catalog.registry."):
+            handler: Handler = self.registry.handlers()[route]
+        else:
+            handler = self.service.handlers()[route]
+        return handler
+
     def routes(self) -> Mapping[str, Handler]:
         """Handlers that build the service (and read the catalog file) on their first call:
         listing the app's routes must neither read files nor fail."""
@@ -74,7 +105,7 @@ class McpCatalogCapability(Capability):
             from app.mcp_catalog.data import CatalogDataError
 
             try:
-                handler = self.service.handlers()[route]
+                handler = self._handler(route)
             except CatalogDataError as exc:
                 raise ApiFailure("internal", str(exc)) from None
             result: BaseModel = await handler(req)

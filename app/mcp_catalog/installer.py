@@ -190,6 +190,8 @@ class Installer:
             raise InstallError(f"{pkg.spec} was not installed (no package.json)") from None
         bins = manifest.get("bin")
         target = bins if isinstance(bins, str) else bins.get(pkg.bin) if isinstance(bins, dict) else None
+        if target is None and isinstance(bins, dict) and len(bins) == 1:
+            target = next(iter(bins.values()))  # npx's rule: a package's only program (registry entries)
         js = (base / str(target)).resolve() if target else None
         if js is None or not js.is_file() or not js.is_relative_to(base.resolve()):
             raise InstallError(f"{pkg.spec} has no program named {pkg.bin}")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.contracts.capability import Capability, CapabilityPlugin
+from pydantic import BaseModel
+
+from app.contracts.capability import Capability, CapabilityPlugin, SettingsSection
 
 if TYPE_CHECKING:
     from app.host.host import Host
@@ -16,11 +18,18 @@ def _build(host: Host) -> Capability:
     return McpCatalogCapability(host)
 
 
+def _prefs() -> type[BaseModel]:
+    from app.mcp_catalog.prefs import McpCatalogPrefs
+
+    return McpCatalogPrefs
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="mcp_catalog",
     build=_build,
     routes="app.mcp_catalog.api_routes",
     events="app.mcp_catalog.events",
     after=("mcp",),
+    settings=SettingsSection("mcp_catalog", _prefs),  # the MCP Registry's base URL
     deferred=True,
 )

@@ -160,7 +160,7 @@ class CatalogService:
         server = entry.id if entry is not None else req.name
         if entry is None and self._bundles is not None and self._bundles.owns(server):
             pass  # an installed MCP Bundle: removed the same way
-        elif server not in {e.id for e in self._catalog.servers}:
+        elif server not in {e.id for e in self._catalog.servers} and not self._installer.is_installed(server):
             raise ApiFailure("not_found", f"{req.name[:80]!r} is not a server of the MCP catalog")
         removed_entry = False
         if server in await self._server_names():
@@ -180,10 +180,10 @@ class CatalogService:
     async def _sweep(self, names: set[str]) -> None:
         """A server removed as an ordinary entry (Market's Remove, `cashcode mcp remove`) leaves
         its install behind; it goes the next time the catalog is listed."""
-        for entry in self._catalog.servers:
-            folder = self._installer.folder(entry.id)
-            if entry.id not in names and (folder / MARKER).is_file():
-                await self._installer.remove(entry.id)
+        root = self._installer.root  # curated and MCP Registry installs alike
+        for folder in sorted(root.iterdir()) if root.is_dir() else ():
+            if folder.name not in names and (folder / MARKER).is_file():
+                await self._installer.remove(folder.name)
         if self._bundles is not None:
             await self._bundles.sweep(names)
 

@@ -1230,6 +1230,79 @@ export interface QuickChat {
   chat_id?: string | null;
 }
 
+export interface RegistryInputView {
+  key: string;
+  target: "env" | "arg" | "header" | "variable";
+  description: string;
+  required: boolean;
+  secret: boolean;
+  default: string;
+  choices: string[];
+  placeholder: string;
+  repeated: boolean;
+}
+
+export interface RegistryInstall {
+  name: string;
+  version?: string;
+  option?: number;
+  inputs?: Record<string, string[]>;
+}
+
+export interface RegistryList {
+  state: "unset" | "live" | "cached" | "offline";
+  base_url: string;
+  notice: string;
+  fetched_at: number;
+  servers: RegistryServerView[];
+  next_cursor: string;
+  skipped: string[];
+}
+
+export interface RegistryOptionView {
+  index: number;
+  kind: "package" | "remote";
+  registry: string;
+  identifier: string;
+  version: string;
+  transport: string;
+  url: string;
+  problem: string;
+  inputs: RegistryInputView[];
+}
+
+export interface RegistrySearch {
+  search?: string;
+  cursor?: string;
+  refresh?: boolean;
+}
+
+export interface RegistryServerView {
+  source: "registry";
+  name: string;
+  id: string;
+  title: string;
+  description: string;
+  version: string;
+  website: string;
+  repository: string;
+  status: string;
+  installed: boolean;
+  install_option: number;
+  options: RegistryOptionView[];
+}
+
+export interface RegistrySettingsSave {
+  registry_url?: string;
+}
+
+export interface RegistrySettingsView {
+  registry_url: string;
+  saved_url: string;
+  from_env: boolean;
+  env_var: string;
+}
+
 export interface RunList {
   runs: RunView[];
 }
@@ -1914,6 +1987,11 @@ export interface Routes {
   "mcp_catalog.install": { request: CatalogInstall; response: CatalogInstalled };
   "mcp_catalog.list": { request: CatalogSearch; response: CatalogList };
   "mcp_catalog.plan": { request: CatalogInstall; response: CatalogPlan };
+  "mcp_catalog.registry.install": { request: RegistryInstall; response: CatalogInstalled };
+  "mcp_catalog.registry.plan": { request: RegistryInstall; response: CatalogPlan };
+  "mcp_catalog.registry.save_settings": { request: RegistrySettingsSave; response: RegistrySettingsView };
+  "mcp_catalog.registry.search": { request: RegistrySearch; response: RegistryList };
+  "mcp_catalog.registry.settings": { request: Empty; response: RegistrySettingsView };
   "mcp_catalog.uninstall": { request: CatalogRef; response: CatalogRemoved };
   "memories.add": { request: MemoriesAdd; response: MemoryItem };
   "memories.delete": { request: MemoriesDelete; response: MemoryItem };
@@ -2060,6 +2138,11 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp_catalog.install",
   "mcp_catalog.list",
   "mcp_catalog.plan",
+  "mcp_catalog.registry.install",
+  "mcp_catalog.registry.plan",
+  "mcp_catalog.registry.save_settings",
+  "mcp_catalog.registry.search",
+  "mcp_catalog.registry.settings",
   "mcp_catalog.uninstall",
   "memories.add",
   "memories.delete",

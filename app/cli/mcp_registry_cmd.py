@@ -1,0 +1,107 @@
+"""The MCP Registry in `cashcode mcp catalog` (its entries after the curated ones, marked as from
+the registry) and `cashcode mcp install NAME` for a registry name (`io.github.acme/weather`).
+Called from app/cli/mcp_cmd.py; the routes are app/mcp_catalog/registry_service.py's."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.api.app import CashCodeApp
+
+# app/cli/mcp_cmd.py's route caller (it raises that module's failure, printed as an error line)
+Call = Callable[["CashCodeApp", str, dict[str, Any]], Awaitable[Any]]
+
+
+def is_registry_name(name: str) -> bool:
+    """Registry names are `namespace/name` in reverse-DNS form; npm scopes start with `@`."""
+    return name.count("/") == 1 and not name.startswith("@") and not name.lower().endswith(".mcpb")
+
+
+async def registry_part(app: CashCodeApp, call: Call, search: str) -> dict[str, Any]:
+    return dict(await call(app, "mcp_catalog.registry.search", {"search": search}))
+
+
+def print_registry(data: dict[str, Any]) -> None:
+    state = data["state"]
+    print()
+    if state == "unset":
+        print(f"MCP Registry: {data['notice']}")
+        return
+    if state == "offline":
+        print(f"MCP Registry offline: {data['notice']}")
+        return
+    if state == "cached" and data["notice"]:
+        print(f"MCP Registry: {data['notice']}")
+    saved = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(data["fetched_at"]))
+    when = f", saved results from {saved}" if state == "cached" else ""
+    print(f"From the MCP Registry ({data['base_url']}{when}):")
+    for s in data["servers"]:
+        opt = s["options"][s["install_option"]] if s["install_option"] >= 0 else None
+        if opt is None:
+            how = "cannot be installed here"
+        elif opt["kind"] == "remote":
+            how = f"remote {opt['transport']} {opt['url']}"
+        else:
+            how = f"{opt['registry']} {opt['identifier']}=={opt['version']}"
+        state_word = "installed" if s["installed"] else "registry"
+        print(f"{s['name']:<40} {state_word:<10} {how}")
+        if s["description"]:
+            print(f"{'':<40} {s['description'][:200]}")
+        for i in opt["inputs"] if opt else ():
+            need = "required" if i["required"] else "optional"
+            secret = ", secret (keychain)" if i["secret"] else ""
+            print(f"{'':<40}   --input {i['key']}=…  {need}{secret}, {i['description'][:100]}")
+        if opt is None:
+            for o in s["options"]:
+                print(f"{'':<40}   {o['kind']} {o['registry'] or o['transport']}: {o['problem']}")
+    if not data["servers"]:
+        print("No registry server matches.")
+    if data["next_cursor"]:
+        print("More results in the registry: narrow them with --search TEXT (or page on in the Market).")
+    for line in data["skipped"]:
+        print(f"skipped a malformed registry entry: {line}", file=sys.stderr)
+
+
+async def install_from_registry(
+    app: CashCodeApp,
+    args: argparse.Namespace,
+    call: Call,
+    inputs: dict[str, list[str]],
+    failure: type[Exception],
+) -> int:
+    request: dict[str, Any] = {"name": args.name, "inputs": inputs}
+    plan = await call(app, "mcp_catalog.registry.plan", request)
+    where = f" into {plan['folder']}" if plan["folder"] else ""
+    print(f"Installing {args.name} from the MCP Registry as {plan['id']}{where}")
+    for command in plan["commands"]:
+        print(f"  $ {command}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise failure("add --yes to install without a question (standard input is not a terminal)")
+        answer = await asyncio.to_thread(input, "Install? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Nothing was installed.")
+            return 1
+
+    def show(event: Any) -> None:
+        if getattr(event, "type", "") == "mcp_catalog_progress" and event.server == plan["id"]:
+            if event.kind == "command":
+                print(f"$ {event.text}", flush=True)
+            elif event.kind == "output":
+                print(f"  {event.text}", flush=True)
+
+    stop = app.subscribe(show)
+    try:
+        done = await call(app, "mcp_catalog.registry.install", request)
+    finally:
+        stop()
+    what = " ".join(done["argv"]) if done["argv"] else "a URL server"
+    print(f"Installed {done['server']}: {what}")
+    print(f"  try it: cashcode mcp tools {done['server']}")
+    return 0

@@ -1,0 +1,161 @@
+"""Reading an MCP Registry over HTTP: one page of the server list, one server's version.
+
+The base URL is the user's (settings or `CASHCODE_MCP_REGISTRY_URL`; no default, decision 221)
+and is trusted like a provider's base URL, so it may be this computer; every redirect hop goes
+through the SSRF guard (app/tools/guarded_transport.py) and may not reach a private address.
+Responses are capped in size; each entry is validated on its own and a malformed one is skipped
+with a diagnostic, so one bad entry never hides the others.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from pydantic import ValidationError
+
+from app.mcp_catalog.registry_models import WireEntry
+from app.tools.guarded_transport import GuardRefused, guarded_transport
+from app.tools.ssrf import Resolver, system_resolve
+
+MAX_BYTES = 4_000_000  # one response; the registry's pages are far smaller
+PAGE_LIMIT = 30
+TIMEOUT_S = 15.0
+MAX_SKIPPED_SHOWN = 20
+# The published API is `/v0.1` (frozen since 2025-10); `/v0` is the older path of the same
+# format, which some self-hosted registries still serve (decision 220).
+API_PATHS = ("/v0.1", "/v0")
+
+
+class RegistryUnavailable(RuntimeError):
+    """The registry could not be reached or did not answer in its format; the message says why."""
+
+
+@dataclass(frozen=True)
+class Page:
+    entries: tuple[WireEntry, ...]
+    next_cursor: str
+    skipped: tuple[str, ...] = field(default=())  # one diagnostic per malformed entry
+
+
+def check_base_url(url: str) -> str:
+    """An http(s) URL without query or fragment, without a trailing slash; "" stays ""."""
+    url = url.strip()
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"the registry address must be an http(s) URL, got {url[:200]!r}")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError("the registry address may not carry a query, a fragment or a user name")
+    if len(url) > 500:
+        raise ValueError("the registry address is longer than 500 characters")
+    return url.rstrip("/")
+
+
+def parse_page(data: Any) -> Page:
+    if not isinstance(data, dict) or not isinstance(data.get("servers"), list):
+        raise RegistryUnavailable("the registry's answer is not a server list (no `servers` array)")
+    entries: list[WireEntry] = []
+    skipped: list[str] = []
+    for n, raw in enumerate(data["servers"]):
+        try:
+            entry = WireEntry.model_validate(raw)
+        except ValidationError as exc:
+            skipped.append(f"entry {n + 1} ({_name_of(raw)}): {_first_error(exc)}")
+            continue
+        if entry.official.status == "deleted":
+            continue
+        entries.append(entry)
+    meta = data.get("metadata")
+    cursor = meta.get("nextCursor") if isinstance(meta, dict) else None
+    return Page(tuple(entries), cursor if isinstance(cursor, str) else "", tuple(skipped))
+
+
+def _name_of(raw: Any) -> str:
+    server = raw.get("server") if isinstance(raw, dict) else None
+    name = server.get("name") if isinstance(server, dict) else None
+    return name[:100] if isinstance(name, str) else "no name"
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "entry"
+    return f"{where}: {first['msg']}"[:300]
+
+
+class RegistryClient:
+    def __init__(self, base_url: str, resolver: Resolver = system_resolve) -> None:
+        self.base_url = base_url
+        self._resolver = resolver
+
+    async def page(self, search: str, cursor: str, limit: int = PAGE_LIMIT) -> Page:
+        params = {"limit": str(limit), "version": "latest"}
+        if search:
+            params["search"] = search
+        if cursor:
+            params["cursor"] = cursor
+        return parse_page(await self._get("/servers", params))
+
+    async def server(self, name: str, version: str = "latest") -> WireEntry:
+        path = f"/servers/{quote(name, safe='')}/versions/{quote(version or 'latest', safe='')}"
+        data = await self._get(path, {}, f"server {name[:100]!r} version {version[:40]!r}")
+        try:
+            return WireEntry.model_validate(data)
+        except ValidationError as exc:
+            problem = _first_error(exc)
+            raise RegistryUnavailable(
+                f"the registry's entry {name[:100]!r} is malformed: {problem}"
+            ) from None
+
+    async def _get(self, path: str, params: Mapping[str, str], what: str = "server list") -> Any:
+        import httpx2  # lazy: keeps `cashcode ask` start-up fast
+
+        parts = urlsplit(self.base_url)
+        host = (parts.hostname or "").lower()
+        transport = guarded_transport(
+            allow_private=False,
+            trusted=(host, parts.port or (443 if parts.scheme == "https" else 80)),
+            resolver=self._resolver,
+        )
+        try:
+            async with httpx2.AsyncClient(
+                transport=transport,
+                trust_env=False,
+                timeout=TIMEOUT_S,
+                follow_redirects=True,
+                max_redirects=3,
+            ) as client:
+                for n, prefix in enumerate(API_PATHS):
+                    url = f"{self.base_url}{prefix}{path}"
+                    async with client.stream("GET", url, params=dict(params), headers=_HEADERS) as resp:
+                        if resp.status_code == 404 and n + 1 < len(API_PATHS):
+                            continue
+                        if resp.status_code == 404:
+                            raise RegistryUnavailable(f"the registry has no {what} (HTTP 404)")
+                        if resp.status_code != 200:
+                            raise RegistryUnavailable(f"the registry answered HTTP {resp.status_code}")
+                        body = bytearray()
+                        async for chunk in resp.aiter_bytes():
+                            body += chunk
+                            if len(body) > MAX_BYTES:
+                                raise RegistryUnavailable(
+                                    f"the registry's answer is larger than {MAX_BYTES // 1_000_000} MB"
+                                )
+                        try:
+                            return json.loads(bytes(body))
+                        except ValueError:
+                            raise RegistryUnavailable("the registry's answer is not JSON") from None
+        except GuardRefused as exc:
+            raise RegistryUnavailable(f"refused: {exc}") from None
+        except httpx2.TimeoutException:
+            raise RegistryUnavailable(f"no answer within {TIMEOUT_S:.0f} s") from None
+        except httpx2.HTTPError as exc:
+            raise RegistryUnavailable(f"cannot reach {host} ({type(exc).__name__})") from None
+        raise RegistryUnavailable(f"the registry has no {what} (HTTP 404)")
+
+
+_HEADERS = {"Accept": "application/json", "User-Agent": "CashCode"}

@@ -1,0 +1,343 @@
+"""The MCP Registry in the catalog: search (live, cached, or said plainly to be offline), the
+base URL setting, and installing an entry. A package entry installs exactly as a curated one
+(app/mcp_catalog/installer.py: uv into the app's cache, npm with --ignore-scripts, pinned to the
+entry's version); a remote entry becomes a URL server. Either way the MCP server entry is made
+through the mcp.* routes, so it is a normal user entry (decision 140)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.contracts.errors import ApiFailure
+from app.contracts.events import AppEvent
+from app.host.host import AppPort, SectionStore
+from app.mcp_catalog import api_models as x
+from app.mcp_catalog import registry_api_models as r
+from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.installer import Installer, InstallError
+from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
+from app.mcp_catalog.registry import Page, RegistryClient, RegistryUnavailable, check_base_url
+from app.mcp_catalog.registry_cache import RegistryCache
+from app.mcp_catalog.registry_models import WireEntry
+from app.mcp_catalog.registry_plan import (
+    Option,
+    RegistryInputError,
+    catalog_entry,
+    check_values,
+    options,
+    render_package,
+    render_remote,
+    server_id,
+)
+
+UNSET_NOTICE = (
+    "No MCP Registry is set. To browse one, enter its base URL (the address before /v0.1/servers) "
+    f"under Market → MCP Registry, or set {ENV_REGISTRY_URL}. The curated catalog works without it."
+)
+
+
+class RegistryService:
+    def __init__(
+        self,
+        prefs: SectionStore[McpCatalogPrefs],
+        env: Mapping[str, str],
+        cache: RegistryCache,
+        client: Callable[[str], RegistryClient],
+        installer: Installer,
+        app: AppPort,
+        publish: Callable[[AppEvent], None],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._prefs = prefs
+        self._env = env
+        self._cache = cache
+        self._client = client
+        self._installer = installer
+        self._app = app
+        self._publish = publish
+        self._clock = clock
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ---- the base URL --------------------------------------------------------------------------
+
+    def base_url(self) -> str:
+        env = self._env.get(ENV_REGISTRY_URL, "").strip()
+        try:
+            return check_base_url(env or self._prefs.load().registry_url)
+        except ValueError:
+            return ""  # an invalid address is treated as none (the settings view says which)
+
+    async def settings_get(self, req: Any) -> r.RegistrySettingsView:
+        return self._settings_view()
+
+    def _settings_view(self) -> r.RegistrySettingsView:
+        env = self._env.get(ENV_REGISTRY_URL, "").strip()
+        return r.RegistrySettingsView(
+            registry_url=self.base_url(),
+            saved_url=self._prefs.load().registry_url,
+            from_env=bool(env),
+            env_var=ENV_REGISTRY_URL,
+        )
+
+    async def settings_save(self, req: r.RegistrySettingsSave) -> r.RegistrySettingsView:
+        try:
+            url = check_base_url(req.registry_url)
+        except ValueError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        self._prefs.save(McpCatalogPrefs(registry_url=url))
+        return self._settings_view()
+
+    # ---- searching -----------------------------------------------------------------------------
+
+    async def search(self, req: r.RegistrySearch) -> r.RegistryList:
+        base = self.base_url()
+        if not base:
+            return r.RegistryList(state="unset", base_url="", notice=UNSET_NOTICE, servers=[])
+        search = " ".join(req.search.split())
+        cached = self._cache.get(base, search, req.cursor)
+        now = self._clock()
+        if cached is not None and not req.refresh and cached.fresh(now):
+            return await self._list("cached", base, "", cached.fetched_at, cached.page)
+        try:
+            page = await self._client(base).page(search, req.cursor)
+        except RegistryUnavailable as exc:
+            why = f"The MCP Registry at {base} cannot be reached ({exc})"
+            if cached is not None:
+                notice = f"{why}; showing its answer from {_when(cached.fetched_at)}."
+                return await self._list("cached", base, notice, cached.fetched_at, cached.page)
+            notice = f"{why}. Showing the curated catalog only."
+            return r.RegistryList(state="offline", base_url=base, notice=notice, servers=[])
+        at = self._cache.put(base, search, req.cursor, page)
+        return await self._list("live", base, "", at, page)
+
+    async def _list(self, state: Any, base: str, notice: str, at: float, page: Page) -> r.RegistryList:
+        names = await self._server_names()
+        tools = self._installer.tools
+        views = [self._view(e, names, tools.node_problem, tools.uv is None) for e in page.entries]
+        return r.RegistryList(
+            state=state,
+            base_url=base,
+            notice=notice,
+            fetched_at=at,
+            servers=views,
+            next_cursor=page.next_cursor,
+            skipped=list(page.skipped),
+        )
+
+    def _view(self, e: WireEntry, names: set[str], node_problem: str, no_uv: bool) -> r.RegistryServerView:
+        opts = [self._local_problem(o, node_problem, no_uv) for o in options(e)]
+        s = e.server
+        sid = server_id(s.name)
+        return r.RegistryServerView(
+            name=s.name,
+            id=sid,
+            title=s.title or s.name,
+            description=s.description,
+            version=s.version,
+            website=s.website_url,
+            repository=s.repository.url if s.repository else "",
+            status=e.official.status,
+            installed=sid in names,
+            install_option=next((o.index for o in opts if not o.problem), -1),
+            options=[
+                r.RegistryOptionView(
+                    index=o.index,
+                    kind=o.kind,
+                    registry=o.registry,
+                    identifier=o.identifier,
+                    version=o.version,
+                    transport=o.transport,
+                    url=o.url,
+                    problem=o.problem,
+                    inputs=[
+                        r.RegistryInputView(
+                            key=i.key,
+                            target=i.target,
+                            description=i.description,
+                            required=i.required,
+                            secret=i.secret,
+                            default="" if i.secret else i.default,
+                            choices=list(i.choices),
+                            placeholder=i.placeholder,
+                            repeated=i.repeated,
+                        )
+                        for i in o.inputs
+                    ],
+                )
+                for o in opts
+            ],
+        )
+
+    @staticmethod
+    def _local_problem(o: Option, node_problem: str, no_uv: bool) -> Option:
+        """What this machine lacks for a package (Node.js, the bundled uv)."""
+        if o.problem or o.kind != "package":
+            return o
+        if o.registry == "npm" and node_problem:
+            return _with_problem(o, node_problem)
+        if o.registry == "pypi" and no_uv:
+            return _with_problem(o, "the bundled uv was not found; reinstall CashCode")
+        return o
+
+    # ---- installing ----------------------------------------------------------------------------
+
+    async def _resolve(self, req: r.RegistryInstall) -> tuple[WireEntry, Option]:
+        base = self.base_url()
+        if not base:
+            raise ApiFailure("invalid", UNSET_NOTICE)
+        try:
+            entry = await self._client(base).server(req.name, req.version or "latest")
+        except RegistryUnavailable as exc:
+            cached = self._cache.find(base, req.name) if not req.version else None
+            if cached is None:
+                raise ApiFailure("invalid", f"the MCP Registry entry {req.name[:100]!r}: {exc}") from None
+            entry = cached  # offline: the last answer seen for it
+        tools = self._installer.tools
+        opts = [self._local_problem(o, tools.node_problem, tools.uv is None) for o in options(entry)]
+        if req.option == -1:
+            chosen = next((o for o in opts if not o.problem), None)
+            if chosen is None:
+                why = "; ".join(o.problem for o in opts) or "it has neither packages nor remotes"
+                raise ApiFailure("invalid", f"{req.name[:100]} cannot be installed here: {why}")
+        elif req.option < len(opts):
+            chosen = opts[req.option]
+            if chosen.problem:
+                raise ApiFailure("invalid", f"{req.name[:100]} option {req.option}: {chosen.problem}")
+        else:
+            raise ApiFailure(
+                "invalid", f"{req.name[:100]} has {len(opts)} install option(s), not {req.option + 1}"
+            )
+        return entry, chosen
+
+    async def plan(self, req: r.RegistryInstall) -> x.CatalogPlan:
+        entry, option = await self._resolve(req)
+        sid = server_id(entry.server.name)
+        try:
+            values = check_values(option, req.inputs)
+            if option.kind == "remote":
+                remote = render_remote(option, values)
+                return x.CatalogPlan(
+                    id=sid, commands=[f"connect to {remote.url} ({option.transport})"], folder=""
+                )
+            plan = self._installer.plan(catalog_entry(entry, option, sid))
+        except (RegistryInputError, InstallError, ValueError) as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        return x.CatalogPlan(id=sid, commands=[s.shown for s in plan.steps], folder=str(plan.folder))
+
+    async def install(self, req: r.RegistryInstall) -> x.CatalogInstalled:
+        entry, option = await self._resolve(req)
+        sid = server_id(entry.server.name)
+        lock = self._locks.setdefault(sid, asyncio.Lock())
+        if lock.locked():
+            raise ApiFailure("busy", f"{sid} is being installed already")
+        async with lock:
+            if sid in await self._server_names():
+                raise ApiFailure(
+                    "conflict",
+                    f"an MCP server named {sid!r} exists already; remove it first "
+                    f"(cashcode mcp remove {sid})",
+                )
+            try:
+                values = check_values(option, req.inputs)
+            except RegistryInputError as exc:
+                raise ApiFailure("invalid", str(exc)) from None
+            if option.kind == "remote":
+                return await self._add_remote(entry, option, sid, values)
+            return await self._install_package(entry, option, sid, values)
+
+    async def _add_remote(
+        self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]]
+    ) -> x.CatalogInstalled:
+        try:
+            remote = render_remote(option, values)
+        except RegistryInputError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        await self._route(
+            "mcp.servers.create",
+            {
+                "name": sid,
+                "transport": remote.transport,
+                "display_name": (entry.server.title or entry.server.name)[:200],
+                "description": entry.server.description[:1_000],
+                "url": remote.url,
+                "headers": remote.headers,
+            },
+        )
+        self._progress(sid, "done", remote.url)
+        return x.CatalogInstalled(server=sid, commands=[], argv=[])
+
+    async def _install_package(
+        self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]]
+    ) -> x.CatalogInstalled:
+        try:
+            plan = self._installer.plan(catalog_entry(entry, option, sid))
+        except (InstallError, ValueError) as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        rendered = render_package(option, values)
+
+        def progress(kind: str, text: str) -> None:
+            self._progress(sid, kind, text)
+
+        try:
+            installed = await self._installer.run(plan, progress)
+        except InstallError as exc:
+            progress("failed", str(exc))
+            raise ApiFailure("invalid", str(exc)) from None
+        argv = [installed.command, *installed.args, *rendered.args]
+        payload: dict[str, Any] = {
+            "name": sid,
+            "transport": "stdio",
+            "display_name": (entry.server.title or entry.server.name)[:200],
+            "description": entry.server.description[:1_000],
+            "command": argv[0],
+            "args": argv[1:],
+            "env": {**rendered.env, **rendered.secret_env},
+            "secret_env": list(rendered.secret_env),
+        }
+        try:
+            await self._route("mcp.servers.create", payload)
+            await self._route("mcp.servers.confirm", {"name": sid})  # the user saw the commands
+        except ApiFailure as exc:
+            await self._installer.remove(sid)
+            progress("failed", exc.message)
+            raise
+        progress("done", " ".join(argv))
+        return x.CatalogInstalled(server=sid, commands=[s.shown for s in plan.steps], argv=argv)
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def _progress(self, sid: str, kind: str, text: str) -> None:
+        self._publish(McpCatalogProgress(server=sid, kind=kind, text=text))  # type: ignore[arg-type]
+
+    async def _server_names(self) -> set[str]:
+        data = await self._route("mcp.servers.list", {})
+        return {str(s["name"]) for s in data["servers"]}
+
+    async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
+        envelope = await self._app.invoke(route, payload)
+        if not envelope["ok"]:
+            error = envelope["error"]
+            raise ApiFailure(error["code"], error["message"])
+        return envelope["data"]
+
+    def handlers(self) -> dict[str, Any]:
+        return {
+            "mcp_catalog.registry.search": self.search,
+            "mcp_catalog.registry.plan": self.plan,
+            "mcp_catalog.registry.install": self.install,
+            "mcp_catalog.registry.settings": self.settings_get,
+            "mcp_catalog.registry.save_settings": self.settings_save,
+        }
+
+
+def _with_problem(o: Option, problem: str) -> Option:
+    from dataclasses import replace
+
+    return replace(o, problem=problem)
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))

@@ -1,0 +1,57 @@
+import { defineStore } from "pinia";
+import { ref } from "vue";
+import type { CatalogInstalled, CatalogPlan, RegistryList, RegistryServerView, RegistrySettingsView } from "@/api/generated";
+import { useApiStore } from "./api";
+
+/** The MCP Registry in MCP Market: its base URL, search with paging, plan and install an entry.
+ * Install progress arrives as mcp_catalog_progress events (the catalog store collects them). */
+export const useMcpRegistryStore = defineStore("mcpRegistry", () => {
+  const api = useApiStore();
+  const settings = ref<RegistrySettingsView | null>(null);
+  const list = ref<RegistryList | null>(null);
+  const servers = ref<RegistryServerView[]>([]);
+  const loading = ref(false);
+  let query = "";
+
+  async function loadSettings(): Promise<void> {
+    settings.value = await api.invoke("mcp_catalog.registry.settings", {});
+  }
+
+  async function saveUrl(url: string): Promise<void> {
+    settings.value = await api.invoke("mcp_catalog.registry.save_settings", { registry_url: url });
+    await search(query, true);
+  }
+
+  async function search(text = "", refresh = false): Promise<void> {
+    query = text;
+    loading.value = true;
+    try {
+      const got: RegistryList = await api.invoke("mcp_catalog.registry.search", { search: text, cursor: "", refresh });
+      if (query !== text) return; // a newer search is under way
+      list.value = got;
+      servers.value = got.servers;
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  async function more(): Promise<void> {
+    const cursor = list.value?.next_cursor ?? "";
+    if (!cursor) return;
+    const got: RegistryList = await api.invoke("mcp_catalog.registry.search", { search: query, cursor, refresh: false });
+    list.value = { ...got, servers: [...servers.value, ...got.servers] };
+    servers.value = list.value.servers;
+  }
+
+  async function plan(name: string, option: number, inputs: Record<string, string[]>): Promise<CatalogPlan> {
+    return api.invoke("mcp_catalog.registry.plan", { name, version: "", option, inputs });
+  }
+
+  async function install(name: string, option: number, inputs: Record<string, string[]>): Promise<CatalogInstalled> {
+    const done = await api.invoke("mcp_catalog.registry.install", { name, version: "", option, inputs });
+    await search(query);
+    return done;
+  }
+
+  return { settings, list, servers, loading, loadSettings, saveUrl, search, more, plan, install };
+});

@@ -87,10 +87,12 @@ class KnowledgeCapability(Capability):
         return Runner(indexer, self._publish, self.vectors, self._embeddings)
 
     def routes(self) -> Mapping[str, Handler]:
+        from app.knowledge.citations import CitationFiles
         from app.knowledge.handlers import KnowledgeHandlers
 
+        files = CitationFiles(self.store, self._size_cap)
         return KnowledgeHandlers(
-            self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots
+            self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots, files
         ).table()
 
     def prompt_section(self, spec: TurnSpec) -> str | None:

@@ -59,10 +59,10 @@ def check_name(name: str) -> str:
 def index_text(path: str, chunk: Chunk) -> str:
     """What the FTS index holds for a chunk: the shared tokeniser's tokens of its file name,
     heading trail and text, separated by spaces (FTS5 splits there and nowhere else)."""
-    from app.search.bm25 import tokenize  # lazy: `cashcode ask` only asks whether a base exists
+    from app.search.bm25 import token_text  # lazy: `cashcode ask` only asks whether a base exists
 
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return " ".join(tokenize(f"{name}\n{chunk.heading}\n{chunk.text}"))
+    return token_text(f"{name}\n{chunk.heading}\n{chunk.text}")
 
 
 def match_expression(query: str) -> str | None:
@@ -235,24 +235,35 @@ class KnowledgeStore:
         self.put_files(name, [prepare(path, state, chunks)])
 
     def put_files(self, name: str, files: Sequence[Prepared]) -> None:
-        """Replace the chunks of each file, all in one transaction."""
+        """Replace the chunks of each file, all in one transaction. Chunk ids are assigned here
+        (the next ids SQLite would pick, max + 1) so chunks and index rows go in with one
+        `executemany` each instead of two statements per chunk."""
         with self._db.transaction() as conn:
             base = self.base_id(name)
             for f in files:
                 _drop_file(conn, base, f.path)
+            next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM kb_chunks").fetchone()[0])
+            chunk_rows: list[tuple[object, ...]] = []
+            fts_rows: list[tuple[int, str]] = []
+            for f in files:
                 cur = conn.execute(
                     "INSERT INTO kb_files (base_id, path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?, ?)",
                     (base, f.path, f.state.size, f.state.mtime_ns, f.state.sha256),
                 )
                 file_id = cur.lastrowid
                 for ord_, (c, tokens) in enumerate(zip(f.chunks, f.tokens, strict=True)):
-                    cur = conn.execute(
-                        "INSERT INTO kb_chunks (file_id, ord, start_line, end_line, heading, text)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (file_id, ord_, c.start_line, c.end_line, c.heading, c.text),
-                    )
-                    conn.execute("INSERT INTO kb_fts (rowid, tokens) VALUES (?, ?)", (cur.lastrowid, tokens))
-                conn.execute("DELETE FROM kb_skipped WHERE base_id = ? AND path = ?", (base, f.path))
+                    chunk_rows.append((next_id, file_id, ord_, c.start_line, c.end_line, c.heading, c.text))
+                    fts_rows.append((next_id, tokens))
+                    next_id += 1
+            conn.executemany(
+                "INSERT INTO kb_chunks (id, file_id, ord, start_line, end_line, heading, text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                chunk_rows,
+            )
+            conn.executemany("INSERT INTO kb_fts (rowid, tokens) VALUES (?, ?)", fts_rows)
+            conn.executemany(
+                "DELETE FROM kb_skipped WHERE base_id = ? AND path = ?", [(base, f.path) for f in files]
+            )
 
     def remove_file(self, name: str, path: str) -> bool:
         with self._db.transaction() as conn:
@@ -331,6 +342,26 @@ class KnowledgeStore:
             params,
         )
         return [_hit(r, round(-float(r[7]), 6)) for r in rows]
+
+    def indexed_file(self, path: str) -> tuple[str, list[str]] | None:
+        """The base holding this indexed file (the first by name) and that base's roots."""
+        rows = self._db.query(
+            "SELECT b.id, b.name FROM kb_bases b JOIN kb_files f ON f.base_id = b.id AND f.path = ?"
+            " ORDER BY b.name LIMIT 1",
+            (path,),
+        )
+        if not rows:
+            return None
+        roots = self._db.query("SELECT path FROM kb_roots WHERE base_id = ? ORDER BY path", (rows[0][0],))
+        return str(rows[0][1]), [str(r[0]) for r in roots]
+
+    def paths_ending(self, suffix: str, limit: int) -> list[str]:
+        """Distinct indexed paths ending with `suffix` (case-sensitive), at most `limit`."""
+        rows = self._db.query(
+            "SELECT DISTINCT path FROM kb_files WHERE substr(path, -?) = ? ORDER BY path LIMIT ?",
+            (len(suffix), suffix, limit),
+        )
+        return [str(r[0]) for r in rows]
 
     def hits(self, chunk_ids: Sequence[int]) -> dict[int, Hit]:
         """The chunks with these ids (score 0), by id."""

@@ -8,6 +8,7 @@ file or the new one, never a half-indexed file. Tokens are computed before the t
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from app.store.timeutil import utc_now_iso
 MAX_NAME = 64
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a scan holds one per indexed file
 class FileState:
     size: int
     mtime_ns: int
@@ -195,6 +196,16 @@ class KnowledgeStore:
             "SELECT size, mtime_ns, sha256 FROM kb_files WHERE base_id = ? AND path = ?", (base, path)
         )
         return FileState(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
+
+    def paths_under(self, name: str, folder: str) -> list[str]:
+        """Indexed paths inside `folder` (a deleted folder's files)."""
+        base = self.base_id(name)
+        prefix = folder.rstrip("/\\") + os.sep
+        rows = self._db.query(
+            "SELECT path FROM kb_files WHERE base_id = ? AND substr(path, 1, ?) = ? ORDER BY path",
+            (base, len(prefix), prefix),
+        )
+        return [str(r[0]) for r in rows]
 
     def replace_skipped(self, name: str, skipped: Sequence[Skipped]) -> None:
         with self._db.transaction() as conn:

@@ -112,17 +112,19 @@ class KnowledgeWatcher:
         if any(Path(p).is_dir() for p in present) or any(Path(p).name == ".gitignore" for _, p in changes):
             self._indexer.run(name, self._on_progress)
             return
-        states = self._store.file_states(name)
+        # Only this batch's records are read (a base may hold 10,000 files: reading them all
+        # cost tens of milliseconds per save).
         by_hash: dict[str, str] = {}
         for old in gone:
-            if old in states:
-                by_hash.setdefault(states[old].sha256, old)
+            state = self._store.file_state(name, old)
+            if state is not None:
+                by_hash.setdefault(state.sha256, old)
             else:  # maybe a folder: everything indexed under it goes
-                for path in states:
-                    if _under(path, old):
-                        self._store.remove_file(name, path)
+                for path in self._store.paths_under(name, old):
+                    self._store.remove_file(name, path)
         for new in present:
-            old = by_hash.pop(_sha(new), "") if by_hash and new not in states else ""
+            unknown = bool(by_hash) and self._store.file_state(name, new) is None
+            old = by_hash.pop(_sha(new), "") if unknown else ""
             if old:
                 self._indexer.move_path(name, Path(old), Path(new))
             else:

@@ -122,7 +122,17 @@ class KnowledgeCapability(Capability):
         # The watcher scans every base once it is armed: the start-up scan (it also resumes a
         # run cut short) without a gap in which a change could be missed.
         runner = self.runner
-        await KnowledgeWatcher(self.store, runner.indexer, runner.sink(), runner.embed_pending).run()
+        watcher = KnowledgeWatcher(
+            self.store, runner.indexer, runner.sink(), runner.embed_pending, after_scan=self._release_memory
+        )
+        await watcher.run()
+
+    def _release_memory(self) -> None:
+        """After the start-up scan: SQLite's spare cache pages, then the freed heap, go back."""
+        from app.support.heap import trim_heap
+
+        self.store.shrink_memory()
+        trim_heap()
 
     async def aclose(self) -> None:
         for task in list(self._tasks):

@@ -62,12 +62,13 @@ class Indexer:
         with self._lock(name):
             self._store.set_pending(name, True)
             scan = self.discovery(name).scan()
-            known = self._store.file_states(name)
-            found = {f.path: f for f in scan.files}
+            # Streamed against the records: only changed files' states are kept (a start-up
+            # scan of 10,000 unchanged files then allocates no record per file; bench README).
+            gone, known, new = self._store.compare(name, {f.path: f for f in scan.files})
             removed = 0
-            for path in sorted(set(known) - set(found)):
+            for path in sorted(gone):
                 removed += self._store.remove_file(name, path)
-            todo = [f for f in scan.files if force or _changed(known.get(f.path), f)]
+            todo = [f for f in scan.files if force or f.path in known or f.path in new]
             skipped = list(scan.skipped)
             indexed = 0
             total = len(todo)
@@ -187,6 +188,3 @@ class _Writer:
         if self._error is not None and exc[0] is None:
             raise self._error
 
-
-def _changed(known: FileState | None, found: Found) -> bool:
-    return known is None or known.size != found.size or known.mtime_ns != found.mtime_ns

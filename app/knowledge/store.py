@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.contracts.errors import ApiFailure
 from app.knowledge.models import BaseStatus, Chunk, Hit, Skipped
@@ -26,6 +27,13 @@ class FileState:
     size: int
     mtime_ns: int
     sha256: str
+
+
+class Sized(Protocol):
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,10 @@ class KnowledgeStore:
                     "UPDATE kb_bases SET pending = 0, indexed_at = ? WHERE id = ?", (utc_now_iso(), base)
                 )
 
+    def shrink_memory(self) -> None:
+        """Free the connection's unused cache pages (after a scan read every record)."""
+        self._db.query("PRAGMA shrink_memory")
+
     def pending_names(self) -> list[str]:
         return [
             str(r[0]) for r in self._db.query("SELECT name FROM kb_bases WHERE pending = 1 ORDER BY name")
@@ -189,6 +201,28 @@ class KnowledgeStore:
         base = self.base_id(name)
         rows = self._db.query("SELECT path, size, mtime_ns, sha256 FROM kb_files WHERE base_id = ?", (base,))
         return {str(r[0]): FileState(int(r[1]), int(r[2]), str(r[3])) for r in rows}
+
+    def compare(
+        self, name: str, found: Mapping[str, Sized]
+    ) -> tuple[list[str], dict[str, FileState], set[str]]:
+        """The base's records against a scan (`found`: path → its size and mtime), streamed:
+        (indexed paths not found, records of found files whose size or mtime differ, found
+        paths not indexed)."""
+        base = self.base_id(name)
+        rest = set(found)
+        gone: list[str] = []
+        changed: dict[str, FileState] = {}
+        with self._db.reading() as conn:
+            sql = "SELECT path, size, mtime_ns, sha256 FROM kb_files WHERE base_id = ?"
+            for path, size, mtime_ns, sha256 in conn.execute(sql, (base,)):
+                seen = found.get(path)
+                if seen is None:
+                    gone.append(path)
+                    continue
+                rest.discard(path)
+                if seen.size != size or seen.mtime_ns != mtime_ns:
+                    changed[path] = FileState(size, mtime_ns, sha256)
+        return gone, changed, rest
 
     def file_state(self, name: str, path: str) -> FileState | None:
         base = self.base_id(name)

@@ -38,12 +38,16 @@ class KnowledgeWatcher:
         after_change: Callable[[], Awaitable[object]],
         *,
         rearm_s: float = 2.0,
+        after_scan: Callable[[], object] | None = None,
     ) -> None:
         self._store = store
         self._indexer = indexer
         self._on_progress = on_progress
         self._after_change = after_change  # e.g. embed the new chunks
         self._rearm_s = rearm_s
+        # Blocking, run in a thread after each armed scan: e.g. give the scan's peak back to
+        # the OS (a 10,000-file scan otherwise stays in the idle app's memory; bench README).
+        self._after_scan = after_scan
 
     async def run(self) -> None:
         while True:
@@ -76,6 +80,11 @@ class KnowledgeWatcher:
                 await asyncio.to_thread(self._indexer.run, name, self._on_progress)
             except Exception:  # a vanished base or an unreadable root: the others still scan
                 _log.warning("knowledge base %r: scan failed", name, exc_info=True)
+        if self._after_scan is not None:
+            try:
+                await asyncio.to_thread(self._after_scan)
+            except Exception:
+                _log.warning("knowledge: work after the scan failed", exc_info=True)
         try:
             await self._after_change()
         except Exception:

@@ -17,7 +17,10 @@ from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
 
-NOTE = "# Pantry\n\n## Jam\n\nQuince jam keeps for a year.\nStore it somewhere dark.\n\n## Tea\n\nGreen tea goes stale.\n"
+NOTE = (
+    "# Pantry\n\n## Jam\n\nQuince jam keeps for a year.\nStore it somewhere dark.\n\n"
+    "## Tea\n\nGreen tea goes stale.\n"
+)
 
 
 def test_a_cited_passage_opens_in_the_viewer_at_its_lines(

@@ -38,3 +38,10 @@ class OpenChat(_Model):
 
 class HotkeyInput(_Model):
     binding: str = Field(max_length=64)  # "" = the platform's default
+
+
+class OpenPath(_Model):
+    """Open a cited knowledge-base file (or, with `folder`, its folder) with the system."""
+
+    path: str = Field(min_length=1, max_length=4096)
+    folder: bool = False

@@ -16,4 +16,5 @@ ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "desktop.quick_chat": (d.QuickChat, m.Ok),
     "desktop.open_in_main": (d.OpenChat, m.Ok),
     "desktop.set_hotkey": (d.HotkeyInput, d.PresenceView),
+    "desktop.open_path": (d.OpenPath, m.Ok),
 }

@@ -102,10 +102,12 @@ async def wire_app(
         ).start()
         return
     from app.desktop.dialogs import register_dialog_routes  # lazy: pulls in the API models
+    from app.desktop.open_path import register_open_routes
 
     for pusher in [pushers] if isinstance(pushers, EventPusher) else pushers:
         app.bus.subscribe(pusher.emit)  # no unsubscribe needed: the app is closed before the pushers go
     register_dialog_routes(app, window)
+    register_open_routes(app)
     if on_ready is not None:
         on_ready(app)
 

@@ -9,36 +9,18 @@ PSS (docs/decisions.md). Elsewhere than glibc Linux this does nothing.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
 import logging
-import sys
 import threading
 from collections.abc import Callable
+
+from app.support.heap import trim_heap
+
+__all__ = ["trim_heap", "trim_when_settled"]
 
 log = logging.getLogger(__name__)
 
 SETTLE_S = 1.0  # after the last start-up step, so in-flight replies have been freed too
 WAIT_MAX_S = 30.0
-
-
-def trim_heap() -> bool:
-    """Collect garbage, then return free heap memory to the OS. True if the C library did."""
-    gc.collect()
-    if not sys.platform.startswith("linux"):
-        return False
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
-    try:
-        libc = ctypes.CDLL(name)
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):  # musl and others have no malloc_trim
-        return False
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return bool(trim(0))
 
 
 def trim_when_settled(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
 from app.contracts.replies import ApiModel as _Model
@@ -106,3 +108,40 @@ class KbSkippedItem(_Model):
 
 class KbSkippedList(_Model):
     items: list[KbSkippedItem]
+
+
+class KbResolve(_Model):
+    """Paths as an answer cites them (`path` of `path:start-end`)."""
+
+    paths: list[Annotated[str, Field(max_length=4096)]] = Field(max_length=100)
+
+
+class KbLocate(_Model):
+    path: str = Field(max_length=4096)  # absolute, as `knowledge.resolve` answered it
+
+
+class KbLocated(_Model):
+    base: str
+    path: str  # the indexed file, absolute
+    folder: str | None  # its folder, when inside a folder of the base ("Open folder")
+
+
+class KbResolved(_Model):
+    files: list[KbLocated | None]  # one per requested path, in order; None = not a knowledge file
+
+
+class KbRead(_Model):
+    path: str = Field(max_length=4096)
+    start_line: int = Field(ge=1, le=100_000_000)
+    end_line: int = Field(ge=1, le=100_000_000)
+
+
+class KbExcerpt(_Model):
+    """A cited file's text around the cited lines (line numbers as in the citation)."""
+
+    file: KbLocated
+    start_line: int  # the cited range, clamped to the file
+    end_line: int
+    first_line: int  # the number of lines[0]
+    lines: list[str]
+    total_lines: int

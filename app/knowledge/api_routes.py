@@ -18,6 +18,9 @@ ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "knowledge.reindex": (k.KbReindex, k.KbRuns),
     "knowledge.search": (k.KbSearch, k.KbHits),
     "knowledge.skipped": (k.KbName, k.KbSkippedList),
+    "knowledge.resolve": (k.KbResolve, k.KbResolved),
+    "knowledge.locate": (k.KbLocate, k.KbLocated),
+    "knowledge.read": (k.KbRead, k.KbExcerpt),
     "knowledge.settings.get": (m.Empty, k.KbSettings),
     "knowledge.settings.save": (k.KbSettings, k.KbSettings),
 }

@@ -87,10 +87,12 @@ class KnowledgeCapability(Capability):
         return Runner(indexer, self._publish, self.vectors, self._embeddings)
 
     def routes(self) -> Mapping[str, Handler]:
+        from app.knowledge.citations import CitationFiles
         from app.knowledge.handlers import KnowledgeHandlers
 
+        files = CitationFiles(self.store, self._size_cap)
         return KnowledgeHandlers(
-            self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots
+            self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots, files
         ).table()
 
     def prompt_section(self, spec: TurnSpec) -> str | None:
@@ -120,7 +122,17 @@ class KnowledgeCapability(Capability):
         # The watcher scans every base once it is armed: the start-up scan (it also resumes a
         # run cut short) without a gap in which a change could be missed.
         runner = self.runner
-        await KnowledgeWatcher(self.store, runner.indexer, runner.sink(), runner.embed_pending).run()
+        watcher = KnowledgeWatcher(
+            self.store, runner.indexer, runner.sink(), runner.embed_pending, after_scan=self._release_memory
+        )
+        await watcher.run()
+
+    def _release_memory(self) -> None:
+        """After the start-up scan: SQLite's spare cache pages, then the freed heap, go back."""
+        from app.support.heap import trim_heap
+
+        self.store.shrink_memory()
+        trim_heap()
 
     async def aclose(self) -> None:
         for task in list(self._tasks):

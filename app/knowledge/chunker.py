@@ -33,10 +33,11 @@ class _Block:
     lines: list[tuple[int, str]]  # (1-based line number, text)
     trail: str
     new_section: bool
+    size: int = -1  # characters incl. line ends; summed once (chunk() and _pieces both need it)
 
-    @property
-    def size(self) -> int:
-        return sum(len(t) + 1 for _, t in self.lines)
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            self.size = _size(self.lines)
 
 
 def chunk(doc: Document) -> list[Chunk]:
@@ -46,8 +47,7 @@ def chunk(doc: Document) -> list[Chunk]:
             packer.close(keep_overlap=not block.new_section)
         if block.new_section or not packer.lines:
             packer.trail = block.trail
-        for piece in _pieces(block.lines):
-            piece_size = _size(piece)
+        for piece, piece_size in _pieces(block.lines, block.size):
             if packer.lines and packer.size + piece_size > MAX_CHARS:
                 packer.close(keep_overlap=True)
                 if packer.size + piece_size > MAX_CHARS:
@@ -128,21 +128,24 @@ def _heading(doc: Document, text: str) -> tuple[int, str] | None:
     return None
 
 
-def _pieces(lines: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
-    """A block as pieces of at most MAX_CHARS (whole lines; an over-long line cut inside)."""
-    if _size(lines) <= MAX_CHARS:
-        yield lines
+def _pieces(lines: list[tuple[int, str]], size: int) -> Iterator[tuple[list[tuple[int, str]], int]]:
+    """A block (of `size` characters) as pieces of at most MAX_CHARS with their sizes (whole
+    lines; an over-long line cut inside)."""
+    if size <= MAX_CHARS:
+        yield lines, size
         return
     piece: list[tuple[int, str]] = []
+    piece_size = 0
     for number, text in lines:
         parts = [text[i : i + MAX_CHARS - 1] for i in range(0, len(text), MAX_CHARS - 1)] or [""]
         for part in parts:
-            if piece and _size(piece) + len(part) + 1 > MAX_CHARS:
-                yield piece
-                piece = []
+            if piece and piece_size + len(part) + 1 > MAX_CHARS:
+                yield piece, piece_size
+                piece, piece_size = [], 0
             piece.append((number, part))
+            piece_size += len(part) + 1
     if piece:
-        yield piece
+        yield piece, piece_size
 
 
 def _tail(lines: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the matcher loads on the first scan, not at every start (`c
 DEFAULT_SIZE_CAP = 20 * 1024 * 1024  # the default of the capability (app/knowledge/capability.py)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a scan holds one per file (10,000s)
 class Found:
     path: str
     size: int

@@ -11,6 +11,7 @@ from app.contracts import replies as m
 from app.contracts.capability import Handler
 from app.contracts.errors import ApiFailure
 from app.knowledge import api_models as k
+from app.knowledge.citations import CitationFiles, Located, refused
 from app.knowledge.indexer import RunResult
 from app.knowledge.models import BaseStatus
 from app.knowledge.prefs import EmbeddingsAccess, KnowledgePrefs
@@ -29,7 +30,9 @@ class KnowledgeHandlers:
         vectors: VectorStore,
         access: EmbeddingsAccess | None,
         private_roots: tuple[Path, ...],
+        files: CitationFiles,
     ) -> None:
+        self._files = files
         self._store = store
         self._runner = runner
         self._searcher = searcher
@@ -49,6 +52,9 @@ class KnowledgeHandlers:
             "knowledge.reindex": self.reindex,
             "knowledge.search": self.search,
             "knowledge.skipped": self.skipped,
+            "knowledge.resolve": self.resolve,
+            "knowledge.locate": self.locate,
+            "knowledge.read": self.read,
             "knowledge.settings.get": self.settings_get,
             "knowledge.settings.save": self.settings_save,
         }
@@ -172,6 +178,31 @@ class KnowledgeHandlers:
         items = await asyncio.to_thread(self._store.skipped, req.name)
         return k.KbSkippedList(items=[k.KbSkippedItem(path=s.path, reason=s.reason) for s in items])
 
+    async def resolve(self, req: k.KbResolve) -> k.KbResolved:
+        """Which cited paths are files of a knowledge base (the UI links only those)."""
+
+        def run() -> list[Located | None]:
+            return [self._files.resolve(p) for p in req.paths]
+
+        return k.KbResolved(files=[_located(f) if f else None for f in await asyncio.to_thread(run)])
+
+    async def locate(self, req: k.KbLocate) -> k.KbLocated:
+        found = await asyncio.to_thread(self._files.locate, req.path)
+        if found is None:
+            raise refused(req.path)
+        return _located(found)
+
+    async def read(self, req: k.KbRead) -> k.KbExcerpt:
+        e = await asyncio.to_thread(self._files.read, req.path, req.start_line, req.end_line)
+        return k.KbExcerpt(
+            file=_located(e.located),
+            start_line=e.start_line,
+            end_line=e.end_line,
+            first_line=e.first_line,
+            lines=list(e.lines),
+            total_lines=e.total_lines,
+        )
+
     async def settings_get(self, req: m.Empty) -> k.KbSettings:
         if self._access is None:
             return k.KbSettings(embeddings_provider="", embeddings_model="")
@@ -197,3 +228,7 @@ class KnowledgeHandlers:
         if model:
             await self._runner.embed_pending()
         return k.KbSettings(embeddings_provider=provider, embeddings_model=model)
+
+
+def _located(f: Located) -> k.KbLocated:
+    return k.KbLocated(base=f.base, path=f.path, folder=f.folder)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,29 +62,33 @@ class Indexer:
         with self._lock(name):
             self._store.set_pending(name, True)
             scan = self.discovery(name).scan()
-            known = self._store.file_states(name)
-            found = {f.path: f for f in scan.files}
+            # Streamed against the records: only changed files' states are kept (a start-up
+            # scan of 10,000 unchanged files then allocates no record per file; bench README).
+            gone, known, new = self._store.compare(name, {f.path: f for f in scan.files})
             removed = 0
-            for path in sorted(set(known) - set(found)):
+            for path in sorted(gone):
                 removed += self._store.remove_file(name, path)
-            todo = [f for f in scan.files if force or _changed(known.get(f.path), f)]
+            todo = [f for f in scan.files if force or f.path in known or f.path in new]
             skipped = list(scan.skipped)
             indexed = 0
             total = len(todo)
             batch: list[Prepared] = []
-            for done, item in enumerate(todo):
-                on_progress(Progress(base=name, done=done, total=total, current=item.path))
-                outcome = self._prepare(name, item, None if force else known.get(item.path))
-                if isinstance(outcome, Skipped):
-                    skipped.append(outcome)
-                elif isinstance(outcome, Prepared):
-                    batch.append(outcome)
-                    indexed += 1
-                    if len(batch) >= BATCH_FILES or sum(p.chars for p in batch) >= BATCH_CHARS:
-                        self._store.put_files(name, batch)
-                        batch = []
-            if batch:
-                self._store.put_files(name, batch)
+            batch_chars = 0
+            with _Writer(self._store, name) as writer:
+                for done, item in enumerate(todo):
+                    on_progress(Progress(base=name, done=done, total=total, current=item.path))
+                    outcome = self._prepare(name, item, None if force else known.get(item.path))
+                    if isinstance(outcome, Skipped):
+                        skipped.append(outcome)
+                    elif isinstance(outcome, Prepared):
+                        batch.append(outcome)
+                        batch_chars += outcome.chars
+                        indexed += 1
+                        if len(batch) >= BATCH_FILES or batch_chars >= BATCH_CHARS:
+                            writer.put(batch)
+                            batch, batch_chars = [], 0
+                if batch:
+                    writer.put(batch)
             self._store.replace_skipped(name, skipped)
             self._store.set_pending(name, False)
             on_progress(Progress(base=name, done=total, total=total, current="", finished=True))
@@ -144,5 +149,42 @@ class Indexer:
         return prepare(item.path, state, chunks)
 
 
-def _changed(known: FileState | None, found: Found) -> bool:
-    return known is None or known.size != found.size or known.mtime_ns != found.mtime_ns
+class _Writer:
+    """Writes a run's batches on a thread of its own while the next files are read, chunked
+    and tokenised: SQLite (FTS5 building its index) releases the GIL, so on two cores the
+    writes overlap the Python work. Batches are written in order, each in one transaction; at
+    most `DEPTH` wait, so memory stays bounded. Leaving the block waits for every batch and
+    re-raises the first write error (a failed write stops the run, as before)."""
+
+    DEPTH = 2
+
+    def __init__(self, store: KnowledgeStore, name: str) -> None:
+        self._store = store
+        self._name = name
+        self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(self.DEPTH)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, name="kb-writer", daemon=True)
+
+    def __enter__(self) -> _Writer:
+        self._thread.start()
+        return self
+
+    def put(self, batch: list[Prepared]) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(batch)
+
+    def _work(self) -> None:
+        while (batch := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self._store.put_files(self._name, batch)
+                except BaseException as exc:  # handed to the run's thread
+                    self._error = exc
+
+    def __exit__(self, *exc: object) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None and exc[0] is None:
+            raise self._error
+

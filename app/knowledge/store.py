@@ -8,9 +8,11 @@ file or the new one, never a half-indexed file. Tokens are computed before the t
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.contracts.errors import ApiFailure
 from app.knowledge.models import BaseStatus, Chunk, Hit, Skipped
@@ -20,11 +22,18 @@ from app.store.timeutil import utc_now_iso
 MAX_NAME = 64
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a scan holds one per indexed file
 class FileState:
     size: int
     mtime_ns: int
     sha256: str
+
+
+class Sized(Protocol):
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -59,10 +68,10 @@ def check_name(name: str) -> str:
 def index_text(path: str, chunk: Chunk) -> str:
     """What the FTS index holds for a chunk: the shared tokeniser's tokens of its file name,
     heading trail and text, separated by spaces (FTS5 splits there and nowhere else)."""
-    from app.search.bm25 import tokenize  # lazy: `cashcode ask` only asks whether a base exists
+    from app.search.bm25 import token_text  # lazy: `cashcode ask` only asks whether a base exists
 
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return " ".join(tokenize(f"{name}\n{chunk.heading}\n{chunk.text}"))
+    return token_text(f"{name}\n{chunk.heading}\n{chunk.text}")
 
 
 def match_expression(query: str) -> str | None:
@@ -179,6 +188,10 @@ class KnowledgeStore:
                     "UPDATE kb_bases SET pending = 0, indexed_at = ? WHERE id = ?", (utc_now_iso(), base)
                 )
 
+    def shrink_memory(self) -> None:
+        """Free the connection's unused cache pages (after a scan read every record)."""
+        self._db.query("PRAGMA shrink_memory")
+
     def pending_names(self) -> list[str]:
         return [
             str(r[0]) for r in self._db.query("SELECT name FROM kb_bases WHERE pending = 1 ORDER BY name")
@@ -189,12 +202,44 @@ class KnowledgeStore:
         rows = self._db.query("SELECT path, size, mtime_ns, sha256 FROM kb_files WHERE base_id = ?", (base,))
         return {str(r[0]): FileState(int(r[1]), int(r[2]), str(r[3])) for r in rows}
 
+    def compare(
+        self, name: str, found: Mapping[str, Sized]
+    ) -> tuple[list[str], dict[str, FileState], set[str]]:
+        """The base's records against a scan (`found`: path → its size and mtime), streamed:
+        (indexed paths not found, records of found files whose size or mtime differ, found
+        paths not indexed)."""
+        base = self.base_id(name)
+        rest = set(found)
+        gone: list[str] = []
+        changed: dict[str, FileState] = {}
+        with self._db.reading() as conn:
+            sql = "SELECT path, size, mtime_ns, sha256 FROM kb_files WHERE base_id = ?"
+            for path, size, mtime_ns, sha256 in conn.execute(sql, (base,)):
+                seen = found.get(path)
+                if seen is None:
+                    gone.append(path)
+                    continue
+                rest.discard(path)
+                if seen.size != size or seen.mtime_ns != mtime_ns:
+                    changed[path] = FileState(size, mtime_ns, sha256)
+        return gone, changed, rest
+
     def file_state(self, name: str, path: str) -> FileState | None:
         base = self.base_id(name)
         rows = self._db.query(
             "SELECT size, mtime_ns, sha256 FROM kb_files WHERE base_id = ? AND path = ?", (base, path)
         )
         return FileState(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
+
+    def paths_under(self, name: str, folder: str) -> list[str]:
+        """Indexed paths inside `folder` (a deleted folder's files)."""
+        base = self.base_id(name)
+        prefix = folder.rstrip("/\\") + os.sep
+        rows = self._db.query(
+            "SELECT path FROM kb_files WHERE base_id = ? AND substr(path, 1, ?) = ? ORDER BY path",
+            (base, len(prefix), prefix),
+        )
+        return [str(r[0]) for r in rows]
 
     def replace_skipped(self, name: str, skipped: Sequence[Skipped]) -> None:
         with self._db.transaction() as conn:
@@ -235,24 +280,35 @@ class KnowledgeStore:
         self.put_files(name, [prepare(path, state, chunks)])
 
     def put_files(self, name: str, files: Sequence[Prepared]) -> None:
-        """Replace the chunks of each file, all in one transaction."""
+        """Replace the chunks of each file, all in one transaction. Chunk ids are assigned here
+        (the next ids SQLite would pick, max + 1) so chunks and index rows go in with one
+        `executemany` each instead of two statements per chunk."""
         with self._db.transaction() as conn:
             base = self.base_id(name)
             for f in files:
                 _drop_file(conn, base, f.path)
+            next_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM kb_chunks").fetchone()[0])
+            chunk_rows: list[tuple[object, ...]] = []
+            fts_rows: list[tuple[int, str]] = []
+            for f in files:
                 cur = conn.execute(
                     "INSERT INTO kb_files (base_id, path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?, ?)",
                     (base, f.path, f.state.size, f.state.mtime_ns, f.state.sha256),
                 )
                 file_id = cur.lastrowid
                 for ord_, (c, tokens) in enumerate(zip(f.chunks, f.tokens, strict=True)):
-                    cur = conn.execute(
-                        "INSERT INTO kb_chunks (file_id, ord, start_line, end_line, heading, text)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (file_id, ord_, c.start_line, c.end_line, c.heading, c.text),
-                    )
-                    conn.execute("INSERT INTO kb_fts (rowid, tokens) VALUES (?, ?)", (cur.lastrowid, tokens))
-                conn.execute("DELETE FROM kb_skipped WHERE base_id = ? AND path = ?", (base, f.path))
+                    chunk_rows.append((next_id, file_id, ord_, c.start_line, c.end_line, c.heading, c.text))
+                    fts_rows.append((next_id, tokens))
+                    next_id += 1
+            conn.executemany(
+                "INSERT INTO kb_chunks (id, file_id, ord, start_line, end_line, heading, text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                chunk_rows,
+            )
+            conn.executemany("INSERT INTO kb_fts (rowid, tokens) VALUES (?, ?)", fts_rows)
+            conn.executemany(
+                "DELETE FROM kb_skipped WHERE base_id = ? AND path = ?", [(base, f.path) for f in files]
+            )
 
     def remove_file(self, name: str, path: str) -> bool:
         with self._db.transaction() as conn:
@@ -331,6 +387,26 @@ class KnowledgeStore:
             params,
         )
         return [_hit(r, round(-float(r[7]), 6)) for r in rows]
+
+    def indexed_file(self, path: str) -> tuple[str, list[str]] | None:
+        """The base holding this indexed file (the first by name) and that base's roots."""
+        rows = self._db.query(
+            "SELECT b.id, b.name FROM kb_bases b JOIN kb_files f ON f.base_id = b.id AND f.path = ?"
+            " ORDER BY b.name LIMIT 1",
+            (path,),
+        )
+        if not rows:
+            return None
+        roots = self._db.query("SELECT path FROM kb_roots WHERE base_id = ? ORDER BY path", (rows[0][0],))
+        return str(rows[0][1]), [str(r[0]) for r in roots]
+
+    def paths_ending(self, suffix: str, limit: int) -> list[str]:
+        """Distinct indexed paths ending with `suffix` (case-sensitive), at most `limit`."""
+        rows = self._db.query(
+            "SELECT DISTINCT path FROM kb_files WHERE substr(path, -?) = ? ORDER BY path LIMIT ?",
+            (len(suffix), suffix, limit),
+        )
+        return [str(r[0]) for r in rows]
 
     def hits(self, chunk_ids: Sequence[int]) -> dict[int, Hit]:
         """The chunks with these ids (score 0), by id."""

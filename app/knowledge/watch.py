@@ -38,12 +38,16 @@ class KnowledgeWatcher:
         after_change: Callable[[], Awaitable[object]],
         *,
         rearm_s: float = 2.0,
+        after_scan: Callable[[], object] | None = None,
     ) -> None:
         self._store = store
         self._indexer = indexer
         self._on_progress = on_progress
         self._after_change = after_change  # e.g. embed the new chunks
         self._rearm_s = rearm_s
+        # Blocking, run in a thread after each armed scan: e.g. give the scan's peak back to
+        # the OS (a 10,000-file scan otherwise stays in the idle app's memory; bench README).
+        self._after_scan = after_scan
 
     async def run(self) -> None:
         while True:
@@ -76,6 +80,11 @@ class KnowledgeWatcher:
                 await asyncio.to_thread(self._indexer.run, name, self._on_progress)
             except Exception:  # a vanished base or an unreadable root: the others still scan
                 _log.warning("knowledge base %r: scan failed", name, exc_info=True)
+        if self._after_scan is not None:
+            try:
+                await asyncio.to_thread(self._after_scan)
+            except Exception:
+                _log.warning("knowledge: work after the scan failed", exc_info=True)
         try:
             await self._after_change()
         except Exception:
@@ -112,17 +121,19 @@ class KnowledgeWatcher:
         if any(Path(p).is_dir() for p in present) or any(Path(p).name == ".gitignore" for _, p in changes):
             self._indexer.run(name, self._on_progress)
             return
-        states = self._store.file_states(name)
+        # Only this batch's records are read (a base may hold 10,000 files: reading them all
+        # cost tens of milliseconds per save).
         by_hash: dict[str, str] = {}
         for old in gone:
-            if old in states:
-                by_hash.setdefault(states[old].sha256, old)
+            state = self._store.file_state(name, old)
+            if state is not None:
+                by_hash.setdefault(state.sha256, old)
             else:  # maybe a folder: everything indexed under it goes
-                for path in states:
-                    if _under(path, old):
-                        self._store.remove_file(name, path)
+                for path in self._store.paths_under(name, old):
+                    self._store.remove_file(name, path)
         for new in present:
-            old = by_hash.pop(_sha(new), "") if by_hash and new not in states else ""
+            unknown = bool(by_hash) and self._store.file_state(name, new) is None
+            old = by_hash.pop(_sha(new), "") if unknown else ""
             if old:
                 self._indexer.move_path(name, Path(old), Path(new))
             else:

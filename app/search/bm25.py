@@ -46,6 +46,17 @@ def tokenize(text: str) -> list[str]:
     return list(chain.from_iterable(map(_chunk_tokens, _CHUNK.findall(text))))
 
 
+def token_text(text: str) -> str:
+    """`" ".join(tokenize(text))`, in one join over each word's cached token string (the
+    knowledge index stores exactly this; half the time of building the list first)."""
+    return " ".join(filter(None, map(_chunk_text, _CHUNK.findall(text))))
+
+
+@lru_cache(maxsize=65_536)
+def _chunk_text(chunk: str) -> str:
+    return " ".join(_chunk_tokens(chunk))
+
+
 @lru_cache(maxsize=65_536)  # tool catalogs repeat the same words thousands of times
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     if _IS_CJK.match(chunk):

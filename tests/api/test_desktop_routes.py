@@ -14,6 +14,7 @@ async def test_desktop_routes_are_unsupported_without_the_desktop(make_app: AppM
         "desktop.quick_chat": {"chat_id": None},
         "desktop.open_in_main": {"chat_id": "c"},
         "desktop.set_hotkey": {"binding": "Ctrl+K"},
+        "desktop.open_path": {"path": "/x.md"},
     }
     for route in DESKTOP_ROUTES:
         assert (await err(app, route, payloads.get(route, {})))["code"] == "unsupported", route

@@ -21,3 +21,19 @@ def test_bm25_ranks_the_best_match_first_and_limits() -> None:
     assert index.search("pdf", 1) == hits[:1] or index.search("pdf", 1)[0][0] == "pdf"
     assert index.search("", 5) == [] and index.search("nothing", 5) == []
     assert len(index) == 4 and BM25Index([]).search("pdf", 3) == []
+
+
+def test_token_text_is_the_tokens_joined_by_spaces() -> None:
+    # What the knowledge index stores; built without the intermediate list (bench_knowledge.py).
+    from app.search.bm25 import token_text, tokenize
+
+    samples = [
+        "",
+        "_ - __ -- _-_",
+        "Install the frobnicator quietly: getHTTPResponse2 say_hello forms-fill",
+        "知识库可以离线搜索文件。 mixed 中文 and English, naïve café Ünïcode",
+        "line one\nline two\n\n  def parse_config_file(path):\n      return 42",
+        "a_ _b -c d- x__y--z 3.14 v2_beta",
+    ]
+    for text in samples:
+        assert token_text(text) == " ".join(tokenize(text))

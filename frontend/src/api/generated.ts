@@ -614,6 +614,16 @@ export interface KbAddResult {
   run: KbRun;
 }
 
+/** A cited file's text around the cited lines (line numbers as in the citation). */
+export interface KbExcerpt {
+  file: KbLocated;
+  start_line: number;
+  end_line: number;
+  first_line: number;
+  lines: string[];
+  total_lines: number;
+}
+
 export interface KbHit {
   base: string;
   path: string;
@@ -635,6 +645,16 @@ export interface KbList {
   embeddings_error: string;
 }
 
+export interface KbLocate {
+  path: string;
+}
+
+export interface KbLocated {
+  base: string;
+  path: string;
+  folder: string | null;
+}
+
 export interface KbName {
   name: string;
 }
@@ -645,6 +665,12 @@ export interface KbProgressView {
   current: string;
 }
 
+export interface KbRead {
+  path: string;
+  start_line: number;
+  end_line: number;
+}
+
 export interface KbReindex {
   name?: string | null;
 }
@@ -652,6 +678,15 @@ export interface KbReindex {
 export interface KbRename {
   name: string;
   new_name: string;
+}
+
+/** Paths as an answer cites them (`path` of `path:start-end`). */
+export interface KbResolve {
+  paths: string[];
+}
+
+export interface KbResolved {
+  files: (KbLocated | null)[];
 }
 
 export interface KbRoot {
@@ -1157,6 +1192,12 @@ export interface OnceOutput {
 
 export interface OpenChat {
   chat_id: string;
+}
+
+/** Open a cited knowledge-base file (or, with `folder`, its folder) with the system. */
+export interface OpenPath {
+  path: string;
+  folder?: boolean;
 }
 
 /** What the desktop shell can do on this system (Settings shows it). */
@@ -1934,6 +1975,7 @@ export interface Routes {
   "chats.search": { request: ChatSearch; response: SearchResults };
   "chats.switch_branch": { request: BranchSwitch; response: ChatDetail };
   "desktop.open_in_main": { request: OpenChat; response: Ok };
+  "desktop.open_path": { request: OpenPath; response: Ok };
   "desktop.pick_file": { request: FilePickQuery; response: FolderPick };
   "desktop.pick_folder": { request: Empty; response: FolderPick };
   "desktop.presence": { request: Empty; response: PresenceView };
@@ -1955,9 +1997,12 @@ export interface Routes {
   "knowledge.create": { request: KbName; response: KbView };
   "knowledge.delete": { request: KbName; response: Empty };
   "knowledge.list": { request: Empty; response: KbList };
+  "knowledge.locate": { request: KbLocate; response: KbLocated };
+  "knowledge.read": { request: KbRead; response: KbExcerpt };
   "knowledge.reindex": { request: KbReindex; response: KbRuns };
   "knowledge.remove_root": { request: KbRoot; response: KbAddResult };
   "knowledge.rename": { request: KbRename; response: KbView };
+  "knowledge.resolve": { request: KbResolve; response: KbResolved };
   "knowledge.search": { request: KbSearch; response: KbHits };
   "knowledge.settings.get": { request: Empty; response: KbSettings };
   "knowledge.settings.save": { request: KbSettings; response: KbSettings };
@@ -2085,6 +2130,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chats.search",
   "chats.switch_branch",
   "desktop.open_in_main",
+  "desktop.open_path",
   "desktop.pick_file",
   "desktop.pick_folder",
   "desktop.presence",
@@ -2106,9 +2152,12 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "knowledge.create",
   "knowledge.delete",
   "knowledge.list",
+  "knowledge.locate",
+  "knowledge.read",
   "knowledge.reindex",
   "knowledge.remove_root",
   "knowledge.rename",
+  "knowledge.resolve",
   "knowledge.search",
   "knowledge.settings.get",
   "knowledge.settings.save",

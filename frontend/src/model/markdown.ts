@@ -23,6 +23,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt, { type Env } from "markdown-it";
+import { citationsPlugin } from "./citations";
 import { mathPlugin } from "./math";
 
 const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
@@ -42,6 +43,7 @@ function highlight(code: string, info: string): string {
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false, highlight });
 md.use(mathPlugin);
+md.use(citationsPlugin); // knowledge-base citations → links (model/citations.ts)
 
 /** Fences that become more than code: a Mermaid diagram, an HTML or SVG artifact preview. */
 export const DIAGRAM_LANGS = new Set(["mermaid"]);

@@ -1,0 +1,79 @@
+"""`desktop.open_path`: open a cited knowledge-base file (or its folder) with the system's
+default application.
+
+The path is never trusted: the route asks `knowledge.locate`, which answers only for an indexed
+file of a knowledge base that is still inside its root (no `..`, no symbolic-link escape; app/
+knowledge/citations.py), and the opener gets the path that route returned, never the page's.
+The opener runs a fixed program with the path as its one argument (no shell): `xdg-open` on
+Linux, `open` on macOS, the shell's default verb on Windows. The line of a citation cannot be
+passed to an arbitrary default application; the browser's viewer shows the lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from app.contracts.errors import ApiFailure
+
+OPEN_PATH_ROUTE = "desktop.open_path"
+LOCATE_ROUTE = "knowledge.locate"
+
+log = logging.getLogger(__name__)
+
+Opener = Callable[[str], None]
+
+
+class RouteApp(Protocol):
+    def register_route(self, name: str, handler: Callable[..., Awaitable[Any]]) -> None: ...
+    def invoke(self, route: str, payload: dict[str, Any]) -> Awaitable[dict[str, Any]]: ...
+
+
+def system_opener(path: str) -> None:
+    """Hand an absolute path to the platform's opener; returns once it is started."""
+    if not os.path.isabs(path):  # an argument starting with "-" could be read as an option
+        raise ValueError(f"not an absolute path: {path!r}")
+    if sys.platform == "win32":
+        os.startfile(path)
+        return
+    command = ["open", path] if sys.platform == "darwin" else ["xdg-open", path]
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # not in the app's session: it may outlive the window
+        close_fds=True,
+    )
+    # Reaped in the background: xdg-open may wait for the application it starts.
+    threading.Thread(target=proc.wait, name="opener-wait", daemon=True).start()
+
+
+def register_open_routes(app: RouteApp, opener: Opener = system_opener) -> None:
+    from app.desktop.api_models import OpenPath  # lazy: pulls in pydantic
+
+    async def handle(request: OpenPath) -> Any:
+        from app.contracts.replies import Ok
+
+        reply = await app.invoke(LOCATE_ROUTE, {"path": request.path})
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            raise ApiFailure(error.get("code", "not_found"), str(error.get("message", "not found")))
+        located = reply["data"]
+        target = located["folder"] if request.folder else located["path"]
+        if not isinstance(target, str) or not os.path.isabs(target):
+            raise ApiFailure("invalid", f"{request.path} has no folder of its knowledge base to open.")
+        try:
+            await asyncio.to_thread(opener, target)
+        except (OSError, ValueError) as exc:
+            log.warning("could not open %s: %s", target, exc)
+            raise ApiFailure("unsupported", f"The system could not open {target}: {exc}") from exc
+        return Ok()
+
+    app.register_route(OPEN_PATH_ROUTE, handle)

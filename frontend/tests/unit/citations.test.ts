@@ -1,0 +1,116 @@
+import MarkdownIt from "markdown-it";
+import { afterEach, describe, expect, it } from "vitest";
+import { FakeTransport } from "@/api/fake";
+import MarkdownView from "@/components/chat/MarkdownView.vue";
+import { citationEpoch, citationsPlugin, findCitations, openCitation, resetCitations, setCitationResolver, wholeCitation, type CitedFile } from "@/model/citations";
+import { renderMarkdown } from "@/model/markdown";
+import { mountWith, tick } from "./mount";
+
+const A: CitedFile = { base: "Notes", path: "/home/me/notes/a.md", folder: "/home/me/notes" };
+
+/** A markdown-it with only the citations rule, and a lookup that knows `known`. */
+function renderWith(source: string, known: Record<string, CitedFile>): string {
+  const md = new MarkdownIt({ linkify: true });
+  md.use((m) => citationsPlugin(m, (p) => known[p] ?? null));
+  return md.render(source);
+}
+
+afterEach(() => {
+  setCitationResolver(null);
+  resetCitations();
+  openCitation.value = null;
+});
+
+describe("finding citations", () => {
+  it("finds path:start-end and path:line in prose, in the forms models write", () => {
+    const text = "See /home/me/notes/a.md:3-5, notes/a.md:12 and C:\\docs\\b.txt:1-2 (also ~/x/y.py:7–9).";
+    expect(findCitations(text).map((f) => f.cite)).toEqual([
+      { path: "/home/me/notes/a.md", start: 3, end: 5 },
+      { path: "notes/a.md", start: 12, end: 12 },
+      { path: "C:\\docs\\b.txt", start: 1, end: 2 },
+      { path: "~/x/y.py", start: 7, end: 9 },
+    ]);
+  });
+
+  it("ignores times, URLs, ratios and backwards ranges", () => {
+    expect(findCitations("at 10:30, https://example.com/a.md:3, ratio 3:4, a.md:9-2, x:y:3")).toEqual([]);
+  });
+
+  it("takes an inline code span only when it is a citation and nothing else", () => {
+    expect(wholeCitation("/my docs/a b.md:3-5")).toEqual({ path: "/my docs/a b.md", start: 3, end: 5 });
+    expect(wholeCitation("print(a.md:3)")).toBeNull();
+    expect(wholeCitation("x = 1")).toBeNull();
+  });
+});
+
+describe("the markdown-it rule", () => {
+  it("links a knowledge-base citation in text and in a code span", () => {
+    const html = renderWith("Use --quiet (/home/me/notes/a.md:3-5) or `/home/me/notes/a.md:7`.", { "/home/me/notes/a.md": A });
+    expect(html).toContain('(<a href="#kb-cite" class="kb-cite" data-kb-path="/home/me/notes/a.md" data-kb-start="3" data-kb-end="5"');
+    expect(html).toContain(">/home/me/notes/a.md:3-5</a>)");
+    expect(html).toContain('data-kb-start="7" data-kb-end="7" title="Notes · /home/me/notes/a.md:7-7"><code>/home/me/notes/a.md:7</code></a>');
+  });
+
+  it("never links inside fenced or indented code blocks, or inside a link", () => {
+    const source = [
+      "```",
+      "/home/me/notes/a.md:3-5",
+      "```",
+      "",
+      "    /home/me/notes/a.md:3-5",
+      "",
+      "[/home/me/notes/a.md:3-5](https://example.com/x)",
+    ].join("\n");
+    expect(renderWith(source, { "/home/me/notes/a.md": A })).not.toContain("kb-cite");
+  });
+
+  it("leaves a citation the backend does not know as plain text", () => {
+    expect(renderWith("See /etc/passwd:1-3 and notes/a.md:3-5.", {})).toBe("<p>See /etc/passwd:1-3 and notes/a.md:3-5.</p>\n");
+  });
+
+  it("escapes what the backend answered into attributes", () => {
+    const evil: CitedFile = { base: '"><img src=x onerror=alert(1)>', path: '/x/"><img src=x onerror=alert(1)>.md', folder: null };
+    const html = renderWith("notes/a.md:3", { "notes/a.md": evil });
+    expect(html).not.toContain("<img");
+    expect(html).toContain('data-kb-path="/x/&quot;&gt;&lt;img src=x onerror=alert(1)&gt;.md"');
+  });
+});
+
+describe("the app's pipeline (resolver, DOMPurify)", () => {
+  it("asks the backend once for a batch, then renders the link through the sanitiser", async () => {
+    const asked: string[][] = [];
+    setCitationResolver(async (paths) => {
+      asked.push(paths);
+      return paths.map((p) => (p === "notes/a.md" ? A : null));
+    });
+    const source = "Answer: notes/a.md:3-5, /etc/passwd:1, and ```notes/a.md:3-5``` again notes/a.md:9.";
+    const epoch = citationEpoch.value;
+    expect(renderMarkdown(source)).not.toContain("kb-cite"); // not known yet: plain text
+    await tick();
+    expect(asked).toEqual([["notes/a.md", "/etc/passwd"]]);
+    expect(citationEpoch.value).toBeGreaterThan(epoch);
+    const html = renderMarkdown(source);
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    const links = [...doc.querySelectorAll("a.kb-cite")];
+    expect(links.map((a) => [a.textContent, a.getAttribute("data-kb-path"), a.getAttribute("data-kb-start"), a.getAttribute("data-kb-end")])).toEqual([
+      ["notes/a.md:3-5", A.path, "3", "5"],
+      ["notes/a.md:3-5", A.path, "3", "5"],
+      ["notes/a.md:9", A.path, "9", "9"],
+    ]);
+    expect(renderMarkdown(source)).toBe(html);
+    expect(asked).toHaveLength(1); // cached
+  });
+
+  it("a click on a citation in an answer opens the viewer on those lines (browser)", async () => {
+    const fake = new FakeTransport().on("knowledge.resolve", async ({ paths }) => ({ files: paths.map((p) => (p === "notes/a.md" ? A : null)) }));
+    const { wrapper } = await mountWith(MarkdownView, { props: { source: "It is in notes/a.md:3-5." }, fake });
+    await tick();
+    await tick();
+    const link = wrapper.find("a.kb-cite");
+    expect(link.exists()).toBe(true);
+    await link.trigger("click");
+    expect(openCitation.value).toEqual({ path: A.path, start: 3, end: 5, openFailed: false });
+    expect(fake.callsTo("knowledge.resolve")).toEqual([{ paths: ["notes/a.md"] }]);
+    wrapper.unmount();
+  });
+});

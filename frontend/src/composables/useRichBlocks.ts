@@ -1,5 +1,5 @@
-import { onMounted, watch } from "vue";
-import type { Ref, WatchSource } from "vue";
+import { onBeforeUnmount, onMounted, watch } from "vue";
+import type { Ref } from "vue";
 import type { MessageKey } from "@/i18n/en";
 import { ARTIFACT_SANDBOX, type ArtifactKind, artifactUrl, openArtifact } from "@/model/artifacts";
 import { renderDiagram } from "@/model/diagrams";
@@ -115,31 +115,110 @@ export function createArtifactFrame(kind: ArtifactKind, source: string, title: s
   return frame;
 }
 
+/** How long the stream must be quiet before a finished diagram is drawn while it still streams. */
+export const STREAM_PAUSE_MS = 400;
+
+type IdleHandle = { cancel: () => void };
+
+/** Run `cb` when the page is idle (after the frame in hand), or within a second at the latest. */
+function whenIdle(cb: () => void): IdleHandle {
+  if (typeof requestIdleCallback === "function") {
+    const id = requestIdleCallback(cb, { timeout: 1000 });
+    return { cancel: () => cancelIdleCallback(id) };
+  }
+  const id = setTimeout(cb, 0);
+  return { cancel: () => clearTimeout(id) };
+}
+
+/** Whether a chunk's HTML can hold a diagram or artifact block (a string search, no DOM walk). */
+function mayHoldRichBlocks(html: string): boolean {
+  return html.includes('class="diagram-block"') || html.includes('class="artifact-block"');
+}
+
 /**
- * Give the complete blocks under `root` their rich parts after each render: Mermaid diagrams are
- * drawn, HTML/SVG fences get a Preview. `complete(chunk)` says whether a chunk's blocks are done
- * (while streaming only the finished chunks are; the open one is left as source). Everything is
- * made with DOM APIs, never from model text.
+ * Give the complete blocks under `root` their rich parts after each render: HTML/SVG fences get a
+ * Preview at once (a few buttons), Mermaid diagrams are queued and drawn one per idle callback,
+ * never in the frame that shows the tokens. While the reply still `streaming()`, the queue waits
+ * until the stream has been quiet for STREAM_PAUSE_MS, or until it ends: drawing a diagram is one
+ * long task on the UI thread (library load, layout, SVG insert) and every token that arrives
+ * during it waits for it (bench/README.md, docs/decisions.md 260). `complete(chunk)` says whether a
+ * chunk's blocks are done (while streaming only the finished chunks are; the open one stays
+ * source). Everything is made with DOM APIs, never from model text.
  */
 export function useRichBlocks(
   root: Ref<HTMLElement | null>,
   t: Translate,
-  source: WatchSource<unknown>,
+  chunks: () => readonly string[],
   complete: (chunk: Element) => boolean,
   save: Save,
+  streaming: () => boolean = () => false,
 ): void {
+  const queue: HTMLElement[] = [];
+  let pauseTimer: ReturnType<typeof setTimeout> | null = null;
+  let idle: IdleHandle | null = null;
+  let paused = false;
+  let stopped = false;
+
+  const mayDraw = () => !stopped && (!streaming() || paused);
+
+  const drawNext = () => {
+    idle = null;
+    if (!mayDraw()) return;
+    const block = queue.shift();
+    if (!block) return;
+    if (!block.isConnected || block.dataset.state !== "queued") return drawSoon();
+    void drawDiagram(block, t, save).finally(drawSoon);
+  };
+  function drawSoon(): void {
+    if (idle === null && queue.length > 0 && mayDraw()) idle = whenIdle(drawNext);
+  }
+
+  // The HTML each chunk had when its blocks were handed out: a finished chunk keeps the same
+  // string while the reply streams, so each batch looks only at the chunks that changed.
+  const scanned: string[] = [];
   const decorate = () => {
     const el = root.value;
     if (!el) return;
-    for (const chunk of el.querySelectorAll(":scope > .md-chunk")) {
-      if (!complete(chunk)) continue;
-      for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state])")) void drawDiagram(block, t, save);
-      for (const block of chunk.querySelectorAll<HTMLElement>(".artifact-block:not([data-decorated])")) {
-        block.dataset.decorated = "1";
-        decorateArtifact(block, t);
+    const list = chunks();
+    scanned.length = Math.min(scanned.length, list.length);
+    for (let i = 0; i < list.length; i++) {
+      const chunk = el.children[i];
+      if (scanned[i] === list[i] || !chunk || !complete(chunk)) continue;
+      scanned[i] = list[i];
+      if (!mayHoldRichBlocks(list[i])) continue;
+      for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state]), .artifact-block:not([data-decorated])")) {
+        if (block.classList.contains("diagram-block")) {
+          block.dataset.state = "queued"; // its source stays shown until it is drawn
+          queue.push(block);
+        } else {
+          block.dataset.decorated = "1";
+          decorateArtifact(block, t);
+        }
       }
     }
   };
-  onMounted(decorate);
-  watch(source, decorate, { flush: "post" });
+
+  const update = () => {
+    decorate();
+    if (pauseTimer !== null) clearTimeout(pauseTimer);
+    pauseTimer = null;
+    paused = false;
+    if (streaming() && queue.length > 0) {
+      pauseTimer = setTimeout(() => {
+        pauseTimer = null;
+        paused = true;
+        drawSoon();
+      }, STREAM_PAUSE_MS);
+    }
+    drawSoon();
+  };
+
+  onMounted(update);
+  watch([chunks, streaming], update, { flush: "post" });
+  onBeforeUnmount(() => {
+    stopped = true;
+    if (pauseTimer !== null) clearTimeout(pauseTimer);
+    idle?.cancel();
+    queue.length = 0;
+  });
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Request, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
@@ -42,7 +42,12 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
 ) -> None:
     page, _, _ = browser_page
     scripts: list[str] = []
-    page.on("request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None)
+
+    def on_request(request: Request) -> None:
+        if request.resource_type == "script":
+            scripts.append(request.url)
+
+    page.on("request", on_request)
     with recording_server() as leaks:
         open_ui(page, served_ui)
         add_provider(page, fresh_llm.openai_base_url)

@@ -1,4 +1,4 @@
-import { onBeforeUnmount, onMounted, watch } from "vue";
+import { onMounted, onUnmounted, watch } from "vue";
 import type { Ref } from "vue";
 import type { MessageKey } from "@/i18n/en";
 import { ARTIFACT_SANDBOX, type ArtifactKind, artifactUrl, openArtifact } from "@/model/artifacts";
@@ -115,8 +115,9 @@ export function createArtifactFrame(kind: ArtifactKind, source: string, title: s
   return frame;
 }
 
-/** How long the stream must be quiet before a finished diagram is drawn while it still streams. */
+/** How long every stream in the page must be quiet before a finished diagram is drawn. */
 export const STREAM_PAUSE_MS = 400;
+const DRAW_TIMEOUT_MS = 10_000;
 
 type IdleHandle = { cancel: () => void };
 
@@ -130,6 +131,80 @@ function whenIdle(cb: () => void): IdleHandle {
   return { cancel: () => clearTimeout(id) };
 }
 
+/**
+ * One queue of diagrams to draw for the whole page. Drawing one is a long task on the UI thread
+ * (library load, layout, SVG insert) and every token that arrives meanwhile waits for it, so
+ * nothing is drawn while any reply in the page is streaming: only after STREAM_PAUSE_MS without
+ * stream activity (a tool call, the model pausing, the end of the reply), one diagram per idle
+ * callback (docs/decisions.md 260). Exported for the tests.
+ */
+export function createDrawQueue(now: () => number = () => Date.now()) {
+  const jobs: { block: HTMLElement; draw: () => Promise<void> }[] = [];
+  let lastActivity = -Infinity;
+  let idle: IdleHandle | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let drawing = false;
+
+  const quietFor = () => now() - lastActivity;
+  function schedule(): void {
+    if (drawing || idle !== null || jobs.length === 0) return;
+    const wait = STREAM_PAUSE_MS - quietFor();
+    if (wait > 0) {
+      if (timer === null) {
+        timer = setTimeout(() => {
+          timer = null;
+          schedule();
+        }, wait);
+      }
+      return;
+    }
+    idle = whenIdle(next);
+  }
+  function next(): void {
+    idle = null;
+    if (quietFor() < STREAM_PAUSE_MS) return schedule(); // a stream started since
+    const job = jobs.shift();
+    if (!job) return;
+    if (!job.block.isConnected || job.block.dataset.state !== "queued") return schedule();
+    drawing = true;
+    // One at a time; a draw that never settles must not hold the rest of the page's diagrams.
+    let release: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (release = setTimeout(resolve, DRAW_TIMEOUT_MS)));
+    void Promise.race([job.draw(), bound])
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(release);
+        drawing = false;
+        schedule();
+      });
+  }
+  return {
+    /** A reply in the page received tokens (or a turn started): hold the queue. */
+    activity(): void {
+      lastActivity = now();
+    },
+    add(block: HTMLElement, draw: () => Promise<void>): void {
+      block.dataset.state = "queued"; // its source stays shown until it is drawn
+      jobs.push({ block, draw });
+      schedule();
+    },
+    /** Forget the jobs of blocks no longer in the page (a view unmounted). */
+    prune(): void {
+      for (let i = jobs.length - 1; i >= 0; i--) if (!jobs[i].block.isConnected) jobs.splice(i, 1);
+    },
+    get size(): number {
+      return jobs.length;
+    },
+  };
+}
+
+export const drawQueue = createDrawQueue();
+
+/** Tell the page's draw queue that a reply is streaming (AssistantMessage, MarkdownView). */
+export function noteStreamActivity(): void {
+  drawQueue.activity();
+}
+
 /** Whether a chunk's HTML can hold a diagram or artifact block (a string search, no DOM walk). */
 function mayHoldRichBlocks(html: string): boolean {
   return html.includes('class="diagram-block"') || html.includes('class="artifact-block"');
@@ -137,13 +212,11 @@ function mayHoldRichBlocks(html: string): boolean {
 
 /**
  * Give the complete blocks under `root` their rich parts after each render: HTML/SVG fences get a
- * Preview at once (a few buttons), Mermaid diagrams are queued and drawn one per idle callback,
- * never in the frame that shows the tokens. While the reply still `streaming()`, the queue waits
- * until the stream has been quiet for STREAM_PAUSE_MS, or until it ends: drawing a diagram is one
- * long task on the UI thread (library load, layout, SVG insert) and every token that arrives
- * during it waits for it (bench/README.md, docs/decisions.md 260). `complete(chunk)` says whether a
+ * Preview at once (a few buttons); Mermaid diagrams go to the page's draw queue, which draws them
+ * after the frame and never while a reply streams (`drawQueue`). `complete(chunk)` says whether a
  * chunk's blocks are done (while streaming only the finished chunks are; the open one stays
- * source). Everything is made with DOM APIs, never from model text.
+ * source); `streaming()` marks each update as stream activity. Everything is made with DOM APIs,
+ * never from model text.
  */
 export function useRichBlocks(
   root: Ref<HTMLElement | null>,
@@ -153,26 +226,6 @@ export function useRichBlocks(
   save: Save,
   streaming: () => boolean = () => false,
 ): void {
-  const queue: HTMLElement[] = [];
-  let pauseTimer: ReturnType<typeof setTimeout> | null = null;
-  let idle: IdleHandle | null = null;
-  let paused = false;
-  let stopped = false;
-
-  const mayDraw = () => !stopped && (!streaming() || paused);
-
-  const drawNext = () => {
-    idle = null;
-    if (!mayDraw()) return;
-    const block = queue.shift();
-    if (!block) return;
-    if (!block.isConnected || block.dataset.state !== "queued") return drawSoon();
-    void drawDiagram(block, t, save).finally(drawSoon);
-  };
-  function drawSoon(): void {
-    if (idle === null && queue.length > 0 && mayDraw()) idle = whenIdle(drawNext);
-  }
-
   // The HTML each chunk had when its blocks were handed out: a finished chunk keeps the same
   // string while the reply streams, so each batch looks only at the chunks that changed.
   const scanned: string[] = [];
@@ -188,8 +241,7 @@ export function useRichBlocks(
       if (!mayHoldRichBlocks(list[i])) continue;
       for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state]), .artifact-block:not([data-decorated])")) {
         if (block.classList.contains("diagram-block")) {
-          block.dataset.state = "queued"; // its source stays shown until it is drawn
-          queue.push(block);
+          drawQueue.add(block, () => drawDiagram(block, t, save));
         } else {
           block.dataset.decorated = "1";
           decorateArtifact(block, t);
@@ -197,28 +249,12 @@ export function useRichBlocks(
       }
     }
   };
-
   const update = () => {
+    if (streaming()) drawQueue.activity();
     decorate();
-    if (pauseTimer !== null) clearTimeout(pauseTimer);
-    pauseTimer = null;
-    paused = false;
-    if (streaming() && queue.length > 0) {
-      pauseTimer = setTimeout(() => {
-        pauseTimer = null;
-        paused = true;
-        drawSoon();
-      }, STREAM_PAUSE_MS);
-    }
-    drawSoon();
   };
 
   onMounted(update);
-  watch([chunks, streaming], update, { flush: "post" });
-  onBeforeUnmount(() => {
-    stopped = true;
-    if (pauseTimer !== null) clearTimeout(pauseTimer);
-    idle?.cancel();
-    queue.length = 0;
-  });
+  watch(chunks, update, { flush: "post" });
+  onUnmounted(() => drawQueue.prune()); // a job of a block no longer in the page is dropped anyway
 }

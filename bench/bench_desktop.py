@@ -229,6 +229,10 @@ OBSERVER_JS = """([selector, nth]) => {
 }"""
 
 COLUMNS = {"dom": 1, "frame": 2, "painted": 3}
+# No diagram of an earlier answer still waiting to be drawn or being drawn.
+SETTLED_JS = (
+    "() => !document.querySelector('.diagram-block[data-state=queued], .diagram-block[data-state=loading]')"
+)
 
 
 def rich_token(word: str, phase: int) -> str | None:
@@ -307,6 +311,10 @@ def measure_latency(
 ) -> dict[str, list[float]]:
     stream.rate = rate
     stream.tokens = markdown_tokens(count)
+    # Start from a settled page, as a user who read the last answer does: its diagrams are drawn
+    # once the stream has ended (decision 260), and a turn sent within that second would meet
+    # the previous answer's drawing instead of measuring its own tokens.
+    page.wait_for_function(SETTLED_JS, timeout=60_000)
     # Stay in the current chat: clicking "new chat" first races the chat switch against the send.
     first = page.get_by_test_id("message-assistant").count()
     page.evaluate(OBSERVER_JS, ["[data-testid=message-assistant]", first])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Request, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
@@ -41,6 +41,13 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
     tmp_path: Path,
 ) -> None:
     page, _, _ = browser_page
+    scripts: list[str] = []
+
+    def on_request(request: Request) -> None:
+        if request.resource_type == "script":
+            scripts.append(request.url)
+
+    page.on("request", on_request)
     with recording_server() as leaks:
         open_ui(page, served_ui)
         add_provider(page, fresh_llm.openai_base_url)
@@ -66,6 +73,9 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         expect(diagrams.nth(0).locator(".diagram-view svg")).to_have_count(1)
         expect(diagrams.nth(0).locator(".diagram-view svg")).to_contain_text("Answer")
         expect(diagrams.nth(1)).to_have_attribute("data-state", "error")
+        # Flowcharts use Mermaid's dagre layout: its ELK chunk (1.5 MB) is never fetched.
+        assert any("/mermaid.core-" in url for url in scripts), scripts
+        assert not [url for url in scripts if "/elk-" in url]
         expect(diagrams.nth(1).locator(".diagram-error")).to_be_visible()
         expect(diagrams.nth(1).locator(".diagram-source")).to_contain_text(
             BROKEN_MERMAID.splitlines()[1].strip()

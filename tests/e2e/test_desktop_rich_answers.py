@@ -1,12 +1,15 @@
 """Issue 27 in the REAL desktop window under Xvfb: the rich answer's math and diagram render
-(screenshots checked by non-blank regions, not pixels), and the HTML artifact runs in its
-sandbox with no bridge, served from pywebview's loopback server with its own policy."""
+(screenshots checked by non-blank regions, not pixels), the HTML artifact runs in its sandbox
+with no bridge, served from pywebview's loopback server with its own policy, and the side panel
+shows it larger and saves it as a file (the window cannot download: the backend writes it into
+Downloads, here a temp dir through CASHCODE_EXPORT_DIR)."""
 
 from __future__ import annotations
 
 import base64
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, Playwright, expect, sync_playwright
@@ -14,7 +17,7 @@ from playwright.sync_api import Locator, Page, Playwright, expect, sync_playwrig
 from tests.desktop.assets_check import ui_is_built
 from tests.desktop.harness import ROOT, DesktopProcess
 from tests.e2e.conftest import FakeLLMProcess
-from tests.e2e.rich_answer import ARTIFACT_REPORT, recording_server, rich_answer
+from tests.e2e.rich_answer import ARTIFACT_REPORT, artifact_html, recording_server, rich_answer
 
 pytestmark = [
     pytest.mark.desktop,
@@ -48,6 +51,19 @@ COUNT_COLOURS = """async (b64) => {
 
 
 @pytest.fixture
+def export_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "Downloads"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def seeded_env(seeded_env: dict[str, str], export_dir: Path) -> dict[str, str]:
+    """The shared seeded app, saving files into `export_dir` instead of the user's Downloads."""
+    return {**seeded_env, "CASHCODE_EXPORT_DIR": str(export_dir)}
+
+
+@pytest.fixture
 def window(desktop_app: DesktopProcess) -> Iterator[Page]:
     with sync_playwright() as pw:
         page = attach(desktop_app, pw)
@@ -69,7 +85,7 @@ def non_blank(page: Page, region: Locator, name: str) -> dict[str, int]:
 
 
 def test_the_window_renders_math_and_the_diagram_and_sandboxes_the_artifact(
-    window: Page, fresh_llm: FakeLLMProcess
+    window: Page, fresh_llm: FakeLLMProcess, export_dir: Path
 ) -> None:
     with recording_server() as leaks:
         fresh_llm.script({"text": rich_answer(leaks.url)})
@@ -97,5 +113,25 @@ def test_the_window_renders_math_and_the_diagram_and_sandboxes_the_artifact(
         frame = artifact.frame_locator("iframe.artifact-frame")
         expect(frame.locator("#marker")).to_have_text("ARTIFACT-RAN", timeout=WAIT_MS)
         expect(frame.locator("#report")).to_have_text(ARTIFACT_REPORT)
+        assert window.evaluate("() => document.body.dataset.pwned ?? null") is None
+        assert leaks.paths == []
+
+        # The side panel: the same sandbox, larger; "Save as file" writes the artifact's source.
+        artifact.locator(".artifact-open").click()
+        panel = window.get_by_test_id("artifact-panel")
+        expect(panel.locator("iframe")).to_have_attribute("sandbox", "allow-scripts")
+        panel_frame = panel.frame_locator("iframe")
+        expect(panel_frame.locator("#marker")).to_have_text("ARTIFACT-RAN", timeout=WAIT_MS)
+        expect(panel_frame.locator("#report")).to_have_text(ARTIFACT_REPORT)
+        panel_shot = non_blank(window, panel.locator("iframe"), "panel")
+        assert panel_shot["colours"] > 8 and panel_shot["width"] > 200, panel_shot
+        assert list(export_dir.iterdir()) == []
+        panel.get_by_role("button", name="Save as file").click()
+        saved = export_dir / "artifact.html"
+        expect(panel.get_by_role("status")).to_contain_text(str(saved), timeout=WAIT_MS)
+        assert saved.read_text(encoding="utf-8").rstrip("\n") == artifact_html(leaks.url)
+        assert [p.name for p in export_dir.iterdir()] == ["artifact.html"]
+        panel.get_by_role("button", name="Close").click()
+        expect(panel).to_have_count(0)
         assert window.evaluate("() => document.body.dataset.pwned ?? null") is None
         assert leaks.paths == []

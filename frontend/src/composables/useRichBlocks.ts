@@ -1,5 +1,5 @@
-import { onMounted, watch } from "vue";
-import type { Ref, WatchSource } from "vue";
+import { onMounted, onUnmounted, watch } from "vue";
+import type { Ref } from "vue";
 import type { MessageKey } from "@/i18n/en";
 import { ARTIFACT_SANDBOX, type ArtifactKind, artifactUrl, openArtifact } from "@/model/artifacts";
 import { renderDiagram } from "@/model/diagrams";
@@ -115,31 +115,146 @@ export function createArtifactFrame(kind: ArtifactKind, source: string, title: s
   return frame;
 }
 
+/** How long every stream in the page must be quiet before a finished diagram is drawn. */
+export const STREAM_PAUSE_MS = 400;
+const DRAW_TIMEOUT_MS = 10_000;
+
+type IdleHandle = { cancel: () => void };
+
+/** Run `cb` when the page is idle (after the frame in hand), or within a second at the latest. */
+function whenIdle(cb: () => void): IdleHandle {
+  if (typeof requestIdleCallback === "function") {
+    const id = requestIdleCallback(cb, { timeout: 1000 });
+    return { cancel: () => cancelIdleCallback(id) };
+  }
+  const id = setTimeout(cb, 0);
+  return { cancel: () => clearTimeout(id) };
+}
+
 /**
- * Give the complete blocks under `root` their rich parts after each render: Mermaid diagrams are
- * drawn, HTML/SVG fences get a Preview. `complete(chunk)` says whether a chunk's blocks are done
- * (while streaming only the finished chunks are; the open one is left as source). Everything is
- * made with DOM APIs, never from model text.
+ * One queue of diagrams to draw for the whole page. Drawing one is a long task on the UI thread
+ * (library load, layout, SVG insert) and every token that arrives meanwhile waits for it, so
+ * nothing is drawn while any reply in the page is streaming: only after STREAM_PAUSE_MS without
+ * stream activity (a tool call, the model pausing, the end of the reply), one diagram per idle
+ * callback (docs/decisions.md 260). Exported for the tests.
+ */
+export function createDrawQueue(now: () => number = () => Date.now()) {
+  const jobs: { block: HTMLElement; draw: () => Promise<void> }[] = [];
+  let lastActivity = -Infinity;
+  let idle: IdleHandle | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let drawing = false;
+
+  const quietFor = () => now() - lastActivity;
+  function schedule(): void {
+    if (drawing || idle !== null || jobs.length === 0) return;
+    const wait = STREAM_PAUSE_MS - quietFor();
+    if (wait > 0) {
+      if (timer === null) {
+        timer = setTimeout(() => {
+          timer = null;
+          schedule();
+        }, wait);
+      }
+      return;
+    }
+    idle = whenIdle(next);
+  }
+  function next(): void {
+    idle = null;
+    if (quietFor() < STREAM_PAUSE_MS) return schedule(); // a stream started since
+    const job = jobs.shift();
+    if (!job) return;
+    if (!job.block.isConnected || job.block.dataset.state !== "queued") return schedule();
+    drawing = true;
+    // One at a time; a draw that never settles must not hold the rest of the page's diagrams.
+    let release: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (release = setTimeout(resolve, DRAW_TIMEOUT_MS)));
+    void Promise.race([job.draw(), bound])
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(release);
+        drawing = false;
+        schedule();
+      });
+  }
+  return {
+    /** A reply in the page received tokens (or a turn started): hold the queue. */
+    activity(): void {
+      lastActivity = now();
+    },
+    add(block: HTMLElement, draw: () => Promise<void>): void {
+      block.dataset.state = "queued"; // its source stays shown until it is drawn
+      jobs.push({ block, draw });
+      schedule();
+    },
+    /** Forget the jobs of blocks no longer in the page (a view unmounted). */
+    prune(): void {
+      for (let i = jobs.length - 1; i >= 0; i--) if (!jobs[i].block.isConnected) jobs.splice(i, 1);
+    },
+    get size(): number {
+      return jobs.length;
+    },
+  };
+}
+
+export const drawQueue = createDrawQueue();
+
+/** Tell the page's draw queue that a reply is streaming (AssistantMessage, MarkdownView). */
+export function noteStreamActivity(): void {
+  drawQueue.activity();
+}
+
+/** Whether a chunk's HTML can hold a diagram or artifact block (a string search, no DOM walk). */
+function mayHoldRichBlocks(html: string): boolean {
+  return html.includes('class="diagram-block"') || html.includes('class="artifact-block"');
+}
+
+/**
+ * Give the complete blocks under `root` their rich parts after each render: HTML/SVG fences get a
+ * Preview at once (a few buttons); Mermaid diagrams go to the page's draw queue, which draws them
+ * after the frame and never while a reply streams (`drawQueue`). `complete(chunk)` says whether a
+ * chunk's blocks are done (while streaming only the finished chunks are; the open one stays
+ * source); `streaming()` marks each update as stream activity. Everything is made with DOM APIs,
+ * never from model text.
  */
 export function useRichBlocks(
   root: Ref<HTMLElement | null>,
   t: Translate,
-  source: WatchSource<unknown>,
+  chunks: () => readonly string[],
   complete: (chunk: Element) => boolean,
   save: Save,
+  streaming: () => boolean = () => false,
 ): void {
+  // The HTML each chunk had when its blocks were handed out: a finished chunk keeps the same
+  // string while the reply streams, so each batch looks only at the chunks that changed.
+  const scanned: string[] = [];
   const decorate = () => {
     const el = root.value;
     if (!el) return;
-    for (const chunk of el.querySelectorAll(":scope > .md-chunk")) {
-      if (!complete(chunk)) continue;
-      for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state])")) void drawDiagram(block, t, save);
-      for (const block of chunk.querySelectorAll<HTMLElement>(".artifact-block:not([data-decorated])")) {
-        block.dataset.decorated = "1";
-        decorateArtifact(block, t);
+    const list = chunks();
+    scanned.length = Math.min(scanned.length, list.length);
+    for (let i = 0; i < list.length; i++) {
+      const chunk = el.children[i];
+      if (scanned[i] === list[i] || !chunk || !complete(chunk)) continue;
+      scanned[i] = list[i];
+      if (!mayHoldRichBlocks(list[i])) continue;
+      for (const block of chunk.querySelectorAll<HTMLElement>(".diagram-block:not([data-state]), .artifact-block:not([data-decorated])")) {
+        if (block.classList.contains("diagram-block")) {
+          drawQueue.add(block, () => drawDiagram(block, t, save));
+        } else {
+          block.dataset.decorated = "1";
+          decorateArtifact(block, t);
+        }
       }
     }
   };
-  onMounted(decorate);
-  watch(source, decorate, { flush: "post" });
+  const update = () => {
+    if (streaming()) drawQueue.activity();
+    decorate();
+  };
+
+  onMounted(update);
+  watch(chunks, update, { flush: "post" });
+  onUnmounted(() => drawQueue.prune()); // a job of a block no longer in the page is dropped anyway
 }

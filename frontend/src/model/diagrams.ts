@@ -23,6 +23,10 @@ function loadMermaid(): Promise<Mermaid> {
     m.initialize({
       startOnLoad: false,
       securityLevel: "strict",
+      // Mermaid 12 lays flowcharts out with ELK by default: a 1.5 MB chunk loaded on the first
+      // diagram and a slower layout on the UI thread. Dagre (Mermaid's layout before 12) is in
+      // the core chunks already (docs/decisions.md 261).
+      layout: "dagre",
       htmlLabels: false,
       flowchart: { htmlLabels: false },
       theme: "neutral",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from app.contracts.messages import Message
 from app.store import branches as tree
+from app.store import visible
 from app.store.chat_records import ChatRecords
 from app.store.chat_rows import StoredMessage, linked_messages, row_chars, stored_message
 from app.store.errors import NotFound
@@ -233,8 +234,13 @@ class ChatPaths(ChatRecords):
             branch = tree.branch_of(conn, cid, cursor)
             if tree.path_point(conn, cid, bmap, leaf).contains(branch, cursor):
                 return leaf
+            old_leaf = leaf
             leaf = tree.newest_leaf_below(conn, cid, bmap, cursor)
             conn.execute("UPDATE chats SET leaf_cursor = ? WHERE id = ?", (leaf, cid))
+            # The part shared with the old path is kept; only the new part below it is read.
+            fork = visible.shared_ancestor(conn, cid, bmap, old_leaf, leaf)
+            shared = visible.count_up_to(conn, cid, old_leaf, visible.stored_count(conn, cid), fork)
+            visible.store(conn, cid, shared + visible.count_between(conn, cid, bmap, leaf, fork))
         return leaf
 
     def siblings(self, chat_id: str, messages: Sequence[StoredMessage]) -> dict[int, builtins.list[int]]:

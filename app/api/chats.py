@@ -120,9 +120,19 @@ class ChatService:
     def get(self, req: m.ChatGet) -> m.ChatDetail:
         record = self._d.chats.get(req.chat_id)
         before, limit = req.before_cursor, req.limit
-        stored, has_more, siblings = self._d.chats.page_view(req.chat_id, before_cursor=before, limit=limit)
+        # `through` (a search hit on another version): that version, the stored one unchanged.
+        off = self._d.chats.viewed(req.chat_id, req.through) if req.through is not None else None
+        leaf = off.leaf if off is not None else None
+        stored, has_more, siblings = self._d.chats.page_view(
+            req.chat_id, before_cursor=before, limit=limit, leaf=leaf
+        )
         views = [_view(s, siblings.get(s.cursor)) for s in stored if s.message.role != "system"]
-        return m.ChatDetail(chat=self.summary(record), messages=views, has_more=has_more)
+        viewing = (
+            None
+            if off is None
+            else m.ViewedVersion(cursor=off.cursor, index=off.index, count=off.count, leaf=off.leaf)
+        )
+        return m.ChatDetail(chat=self.summary(record), messages=views, has_more=has_more, viewing=viewing)
 
     def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
         if self._d.turns.is_running(req.chat_id):

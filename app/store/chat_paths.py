@@ -279,7 +279,8 @@ class ChatPaths(ChatRecords):
             tree.branch_of(conn, cid, cursor)  # NotFound for a message the chat does not have
             if not bmap:
                 return None
-            return off_path(conn, cid, bmap, tree.path_point(conn, cid, bmap, leaf), leaf, cursor)
+            active = tree.path_point(conn, cid, bmap, leaf)
+            return off_path(conn, cid, bmap, active, leaf, cursor, with_leaf=True)
 
     def siblings(self, chat_id: str, messages: Sequence[StoredMessage]) -> dict[int, builtins.list[int]]:
         """For each given message that has siblings: the cursors of all children of its parent

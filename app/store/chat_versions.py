@@ -18,7 +18,7 @@ class OffPath:
     cursor: int  # the first message of the path that is not on the active path
     index: int  # its place among its versions, 1-based
     count: int  # how many versions that message has
-    leaf: int  # the leaf a view of that path shows (the newest below the message asked about)
+    leaf: int  # the leaf a view of that path shows (the newest below the message; `with_leaf`)
 
 
 def off_path(
@@ -28,8 +28,11 @@ def off_path(
     active: tree.PathPoint,
     active_leaf: int,
     cursor: int,
+    *,
+    with_leaf: bool = False,
 ) -> OffPath | None:
-    """None when message `cursor` is on the active path, else where its path leaves it."""
+    """None when message `cursor` is on the active path, else where its path leaves it.
+    `with_leaf`: also find the leaf a view shows (reads every branch below; search skips it)."""
     if active.contains(tree.branch_of(conn, chat_id, cursor), cursor):
         return None
     fork = shared_ancestor(conn, chat_id, bmap, active_leaf, cursor)
@@ -38,4 +41,5 @@ def off_path(
     leaving = int(first[0]["cursor"]) if first else cursor
     versions = tree.children(conn, chat_id, bmap, fork)
     index = versions.index(leaving) + 1 if leaving in versions else 1
-    return OffPath(leaving, index, max(len(versions), 1), tree.newest_leaf_below(conn, chat_id, bmap, cursor))
+    leaf = tree.newest_leaf_below(conn, chat_id, bmap, cursor) if with_leaf else cursor
+    return OffPath(leaving, index, max(len(versions), 1), leaf)

@@ -29,6 +29,7 @@ from app.core.prompt import build_system_prompt, load_persona
 from app.core.turn import run_turn
 from app.core.turns import ChatBusy, TurnManager
 from app.store.approvals import SqliteApprovalLedger
+from app.store.chat_versions import OffPath
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
 from app.store.errors import NotFound, StoreError
 from app.store.ids import is_valid_id
@@ -131,16 +132,28 @@ class ChatService:
         return self.summary(record, None)
 
     async def get(self, req: m.ChatGet) -> m.ChatDetail:
-        chats, before, limit = self._d.chats, req.before_cursor, req.limit
+        chats, before, limit, through = self._d.chats, req.before_cursor, req.limit, req.through
 
-        def read() -> tuple[ChatRecord, ChatActivity | None, list[StoredMessage], bool, dict[int, list[int]]]:
+        Page = tuple[list[StoredMessage], bool, dict[int, list[int]]]
+
+        def read() -> tuple[ChatRecord, ChatActivity | None, Page, OffPath | None]:
             record = chats.get(req.chat_id)
-            stored, has_more, siblings = chats.page_view(req.chat_id, before_cursor=before, limit=limit)
-            return record, chats.activity_of(record.id), stored, has_more, siblings
+            # `through` (a search hit on another version): that version, the stored one unchanged.
+            off = chats.viewed(req.chat_id, through) if through is not None else None
+            leaf = off.leaf if off is not None else None
+            page = chats.page_view(req.chat_id, before_cursor=before, limit=limit, leaf=leaf)
+            return record, chats.activity_of(record.id), page, off
 
-        record, activity, stored, has_more, siblings = await self._d.lane.read(read)
+        record, activity, (stored, has_more, siblings), off = await self._d.lane.read(read)
         views = [_view(s, siblings.get(s.cursor)) for s in stored if s.message.role != "system"]
-        return m.ChatDetail(chat=self.summary(record, activity), messages=views, has_more=has_more)
+        viewing = (
+            None
+            if off is None
+            else m.ViewedVersion(cursor=off.cursor, index=off.index, count=off.count, leaf=off.leaf)
+        )
+        return m.ChatDetail(
+            chat=self.summary(record, activity), messages=views, has_more=has_more, viewing=viewing
+        )
 
     async def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
         if self._d.turns.is_running(req.chat_id):

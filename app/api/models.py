@@ -124,6 +124,18 @@ class ChatGet(ApiModel):
     chat_id: str
     before_cursor: int | None = None  # page backwards from here
     limit: int = Field(default=200, ge=1, le=1000)
+    # Show the version holding this message (a search hit) without making it current: the
+    # path through it to the newest message below it (decision 248).
+    through: int | None = Field(default=None, ge=1)
+
+
+class ViewedVersion(ApiModel):
+    """The page shows a version that is not the chat's current one (`ChatGet.through`)."""
+
+    cursor: int  # the first shown message that is not on the current path
+    index: int  # "version 1/2": 1
+    count: int  # 2
+    leaf: int  # the last message of the shown path (Make current switches to it)
 
 
 class ToolCallView(ApiModel):
@@ -155,6 +167,7 @@ class ChatDetail(ApiModel):
     chat: ChatSummary
     messages: list[MessageView]
     has_more: bool  # older messages exist before the first one returned
+    viewing: ViewedVersion | None = None  # set only when `through` showed another version
 
 
 class ChatSend(ApiModel):

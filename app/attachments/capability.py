@@ -12,6 +12,7 @@ from pathlib import PurePath
 from app.attachments import api_models as a
 from app.attachments.kinds import AttachmentRejected, classify
 from app.attachments.store import AttachmentMissing, AttachmentStore
+from app.attachments.text_index import AttachmentTexts
 from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure
 
@@ -19,8 +20,9 @@ from app.contracts.errors import ApiFailure
 class AttachmentsCapability(Capability):
     name = "attachments"
 
-    def __init__(self, store: AttachmentStore) -> None:
+    def __init__(self, store: AttachmentStore, texts: AttachmentTexts | None = None) -> None:
         self._store = store
+        self._texts = texts
 
     def routes(self) -> Mapping[str, Handler]:
         return {"attachments.upload": self.upload, "attachments.data": self.data}
@@ -35,13 +37,15 @@ class AttachmentsCapability(Capability):
             kind = classify(name, req.mime, data)
         except AttachmentRejected as exc:
             raise ApiFailure("invalid", str(exc)) from exc
-        digest = await asyncio.to_thread(self._stored, data, kind.kind == "image")
+        digest = await asyncio.to_thread(self._stored, data, kind.kind)
         return a.UploadedAttachment(sha256=digest, name=name, mime=kind.mime, size=len(data), kind=kind.kind)
 
-    def _stored(self, data: bytes, image: bool) -> str:
+    def _stored(self, data: bytes, kind: str) -> str:
         digest = self._store.put(data)
-        if image:  # what a send reads: the base64 text, encoded once now (app/llm/json_body.py)
+        if kind == "image":  # what a send reads: the base64 text, encoded once now (app/llm/json_body.py)
             self._store.save_b64(digest)
+        elif self._texts is not None:  # the chat search finds text in files too
+            self._texts.add(digest, kind)
         return digest
 
     async def data(self, req: a.AttachmentDataQuery) -> a.AttachmentData:

@@ -15,12 +15,20 @@ class _Model(BaseModel):
 
 class ChatSearch(_Model):
     query: str = Field(min_length=1, max_length=200)
-    limit: int = Field(default=30, ge=1, le=200)
+    limit: int = Field(default=30, ge=1, le=200)  # chats (groups) at most
 
 
 class SnippetPart(_Model):
     text: str
     hit: bool  # this piece matched the query (shown highlighted)
+
+
+class HitVersion(_Model):
+    """The hit is on a version that is not the chat's current one (decision 246)."""
+
+    index: int  # "version 2/3": 2
+    count: int  # 3
+    cursor: int  # the message whose versions these are (where the hit's path leaves the current)
 
 
 class SearchHitView(_Model):
@@ -30,10 +38,20 @@ class SearchHitView(_Model):
     role: Literal["user", "assistant"]
     parts: list[SnippetPart]
     created_at: str
+    version: HitVersion | None = None  # None: on the chat's current path
+    attachment: str | None = None  # the match is in this attached file (its name), not the text
+
+
+class SearchGroup(_Model):
+    chat_id: str
+    chat_title: str
+    hit_count: int  # hits found in this chat (at least: see `more`)
+    more: bool  # the search stopped reading before all of this chat's hits were counted
+    hits: list[SearchHitView]  # the best few: current path first, then newest
 
 
 class SearchResults(_Model):
-    hits: list[SearchHitView]
+    groups: list[SearchGroup]  # the chat with the newest hit first
 
 
 class ChatExport(_Model):

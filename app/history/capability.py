@@ -1,21 +1,29 @@
-"""The history capability: `chats.search`, `chats.export`, `chats.import`."""
+"""The history capability: `chats.search` (grouped per chat), `chats.export`, `chats.import`."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from app.attachments.store import AttachmentStore
+from app.attachments.text_index import AttachmentTexts
 from app.contracts import replies as m
 from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure
 from app.contracts.events import AppEvent, SessionUpdated
 from app.history import api_models as h
 from app.history.export import export_filename, save_unique, save_unique_bytes, to_json, to_markdown
-from app.history.highlight import segments
 from app.history.importer import ChatImportError, import_chat
+from app.history.search_groups import (
+    HITS_READ_PER_CHAT,
+    MAX_HITS_READ,
+    found_in_file,
+    found_in_message,
+    group_hits,
+)
 from app.store.chats import ChatRepository
 
 
@@ -28,8 +36,10 @@ class HistoryCapability(Capability):
         files: AttachmentStore,
         emit: Callable[[AppEvent], None],
         downloads: Callable[[], Path],
+        texts: AttachmentTexts | None = None,
     ) -> None:
         self._chats = chats
+        self._texts = texts
         self._files = files
         self._emit = emit
         self._downloads = downloads
@@ -43,19 +53,17 @@ class HistoryCapability(Capability):
         }
 
     async def search(self, req: h.ChatSearch) -> h.SearchResults:
-        terms = req.query.split()
-        hits = [
-            h.SearchHitView(
-                chat_id=hit.chat_id,
-                chat_title=hit.chat_title,
-                cursor=hit.cursor,
-                role="user" if hit.role == "user" else "assistant",
-                parts=[h.SnippetPart(text=t, hit=b) for t, b in segments(hit.snippet, terms)],
-                created_at=hit.created_at,
-            )
-            for hit in self._chats.search(req.query, limit=req.limit)
-        ]
-        return h.SearchResults(hits=hits)
+        return await asyncio.to_thread(self._search, req)
+
+    def _search(self, req: h.ChatSearch) -> h.SearchResults:
+        if self._texts is not None:
+            self._texts.index_missing()  # files that came without an upload (imports, older chats)
+        window = min(req.limit * HITS_READ_PER_CHAT, MAX_HITS_READ)
+        in_messages = self._chats.search(req.query, limit=window)
+        in_files = self._texts.search(req.query, limit=window) if self._texts is not None else []
+        found = [*map(found_in_message, in_messages), *map(found_in_file, in_files)]
+        truncated = len(in_messages) >= window or len(in_files) >= window
+        return group_hits(found, req.query.split(), req.limit, self._chats.off_path, truncated=truncated)
 
     async def export(self, req: h.ChatExport) -> h.ExportedChat:
         record = self._chats.get(req.chat_id)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 def _build(host: Host) -> Capability:
     from app.attachments.store import AttachmentStore
+    from app.attachments.text_index import AttachmentTexts
     from app.history.capability import HistoryCapability
 
     def downloads() -> Path:
@@ -24,7 +25,7 @@ def _build(host: Host) -> Capability:
         return Path(platformdirs.user_downloads_dir())
 
     files = AttachmentStore(host.paths.data_dir / "attachments")
-    return HistoryCapability(host.chats, files, host.publish, downloads)
+    return HistoryCapability(host.chats, files, host.publish, downloads, AttachmentTexts(host.db, files))
 
 
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(

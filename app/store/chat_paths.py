@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 from app.contracts.messages import Message
 from app.store import branches as tree
+from app.store import visible
 from app.store.chat_records import ChatRecords
 from app.store.chat_rows import StoredMessage, linked_messages, row_chars, stored_message
+from app.store.chat_versions import OffPath, off_path
 from app.store.errors import NotFound
 from app.store.ids import validate_chat_id
 
@@ -24,14 +26,18 @@ class ChatPaths(ChatRecords):
         return stored, has_more
 
     def page_view(
-        self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200
+        self, chat_id: str, *, before_cursor: int | None = None, limit: int = 200, leaf: int | None = None
     ) -> tuple[builtins.list[StoredMessage], bool, dict[int, builtins.list[int]]]:
-        """`page` plus the siblings of its messages that have any (see `siblings`), in one read."""
+        """`page` plus the siblings of its messages that have any (see `siblings`), in one read.
+        `leaf`: the path to that message instead of the active one (nothing is stored)."""
         cid = validate_chat_id(chat_id)
         if limit < 1:
             raise ValueError("limit must be at least 1")
         with self._db.reading() as conn:
             start = tree.active_leaf(conn, cid)
+            if leaf is not None:
+                tree.branch_of(conn, cid, leaf)  # NotFound for a message the chat does not have
+                start = leaf
             bmap = tree.BranchMap.load(conn, cid)
             if (
                 before_cursor is not None
@@ -233,9 +239,48 @@ class ChatPaths(ChatRecords):
             branch = tree.branch_of(conn, cid, cursor)
             if tree.path_point(conn, cid, bmap, leaf).contains(branch, cursor):
                 return leaf
+            old_leaf = leaf
             leaf = tree.newest_leaf_below(conn, cid, bmap, cursor)
             conn.execute("UPDATE chats SET leaf_cursor = ? WHERE id = ?", (leaf, cid))
+            # The part shared with the old path is kept; only the new part below it is read.
+            fork = visible.shared_ancestor(conn, cid, bmap, old_leaf, leaf)
+            shared = visible.count_up_to(conn, cid, old_leaf, visible.stored_count(conn, cid), fork)
+            visible.store(conn, cid, shared + visible.count_between(conn, cid, bmap, leaf, fork))
         return leaf
+
+    def off_path(self, chat_id: str, cursors: Sequence[int]) -> dict[int, OffPath]:
+        """For each given message that is not on the active path: which version it is on
+        (search hits say "version 2/3"); messages on the active path are left out."""
+        cid = validate_chat_id(chat_id)
+        out: dict[int, OffPath] = {}
+        with self._db.reading() as conn:
+            bmap = tree.BranchMap.load(conn, cid)
+            if not bmap:
+                return out  # one version only: everything is on the active path
+            leaf = tree.active_leaf(conn, cid)
+            active = tree.path_point(conn, cid, bmap, leaf)
+            for cursor in cursors:
+                try:
+                    found = off_path(conn, cid, bmap, active, leaf, cursor)
+                except NotFound:
+                    continue
+                if found is not None:
+                    out[cursor] = found
+        return out
+
+    def viewed(self, chat_id: str, cursor: int) -> OffPath | None:
+        """Where a view of the path through message `cursor` leaves the active path (with the
+        leaf it shows: the newest below the message), or None when the message is on it.
+        Reads only: the chat's current version stays what it is (decision 248)."""
+        cid = validate_chat_id(chat_id)
+        with self._db.reading() as conn:
+            bmap = tree.BranchMap.load(conn, cid)
+            leaf = tree.active_leaf(conn, cid)
+            tree.branch_of(conn, cid, cursor)  # NotFound for a message the chat does not have
+            if not bmap:
+                return None
+            active = tree.path_point(conn, cid, bmap, leaf)
+            return off_path(conn, cid, bmap, active, leaf, cursor, with_leaf=True)
 
     def siblings(self, chat_id: str, messages: Sequence[StoredMessage]) -> dict[int, builtins.list[int]]:
         """For each given message that has siblings: the cursors of all children of its parent

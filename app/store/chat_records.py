@@ -93,10 +93,15 @@ class ChatRecords:
         return page, ((page[-1].updated_at, page[-1].id) if more else None)
 
     def activity(self, chat_ids: Sequence[str] | None = None) -> dict[str, ChatActivity]:
-        """Per chat: how many user/assistant messages it has and when the last one was written.
+        """Per chat: how many messages its active path shows and when the last one was written.
         `None` means every chat (one grouped query for the chat list)."""
         # Kept by triggers (app/store/activity.py): one row per chat, never a scan of messages.
-        sql = "SELECT chat_id, message_count, last_message_at FROM chat_activity{where}"
+        # visible_count: what the chat shows (app/store/visible.py); NULL only for rows written
+        # past the repository, which then read as their stored user/assistant rows.
+        sql = (
+            "SELECT chat_id, COALESCE(visible_count, message_count), last_message_at"
+            " FROM chat_activity{where}"
+        )
         if chat_ids is None:
             rows = self._db.query(sql.format(where=""))
         else:

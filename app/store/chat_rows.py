@@ -25,7 +25,7 @@ class ChatRecord:
 
 @dataclass(frozen=True)
 class ChatActivity:
-    message_count: int  # user and assistant messages (tool results are not counted)
+    message_count: int  # messages shown on the active path (app/store/visible.py)
     last_message_at: str | None
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from app.contracts.messages import Message
 from app.store import branches as tree
+from app.store import visible
 from app.store.chat_paths import ChatPaths
 from app.store.chat_rows import ChatRecord, StoredMessage, imported_tree, message_row
 from app.store.errors import Conflict, NotFound
@@ -47,7 +48,9 @@ class ChatWrites(ChatPaths):
             last = conn.execute(
                 "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
             ).fetchone()[0]
-            at = tree.active_leaf(conn, cid) if parent is None else parent
+            old_leaf = tree.active_leaf(conn, cid)
+            at = old_leaf if parent is None else parent
+            shown = visible.count_up_to(conn, cid, old_leaf, visible.stored_count(conn, cid), at)
             branch = tree.branch_for_child(conn, cid, tree.BranchMap.load(conn, cid), at, last + 1)
             stored = [
                 StoredMessage(last + i, tid, m, now, at if i == 1 else last + i - 1)
@@ -61,6 +64,7 @@ class ChatWrites(ChatPaths):
             conn.execute(
                 "UPDATE chats SET updated_at = ?, leaf_cursor = ? WHERE id = ?", (now, stored[-1].cursor, cid)
             )
+            visible.store(conn, cid, shown + visible.batch_entries(batch))
         self._reserved.pop(cid, None)
         return stored
 
@@ -99,6 +103,8 @@ class ChatWrites(ChatPaths):
                     " VALUES (?,?,?,?,?)",
                     [(cid, b.branch, b.parent_branch, b.fork_cursor, b.first_cursor) for b in branches],
                 )
+                if rows:
+                    visible.store(conn, cid, visible.path_count(conn, cid, tree.active_leaf(conn, cid)))
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"chat {cid} could not be imported: {exc}") from exc
         return self.get(cid)

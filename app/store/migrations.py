@@ -1,5 +1,5 @@
 """The store's own forward-only schema steps (chats, messages, grants, usage, branches, chat
-activity). Each capability declares its own steps in its plugin (CapabilityPlugin.migrations);
+activity, visible counts). Each capability declares its own steps in its plugin (CapabilityPlugin.migrations);
 app/store/db.py applies both and records a version per part in `schema_parts`.
 
 Step N (1-based) brings the part from version N-1 to N: an SQL script or a function given the
@@ -121,12 +121,19 @@ def _grant_enabled(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE approval_grants ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1")
 
 
+def _visible_count(conn: sqlite3.Connection) -> None:
+    from app.store.visible import migrate_visible_count  # the chat list counts what is shown
+
+    migrate_visible_count(conn)
+
+
 # The store's own steps, one per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
     _branches,
     _chat_activity,
     _grant_enabled,
+    _visible_count,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

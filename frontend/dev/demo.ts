@@ -56,7 +56,7 @@ const fake = new FakeTransport()
   .on("settings.get", () => settings)
   .on("settings.update", (patch) => (settings = { ...settings, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v != null)) }))
   .on("chats.list", () => ({ chats, next_before: null }))
-  .on("chats.get", ({ chat_id }) => ({ chat: chats.find((c) => c.id === chat_id) ?? chats[0], messages: chat_id === "c1" ? history : [], has_more: false }))
+  .on("chats.get", ({ chat_id }) => ({ chat: chats.find((c) => c.id === chat_id) ?? chats[0], messages: chat_id === "c1" ? history : [], has_more: false, viewing: null }))
   .on("chats.create", () => {
     const chat = { id: `c${chats.length + 1}`, title: "New chat", created_at: now, updated_at: new Date().toISOString(), running: false, message_count: 0, last_activity: now };
     chats.push(chat);

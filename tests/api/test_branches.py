@@ -173,7 +173,7 @@ async def test_editing_the_first_message_makes_a_second_first_message(
     assert _texts(back) == ["first question", "first answer", "second question", "second answer"]
 
 
-async def test_a_search_hit_on_another_branch_switches_the_chat_to_it(
+async def test_a_search_hit_on_another_branch_shows_it_and_make_current_switches_to_it(
     make_app: AppMaker, fake_llm: Any
 ) -> None:
     app, rec = await make_app()
@@ -182,8 +182,14 @@ async def test_a_search_hit_on_another_branch_switches_the_chat_to_it(
     fake_llm.script({"text": "zebra crossing answer"})
     await _turn(app, rec, "chat.regenerate", {"chat_id": chat_id, "cursor": 4})
     await ok(app, "chats.switch_branch", {"chat_id": chat_id, "cursor": 4})  # back to the first answer
-    hits = (await ok(app, "chats.search", {"query": "zebra crossing"}))["hits"]
+    [group] = (await ok(app, "chats.search", {"query": "zebra crossing"}))["groups"]
+    hits = group["hits"]
     assert [(h["chat_id"], h["cursor"]) for h in hits] == [(chat_id, 5)]
-    # What the UI does when a hit is opened: reveal it (switch to its path when it is not shown).
-    shown = await ok(app, "chats.switch_branch", {"chat_id": chat_id, "cursor": hits[0]["cursor"]})
+    assert hits[0]["version"] == {"index": 2, "count": 2, "cursor": 5}
+    # What the UI does when a hit is opened: that version is shown, the current one stays.
+    viewed = await ok(app, "chats.get", {"chat_id": chat_id, "through": 5})
+    assert _texts(viewed)[-1] == "zebra crossing answer" and viewed["viewing"]["index"] == 2
+    assert _texts(await ok(app, "chats.get", {"chat_id": chat_id}))[-1] == "second answer"
+    # "Make current" switches to the viewed leaf.
+    shown = await ok(app, "chats.switch_branch", {"chat_id": chat_id, "cursor": viewed["viewing"]["leaf"]})
     assert _texts(shown)[-1] == "zebra crossing answer"

@@ -30,6 +30,11 @@ def _text(hit: dict[str, Any]) -> str:
     return "".join(p["text"] for p in hit["parts"])
 
 
+def _hits(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every hit of a grouped answer, chat by chat."""
+    return [hit for group in found["groups"] for hit in group["hits"]]
+
+
 def _marked(hit: dict[str, Any]) -> list[str]:
     return [p["text"] for p in hit["parts"] if p["hit"]]
 
@@ -51,7 +56,7 @@ async def test_search_finds_english_and_chinese_phrases_across_three_chats(
         [("hello", "hi"), ("Tell me about the Quarterly Report", "The quarterly report is due.")],
     )
 
-    english = (await ok(app, "chats.search", {"query": "quarterly report"}))["hits"]
+    english = _hits(await ok(app, "chats.search", {"query": "quarterly report"}))
     assert {h["chat_id"] for h in english} == {c}
     assert {h["role"] for h in english} == {"user", "assistant"}
     assistant = next(h for h in english if h["role"] == "assistant")
@@ -60,17 +65,17 @@ async def test_search_finds_english_and_chinese_phrases_across_three_chats(
     # The hit names the message to open: the chat's 4th message (after hello/hi and the question).
     assert assistant["cursor"] == 4
 
-    chinese = (await ok(app, "chats.search", {"query": "天气很好"}))["hits"]
+    chinese = _hits(await ok(app, "chats.search", {"query": "天气很好"}))
     assert {h["chat_id"] for h in chinese} == {b} and len(chinese) == 2
     assert all(_marked(h) == ["天气很好"] for h in chinese)
     # Two characters are below the trigram index: still found (scan fallback).
-    short = (await ok(app, "chats.search", {"query": "散步"}))["hits"]
+    short = _hits(await ok(app, "chats.search", {"query": "散步"}))
     assert [(h["chat_id"], h["cursor"]) for h in short] == [(b, 2)]
 
-    assert (await ok(app, "chats.search", {"query": "YAML"}))["hits"][0]["chat_id"] == a
-    assert (await ok(app, "chats.search", {"query": "no such words anywhere"}))["hits"] == []
+    assert _hits(await ok(app, "chats.search", {"query": "YAML"}))[0]["chat_id"] == a
+    assert _hits(await ok(app, "chats.search", {"query": "no such words anywhere"})) == []
     # FTS syntax in the query is inert text, never an error.
-    assert (await ok(app, "chats.search", {"query": 'report" OR *'}))["hits"] == []
+    assert _hits(await ok(app, "chats.search", {"query": 'report" OR *'})) == []
     assert (await err(app, "chats.search", {"query": ""}))["code"] == "invalid"
 
 

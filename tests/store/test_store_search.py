@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 
 from app.contracts.messages import Message
+from app.store.activity import migrate_chat_activity
 from app.store.branches import SCHEMA as BRANCHES_SCHEMA
 from app.store.chats import ChatRepository
 from app.store.db import Database
 from app.store.migrations import SCHEMA_V1, run_script
+from app.store.visible import migrate_visible_count
 
 
 def _fill(chats: ChatRepository) -> tuple[str, str]:
@@ -38,6 +40,8 @@ def _fill(chats: ChatRepository) -> tuple[str, str]:
 def _without_fts(conn: sqlite3.Connection) -> None:
     run_script(conn, SCHEMA_V1)
     run_script(conn, BRANCHES_SCHEMA)
+    migrate_chat_activity(conn)  # the tables every write keeps (counts for the chat list)
+    migrate_visible_count(conn)
 
 
 @pytest.fixture(params=["fts", "like-only"])

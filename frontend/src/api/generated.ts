@@ -97,6 +97,7 @@ export interface BranchSwitch {
   chat_id: string;
   before_cursor?: number | null;
   limit?: number;
+  through?: number | null;
   cursor: number;
 }
 
@@ -250,6 +251,7 @@ export interface ChatDetail {
   chat: ChatSummary;
   messages: MessageView[];
   has_more: boolean;
+  viewing: ViewedVersion | null;
 }
 
 export interface ChatEdit {
@@ -271,6 +273,7 @@ export interface ChatGet {
   chat_id: string;
   before_cursor?: number | null;
   limit?: number;
+  through?: number | null;
 }
 
 export interface ChatImport {
@@ -551,6 +554,13 @@ export interface GrantView {
 export interface HistoryQuery {
   task_id: string;
   limit?: number;
+}
+
+/** The hit is on a version that is not the chat's current one (decision 246). */
+export interface HitVersion {
+  index: number;
+  count: number;
+  cursor: number;
 }
 
 export interface HotkeyInput {
@@ -1375,6 +1385,14 @@ export interface SchedulePreview {
   time_zone: string;
 }
 
+export interface SearchGroup {
+  chat_id: string;
+  chat_title: string;
+  hit_count: number;
+  more: boolean;
+  hits: SearchHitView[];
+}
+
 export interface SearchHitView {
   chat_id: string;
   chat_title: string;
@@ -1382,10 +1400,12 @@ export interface SearchHitView {
   role: "user" | "assistant";
   parts: SnippetPart[];
   created_at: string;
+  version: HitVersion | null;
+  attachment: string | null;
 }
 
 export interface SearchResults {
-  hits: SearchHitView[];
+  groups: SearchGroup[];
 }
 
 export interface SessionDeleted {
@@ -1888,6 +1908,14 @@ export interface UsageTotalsView {
   output_tokens: number;
   cost: number | null;
   unknown_cost_turns: number;
+}
+
+/** The page shows a version that is not the chat's current one (`ChatGet.through`). */
+export interface ViewedVersion {
+  cursor: number;
+  index: number;
+  count: number;
+  leaf: number;
 }
 
 export interface WebSearchSave {

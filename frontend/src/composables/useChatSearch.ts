@@ -1,15 +1,15 @@
 import { ref, watch } from "vue";
 import type { Ref } from "vue";
-import type { SearchHitView } from "@/api/generated";
+import type { SearchGroup } from "@/api/generated";
 import { errorMessage, useApiStore } from "@/stores/api";
 
 const DEBOUNCE_MS = 200;
 
-/** Full-text search over every chat's messages (`chats.search`), debounced; a slower older
- * answer never replaces a newer one. */
+/** Full-text search over every chat's messages and text attachments (`chats.search`), grouped
+ * per chat, debounced; a slower older answer never replaces a newer one. */
 export function useChatSearch(query: Ref<string>) {
   const api = useApiStore();
-  const hits = ref<SearchHitView[]>([]);
+  const groups = ref<SearchGroup[]>([]);
   const searching = ref(false);
   const error = ref("");
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -18,7 +18,7 @@ export function useChatSearch(query: Ref<string>) {
   async function run(q: string, mine: number): Promise<void> {
     try {
       const result = await api.invoke("chats.search", { query: q, limit: 30 });
-      if (mine === generation) hits.value = result.hits;
+      if (mine === generation) groups.value = result.groups;
     } catch (err) {
       if (mine === generation) error.value = errorMessage(err);
     } finally {
@@ -32,7 +32,7 @@ export function useChatSearch(query: Ref<string>) {
     if (timer) clearTimeout(timer);
     error.value = "";
     if (!q) {
-      hits.value = [];
+      groups.value = [];
       searching.value = false;
       return;
     }
@@ -40,5 +40,5 @@ export function useChatSearch(query: Ref<string>) {
     timer = setTimeout(() => void run(q.slice(0, 200), mine), DEBOUNCE_MS);
   });
 
-  return { hits, searching, error };
+  return { groups, searching, error };
 }

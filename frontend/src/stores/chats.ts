@@ -10,6 +10,7 @@ import type {
   MessageView,
   ModelRef,
   UsageEvent,
+  ViewedVersion,
 } from "@/api/generated";
 import * as tx from "@/model/transcript";
 import type { AssistantEntry, Entry, TextChannel } from "@/model/transcript";
@@ -48,6 +49,9 @@ export interface ChatRuntime {
   contextLeftOut?: boolean;
   /** The live turn was typed in the composer (not an edit or regenerate). */
   fromComposer?: boolean;
+  /** `history` shows another version than the chat's current one (a search hit opened it);
+   * the stored current version is unchanged until the user makes this one current. */
+  viewing?: ViewedVersion | null;
 }
 
 export interface ReturnedDraft {
@@ -221,6 +225,7 @@ export const useChatsStore = defineStore("chats", () => {
       upsert(detail.chat);
       rt.history = detail.messages;
       rt.hasMore = detail.has_more;
+      rt.viewing = null;
       const live = rt.live;
       // A finished or stopped turn that history now holds (a stop stores the partial answer).
       if (live && live.entry.state !== "streaming" && detail.messages.some((m) => m.turn_id === live.turnId)) rt.live = null;
@@ -264,8 +269,9 @@ export const useChatsStore = defineStore("chats", () => {
   async function reveal(chatId: string, cursor: number): Promise<boolean> {
     const rt = runtime(chatId);
     if (rt.history === null) await loadHistory(chatId);
-    // A hit on another branch: show that branch (a no-op when it is on the shown path).
-    if (!isRunning(chatId) && !rt.history?.some((m) => m.cursor === cursor)) await switchBranch(chatId, cursor);
+    // A hit on another version: show that version without making it current (the view says
+    // so and offers "Make current"); for a hit on the current path this loads that path.
+    if (!isRunning(chatId) && !rt.history?.some((m) => m.cursor === cursor)) await viewThrough(chatId, cursor);
     // Bounded: each page goes back up to 200 messages.
     for (let pages = 0; pages < 500; pages++) {
       const first = rt.history?.[0];
@@ -433,8 +439,35 @@ export const useChatsStore = defineStore("chats", () => {
       upsert(detail.chat);
       rt.history = detail.messages;
       rt.hasMore = detail.has_more;
+      rt.viewing = null;
       if (rt.live && rt.live.entry.state !== "streaming") rt.live = null;
     });
+  }
+
+  /** Show the path through message `cursor` without storing it as current (`chats.get`
+   * `through`); `viewing` says which version it is when it is not the current one. */
+  async function viewThrough(chatId: string, cursor: number): Promise<boolean> {
+    const rt = runtime(chatId);
+    return guarded(chatId, async () => {
+      const detail = await api.invoke("chats.get", { chat_id: chatId, through: cursor, limit: HISTORY_PAGE });
+      upsert(detail.chat);
+      rt.history = detail.messages;
+      rt.hasMore = detail.has_more;
+      rt.viewing = detail.viewing ?? null;
+    });
+  }
+
+  /** The viewed version becomes the chat's current one. */
+  function makeCurrent(chatId: string): Promise<boolean> {
+    const leaf = runtimes.value[chatId]?.viewing?.leaf;
+    return leaf === undefined ? Promise.resolve(false) : switchBranch(chatId, leaf);
+  }
+
+  /** Leave the viewed version: the chat's current version again. */
+  async function backToCurrent(chatId: string): Promise<void> {
+    const rt = runtime(chatId);
+    if (!rt.viewing) return;
+    await loadHistory(chatId);
   }
 
   const cancel = (chatId: string) => guarded(chatId, () => api.invoke("chat.cancel", { chat_id: chatId }));
@@ -485,7 +518,7 @@ export const useChatsStore = defineStore("chats", () => {
 
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
-    entries, create, createNew, creatingChat, rename, remove, send, edit, regenerate, switchBranch, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
+    entries, create, createNew, creatingChat, rename, remove, send, edit, regenerate, switchBranch, viewThrough, makeCurrent, backToCurrent, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
     listNext, listLoading, loadMore, loadMatching,
   };
 });

@@ -21,7 +21,7 @@ function backend(info: Partial<AppInfo> = {}): FakeTransport {
       approval_mode: "ask_writes", tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
     }))
     .on("chats.list", () => ({ chats: [summary("c1", "Existing chat")], next_before: null }))
-    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Existing chat"), messages: [], has_more: false }))
+    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Existing chat"), messages: [], has_more: false, viewing: null }))
     .on("providers.list", () => ({ providers: [] }))
     .on("models.list", () => ({ models: [{ provider_id: "p1", provider_name: "P", model: "m1", supports_tools: true, supports_vision: null }], errors: [] }));
 }

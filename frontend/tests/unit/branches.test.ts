@@ -53,7 +53,7 @@ describe("chats store: branches", () => {
 
   async function opened() {
     const ctx = setup();
-    ctx.fake.on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages: path, has_more: false }));
+    ctx.fake.on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages: path, has_more: false, viewing: null }));
     await ctx.chats.loadHistory("c1");
     return ctx;
   }
@@ -93,19 +93,38 @@ describe("chats store: branches", () => {
   it("switchBranch shows the path chats.switch_branch answers with", async () => {
     const { chats, fake } = await opened();
     const other = [path[0], path[1], message(5, "user", "other q", { siblings: [3, 5], sibling_index: 1 })];
-    fake.on("chats.switch_branch", ({ chat_id }) => ({ chat: summary(chat_id), messages: other, has_more: false }));
+    fake.on("chats.switch_branch", ({ chat_id }) => ({ chat: summary(chat_id), messages: other, has_more: false, viewing: null }));
     expect(await chats.switchBranch("c1", 5)).toBe(true);
     expect(fake.callsTo("chats.switch_branch")).toEqual([{ chat_id: "c1", cursor: 5 }]);
     expect(chats.runtime("c1").history).toEqual(other);
   });
 
-  it("a search hit on another branch switches to it before scrolling there", async () => {
+  it("a search hit on another version shows it without switching; Make current and Back to current", async () => {
     const { chats, fake } = await opened();
     const other = [path[0], path[1], message(5, "user", "hit", { siblings: [3, 5], sibling_index: 1 })];
-    fake.on("chats.switch_branch", ({ chat_id }) => ({ chat: summary(chat_id), messages: other, has_more: false }));
+    const viewing = { cursor: 5, index: 2, count: 2, leaf: 5 };
+    fake.on("chats.get", ({ chat_id, through }) =>
+      through === 5
+        ? { chat: summary(chat_id), messages: other, has_more: false, viewing }
+        : { chat: summary(chat_id), messages: path, has_more: false, viewing: null },
+    );
+    fake.on("chats.switch_branch", ({ chat_id }) => ({ chat: summary(chat_id), messages: other, has_more: false, viewing: null }));
     expect(await chats.reveal("c1", 5)).toBe(true);
-    expect(await chats.reveal("c1", 1)).toBe(true);
-    expect(fake.callsTo("chats.switch_branch")).toHaveLength(1);
+    expect(fake.callsTo("chats.switch_branch")).toEqual([]); // the stored current version stays
+    expect(fake.callsTo("chats.get").at(-1)).toEqual({ chat_id: "c1", through: 5, limit: 200 });
+    expect(chats.runtime("c1").viewing).toEqual(viewing);
+    expect(chats.runtime("c1").history).toEqual(other);
+
+    await chats.backToCurrent("c1");
+    expect(chats.runtime("c1").viewing).toBeNull();
+    expect(chats.runtime("c1").history).toEqual(path);
+    expect(await chats.reveal("c1", 1)).toBe(true); // on the shown path: nothing asked
+    expect(fake.callsTo("chats.get")).toHaveLength(3);
+
+    expect(await chats.reveal("c1", 5)).toBe(true);
+    expect(await chats.makeCurrent("c1")).toBe(true);
+    expect(fake.callsTo("chats.switch_branch")).toEqual([{ chat_id: "c1", cursor: 5 }]);
+    expect(chats.runtime("c1").viewing).toBeNull();
   });
 });
 

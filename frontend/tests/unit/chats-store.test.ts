@@ -183,7 +183,7 @@ describe("chats store: sessions and history", () => {
       message(4, "assistant", "Done."),
     ];
     let messages = stored.slice(0, 0);
-    fake.on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages, has_more: false }));
+    fake.on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages, has_more: false, viewing: null }));
     chats.open("c1");
     await Promise.resolve();
     await Promise.resolve();
@@ -220,7 +220,7 @@ describe("chats store: opening a long chat", () => {
     fake.on("chats.get", ({ chat_id, before_cursor, limit }) => {
       const end = before_cursor ? before_cursor - 1 : all.length;
       const start = Math.max(0, end - (limit ?? 200));
-      return { chat: summary(chat_id), messages: all.slice(start, end), has_more: start > 0 };
+      return { chat: summary(chat_id), messages: all.slice(start, end), has_more: start > 0, viewing: null };
     });
     await chats.loadHistory("c1");
     expect(chats.runtime("c1").history?.map((m) => m.cursor)).toEqual(all.slice(950).map((m) => m.cursor));
@@ -247,7 +247,7 @@ describe("chats store: long use", () => {
     const gets: string[] = [];
     fake.on("chats.get", ({ chat_id }) => {
       gets.push(chat_id);
-      return { chat: summary(chat_id), messages: [message(1, "user", `hi ${chat_id}`)], has_more: false };
+      return { chat: summary(chat_id), messages: [message(1, "user", `hi ${chat_id}`)], has_more: false, viewing: null };
     });
     const settle = () => new Promise((r) => setTimeout(r, 0));
     const ids = Array.from({ length: KEPT_HISTORIES + 4 }, (_, i) => `c${i}`);

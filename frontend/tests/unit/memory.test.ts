@@ -119,6 +119,7 @@ describe("consolidation divider", () => {
         chat: summary(id),
         messages: [message(1, "user", "first"), message(2, "assistant", "one"), message(3, "user", "second"), message(4, "assistant", "two")],
         has_more: false,
+        viewing: null,
       }))
       .on("memory.summaries", () => ({
         latest: { id: 1, chat_id: id, content: "The user said first.", keep_from_cursor: 3, created_at: NOW },

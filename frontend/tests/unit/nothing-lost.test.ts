@@ -24,7 +24,7 @@ function backend(): FakeTransport {
     .on("settings.get", () => settingsView({ theme: "light", last_model: { provider_id: "p1", model: "m1" } }))
     .on("chats.list", () => ({ chats: [summary("c1", "Existing chat"), summary("q1", "Quick")], next_before: null }))
     .on("chats.create", () => summary("q1", "Quick"))
-    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages: [], has_more: false }))
+    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id), messages: [], has_more: false, viewing: null }))
     .on("chat.send", ({ chat_id }) => ({ chat_id, turn_id: "t1" }))
     .on("desktop.quick_chat", () => ({ ok: true }))
     .on("providers.list", () => ({ providers: [] }))
@@ -129,7 +129,7 @@ describe("nothing typed is lost", () => {
     chats.applyBatch([t.started("tell me"), t.delta("Once upon")]);
     runFrames();
     fake.on("chats.get", ({ chat_id }) => ({
-      chat: summary(chat_id), has_more: false,
+      chat: summary(chat_id), has_more: false, viewing: null,
       messages: [message(1, "user", "tell me"), message(2, "assistant", "Once upon", { stopped: true })],
     }));
     chats.applyBatch([t.cancelled()]);

@@ -20,7 +20,7 @@ function backend(): FakeTransport & { setLanguage(l: "en" | "zh-CN"): void } {
     )
     .on("chats.list", () => ({ chats: [], next_before: null }))
     .on("chats.create", () => summary("q1", "Quick"))
-    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Quick"), messages: [], has_more: false }))
+    .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Quick"), messages: [], has_more: false, viewing: null }))
     .on("chat.send", () => ({ chat_id: "q1", turn_id: "t1" }))
     .on("chat.approve", () => ({ ok: true }))
     .on("desktop.quick_chat", () => ({ ok: true }))

@@ -10,7 +10,7 @@ import { mountWith, tick } from "./mount";
 
 const INFO: AppInfo = {
   version: "0.1.0", platform: "linux", first_run: false, data_dir: "/d", workspace: "/w",
-  keyring: { available: true, backend: "memory", message: "ok" }, notices: [],
+  keyring: { available: true, backend: "memory", message: "ok" }, notices: [], database_busy: false,
 };
 const CURRENT = [message(1, "user", "Name a fruit"), message(3, "assistant", "Papaya is better.", { turn_id: "t2", siblings: [2, 3], sibling_index: 1 })];
 const OLDER = [message(1, "user", "Name a fruit"), message(2, "assistant", "Mango is sweet.", { siblings: [2, 3], sibling_index: 0 })];

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from app.contracts.errors import say
 from app.skills.model import SKILL_FILE, ArchiveRejected, SkillProblem
 
 MiB = 1024 * 1024
@@ -61,7 +62,7 @@ def _check_name(name: str) -> tuple[str, ...]:
         _reject("zip.long_name", "A member name is longer than 1024 characters.")
     parts = tuple(name.rstrip("/").split("/"))
     if ".." in parts:
-        _reject("zip.traversal", f"'{shown}' tries to leave the Skill folder ('..').")
+        _reject("zip.traversal", say("skill.zip_traversal", name=shown))
     if any(p in ("", ".") for p in parts):
         _reject("zip.odd_path", f"'{shown}' has an empty or '.' path segment.")
     return parts
@@ -76,7 +77,7 @@ def _check_type(info: zipfile.ZipInfo) -> None:
     if kind in (0, stat.S_IFREG, stat.S_IFDIR):
         return
     if kind == stat.S_IFLNK:
-        _reject("zip.symlink", f"'{info.filename[:120]}' is a symbolic link; links are refused.")
+        _reject("zip.symlink", say("skill.zip_symlink", name=info.filename[:120]))
     _reject("zip.special", f"'{info.filename[:120]}' is a device, pipe or socket, not a file.")
 
 
@@ -124,17 +125,17 @@ def _strip_prefix(members: list[_Member]) -> list[_Member]:
                 "Put them inside the folder or remove them.",
             )
         listed = ", ".join(tops[:5])
-        _reject("zip.layout", f"The ZIP must hold one Skill, but it has several top-level entries: {listed}.")
+        _reject("zip.layout", say("skill.zip_layout", entries=listed))
     has_skill = any(m.parts[1:] == (SKILL_FILE,) and not m.is_dir for m in members)
     if not tops or top_files or not has_skill:
-        _reject("zip.no_skill_md", "The ZIP has no SKILL.md at its root or inside its one top-level folder.")
+        _reject("zip.no_skill_md", say("skill.zip_no_skill_md"))
     return [_Member(m.info, m.parts[1:], m.is_dir) for m in members if len(m.parts) > 1]
 
 
 def plan_members(archive: zipfile.ZipFile, limits: ArchiveLimits) -> list[_Member]:
     infos = archive.infolist()
     if len(infos) > limits.max_members:
-        _reject("zip.members", f"The ZIP has {len(infos)} entries; the limit is {limits.max_members}.")
+        _reject("zip.members", say("skill.zip_members", count=len(infos), max=limits.max_members))
     members: list[_Member] = []
     declared = 0
     for info in infos:
@@ -149,7 +150,7 @@ def plan_members(archive: zipfile.ZipFile, limits: ArchiveLimits) -> list[_Membe
         declared += info.file_size
         members.append(_Member(info, parts, info.is_dir()))
     if declared > limits.max_total_bytes:
-        _reject("zip.expanded_size", f"The ZIP expands past {limits.max_total_bytes // MiB} MiB.")
+        _reject("zip.expanded_size", say("skill.zip_too_large", max=limits.max_total_bytes // MiB))
     _check_duplicates(members)
     return _strip_prefix(members)
 
@@ -207,7 +208,7 @@ def extract_archive(zip_path: Path, dest: Path, limits: ArchiveLimits) -> None:
     try:
         st = zip_path.stat()
     except OSError as exc:
-        _reject("zip.unreadable", f"Cannot read the ZIP file ({exc.strerror or exc}).")
+        _reject("zip.unreadable", say("skill.zip_unreadable", reason=exc.strerror or exc))
     if not stat.S_ISREG(st.st_mode):
         # A FIFO would block the open forever and /dev/zero never ends: refuse before opening.
         _reject("zip.not_file", f"'{zip_path}' is not a regular file, so it cannot be a ZIP archive.")
@@ -220,7 +221,7 @@ def extract_archive(zip_path: Path, dest: Path, limits: ArchiveLimits) -> None:
     try:
         archive = zipfile.ZipFile(zip_path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        _reject("zip.not_zip", f"The file is not a readable ZIP archive ({str(exc)[:80]}).")
+        _reject("zip.not_zip", say("skill.zip_not_zip", reason=str(exc)[:80]))
     with archive:
         members = plan_members(archive, limits)
         dest.mkdir(parents=False, exist_ok=False)

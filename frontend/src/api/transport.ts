@@ -31,13 +31,24 @@ export class ApiError extends Error {
   readonly code: ApiErrorCode;
   readonly details: Record<string, string>;
   readonly route: string;
+  /** The backend's catalog entry for the message ("" if none) and what it names. */
+  readonly key: string;
+  readonly params: Record<string, string>;
 
-  constructor(route: string, code: ApiErrorCode, message: string, details: Record<string, string> = {}) {
+  constructor(
+    route: string,
+    code: ApiErrorCode,
+    message: string,
+    details: Record<string, string> = {},
+    worded: { key?: string; params?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = "ApiError";
     this.route = route;
     this.code = code;
     this.details = details;
+    this.key = worded.key ?? "";
+    this.params = worded.params ?? {};
   }
 }
 
@@ -69,7 +80,9 @@ export function unwrap<R extends RouteName>(route: R, raw: unknown): Response<R>
   const code = typeof error.code === "string" ? error.code : "internal";
   const message = typeof error.message === "string" ? error.message : "Unknown error";
   const details = isRecord(error.details) ? (error.details as Record<string, string>) : {};
-  throw new ApiError(route, code, message, details);
+  const key = typeof error.key === "string" ? error.key : "";
+  const params = isRecord(error.params) ? (error.params as Record<string, string>) : {};
+  throw new ApiError(route, code, message, details, { key, params });
 }
 
 function safeParse(text: string): unknown {

@@ -1,8 +1,10 @@
-import { defineStore } from "pinia";
+import { defineStore, getActivePinia } from "pinia";
 import { shallowRef } from "vue";
 import type { RouteName } from "@/api/generated";
 import type { Request, Response, Transport } from "@/api/transport";
 import { ApiError } from "@/api/transport";
+import { errorText } from "@/i18n/errors";
+import { useSettingsStore, type Language } from "./settings";
 
 /** Holds the transport every other store calls through (set once at start-up, or by tests). */
 export const useApiStore = defineStore("api", () => {
@@ -21,8 +23,16 @@ export const useApiStore = defineStore("api", () => {
   return { transport, use, invoke };
 });
 
-/** Readable text for any thrown value. */
-export function errorMessage(err: unknown): string {
+/**
+ * Readable text for any thrown value, in the UI language: a backend error is worded from its
+ * catalog key (i18n/errors.ts), with the backend's English as the fallback. Without `lang` the
+ * settings store's language is used (English when no store is active, as in plain unit tests).
+ */
+export function errorMessage(err: unknown, lang?: Language): string {
+  if (err instanceof ApiError) {
+    const language = lang ?? (getActivePinia() ? useSettingsStore().language : "en");
+    return errorText(language, { code: err.code, message: err.message, params: err.params, key: err.key });
+  }
   if (err instanceof Error) return err.message;
   return String(err);
 }

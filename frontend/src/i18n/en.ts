@@ -780,6 +780,7 @@ export const en = {
   "tasks.status.skipped": "skipped",
   "tasks.status.missed": "missed",
 
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
@@ -878,6 +879,17 @@ export const en = {
   "apiError.request.invalid": "invalid request",
   "apiError.route.payload_not_object": "the payload must be a JSON object",
   "apiError.route.unknown": "unknown route '{route}'",
+  "apiError.schedule.cron_never": "the cron expression '{expr}' never runs",
+  "apiError.schedule.interval_empty": "the interval is empty (write e.g. 15m, 2h or 1d)",
+  "apiError.schedule.interval_min": "the interval must be at least {minimum}",
+  "apiError.schedule.interval_range": "the interval must be more than 0 and at most 366 days",
+  "apiError.schedule.interval_unreadable": "cannot read the interval '{text}' (write e.g. 15m, 2h or 1d)",
+  "apiError.schedule.not_cron": "'{text}' is not a cron expression of five fields (e.g. '0 9 * * 1-5')",
+  "apiError.schedule.not_iso": "'{text}' is not an ISO time (e.g. 2027-01-31T09:00)",
+  "apiError.schedule.not_time": "'{text}' is not a time of day (write HH:MM, e.g. 07:30)",
+  "apiError.schedule.not_weekly": "'{text}' is not DAY@HH:MM (e.g. mon@09:00)",
+  "apiError.schedule.once_zone": "a one-off time needs its time zone",
+  "apiError.schedule.zone": "unknown time zone '{zone}' (use an IANA name like Europe/Berlin)",
   "apiError.skill.changed": "'{name}' changed since it was opened; reload it and apply your edit again.",
   "apiError.skill.exists": "A {source} Skill named '{name}' already exists; delete or rename it first.",
   "apiError.skill.folder_exists": "A folder named '{name}' already exists in the {source} Skills.",

@@ -780,6 +780,7 @@ export const zhCN: Record<MessageKey, string> = {
   "tasks.status.skipped": "已跳过",
   "tasks.status.missed": "已错过",
 
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
@@ -878,6 +879,17 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.request.invalid": "请求无效。",
   "apiError.route.payload_not_object": "请求内容必须是 JSON 对象。",
   "apiError.route.unknown": "未知的接口“{route}”。",
+  "apiError.schedule.cron_never": "cron 表达式“{expr}”永远不会运行。",
+  "apiError.schedule.interval_empty": "间隔为空（例如写 15m、2h 或 1d）。",
+  "apiError.schedule.interval_min": "间隔至少为 {minimum}。",
+  "apiError.schedule.interval_range": "间隔必须大于 0，且最多 366 天。",
+  "apiError.schedule.interval_unreadable": "无法识别间隔“{text}”（例如写 15m、2h 或 1d）。",
+  "apiError.schedule.not_cron": "“{text}”不是五段式 cron 表达式（例如 '0 9 * * 1-5'）。",
+  "apiError.schedule.not_iso": "“{text}”不是 ISO 时间（例如 2027-01-31T09:00）。",
+  "apiError.schedule.not_time": "“{text}”不是时刻（请写 HH:MM，例如 07:30）。",
+  "apiError.schedule.not_weekly": "“{text}”不是 星期@HH:MM 格式（例如 mon@09:00）。",
+  "apiError.schedule.once_zone": "一次性时间需要带时区。",
+  "apiError.schedule.zone": "未知的时区“{zone}”（请使用 IANA 名称，例如 Asia/Shanghai）。",
   "apiError.skill.changed": "“{name}”在打开后被修改过；请重新加载后再应用你的修改。",
   "apiError.skill.exists": "已经有名为“{name}”的{source}技能；请先删除或重命名它。",
   "apiError.skill.folder_exists": "{source}技能中已经有名为“{name}”的文件夹。",

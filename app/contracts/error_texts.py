@@ -141,6 +141,16 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "mcp.builtin_delete": "'{name}' is a built-in server and cannot be deleted",
     "mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
     "mcp.elicitation_gone": "That request is no longer waiting (answered or timed out).",
+    "mcp.no_answer": "no answer from the server within {seconds} s",
+    "mcp.ended": "the connection ended: {reason}",
+    "mcp.stopped": "the server stopped: {reason}",
+    "mcp.not_mcp_handshake": (
+        "the program did not answer as an MCP server ({cause}); check that it is an MCP server"
+    ),
+    "mcp.not_mcp_output": (
+        "the program is not an MCP server: it printed '{output}' where MCP messages "
+        "were expected (check the command and its arguments)"
+    ),
     "catalog.unknown": "the MCP catalog has no server '{name}'; see `cashcode mcp catalog`",
     "catalog.installing": "{name} is being installed already",
     "catalog.exists": (

@@ -75,6 +75,8 @@ class McpRoutes:
             source=e.source,
             status=conn.status if conn else "disconnected",
             error=conn.error if conn else None,
+            error_key=conn.error_key if conn else "",
+            error_params=conn.error_params if conn else {},
             tool_count=len(known or []),
             diagnostics=self._s.skipped_tools(e.name) if conn is not None else [],
             url=mask_url(e.url),

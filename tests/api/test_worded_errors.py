@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import string
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from app.contracts.error_texts import ERROR_TEXTS
 from app.contracts.errors import ApiFailure, Said, said, say
 from app.contracts.events import ApprovalRequired
+from app.mcp.events import McpServerStatus
 from tests.api.conftest import AppMaker, add_provider, err, ok, send
 
 APP = Path(__file__).resolve().parents[2] / "app"
@@ -121,3 +123,23 @@ async def test_an_approval_event_carries_a_summary_code_and_parameters(
     assert run.summary.exact.endswith("rm -rf build") and "(in " not in run.summary.exact
     await ok(app, "chat.approve", {"approval_id": run.approval_id, "decision": "deny"})
     assert (await events.turn_end(turn)).type == "turn_done"
+
+
+async def test_an_mcp_connection_failure_carries_its_key(make_app: AppMaker, tmp_path: Path) -> None:
+    """A program that is not an MCP server: the connect error, the server's view and its status
+    event all name the catalog entry and what the program printed."""
+    plain = tmp_path / "plain.py"
+    plain.write_text("print('hello from a plain script')\nimport time\ntime.sleep(30)\n", encoding="utf-8")
+    app, events = await make_app()
+    payload = {"name": "plain", "transport": "stdio", "command": sys.executable, "args": [str(plain)]}
+    await ok(app, "mcp.servers.create", payload)
+    await ok(app, "mcp.servers.confirm", {"name": "plain"})
+    error = await err(app, "mcp.servers.connect", {"name": "plain"})
+    assert error["key"] == "mcp.not_mcp_output"
+    assert error["params"] == {"output": "hello from a plain script"}
+    assert "not an MCP server" in error["message"]  # the CLI's English
+    view = next(s for s in (await ok(app, "mcp.servers.list"))["servers"] if s["name"] == "plain")
+    assert view["status"] == "failed" and view["error_key"] == "mcp.not_mcp_output"
+    status = [e for e in events.events if isinstance(e, McpServerStatus) and e.status == "failed"]
+    assert status and status[-1].error_key == "mcp.not_mcp_output"
+    assert status[-1].error_params == {"output": "hello from a plain script"}

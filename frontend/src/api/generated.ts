@@ -809,6 +809,8 @@ export interface McpServerStatus {
   status: "disconnected" | "connecting" | "connected" | "failed";
   error: string | null;
   tool_count: number;
+  error_key: string;
+  error_params: Record<string, string>;
 }
 
 export interface McpServerUpdate {
@@ -833,6 +835,8 @@ export interface McpServerView {
   source: "builtin" | "user";
   status: "disconnected" | "connecting" | "connected" | "failed";
   error: string | null;
+  error_key: string;
+  error_params: Record<string, string>;
   tool_count: number;
   diagnostics: string[];
   url: string;
@@ -2108,6 +2112,11 @@ export const API_ERROR_TEXTS = {
   "mcp.builtin_delete": "'{name}' is a built-in server and cannot be deleted",
   "mcp.builtin_edit": "'{name}' is a built-in server and cannot be edited",
   "mcp.elicitation_gone": "That request is no longer waiting (answered or timed out).",
+  "mcp.ended": "the connection ended: {reason}",
+  "mcp.no_answer": "no answer from the server within {seconds} s",
+  "mcp.not_mcp_handshake": "the program did not answer as an MCP server ({cause}); check that it is an MCP server",
+  "mcp.not_mcp_output": "the program is not an MCP server: it printed '{output}' where MCP messages were expected (check the command and its arguments)",
+  "mcp.stopped": "the server stopped: {reason}",
   "mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
   "memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
   "memory.deleted_meanwhile": "memory {id} not found (it may have been deleted meanwhile)",

@@ -781,6 +781,7 @@ export const en = {
   "tasks.status.missed": "missed",
 
 
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
@@ -843,6 +844,11 @@ export const en = {
   "apiError.mcp.builtin_delete": "'{name}' is a built-in server and cannot be deleted",
   "apiError.mcp.builtin_edit": "'{name}' is a built-in server and cannot be edited",
   "apiError.mcp.elicitation_gone": "That request is no longer waiting (answered or timed out).",
+  "apiError.mcp.ended": "the connection ended: {reason}",
+  "apiError.mcp.no_answer": "no answer from the server within {seconds} s",
+  "apiError.mcp.not_mcp_handshake": "the program did not answer as an MCP server ({cause}); check that it is an MCP server",
+  "apiError.mcp.not_mcp_output": "the program is not an MCP server: it printed '{output}' where MCP messages were expected (check the command and its arguments)",
+  "apiError.mcp.stopped": "the server stopped: {reason}",
   "apiError.mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
   "apiError.memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
   "apiError.memory.deleted_meanwhile": "memory {id} not found (it may have been deleted meanwhile)",

@@ -781,6 +781,7 @@ export const zhCN: Record<MessageKey, string> = {
   "tasks.status.missed": "已错过",
 
 
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
@@ -843,6 +844,11 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.mcp.builtin_delete": "“{name}”是内置服务器，不能删除。",
   "apiError.mcp.builtin_edit": "“{name}”是内置服务器，不能编辑。",
   "apiError.mcp.elicitation_gone": "这个请求已不再等待（已回答或已超时）。",
+  "apiError.mcp.ended": "连接已断开：{reason}",
+  "apiError.mcp.no_answer": "服务器在 {seconds} 秒内没有响应。",
+  "apiError.mcp.not_mcp_handshake": "该程序没有以 MCP 服务器的方式响应（{cause}）；请确认它是 MCP 服务器。",
+  "apiError.mcp.not_mcp_output": "该程序不是 MCP 服务器：在应为 MCP 消息的位置输出了“{output}”（请检查命令及其参数）。",
+  "apiError.mcp.stopped": "服务器已停止：{reason}",
   "apiError.mcp.unknown_tool": "“{server}”没有已知的工具“{tool}”（请先连接它）。",
   "apiError.memory.changed_meanwhile": "记忆 {id} 刚被修改过；请重新查看后再试。",
   "apiError.memory.deleted_meanwhile": "找不到记忆 {id}（可能刚被删除）。",

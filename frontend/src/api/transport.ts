@@ -73,7 +73,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function unwrap<R extends RouteName>(route: R, raw: unknown): Response<R> {
   const envelope = typeof raw === "string" ? safeParse(raw) : raw;
   if (!isRecord(envelope) || typeof envelope.ok !== "boolean") {
-    throw new ApiError(route, "protocol", `Unexpected reply from the backend for ${route}.`);
+    throw new ApiError(route, "protocol", `Unexpected reply from the backend for ${route}.`, {}, { key: "client.bad_reply", params: { route } });
   }
   if (envelope.ok) return envelope.data as Response<R>;
   const error = isRecord(envelope.error) ? envelope.error : {};

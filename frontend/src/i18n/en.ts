@@ -782,6 +782,14 @@ export const en = {
 
 
 
+  // The UI's own transport errors, worded the same way (src/api).
+  "apiError.client.unreachable": "Cannot reach the CashCode server.",
+  "apiError.client.unauthorized": "This page is not authorised; open the link printed by `cashcode serve`.",
+  "apiError.client.http_status": "The server answered {status} for {route}.",
+  "apiError.client.no_bridge": "The desktop bridge did not start.",
+  "apiError.client.bad_reply": "Unexpected reply from the backend for {route}.",
+  "apiError.client.not_connected": "Not connected to the backend.",
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",

@@ -782,6 +782,14 @@ export const zhCN: Record<MessageKey, string> = {
 
 
 
+  // The UI's own transport errors, worded the same way (src/api).
+  "apiError.client.unreachable": "无法连接 CashCode 服务器。",
+  "apiError.client.unauthorized": "此页面未获授权；请打开 `cashcode serve` 打印的链接。",
+  "apiError.client.http_status": "服务器对 {route} 返回了 {status}。",
+  "apiError.client.no_bridge": "桌面桥接没有启动。",
+  "apiError.client.bad_reply": "后端对 {route} 的回复无法识别。",
+  "apiError.client.not_connected": "没有连接到后端。",
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",

@@ -16,7 +16,7 @@ export const useApiStore = defineStore("api", () => {
 
   function invoke<R extends RouteName>(route: R, payload: Request<R>): Promise<Response<R>> {
     const t = transport.value;
-    if (!t) return Promise.reject(new ApiError(route, "unavailable", "Not connected to the backend."));
+    if (!t) return Promise.reject(new ApiError(route, "unavailable", "Not connected to the backend.", {}, { key: "client.not_connected" }));
     return t.invoke(route, payload);
   }
 

@@ -111,3 +111,11 @@ describe("approval summaries", () => {
     expect(approvalSummary("zh-CN", write)).toBe("向新文件写入 3 字节：");
   });
 });
+
+describe("the UI's own transport errors", () => {
+  it("are worded too", () => {
+    const down = new ApiError("chats.list", "unavailable", "Cannot reach the CashCode server.", {}, { key: "client.unreachable" });
+    expect(errorMessage(down, "zh-CN")).toBe("无法连接 CashCode 服务器。");
+    expect(errorMessage(down, "en")).toBe("Cannot reach the CashCode server.");
+  });
+});

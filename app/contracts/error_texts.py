@@ -71,6 +71,11 @@ ERROR_TEXTS: Final[dict[str, str]] = {
         "The model {model} cannot see images (or is not known to). Pick a vision model, or turn on"
         " “Can see images” for it in Settings → Providers. Nothing was sent."
     ),
+    "attach.image_too_large": "{name} is {size}; images may be at most {max}.",
+    "attach.file_too_large": "{name} is {size}; files may be at most {max}.",
+    "attach.unsupported_kind": (
+        "{name} cannot be attached: only images (PNG, JPEG, GIF, WebP), text files and PDFs are supported."
+    ),
     "attach.bad_base64": "{name}: the upload is not valid base64",
     "attach.gone": "This attachment is no longer in the data folder.",
     "attach.preview_images_only": "Only images can be previewed.",

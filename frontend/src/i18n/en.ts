@@ -790,15 +790,19 @@ export const en = {
   "apiError.client.bad_reply": "Unexpected reply from the backend for {route}.",
   "apiError.client.not_connected": "Not connected to the backend.",
 
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
+  "apiError.attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "apiError.attach.gone": "This attachment is no longer in the data folder.",
+  "apiError.attach.image_too_large": "{name} is {size}; images may be at most {max}.",
   "apiError.attach.mismatch": "{name}: the reference does not match the stored file.",
   "apiError.attach.no_vision": "The model {model} cannot see images (or is not known to). Pick a vision model, or turn on “Can see images” for it in Settings → Providers. Nothing was sent.",
   "apiError.attach.not_uploaded": "{name}: upload the file first (it is not in the data folder).",
   "apiError.attach.preview_images_only": "Only images can be previewed.",
   "apiError.attach.too_many": "At most {max} files can be attached to one message ({count} given).",
+  "apiError.attach.unsupported_kind": "{name} cannot be attached: only images (PNG, JPEG, GIF, WebP), text files and PDFs are supported.",
   "apiError.catalog.exists": "an MCP server named '{name}' exists already; remove it first (cashcode mcp uninstall {name})",
   "apiError.catalog.installing": "{name} is being installed already",
   "apiError.catalog.not_catalog_server": "'{name}' is not a server of the MCP catalog",

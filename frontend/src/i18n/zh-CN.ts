@@ -790,15 +790,19 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.client.bad_reply": "后端对 {route} 的回复无法识别。",
   "apiError.client.not_connected": "没有连接到后端。",
 
+
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
+  "apiError.attach.file_too_large": "{name} 大小为 {size}；文件最大 {max}。",
   "apiError.attach.gone": "这个附件已不在数据文件夹中。",
+  "apiError.attach.image_too_large": "{name} 大小为 {size}；图片最大 {max}。",
   "apiError.attach.mismatch": "{name}：引用与已保存的文件不一致。",
   "apiError.attach.no_vision": "模型 {model} 无法识别图片（或不确定能否识别）。请选择支持视觉的模型，或在“设置 → 服务商”中为它打开“能识别图片”。消息未发送。",
   "apiError.attach.not_uploaded": "{name}：请先上传文件（它不在数据文件夹中）。",
   "apiError.attach.preview_images_only": "只能预览图片。",
   "apiError.attach.too_many": "一条消息最多只能添加 {max} 个附件（当前 {count} 个）。",
+  "apiError.attach.unsupported_kind": "无法添加 {name}：只支持图片（PNG、JPEG、GIF、WebP）、文本文件和 PDF。",
   "apiError.catalog.exists": "已经有名为“{name}”的 MCP 服务器；请先移除它（cashcode mcp uninstall {name}）。",
   "apiError.catalog.installing": "{name} 正在安装中。",
   "apiError.catalog.not_catalog_server": "“{name}”不是 MCP 目录中的服务器。",

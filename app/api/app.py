@@ -35,7 +35,7 @@ from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import DatabaseStatus
 from app.contracts.messages import AttachmentRef
 from app.contracts.provider import ProviderConfig
@@ -179,9 +179,9 @@ class CashCodeApp:
             self._bind_all_routes()
         handler = self._routes.get(route)
         if types is None or handler is None:
-            return error_envelope(ApiFailure("invalid", f"unknown route {route!r}"))
+            return error_envelope(ApiFailure("invalid", say("route.unknown", route=route)))
         if payload is not None and not isinstance(payload, Mapping):
-            return error_envelope(ApiFailure("invalid", "the payload must be a JSON object"))
+            return error_envelope(ApiFailure("invalid", say("route.payload_not_object")))
         try:
             request = types[0].model_validate(dict(payload or {}))
             response = await handler(request)
@@ -275,7 +275,7 @@ class CashCodeApp:
 
     async def chat_send(self, req: m.ChatSend) -> m.TurnRef:
         if not req.text.strip() and not req.attachments:
-            raise ApiFailure("invalid", "Type a message or attach a file first.")
+            raise ApiFailure("invalid", say("chat.empty_message"))
         if req.attachments:
             self._check_files(req.attachments)
         choice = await self._model_choice(req.model)
@@ -298,11 +298,7 @@ class CashCodeApp:
     async def _model_choice(self, requested: m.ModelRef | None) -> m.ModelRef:
         choice = requested or self.ctx.settings.view().last_model or await self._choose_first_model()
         if choice is None:
-            raise ApiFailure(
-                "invalid",
-                "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
-                " and check that it lists models.",
-            )
+            raise ApiFailure("invalid", say("chat.no_model"))
         return choice
 
     async def chat_edit(self, req: bm.ChatEdit) -> m.TurnRef:
@@ -335,9 +331,9 @@ class CashCodeApp:
         try:
             answered = self.gate.answer(req.approval_id, req.decision)
         except AlwaysNotOffered as exc:
-            raise ApiFailure("invalid", str(exc), {"decision": "always is not offered"}) from exc
+            raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
         if not answered:
-            raise ApiFailure("not_found", "That approval is no longer pending (answered or cancelled).")
+            raise ApiFailure("not_found", say("approval.not_pending"))
         return m.Ok()
 
     # ---- providers & models -------------------------------------------------------------------
@@ -387,12 +383,12 @@ class CashCodeApp:
 
     async def approvals_enable(self, req: m.GrantRef) -> m.Ok:
         if not await self.lane.write(lambda: self.ctx.ledger.enable(req.grant_id)):
-            raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
+            raise ApiFailure("not_found", say("grant.not_found", id=req.grant_id))
         return m.Ok()
 
     async def approvals_revoke(self, req: m.GrantRef) -> m.Ok:
         if not await self.lane.write(lambda: self.ctx.ledger.revoke(req.grant_id)):
-            raise ApiFailure("not_found", f"grant {req.grant_id!r} does not exist")
+            raise ApiFailure("not_found", say("grant.not_found", id=req.grant_id))
         return m.Ok()
 
     async def tools_list(self, req: m.Empty) -> m.ToolList:
@@ -400,7 +396,7 @@ class CashCodeApp:
         return m.ToolList(tools=self.ctx.tools.infos(policies, self.capabilities))
 
     async def unsupported(self, req: BaseModel) -> BaseModel:
-        raise ApiFailure("unsupported", "This action is only available in the desktop app.")
+        raise ApiFailure("unsupported", say("desktop_only"))
 
     # ---- internals -------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
 from app.contracts.capability import Capability, TurnOverrides, TurnToolBox
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.events import SessionDeleted, SessionUpdated
 from app.contracts.messages import AttachmentRef, Mention, Message
 from app.contracts.provider import Provider, UsageReport
@@ -157,7 +157,7 @@ class ChatService:
 
     async def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
         if self._d.turns.is_running(req.chat_id):
-            raise ApiFailure("busy", "This chat is running a turn; stop it or wait to switch branch.")
+            raise ApiFailure("busy", say("chat.busy_switch"))
         await self._d.lane.write(lambda: self._d.chats.switch_branch(req.chat_id, req.cursor))
         return await self.get(m.ChatGet(chat_id=req.chat_id, limit=req.limit))
 
@@ -168,7 +168,7 @@ class ChatService:
 
     async def delete(self, req: m.ChatRef) -> None:
         if self._d.turns.is_running(req.chat_id):
-            raise ApiFailure("busy", "This chat is running a turn; stop it before deleting the chat.")
+            raise ApiFailure("busy", say("chat.busy_delete"))
         await self._d.lane.write(lambda: self._d.chats.delete(req.chat_id))
         self._d.emit(SessionDeleted(chat_id=req.chat_id))
 
@@ -215,10 +215,10 @@ class ChatService:
         """A new user message next to message `cursor` (same parent): a new branch, answered."""
         edited = await self._d.lane.read(lambda: self._d.chats.message(chat_id, cursor))
         if edited.message.role != "user":
-            raise ApiFailure("invalid", "Only your own messages can be edited; regenerate an answer instead.")
+            raise ApiFailure("invalid", say("chat.edit_not_user"))
         files = edited.message.attachments if attachments is None else attachments
         if not text.strip() and not files:
-            raise ApiFailure("invalid", "Type a message or attach a file first.")
+            raise ApiFailure("invalid", say("chat.empty_message"))
         spec = TurnSpec(
             chat_id=chat_id,
             turn_id=str(uuid.uuid4()),
@@ -391,5 +391,5 @@ def _encode_page_key(key: tuple[str, str]) -> str:
 def _decode_page_key(token: str) -> tuple[str, str]:
     updated_at, sep, chat_id = token.partition(PAGE_KEY_SEPARATOR)
     if not sep or not is_valid_id(chat_id) or not _TIMESTAMP.fullmatch(updated_at):
-        raise ApiFailure("invalid", "`before` must be a `next_before` value from an earlier page.")
+        raise ApiFailure("invalid", say("chat.bad_cursor"))
     return updated_at, chat_id

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from app.api import models as m
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.events import ErrorInfo
 from app.contracts.provider import ModelInfo, Provider, ProviderConfig, ProviderError, ProviderKind
 from app.settings.secrets import SecretStore, provider_key_name
@@ -74,7 +74,7 @@ class ProviderService:
             return override
         profile = self._settings.load().provider(provider_id)
         if profile is None:
-            raise ApiFailure("not_found", f"provider {provider_id!r} is not configured")
+            raise ApiFailure("not_found", say("provider.not_configured", id=provider_id))
         # Ollama needs no key, but one behind an authenticating proxy may have one stored.
         key = self._secrets.get(provider_key_name(profile.id))
         return ProviderConfig(
@@ -125,7 +125,7 @@ class ProviderService:
         provider_id = req.id or str(uuid.uuid4())
         current = self._settings.load()
         if req.id is not None and current.provider(req.id) is None:
-            raise ApiFailure("not_found", f"provider {req.id!r} does not exist")
+            raise ApiFailure("not_found", say("provider.not_found", id=req.id))
         profile = ProviderProfile(id=provider_id, name=req.name, kind=req.kind, base_url=req.base_url)
         previous = current.provider(provider_id) if req.id is not None else None
         if previous is not None and req.api_key == m.MASK:
@@ -149,7 +149,7 @@ class ProviderService:
 
     def delete(self, provider_id: str) -> None:
         if self._settings.load().provider(provider_id) is None:
-            raise ApiFailure("not_found", f"provider {provider_id!r} does not exist")
+            raise ApiFailure("not_found", say("provider.not_found", id=provider_id))
 
         def apply(s: UserSettings) -> UserSettings:
             last = s.last_model if s.last_model and s.last_model.provider_id != provider_id else None
@@ -190,7 +190,7 @@ class ProviderService:
         named.update({pid: cfg.name or pid for pid, cfg in self._overrides.items()})
         targets = [(pid, name) for pid, name in named.items() if provider_id in (None, pid)]
         if provider_id is not None and not targets:
-            raise ApiFailure("not_found", f"provider {provider_id!r} is not configured")
+            raise ApiFailure("not_found", say("provider.not_configured", id=provider_id))
         found = await asyncio.gather(*(self._discover(pid, name) for pid, name in targets))
         entries = [e for entries, _ in found for e in entries]
         errors = [err for _, err in found if err is not None]
@@ -256,9 +256,7 @@ def _refuse_key_retarget(old_url: str, new_url: str) -> None:
     if old != new:
         raise ApiFailure(
             "invalid",
-            f"The base URL now points at {new[1] or new_url} instead of {old[1] or old_url}. "
-            "The stored API key is only sent to the host it was entered for: "
-            "enter the key again (or clear it) to save this change.",
+            say("provider.key_retarget", new=new[1] or new_url, old=old[1] or old_url),
             {"api_key": "re-enter the key for the new host"},
         )
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from app.api import models as m
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.settings.user_settings import ApprovalMode, ModelChoice, ModelPrice, SettingsStore, UserSettings
 
 ENV_WORKSPACE = "WORKSPACE_DIR"
@@ -109,7 +109,7 @@ class SettingsService:
 def _prices(entries: list[m.ModelPriceEntry]) -> list[ModelPrice]:
     keys = [(e.provider_id, e.model) for e in entries]
     if len(keys) != len(set(keys)):
-        raise ApiFailure("invalid", "each provider and model may have one price only")
+        raise ApiFailure("invalid", say("prices.duplicate"))
     # str(): the decimal of what was typed (0.1 stays 0.1), not of the binary float.
     return [
         ModelPrice(
@@ -125,8 +125,8 @@ def _prices(entries: list[m.ModelPriceEntry]) -> list[ModelPrice]:
 def _checked_workspace(raw: str) -> str:
     path = Path(raw).expanduser()
     if not path.is_absolute():
-        raise ApiFailure("invalid", f"the workspace must be an absolute path, got {raw!r}")
+        raise ApiFailure("invalid", say("workspace.not_absolute", path=raw))
     real = Path(os.path.realpath(path))
     if not real.is_dir():
-        raise ApiFailure("invalid", f"the workspace {raw!r} does not exist or is not a folder")
+        raise ApiFailure("invalid", say("workspace.not_folder", path=raw))
     return str(real)

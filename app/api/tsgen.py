@@ -24,6 +24,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
 from app.api.plugins import registered_events
 from app.api.route_types import ROUTE_TYPES
+from app.contracts.error_texts import ERROR_TEXTS
 from app.contracts.replies import ApiError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,6 +191,7 @@ def render(
     route_types: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = ROUTE_TYPES,
     event_type: Any = None,
     extra_models: Sequence[type[BaseModel]] = EXTRA_MODELS,
+    error_texts: Mapping[str, str] = ERROR_TEXTS,
 ) -> str:
     """The complete text of generated.ts for these routes, this event union (default: every
     registered event, app/api/plugins.py) and extra models."""
@@ -217,6 +219,14 @@ def render(
         + "".join(f"  {_literal(r)},\n" for r in sorted(routes))
         + "];\n"
     )
+    parts.append(
+        "/** The English of every worded error by its key (app/contracts/error_texts.py); the UI\n"
+        " * words each key in its language (`apiError.<key>`) from the error's `params`. */\n"
+        "export const API_ERROR_TEXTS = {\n"
+        + "".join(f"  {_literal(k)}: {_literal(v)},\n" for k, v in sorted(error_texts.items()))
+        + "} as const;\n"
+    )
+    parts.append("export type ApiErrorKey = keyof typeof API_ERROR_TEXTS;\n")
     return "\n".join(parts)
 
 

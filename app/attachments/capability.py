@@ -14,7 +14,7 @@ from app.attachments.kinds import AttachmentRejected, classify
 from app.attachments.store import AttachmentMissing, AttachmentStore
 from app.attachments.text_index import AttachmentTexts
 from app.contracts.capability import Capability, Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 
 
 class AttachmentsCapability(Capability):
@@ -32,11 +32,11 @@ class AttachmentsCapability(Capability):
         try:
             data = base64.b64decode(req.data_base64, validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise ApiFailure("invalid", f"{name}: the upload is not valid base64") from exc
+            raise ApiFailure("invalid", say("attach.bad_base64", name=name)) from exc
         try:
             kind = classify(name, req.mime, data)
         except AttachmentRejected as exc:
-            raise ApiFailure("invalid", str(exc)) from exc
+            raise ApiFailure("invalid", said(exc)) from exc
         digest = await asyncio.to_thread(self._stored, data, kind.kind)
         return a.UploadedAttachment(sha256=digest, name=name, mime=kind.mime, size=len(data), kind=kind.kind)
 
@@ -52,13 +52,13 @@ class AttachmentsCapability(Capability):
         try:
             raw = await asyncio.to_thread(self._store.read, req.sha256)
         except AttachmentMissing as exc:
-            raise ApiFailure("not_found", "This attachment is no longer in the data folder.") from exc
+            raise ApiFailure("not_found", say("attach.gone")) from exc
         try:
             kind = classify("image", "", raw)
         except AttachmentRejected as exc:
-            raise ApiFailure("invalid", "Only images can be previewed.") from exc
+            raise ApiFailure("invalid", say("attach.preview_images_only")) from exc
         if kind.kind != "image":
-            raise ApiFailure("invalid", "Only images can be previewed.")
+            raise ApiFailure("invalid", say("attach.preview_images_only"))
         return a.AttachmentData(
             sha256=req.sha256, mime=kind.mime, data_base64=base64.b64encode(raw).decode("ascii")
         )

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Literal
 
+from app.contracts.errors import say
+
 MAX_FILES = 10  # per message
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 MAX_FILE_BYTES = 20 * 1024 * 1024  # text files and PDFs
@@ -115,11 +117,13 @@ def classify(name: str, mime: str, data: bytes) -> Classified:
     if image is not None:
         if len(data) > MAX_IMAGE_BYTES:
             raise AttachmentRejected(
-                f"{shown} is {_mb(len(data))}; images may be at most {_mb(MAX_IMAGE_BYTES)}."
+                say("attach.image_too_large", name=shown, size=_mb(len(data)), max=_mb(MAX_IMAGE_BYTES))
             )
         return Classified("image", image)
     if len(data) > MAX_FILE_BYTES:
-        raise AttachmentRejected(f"{shown} is {_mb(len(data))}; files may be at most {_mb(MAX_FILE_BYTES)}.")
+        raise AttachmentRejected(
+            say("attach.file_too_large", name=shown, size=_mb(len(data)), max=_mb(MAX_FILE_BYTES))
+        )
     if data.startswith(b"%PDF-"):
         return Classified("pdf", "application/pdf")
     if _looks_like_text(data) and (
@@ -130,6 +134,4 @@ def classify(name: str, mime: str, data: bytes) -> Classified:
         return Classified(
             "text", mime if mime.startswith("text/") or mime == "application/json" else "text/plain"
         )
-    raise AttachmentRejected(
-        f"{shown} cannot be attached: only images (PNG, JPEG, GIF, WebP), text files and PDFs are supported."
-    )
+    raise AttachmentRejected(say("attach.unsupported_kind", name=shown))

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from app.attachments.kinds import MAX_FILES, AttachmentRejected, classify
 from app.attachments.store import AttachmentStore
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.messages import AttachmentRef
 
 VisionProbe = Callable[[], Awaitable[bool | None]]  # what discovery says (None: unknown)
@@ -16,14 +16,14 @@ VisionProbe = Callable[[], Awaitable[bool | None]]  # what discovery says (None:
 def check_files(store: AttachmentStore, refs: Sequence[AttachmentRef]) -> None:
     if len(refs) > MAX_FILES:
         raise ApiFailure(
-            "invalid", f"At most {MAX_FILES} files can be attached to one message ({len(refs)} given)."
+            "invalid", say("attach.too_many", max=MAX_FILES, count=len(refs))
         )
     for ref in refs:
         if not store.exists(ref.sha256):
-            raise ApiFailure("invalid", f"{ref.name}: upload the file first (it is not in the data folder).")
+            raise ApiFailure("invalid", say("attach.not_uploaded", name=ref.name))
         path = store.path(ref.sha256)
         if path.stat().st_size != ref.size:
-            raise ApiFailure("invalid", f"{ref.name}: the reference does not match the stored file.")
+            raise ApiFailure("invalid", say("attach.mismatch", name=ref.name))
         with path.open("rb") as fh:
             head = fh.read(16)
         try:
@@ -31,7 +31,7 @@ def check_files(store: AttachmentStore, refs: Sequence[AttachmentRef]) -> None:
         except AttachmentRejected:
             is_image = False
         if is_image != (ref.kind == "image"):
-            raise ApiFailure("invalid", f"{ref.name}: the reference does not match the stored file.")
+            raise ApiFailure("invalid", say("attach.mismatch", name=ref.name))
 
 
 async def check_vision(
@@ -44,6 +44,5 @@ async def check_vision(
         return
     raise ApiFailure(
         "invalid",
-        f"The model {model} cannot see images (or is not known to). Pick a vision model, or turn on"
-        " “Can see images” for it in Settings → Providers. Nothing was sent.",
+        say("attach.no_vision", model=model),
     )

@@ -36,6 +36,8 @@ class ErrorInfo(BaseModel):
     # What the message names (provider, host, model, status…), so the UI can say it in the UI
     # language; the English `message` is the fallback for a code the UI does not know.
     params: dict[str, str] = Field(default_factory=dict)
+    # A route failure's catalog entry (app/contracts/error_texts.py), when it has one.
+    key: str = ""
 
 
 class TurnStarted(TurnEvent):
@@ -58,15 +60,55 @@ class ToolCallEvent(TurnEvent):
     arguments: str  # raw JSON text as the model sent it
 
 
+# What an approval asks, by kind; the UI words each from `params` (approval.summary.<code>).
+ApprovalSummaryCode = Literal[
+    "run_command",
+    "write_file_new",
+    "write_file_overwrite",
+    "edit_file",
+    "protected_private",
+    "protected_hardlink",
+    "fetch_url",
+    "web_search",
+    "use_tool",
+    "mcp_tool",
+    "mcp_tool_read_only",
+    "skill_script",
+    "skill_create",
+    "skill_update",
+    "note_create",
+    "note_delete",
+    "todo_add",
+    "todo_complete",
+    "todo_delete",
+    "memory_add",
+    "memory_change",
+    "memory_delete",
+    "memory_file_add",
+]
+
+
+class ApprovalSummary(BaseModel):
+    """An approval in words the UI can translate: `code` and what it names (`params`), plus
+    `exact`, the text shown verbatim (the command line, the diff, the arguments; no prose)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: ApprovalSummaryCode
+    params: dict[str, str] = Field(default_factory=dict)
+    exact: str = ""
+
+
 class ApprovalRequired(TurnEvent):
     type: Literal["approval_required"] = "approval_required"
     approval_id: str
     call_id: str
     tool: str
     title: str
-    detail: str  # exactly what will run
+    detail: str  # exactly what will run (English prose and the exact text: the CLI shows it)
     argv: list[str] | None = None
     can_always: bool = False
+    summary: ApprovalSummary | None = None  # the same, for the UI to word in its language
 
 
 class ApprovalResolved(TurnEvent):

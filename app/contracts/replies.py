@@ -30,6 +30,10 @@ class ApiError(ApiModel):
     code: str
     message: str
     details: dict[str, str] = Field(default_factory=dict)
+    # The catalog entry (app/contracts/error_texts.py) the UI words `message` from, and what it
+    # names; absent when the message has no entry (then the UI shows `message`).
+    key: str = ""
+    params: dict[str, str] = Field(default_factory=dict)
 
 
 class ChatSummary(ApiModel):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
+from app.contracts.events import ApprovalSummary, ApprovalSummaryCode
 from app.contracts.messages import ToolSpec
 
 # exec: exact argv; mcp: (server, tool); skill_script: (skill, path, digest); web_host: (host,)
@@ -68,6 +69,12 @@ class ApprovalInfo:
     detail: str  # exactly what will run / be written
     argv: tuple[str, ...] | None = None
     grant_key: GrantKey | None = None  # None: "Always allow" is not offered
+    summary: ApprovalSummary | None = None  # `detail` as a code and parameters, for the UI
+
+
+def summary(code: ApprovalSummaryCode, exact: str = "", **params: object) -> ApprovalSummary:
+    """An approval's summary; parameter values are shown as text."""
+    return ApprovalSummary(code=code, params={k: str(v) for k, v in params.items()}, exact=exact)
 
 
 @dataclass(frozen=True)

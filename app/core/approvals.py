@@ -80,6 +80,7 @@ class ApprovalGate:
                 detail=info.detail,
                 argv=list(info.argv) if info.argv is not None else None,
                 can_always=info.grant_key is not None,
+                summary=info.summary,
             )
         )
         try:

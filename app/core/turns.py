@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from app.contracts.errors import DATABASE_BUSY_MESSAGE, DatabaseBusy
+from app.contracts.errors import DATABASE_BUSY_MESSAGE, DatabaseBusy, say
 from app.contracts.events import ErrorInfo, TurnCancelled, TurnFailed
 from app.contracts.turn import TurnSpec
 from app.core.context import Emit
@@ -51,7 +51,7 @@ class TurnManager:
     def start(self, spec: TurnSpec, job: TurnJob) -> None:
         """Start `job(spec)` in the background. Raises ChatBusy."""
         if spec.chat_id in self._running:
-            raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
+            raise ChatBusy(say("chat.already_running", id=spec.chat_id))
         task = asyncio.get_running_loop().create_task(self._guard(spec, job), name=f"turn:{spec.turn_id}")
         self._running[spec.chat_id] = _Running(spec, task)
         task.add_done_callback(lambda t: self._finished(spec, t))
@@ -60,7 +60,7 @@ class TurnManager:
         """The last failed or cancelled turn of the chat. Raises NothingToRetry."""
         spec = self._retryable.get(chat_id)
         if spec is None:
-            raise NothingToRetry(f"chat {chat_id} has no failed or cancelled turn to retry")
+            raise NothingToRetry(say("chat.nothing_to_retry", id=chat_id))
         return spec
 
     async def cancel(self, chat_id: str, timeout_s: float = STOP_TIMEOUT_S) -> bool:

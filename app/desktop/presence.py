@@ -265,17 +265,15 @@ class Presence:
         return Ok()
 
     async def _route_set_hotkey(self, request: Any) -> Any:
-        from app.contracts.errors import ApiFailure
+        from app.contracts.errors import ApiFailure, said, say
 
         try:
             binding = parse_binding(request.binding, self._platform)
         except BindingError as exc:
-            raise ApiFailure("invalid", str(exc)) from exc
+            raise ApiFailure("invalid", said(exc)) from exc
         await asyncio.to_thread(self._bind, binding)
         saved = "" if not request.binding.strip() else str(binding)
         reply = await self._app.invoke("settings.update", {"quick_ask_hotkey": saved})
         if not reply.get("ok"):
-            raise ApiFailure(
-                "internal", f"the shortcut works but could not be saved: {reply['error']['message']}"
-            )
+            raise ApiFailure("internal", say("hotkey.not_saved", reason=reply["error"]["message"]))
         return self.view()

@@ -12,7 +12,7 @@ from app.attachments.store import AttachmentStore
 from app.attachments.text_index import AttachmentTexts
 from app.contracts import replies as m
 from app.contracts.capability import Capability, Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent, SessionUpdated
 from app.history import api_models as h
 from app.history.export import export_filename, save_unique, save_unique_bytes, to_json, to_markdown
@@ -77,7 +77,7 @@ class HistoryCapability(Capability):
             )
         elif req.format == "html":
             if not req.html or not req.html.lstrip().lower().startswith("<!doctype html>"):
-                raise ApiFailure("invalid", "An HTML export needs the rendered page (field `html`).")
+                raise ApiFailure("invalid", say("export.needs_html"))
             out = h.ExportedChat(filename=export_filename(record, "html"), mime="text/html", content=req.html)
         else:  # what the chat shows: the active path
             out = h.ExportedChat(
@@ -90,7 +90,7 @@ class HistoryCapability(Capability):
         try:
             saved = save_unique(self._downloads(), out.filename, out.content)
         except OSError as exc:
-            raise ApiFailure("invalid", f"Cannot save the export: {exc.strerror or exc}") from exc
+            raise ApiFailure("invalid", say("export.cannot_save", reason=exc.strerror or exc)) from exc
         return out.model_copy(update={"saved_path": str(saved)})
 
     async def save_download(self, req: h.FileSave) -> h.SavedFile:
@@ -100,20 +100,20 @@ class HistoryCapability(Capability):
             try:
                 data = base64.b64decode(req.content, validate=True)
             except binascii.Error as exc:
-                raise ApiFailure("invalid", "The file's content is not valid base64.") from exc
+                raise ApiFailure("invalid", say("file.bad_base64")) from exc
         else:
             data = req.content.encode("utf-8")
         try:
             saved = save_unique_bytes(self._downloads(), req.filename, data)
         except OSError as exc:
-            raise ApiFailure("invalid", f"Cannot save the file: {exc.strerror or exc}") from exc
+            raise ApiFailure("invalid", say("file.cannot_save", reason=exc.strerror or exc)) from exc
         return h.SavedFile(saved_path=str(saved))
 
     async def import_(self, req: h.ChatImport) -> m.ChatSummary:
         try:
             done = import_chat(req.content, self._chats, self._files)
         except ChatImportError as exc:
-            raise ApiFailure("invalid", f"Cannot import this chat: {exc}") from exc
+            raise ApiFailure("invalid", say("chat.cannot_import", reason=exc)) from exc
         record = done.record
         self._emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
         activity = self._chats.activity([record.id]).get(record.id)

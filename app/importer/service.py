@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.importer.cashcode_source import find_root, read_cashcode
 from app.importer.cdy_source import find_data_dir, read_cdy
 from app.importer.items import Item, Skip, Target
@@ -21,20 +21,14 @@ from app.store.errors import StoreError
 
 def detect(path: Path) -> tuple[SourceKind, list[Item]]:
     if not path.is_dir():
-        raise ApiFailure(
-            "invalid", f"{path} is not a folder: choose a CashCode data folder or a cdy-agent workspace."
-        )
+        raise ApiFailure("invalid", say("import.not_folder", path=path))
     data_dir = find_data_dir(path)
     if data_dir is not None:
         return "cdy_agent", read_cdy(data_dir)
     root = find_root(path)
     if root is not None:
         return "cashcode", read_cashcode(root)
-    raise ApiFailure(
-        "invalid",
-        f"{path} is neither a CashCode data folder (memory/, data/skills/) "
-        "nor a cdy-agent workspace (.cdy-agent/).",
-    )
+    raise ApiFailure("invalid", say("import.unknown_folder", path=path))
 
 
 class ImportService:
@@ -45,7 +39,7 @@ class ImportService:
     async def run(self, raw_path: str, *, dry_run: bool) -> ImportReport:
         path = Path(raw_path).expanduser()  # noqa: ASYNC240  only reads $HOME
         if not path.is_absolute():
-            raise ApiFailure("invalid", "Give the folder as an absolute path.")
+            raise ApiFailure("invalid", say("import.not_absolute"))
         source, items = detect(path)
         report = [await self._one(item, dry_run) for item in items]
         done = "would_import" if dry_run else "imported"

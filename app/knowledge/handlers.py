@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.contracts import replies as m
 from app.contracts.capability import Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.knowledge import api_models as k
 from app.knowledge.citations import CitationFiles, Located, refused
 from app.knowledge.indexer import RunResult
@@ -81,7 +81,7 @@ class KnowledgeHandlers:
         for s in await asyncio.to_thread(self._store.status):
             if s.name == name:
                 return self._view(s)
-        raise ApiFailure("not_found", f"No knowledge base named {name!r}.")
+        raise ApiFailure("not_found", say("kb.not_found", name=name))
 
     async def _run(self, name: str, *, force: bool = False) -> k.KbRun:
         r: RunResult = await self._runner.run(name, force=force)
@@ -91,18 +91,18 @@ class KnowledgeHandlers:
 
     def _checked_path(self, raw: str) -> Path:
         if "\0" in raw or not raw.strip():
-            raise ApiFailure("invalid", "Give the path of a folder or file.")
+            raise ApiFailure("invalid", say("kb.path_required"))
         path = Path(raw).expanduser()
         if not path.is_absolute():
-            raise ApiFailure("invalid", f"The path must be absolute, got {raw!r}.")
+            raise ApiFailure("invalid", say("path.not_absolute", path=raw))
         real = Path(os.path.realpath(path))
         if not real.exists():
-            raise ApiFailure("not_found", f"{raw} does not exist.")
+            raise ApiFailure("not_found", say("path.missing", path=raw))
         if not (real.is_dir() or real.is_file()):
-            raise ApiFailure("invalid", f"{raw} is not a folder or a regular file.")
+            raise ApiFailure("invalid", say("kb.not_file_or_folder", path=raw))
         for own in self._private:
             if real == own or own in real.parents:
-                raise ApiFailure("invalid", f"{raw} is one of CashCode's own folders; it cannot be indexed.")
+                raise ApiFailure("invalid", say("kb.private_folder", path=raw))
         return real
 
     async def list(self, req: m.Empty) -> k.KbList:
@@ -215,13 +215,13 @@ class KnowledgeHandlers:
         """Choose (or turn off) embeddings; chunks are then embedded in the background."""
         access = self._access
         if access is None:
-            raise ApiFailure("unsupported", "Embeddings are not available in this process.")
+            raise ApiFailure("unsupported", say("kb.no_embeddings"))
         provider, model = req.embeddings_provider.strip(), req.embeddings_model.strip()
         if bool(provider) != bool(model):
-            raise ApiFailure("invalid", "Choose both a provider and an embeddings model, or neither.")
+            raise ApiFailure("invalid", say("kb.embeddings_pair"))
         if provider and not await asyncio.to_thread(access.provider_exists, provider):
             raise ApiFailure(
-                "not_found", f"No provider with id {provider!r} (add it in Settings → Providers)."
+                "not_found", say("kb.unknown_provider", id=provider)
             )
         prefs = KnowledgePrefs(embeddings_provider=provider, embeddings_model=model)
         await asyncio.to_thread(access.save, prefs)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.knowledge.models import BaseStatus, Chunk, Hit, Skipped
 from app.store.db import Database
 from app.store.timeutil import utc_now_iso
@@ -57,11 +57,11 @@ def prepare(path: str, state: FileState, chunks: Sequence[Chunk]) -> Prepared:
 def check_name(name: str) -> str:
     name = " ".join(name.split())
     if not name:
-        raise ApiFailure("invalid", "A knowledge base needs a name.")
+        raise ApiFailure("invalid", say("kb.name_required"))
     if len(name) > MAX_NAME:
-        raise ApiFailure("invalid", f"A knowledge base name has at most {MAX_NAME} characters.")
+        raise ApiFailure("invalid", say("kb.name_too_long", max=MAX_NAME))
     if not name.isprintable():
-        raise ApiFailure("invalid", "A knowledge base name cannot contain control characters.")
+        raise ApiFailure("invalid", say("kb.name_control"))
     return name
 
 
@@ -97,7 +97,7 @@ class KnowledgeStore:
     def base_id(self, name: str) -> int:
         rows = self._db.query("SELECT id FROM kb_bases WHERE name = ?", (name,))
         if not rows:
-            raise ApiFailure("not_found", f"No knowledge base named {name!r} (see `cashcode kb list`).")
+            raise ApiFailure("not_found", say("kb.not_found_cli", name=name))
         return int(rows[0][0])
 
     def create(self, name: str) -> None:
@@ -105,7 +105,7 @@ class KnowledgeStore:
         now = utc_now_iso()
         with self._db.transaction() as conn:
             if conn.execute("SELECT 1 FROM kb_bases WHERE name = ?", (name,)).fetchone():
-                raise ApiFailure("conflict", f"A knowledge base named {name!r} already exists.")
+                raise ApiFailure("conflict", say("kb.exists", name=name))
             conn.execute(
                 "INSERT INTO kb_bases (name, created_at, updated_at) VALUES (?, ?, ?)", (name, now, now)
             )
@@ -127,7 +127,7 @@ class KnowledgeStore:
         with self._db.transaction() as conn:
             base = self.base_id(old)
             if new != old and conn.execute("SELECT 1 FROM kb_bases WHERE name = ?", (new,)).fetchone():
-                raise ApiFailure("conflict", f"A knowledge base named {new!r} already exists.")
+                raise ApiFailure("conflict", say("kb.exists", name=new))
             conn.execute(
                 "UPDATE kb_bases SET name = ?, updated_at = ? WHERE id = ?", (new, utc_now_iso(), base)
             )
@@ -174,7 +174,7 @@ class KnowledgeStore:
             base = self.base_id(name)
             gone = conn.execute("DELETE FROM kb_roots WHERE base_id = ? AND path = ?", (base, path)).rowcount
             if not gone:
-                raise ApiFailure("not_found", f"{path} is not a folder of knowledge base {name!r}.")
+                raise ApiFailure("not_found", say("kb.not_a_source", path=path, name=name))
 
     # ---- index state ------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from app.attachments.store import AttachmentStore
 from app.contracts import replies as m
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput, mask_url
@@ -75,6 +75,8 @@ class McpRoutes:
             source=e.source,
             status=conn.status if conn else "disconnected",
             error=conn.error if conn else None,
+            error_key=conn.error_key if conn else "",
+            error_params=conn.error_params if conn else {},
             tool_count=len(known or []),
             diagnostics=self._s.skipped_tools(e.name) if conn is not None else [],
             url=mask_url(e.url),
@@ -102,7 +104,7 @@ class McpRoutes:
     async def update(self, req: x.McpServerUpdate) -> x.McpServerView:
         old = self._s.entry(req.name)
         if old.source == "builtin":
-            raise ApiFailure("invalid", f"{req.name!r} is a built-in server and cannot be edited")
+            raise ApiFailure("invalid", say("mcp.builtin_edit", name=req.name))
         fields = req.model_dump()
         fields["transport"] = fields["transport"] or old.transport
         await self._s.disconnect(req.name)  # the next connect uses the new settings
@@ -111,7 +113,7 @@ class McpRoutes:
     async def delete(self, req: x.McpServerRef) -> m.Ok:
         entry = self._s.entry(req.name)
         if entry.source == "builtin":
-            raise ApiFailure("invalid", f"{req.name!r} is a built-in server and cannot be deleted")
+            raise ApiFailure("invalid", say("mcp.builtin_delete", name=req.name))
         await self._s.forget(req.name)
         self._s.catalog.delete(entry)
         self._activations.forget_server(req.name)  # a new server of that name starts hidden
@@ -197,7 +199,7 @@ class McpRoutes:
         d = self._dir.refresh()
         exposed = d.names.get((req.server, req.tool))
         if exposed is None:
-            raise ApiFailure("not_found", f"{req.server!r} has no known tool {req.tool!r} (connect it first)")
+            raise ApiFailure("not_found", say("mcp.unknown_tool", server=req.server, tool=req.tool))
         self._settings.update(
             lambda s: s.model_copy(update={"tool_policies": {**s.tool_policies, exposed: req.policy}})
         )
@@ -286,9 +288,9 @@ class McpRoutes:
         try:
             found = self._s.elicitations.answer(req.id, req.action, req.content)
         except ElicitationError as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", said(exc)) from None
         if not found:
-            raise ApiFailure("not_found", "That request is no longer waiting (answered or timed out).")
+            raise ApiFailure("not_found", say("mcp.elicitation_gone"))
         return m.Ok()
 
 
@@ -299,13 +301,13 @@ def _mapped(handler: Callable[[Any], Awaitable[BaseModel]]) -> Callable[[Any], A
         try:
             return await handler(req)
         except NotFoundError as exc:
-            raise ApiFailure("not_found", str(exc)) from None
+            raise ApiFailure("not_found", said(exc)) from None
         except NeedsConfirmation as exc:
-            raise ApiFailure("conflict", str(exc)) from None
+            raise ApiFailure("conflict", said(exc)) from None
         except ConfigError as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", said(exc)) from None
         except ServerGone as exc:
-            raise ApiFailure("provider_error", str(exc), {"retryable": "true"}) from None
+            raise ApiFailure("provider_error", said(exc), {"retryable": "true"}) from None
 
     return run
 

@@ -23,6 +23,8 @@ class McpServerView(_Model):
     source: Literal["builtin", "user"]
     status: StatusName
     error: str | None = None
+    error_key: str = ""  # the error's catalog entry and what it names (see McpServerStatus)
+    error_params: dict[str, str] = Field(default_factory=dict)
     tool_count: int = 0
     diagnostics: list[str] = Field(default_factory=list)  # e.g. a malformed tool that was skipped
     url: str = ""

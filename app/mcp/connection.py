@@ -15,6 +15,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from app.contracts.errors import Said, say
+
 Status = Literal["disconnected", "connecting", "connected", "failed"]
 Opener = Callable[[], AbstractAsyncContextManager[Any]]
 
@@ -29,7 +31,7 @@ def not_mcp(cause: str) -> str:
     """A failed connect that never got an MCP answer says so (the SDK's words alone — "Connection
     closed" — do not tell the user the program is not an MCP server)."""
     if cause in _HANDSHAKE_FAILURES:
-        return f"the program did not answer as an MCP server ({cause}); check that it is an MCP server"
+        return say("mcp.not_mcp_handshake", cause=cause)
     return cause
 
 
@@ -61,6 +63,9 @@ class Connection:
         self.name = name
         self.status: Status = "disconnected"
         self.error: str | None = None
+        # The failure's catalog entry and what it names (redacted), for the UI's own wording.
+        self.error_key = ""
+        self.error_params: dict[str, str] = {}
         self.tools: list[ToolDef] = []
         self.client: Any = None
         self._opener = opener
@@ -71,7 +76,13 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
 
     def _set(self, status: Status, error: str | None = None) -> None:
-        self.status, self.error = status, (self._redact(error) if error else None)
+        if isinstance(error, Said):  # keep the key: the text is rebuilt from redacted params
+            worded = Said(error.key, {k: self._redact(v) for k, v in error.params.items()})
+            self.error, self.error_key, self.error_params = worded, worded.key, worded.params
+        else:
+            self.error = self._redact(error) if error else None
+            self.error_key, self.error_params = "", {}
+        self.status = status
         self._on_change(self)
 
     async def connect(self, list_tools: Callable[[Any], Awaitable[list[ToolDef]]], timeout_s: float) -> None:
@@ -86,7 +97,7 @@ class Connection:
             await asyncio.wait_for(asyncio.shield(ready), timeout_s)
         except TimeoutError:
             await self._end()
-            self._set("failed", f"no answer from the server within {timeout_s:.0f} s")
+            self._set("failed", say("mcp.no_answer", seconds=f"{timeout_s:.0f}"))
             raise ServerGone(self.error) from None
         except BaseException as exc:
             await self._end()
@@ -111,7 +122,7 @@ class Connection:
                 ready.set_exception(exc)
             elif not self._stop.is_set() and not isinstance(exc, asyncio.CancelledError):
                 _log.warning("MCP server %s ended: %s", self.name, self._redact(describe(exc)))
-                self._set("failed", f"the connection ended: {describe(exc)}")
+                self._set("failed", say("mcp.ended", reason=describe(exc)))
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -149,6 +160,9 @@ def describe(exc: BaseException) -> str:
     """A one-line reason from an exception (or the first leaf of an exception group)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    first_arg = exc.args[0] if len(exc.args) == 1 else None
+    if isinstance(first_arg, Said) and "\n" not in first_arg:
+        return first_arg  # a worded reason keeps its key
     text = str(exc).strip() or type(exc).__name__
     first = text.splitlines()[0] if text else type(exc).__name__
     return first[:500]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from app.contracts.events import Event, TurnEvent
 
 
@@ -15,6 +17,9 @@ class McpServerStatus(Event):
     status: Literal["disconnected", "connecting", "connected", "failed"]
     error: str | None = None  # redacted, for people
     tool_count: int = 0
+    # The error's catalog entry (app/contracts/error_texts.py) and what it names, when it has one.
+    error_key: str = ""
+    error_params: dict[str, str] = Field(default_factory=dict)
 
 
 class McpToolProgress(TurnEvent):

@@ -14,6 +14,8 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from app.contracts.errors import say
+
 SDK_LOGGER = "mcp.client.stdio"
 _PARSE_FAILURE = "Failed to parse JSONRPC message"
 _KEEP = 3  # lines kept per connection
@@ -64,7 +66,4 @@ def collecting() -> Iterator[list[str]]:
 
 def not_mcp_message(lines: list[str]) -> str:
     shown = next((line for line in lines if line.strip()), lines[0] if lines else "")
-    return (
-        f"the program is not an MCP server: it printed {shown.strip()[:120]!r} where MCP messages "
-        "were expected (check the command and its arguments)"
-    )
+    return say("mcp.not_mcp_output", output=shown.strip()[:120])

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.contracts.errors import say
 from app.contracts.events import AppEvent
 from app.mcp import transports
 from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
@@ -311,7 +312,14 @@ class McpService:
 
     def _changed(self, conn: Connection) -> None:
         self._publish(
-            McpServerStatus(name=conn.name, status=conn.status, error=conn.error, tool_count=len(conn.tools))
+            McpServerStatus(
+                name=conn.name,
+                status=conn.status,
+                error=conn.error,
+                tool_count=len(conn.tools),
+                error_key=conn.error_key,
+                error_params=conn.error_params,
+            )
         )
 
     # ---- using a connection ---------------------------------------------------------------------
@@ -350,7 +358,7 @@ class McpService:
         except Exception as exc:
             reason = self.redact(describe(exc))
             if _is_gone(exc):
-                await conn.crashed(f"the server stopped: {reason}")
+                await conn.crashed(say("mcp.stopped", reason=reason))
                 raise ServerGone(
                     f"the server stopped during the call ({reason}); reconnect to retry"
                 ) from None

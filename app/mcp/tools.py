@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from app.contracts.events import ApprovalSummaryCode
 from app.contracts.messages import ToolSpec
 from app.contracts.tools import (
     ApprovalInfo,
@@ -20,6 +21,7 @@ from app.contracts.tools import (
     ToolContext,
     ToolError,
     ToolResult,
+    summary,
 )
 from app.mcp import tool_specs as specs
 from app.mcp.activations import CAPACITY, ActivationStore
@@ -222,12 +224,15 @@ class McpTool(Tool):
         self._standing = standing  # False: offered by an @-selection for this turn only
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        detail = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
+        arguments = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
+        detail = arguments
         if self._def.read_only_hint:
             detail += "\n\nThe server marks this tool read-only (a hint, not verified)."
+        code: ApprovalSummaryCode = "mcp_tool_read_only" if self._def.read_only_hint else "mcp_tool"
         info = ApprovalInfo(
             title=f"Use MCP tool {self._def.name} on {self._server}",
             detail=detail,
+            summary=summary(code, arguments, tool=self._def.name, server=self._server),
             grant_key=GrantKey(kind="mcp", key=(self._server, self._def.name)),
         )
         return PreparedCall(tool=self.name, args=args, approval=info)

@@ -101,13 +101,13 @@ class McpCatalogCapability(Capability):
 
     def _lazy(self, route: str) -> Handler:
         async def run(req: Any) -> BaseModel:
-            from app.contracts.errors import ApiFailure
+            from app.contracts.errors import ApiFailure, said
             from app.mcp_catalog.data import CatalogDataError
 
             try:
                 handler = self._handler(route)
             except CatalogDataError as exc:
-                raise ApiFailure("internal", str(exc)) from None
+                raise ApiFailure("internal", said(exc)) from None
             result: BaseModel = await handler(req)
             return result
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort
 from app.mcp_catalog import api_models as x
@@ -89,7 +89,7 @@ class CatalogService:
         entry = self._catalog.find(name)
         if entry is None:
             raise ApiFailure(
-                "not_found", f"the MCP catalog has no server {name[:80]!r}; see `cashcode mcp catalog`"
+                "not_found", say("catalog.unknown", name=name[:80])
             )
         return entry
 
@@ -99,7 +99,7 @@ class CatalogService:
             check_inputs(entry, req.inputs, self._places(entry.id))
             plan = self._installer.plan(entry)
         except (InputError, InstallError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", said(exc)) from None
         return x.CatalogPlan(id=entry.id, commands=[s.shown for s in plan.steps], folder=str(plan.folder))
 
     # ---- installing ----------------------------------------------------------------------------
@@ -108,19 +108,18 @@ class CatalogService:
         entry = self._entry(req.name)
         lock = self._locks.setdefault(entry.id, asyncio.Lock())
         if lock.locked():
-            raise ApiFailure("busy", f"{entry.id} is being installed already")
+            raise ApiFailure("busy", say("catalog.installing", name=entry.id))
         async with lock:
             if entry.id in await self._server_names():
                 raise ApiFailure(
                     "conflict",
-                    f"an MCP server named {entry.id!r} exists already; remove it first "
-                    f"(cashcode mcp uninstall {entry.id})",
+                    say("catalog.exists", name=entry.id),
                 )
             try:
                 values = check_inputs(entry, req.inputs, self._places(entry.id))
                 plan = self._installer.plan(entry)
             except (InputError, InstallError) as exc:
-                raise ApiFailure("invalid", str(exc)) from None
+                raise ApiFailure("invalid", said(exc)) from None
             rendered = render(entry, values)
             for key in entry.inputs:  # a data folder the defaults point into (e.g. the memory file)
                 if key.kind == "file" and values.get(key.key):
@@ -133,7 +132,7 @@ class CatalogService:
                 installed = await self._installer.run(plan, progress)
             except InstallError as exc:
                 progress("failed", str(exc))
-                raise ApiFailure("invalid", str(exc)) from None
+                raise ApiFailure("invalid", said(exc)) from None
             argv = [installed.command, *installed.args, *rendered.args]
             payload: dict[str, Any] = {
                 "name": entry.id,
@@ -161,14 +160,14 @@ class CatalogService:
         if entry is None and self._bundles is not None and self._bundles.owns(server):
             pass  # an installed MCP Bundle: removed the same way
         elif server not in {e.id for e in self._catalog.servers} and not self._installer.is_installed(server):
-            raise ApiFailure("not_found", f"{req.name[:80]!r} is not a server of the MCP catalog")
+            raise ApiFailure("not_found", say("catalog.not_catalog_server", name=req.name[:80]))
         removed_entry = False
         if server in await self._server_names():
             await self._route("mcp.servers.delete", {"name": server})
             removed_entry = True
         removed_files = await self._installer.remove(server)
         if not (removed_entry or removed_files):
-            raise ApiFailure("not_found", f"{server!r} is not installed")
+            raise ApiFailure("not_found", say("catalog.not_installed", name=server))
         return x.CatalogRemoved(server=server, removed_entry=removed_entry, removed_files=removed_files)
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -191,7 +190,9 @@ class CatalogService:
         envelope = await self._app.invoke(route, payload)
         if not envelope["ok"]:
             error = envelope["error"]
-            raise ApiFailure(error["code"], error["message"])
+            raise ApiFailure(
+                error["code"], error["message"], key=error.get("key", ""), params=error.get("params")
+            )
         return envelope["data"]
 
     def handlers(self) -> dict[str, Any]:

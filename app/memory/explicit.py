@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.contracts.errors import say
 from app.memory.schema import FTS_TABLE
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
@@ -110,14 +111,14 @@ class MemoryRepository:
                 )
                 _write_tags(conn, int(cur.lastrowid or 0), clean_tags, now)
         except sqlite3.IntegrityError as exc:
-            raise Conflict(f"memory {mid} already exists") from exc
+            raise Conflict(say("memory.exists", id=mid)) from exc
         return MemoryRecord(mid, text, clean_tags, now, now)
 
     def get(self, memory_id: str) -> MemoryRecord:
         mid = validate_id(memory_id, "memory id")
         rows = self._db.query("SELECT * FROM memories WHERE id = ?", (mid,))
         if not rows:
-            raise NotFound(f"memory {mid} not found")
+            raise NotFound(say("memory.not_found", id=mid))
         return _record(rows[0])
 
     def list(self, *, limit: int = 10_000) -> builtins.list[MemoryRecord]:
@@ -216,9 +217,9 @@ class MemoryRepository:
     def _current(conn: sqlite3.Connection, mid: str, expected: str | None) -> sqlite3.Row:
         row = conn.execute("SELECT * FROM memories WHERE id = ?", (mid,)).fetchone()
         if row is None:
-            raise NotFound(f"memory {mid} not found (it may have been deleted meanwhile)")
+            raise NotFound(say("memory.deleted_meanwhile", id=mid))
         if expected is not None and row["updated_at"] != expected:
-            raise Conflict(f"memory {mid} was changed meanwhile; look at it again and retry")
+            raise Conflict(say("memory.changed_meanwhile", id=mid))
         checked: sqlite3.Row = row
         return checked
 
@@ -234,7 +235,7 @@ def _refuse_duplicate(conn: sqlite3.Connection, text: str, own_id: str) -> None:
     sql = "SELECT id FROM memories WHERE content = ? AND id != ? LIMIT 1"
     row = conn.execute(sql, (text, own_id)).fetchone()
     if row is not None:
-        raise Conflict(f"memory {row['id']} already has this text; update that memory instead")
+        raise Conflict(say("memory.duplicate", id=row["id"]))
 
 
 def _write_tags(conn: sqlite3.Connection, num: int, tags: Sequence[str], updated_at: str) -> None:

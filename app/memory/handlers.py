@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 from app.contracts import replies as m
 from app.contracts.capability import Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said
 from app.core.prompt import MAX_SOUL_CHARS
 from app.memory import api_models as a
 from app.memory.dream import DreamOutcome
@@ -133,7 +133,7 @@ class MemoryHandlers:
         try:
             return self._doc(self._s.memory.read())
         except MemoryFileError as exc:
-            raise ApiFailure("invalid", str(exc)) from exc
+            raise ApiFailure("invalid", said(exc)) from exc
 
     async def memory_save(self, req: a.MemorySave) -> a.MemoryDoc:
         return self._doc(

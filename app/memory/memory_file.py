@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from app.contracts.errors import say
 from app.settings.user_settings import atomic_write_text
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
@@ -124,7 +125,7 @@ class MemoryFile:
         with self._lock:
             current = self._current_for_write(author)
             if base_sha256 is not None and base_sha256 != sha256_text(current):
-                raise Conflict("MEMORY.md was changed meanwhile; reload it and apply your edit again")
+                raise Conflict(say("memory.file_changed"))
             if new == current:
                 latest = self._latest()
                 return MemoryText(new, sha256_text(new), latest.id if latest else None)
@@ -148,7 +149,7 @@ class MemoryFile:
         """Make an earlier version's text current again (a new version, author "revert")."""
         rows = self._db.query("SELECT text FROM memory_versions WHERE id = ?", (version_id,))
         if not rows:
-            raise NotFound(f"MEMORY.md version {version_id} not found")
+            raise NotFound(say("memory.file_version_not_found", id=version_id))
         return self.write(rows[0]["text"], "revert", f"back to version {version_id}")
 
     def _current_for_write(self, author: Author) -> str:
@@ -179,7 +180,7 @@ class MemoryFile:
     def version_text(self, version_id: int) -> str:
         rows = self._db.query("SELECT text FROM memory_versions WHERE id = ?", (version_id,))
         if not rows:
-            raise NotFound(f"MEMORY.md version {version_id} not found")
+            raise NotFound(say("memory.file_version_not_found", id=version_id))
         return str(rows[0]["text"])
 
     def _latest(self) -> MemoryVersion | None:

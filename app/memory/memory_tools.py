@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.contracts.tool_args import req_str
-from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult, summary
 from app.memory.explicit import MemoryRecord, MemoryRepository, normalize_content, normalize_tags
 from app.memory.memory_file import MemoryFile, MemoryFileError
 from app.memory.tool_base import guarded, list_prop, str_list, string_prop
@@ -53,7 +53,11 @@ class RememberMemoryTool(Tool):
         content = guarded(lambda: normalize_content(req_str(args, "content")))
         tags = guarded(lambda: normalize_tags(str_list(args, "tags")))
         mid = new_id()  # the id shown in the confirmation is the one written
-        info = ApprovalInfo(title="Remember a memory", detail=f"New memory {mid}:\n{_shown(content, tags)}")
+        info = ApprovalInfo(
+            title="Remember a memory",
+            detail=f"New memory {mid}:\n{_shown(content, tags)}",
+            summary=summary("memory_add", _shown(content, tags), id=mid),
+        )
         return PreparedCall(self.name, args, info, state=(mid, content, tags))
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
@@ -116,9 +120,11 @@ class UpdateMemoryTool(Tool):
         detail = (
             f"Memory {old.id}\nBefore:\n{_shown(old.content, old.tags)}\n\nAfter:\n{_shown(content, tags)}"
         )
-        return PreparedCall(
-            self.name, args, ApprovalInfo(title="Change a memory", detail=detail), state=(old, content, tags)
+        exact = f"- {_shown(old.content, old.tags)}\n+ {_shown(content, tags)}"
+        info = ApprovalInfo(
+            title="Change a memory", detail=detail, summary=summary("memory_change", exact, id=old.id)
         )
+        return PreparedCall(self.name, args, info, state=(old, content, tags))
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         old, content, tags = call.state
@@ -142,7 +148,9 @@ class ForgetMemoryTool(Tool):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         old = guarded(lambda: self._repo.get(req_str(args, "id")))
         info = ApprovalInfo(
-            title="Forget a memory", detail=f"Delete memory {old.id}:\n{_shown(old.content, old.tags)}"
+            title="Forget a memory",
+            detail=f"Delete memory {old.id}:\n{_shown(old.content, old.tags)}",
+            summary=summary("memory_delete", _shown(old.content, old.tags), id=old.id),
         )
         return PreparedCall(self.name, args, info, state=old)
 
@@ -172,9 +180,10 @@ class SaveMemoryTool(Tool):
         fact = " ".join(req_str(args, "fact").split())
         if not fact:
             raise ToolError("Argument 'fact' must not be empty.")
-        return PreparedCall(
-            self.name, args, ApprovalInfo(title="Save to MEMORY.md", detail=f"- {fact}"), state=fact
+        info = ApprovalInfo(
+            title="Save to MEMORY.md", detail=f"- {fact}", summary=summary("memory_file_add", fact)
         )
+        return PreparedCall(self.name, args, info, state=fact)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         try:

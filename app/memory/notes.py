@@ -6,6 +6,7 @@ import builtins
 import sqlite3
 from dataclasses import dataclass
 
+from app.contracts.errors import say
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id, validate_id
@@ -67,7 +68,7 @@ class NotesRepository:
         nid = validate_id(note_id, "note id")
         rows = self._db.query("SELECT * FROM notes WHERE id = ?", (nid,))
         if not rows:
-            raise NotFound(f"note {nid} not found")
+            raise NotFound(say("memory.note_not_found", id=nid))
         return _note(rows[0])
 
     def delete_note(self, note_id: str) -> Note:
@@ -94,13 +95,13 @@ class NotesRepository:
         tid = validate_id(todo_id, "todo id")
         rows = self._db.query("SELECT * FROM todos WHERE id = ?", (tid,))
         if not rows:
-            raise NotFound(f"todo {tid} not found")
+            raise NotFound(say("memory.todo_not_found", id=tid))
         return _todo(rows[0])
 
     def complete_todo(self, todo_id: str) -> Todo:
         todo = self.get_todo(todo_id)
         if todo.done:
-            raise Conflict(f"todo {todo.id} is already done")
+            raise Conflict(say("memory.todo_done", id=todo.id))
         now = utc_now_iso()
         with self._db.transaction() as conn:
             conn.execute("UPDATE todos SET done = 1, completed_at = ? WHERE id = ?", (now, todo.id))

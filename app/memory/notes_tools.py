@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, ClassVar
 
+from app.contracts.events import ApprovalSummaryCode
 from app.contracts.tool_args import opt_str, req_str
-from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolResult
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolResult, summary
 from app.memory.notes import NotesRepository
 from app.memory.tool_base import guarded, string_prop
 
@@ -53,10 +54,12 @@ class _ByIdTool(_NotesTool):
 
     parameters = _ID
     approval_title: ClassVar[str]
+    approval_code: ClassVar[ApprovalSummaryCode]
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         record_id, detail = guarded(lambda: self._describe(req_str(args, "id")))
-        info = ApprovalInfo(title=self.approval_title, detail=detail)
+        shown = summary(self.approval_code, detail)
+        info = ApprovalInfo(title=self.approval_title, detail=detail, summary=shown)
         return PreparedCall(self.name, args, info, state=record_id)
 
     @abstractmethod
@@ -76,7 +79,8 @@ class CreateNoteTool(_NotesTool):
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         title, content = req_str(args, "title"), opt_str(args, "content") or ""
-        info = ApprovalInfo(title="Create a note", detail=f"{title}\n\n{content}".strip())
+        detail = f"{title}\n\n{content}".strip()
+        info = ApprovalInfo(title="Create a note", detail=detail, summary=summary("note_create", detail))
         return PreparedCall(self.name, args, info, state=(title, content))
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
@@ -111,6 +115,7 @@ class DeleteNoteTool(_ByIdTool):
     name = "delete_note"
     description = "Delete a note by its full id."
     approval_title = "Delete a note"
+    approval_code = "note_delete"
 
     def _describe(self, record_id: str) -> tuple[str, str]:
         note = self._repo.get_note(record_id)
@@ -133,7 +138,8 @@ class CreateTodoTool(_NotesTool):
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         title = req_str(args, "title")
-        return PreparedCall(self.name, args, ApprovalInfo(title="Add a todo", detail=title), state=title)
+        info = ApprovalInfo(title="Add a todo", detail=title, summary=summary("todo_add", title))
+        return PreparedCall(self.name, args, info, state=title)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         todo = guarded(lambda: self._repo.create_todo(call.state))
@@ -158,6 +164,7 @@ class CompleteTodoTool(_TodoByIdTool):
     name = "complete_todo"
     description = "Mark a todo item done by its full id."
     approval_title = "Complete a todo"
+    approval_code = "todo_complete"
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         todo = guarded(lambda: self._repo.complete_todo(call.state))
@@ -168,6 +175,7 @@ class DeleteTodoTool(_TodoByIdTool):
     name = "delete_todo"
     description = "Delete a todo item by its full id."
     approval_title = "Delete a todo"
+    approval_code = "todo_delete"
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         guarded(lambda: self._repo.delete_todo(call.state))

@@ -12,6 +12,7 @@ import builtins
 import sqlite3
 from dataclasses import dataclass
 
+from app.contracts.errors import say
 from app.memory.memory_file import MemoryFile, MemoryText, sha256_text
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
@@ -55,7 +56,7 @@ class ProposalRepository:
         pid = validate_id(proposal_id, "proposal id")
         rows = self._db.query("SELECT * FROM dream_proposals WHERE id = ?", (pid,))
         if not rows:
-            raise NotFound(f"proposal {pid} not found")
+            raise NotFound(say("memory.proposal_not_found", id=pid))
         return _proposal(rows[0])
 
     def accept(self, proposal_id: str, memory: MemoryFile) -> MemoryText:
@@ -74,7 +75,7 @@ class ProposalRepository:
     def _pending(self, proposal_id: str) -> Proposal:
         proposal = self.get(proposal_id)
         if proposal.status != "pending":
-            raise Conflict(f"proposal {proposal.id} was already {proposal.status}")
+            raise Conflict(say("memory.proposal_done", id=proposal.id, status=proposal.status))
         return proposal
 
     def _decide(self, pid: str, status: str) -> None:

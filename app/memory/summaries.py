@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from app.contracts.errors import say
 from app.contracts.messages import Message
 from app.contracts.turn import TurnStore
 from app.store import branches as tree
@@ -102,7 +103,7 @@ class SummaryRepository:
         now = utc_now_iso()
         with self._db.transaction() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
-                raise NotFound(f"chat {cid} not found")
+                raise NotFound(say("chat.not_found", id=cid))
             newest = conn.execute("SELECT MAX(id) FROM chat_summaries WHERE chat_id = ?", (cid,)).fetchone()[
                 0
             ]

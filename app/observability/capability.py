@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from app.contracts.capability import Capability, Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent, TurnCancelled, TurnDone, TurnFailed, TurnStarted
 from app.observability.fold import TurnFold
 from app.observability.prices import PriceTable, estimate_cost
@@ -107,7 +107,7 @@ class TraceCapability(Capability):
     async def traces_get(self, req: am.TraceRef) -> am.TraceView:
         found = self._traces.get(req.id) if valid_trace_id(req.id) else None
         if found is None:
-            raise ApiFailure("not_found", f"trace {req.id[:64]!r} does not exist")
+            raise ApiFailure("not_found", say("trace.not_found", id=req.id[:64]))
         return trace_view(found)
 
     async def usage_summary(self, req: am.UsageRange) -> am.UsageSummary:
@@ -146,9 +146,9 @@ def day_range(first_day: str, last_day: str) -> tuple[str, str]:
     try:
         first, last = date.fromisoformat(first_day), date.fromisoformat(last_day)
     except ValueError as exc:
-        raise ApiFailure("invalid", f"not a calendar day: {exc}") from None
+        raise ApiFailure("invalid", say("usage.bad_day", reason=exc)) from None
     if last < first:
-        raise ApiFailure("invalid", "the range ends before it starts")
+        raise ApiFailure("invalid", say("usage.bad_range"))
     return first.isoformat(), (last + timedelta(days=1)).isoformat()
 
 

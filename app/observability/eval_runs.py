@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import AppEvent
 from app.observability import eval_api_models as em
 from app.observability.evals import CaseResult, EvalApp, run_case
@@ -121,19 +121,19 @@ class EvalRunner:
 
     def start(self, req: em.EvalRunStart) -> em.EvalRunView:
         if self._app is None:
-            raise ApiFailure("unsupported", "Evals cannot run here.")
+            raise ApiFailure("unsupported", say("eval.unsupported"))
         if self._task is not None and not self._task.done():
-            raise ApiFailure("busy", "An eval run is in progress; wait for it to finish.")
+            raise ApiFailure("busy", say("eval.busy"))
         if not _NAME.fullmatch(req.filename):
-            raise ApiFailure("invalid", "The file name is not valid.")
+            raise ApiFailure("invalid", say("eval.bad_filename"))
         is_json = req.filename.lower().endswith(".json")
         try:
             cases = parse_eval_text(req.content, req.filename, is_json=is_json)
         except EvalFileError as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", said(exc)) from None
         model = req.model or self._default_model()
         if model is None:
-            raise ApiFailure("invalid", "No model chosen yet: pick a provider and a model first.")
+            raise ApiFailure("invalid", say("eval.no_model"))
         run_id = uuid.uuid4().hex
         self._store.create(run_id, req.filename, model, len(cases))
         self._task = asyncio.get_running_loop().create_task(self._run(self._app, run_id, cases, model))
@@ -182,7 +182,7 @@ class EvalRunner:
     def get(self, run_id: str) -> em.EvalRunView:
         found = self._store.get(run_id) if _RUN_ID.fullmatch(run_id) else None
         if found is None:
-            raise ApiFailure("not_found", f"eval run {run_id[:64]!r} does not exist")
+            raise ApiFailure("not_found", say("eval.run_not_found", id=run_id[:64]))
         return found
 
     def runs(self) -> em.EvalRunList:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from app.contracts import replies as m
 from app.contracts.capability import Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 from app.skills import api_models as am
 from app.skills.catalog import CatalogEntry
 from app.skills.evolution import Proposal
@@ -38,16 +38,16 @@ T = TypeVar("T")
 
 def _failure(exc: SkillError) -> ApiFailure:
     if isinstance(exc, SkillNotFound):
-        return ApiFailure("not_found", str(exc))
+        return ApiFailure("not_found", said(exc))
     if isinstance(exc, SkillConflict):
-        return ApiFailure("conflict", str(exc))
+        return ApiFailure("conflict", said(exc))
     if isinstance(exc, SkillInvalid):
-        return ApiFailure("invalid", str(exc), {p.rule: p.message for p in exc.problems})
+        return ApiFailure("invalid", said(exc), {p.rule: p.message for p in exc.problems})
     if isinstance(exc, ArchiveRejected):
-        return ApiFailure("invalid", str(exc), {exc.problem.rule: exc.problem.message})
+        return ApiFailure("invalid", exc.problem.message, {exc.problem.rule: exc.problem.message})
     if isinstance(exc, SkillReadOnly):
-        return ApiFailure("invalid", str(exc))
-    return ApiFailure("internal", str(exc))
+        return ApiFailure("invalid", said(exc))
+    return ApiFailure("internal", said(exc))
 
 
 async def _run(fn: Callable[[], T]) -> T:
@@ -216,7 +216,7 @@ class SkillsApi:
 
     def _need_evolver(self) -> SkillEvolver:
         if self._evolver is None:
-            raise ApiFailure("unsupported", "Self-evolution is not available here.")
+            raise ApiFailure("unsupported", say("skill.no_evolution"))
         return self._evolver
 
     async def proposals_list(self, req: m.Empty) -> am.ProposalList:
@@ -230,33 +230,33 @@ class SkillsApi:
         try:
             return _proposal_view(await _run(lambda: evolver.approve(req.id)))
         except ProposalError as exc:
-            raise ApiFailure("not_found", str(exc)) from None
+            raise ApiFailure("not_found", said(exc)) from None
 
     async def proposals_reject(self, req: am.ProposalRef) -> am.ProposalView:
         evolver = self._need_evolver()
         try:
             return _proposal_view(evolver.reject(req.id))
         except ProposalError as exc:
-            raise ApiFailure("not_found", str(exc)) from None
+            raise ApiFailure("not_found", said(exc)) from None
 
 
 def _import_source(req: am.SkillImportSource) -> ImportSource:
     if (req.path is None) == (req.data_base64 is None):
-        raise ApiFailure("invalid", "Give either 'path' or 'data_base64' (with 'filename').")
+        raise ApiFailure("invalid", say("skill.import_source"))
     if req.path is not None:
         path = Path(req.path)
         if not path.is_absolute() or "\x00" in req.path:
-            raise ApiFailure("invalid", "The path must be absolute.")
+            raise ApiFailure("invalid", say("path.must_be_absolute"))
         if not os.path.exists(path):
-            raise ApiFailure("not_found", f"'{req.path}' does not exist.")
+            raise ApiFailure("not_found", say("path.missing", path=req.path))
         return ImportSource(path=path)
     name = req.filename or "skill.zip"
     if not name.lower().endswith(".zip"):
-        raise ApiFailure("invalid", "Only .zip files can be uploaded; drop a folder in the desktop app.")
+        raise ApiFailure("invalid", say("skill.zip_only"))
     try:
         data = base64.b64decode(req.data_base64 or "", validate=True)
     except (binascii.Error, ValueError):
-        raise ApiFailure("invalid", "data_base64 is not valid base64.") from None
+        raise ApiFailure("invalid", say("file.bad_base64")) from None
     return ImportSource(data=data)
 
 

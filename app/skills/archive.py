@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
+from app.contracts.errors import say
 from app.skills.model import SKILL_FILE, ArchiveRejected, SkillProblem
 from app.support import ziparchive as shared
 from app.support.ziparchive import ArchiveLimits, ArchiveRefused, Member, MiB
@@ -55,10 +56,10 @@ def _strip_prefix(members: list[Member]) -> list[Member]:
                 "Put them inside the folder or remove them.",
             )
         listed = ", ".join(tops[:5])
-        _reject("zip.layout", f"The ZIP must hold one Skill, but it has several top-level entries: {listed}.")
+        _reject("zip.layout", say("skill.zip_layout", entries=listed))
     has_skill = any(m.parts[1:] == (SKILL_FILE,) and not m.is_dir for m in members)
     if not tops or top_files or not has_skill:
-        _reject("zip.no_skill_md", "The ZIP has no SKILL.md at its root or inside its one top-level folder.")
+        _reject("zip.no_skill_md", say("skill.zip_no_skill_md"))
     return [Member(m.info, m.parts[1:], m.is_dir) for m in members if len(m.parts) > 1]
 
 

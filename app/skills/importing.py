@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.contracts.errors import say
 from app.skills import api_models as am
 from app.skills.archive import extract_archive
 from app.skills.fsutil import atomic_write_bytes, copy_tree
@@ -44,7 +45,7 @@ class SkillImporter:
         path = source.path
         if path.is_dir():
             if not (path / SKILL_FILE).is_file():
-                raise SkillNotFound("The folder has no SKILL.md; pick the Skill's own folder.")
+                raise SkillNotFound(say("skill.no_skill_md"))
             copy_tree(path, package)
             return package
         if path.suffix.lower() != ".zip" and path.name != SKILL_FILE:

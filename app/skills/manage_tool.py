@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from app.contracts.tool_args import req_str
-from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult, summary
 from app.skills import tool_specs as specs
 from app.skills.fsutil import atomic_write_bytes
 from app.skills.model import SKILL_FILE, SkillError, SkillInvalid
@@ -104,7 +104,13 @@ class AgentSkillManageTool(Tool):
             raise ToolError("'update' needs 'name' and 'content' and/or 'files'.")
         label = name if isinstance(name, str) else "a new Skill"
         detail = (content or "")[:4000] + (f"\n+ files: {', '.join(sorted(files))}" if files else "")
-        approval = ApprovalInfo(title=f"{action.capitalize()} the agent Skill {label}", detail=detail)
+        approval = ApprovalInfo(
+            title=f"{action.capitalize()} the agent Skill {label}",
+            detail=detail,
+            summary=summary(
+                "skill_update" if action == "update" else "skill_create", detail, name=name or ""
+            ),
+        )
         base = args.get("base_hash")
         state = (action, name, content, files, base if isinstance(base, str) and base else None)
         return PreparedCall(tool=self.name, args=args, approval=approval, state=state)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from app.contracts.errors import say
 from app.skills.fsutil import fsync_dir, hidden_sibling, remove_tree
 from app.skills.model import SkillConflict
 
@@ -35,7 +36,7 @@ def no_hook(_step: str) -> None:
 def publish_new(staged: Path, target: Path, hook: StepHook = no_hook) -> None:
     """Move a complete staged folder to `target`; refuse to replace anything."""
     if os.path.lexists(target):
-        raise SkillConflict(f"'{target.name}' already exists.")
+        raise SkillConflict(say("skill.target_exists", name=target.name))
     hook("publish:before-rename")
     os.rename(staged, target)
     fsync_dir(target.parent)

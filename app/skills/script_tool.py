@@ -33,6 +33,7 @@ from app.contracts.tools import (
     ToolContext,
     ToolError,
     ToolResult,
+    summary,
 )
 from app.skills import tool_specs as specs
 from app.skills.resources import ResourceError, file_sha256, resolve_package_file
@@ -108,6 +109,14 @@ class RunSkillScriptTool(Tool):
             ),
             argv=argv,
             grant_key=GrantKey(kind="skill_script", key=(name, rel, package)),
+            summary=summary(
+                "skill_script",
+                f"{name}/{rel} (sha256 {digest})\n{shlex.join(argv)}",
+                skill=name,
+                script=rel,
+                cwd=plan.cwd,
+                package=package,
+            ),
         )
         return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from app.contracts.errors import say
 from app.skills.fsutil import atomic_write_bytes, copy_tree, fsync_dir, hidden_sibling, remove_tree
 from app.skills.model import SkillNotFound, SourceKind
 
@@ -88,7 +89,7 @@ class SnapshotStore:
     def get(self, source: SourceKind, name: str, version_id: str) -> SkillVersion:
         path = self._folder(source, name) / version_id
         if not is_version_id(version_id) or not path.is_dir():
-            raise SkillNotFound(f"'{name}' has no version '{version_id[:80]}'.")
+            raise SkillNotFound(say("skill.version_not_found", name=name, version=version_id[:80]))
         return self._read(path)
 
     def _read(self, path: Path) -> SkillVersion:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.contracts.errors import say
 from app.skills import staging_owner
 from app.skills.archive import ArchiveLimits, export_package, extract_archive
 from app.skills.catalog import CatalogEntry, SkillCatalog
@@ -154,20 +155,20 @@ class SkillStore:
     def _writable_root(self, source: SourceKind) -> Path:
         root = self._roots.writable(source)
         if root is None:
-            raise SkillReadOnly(f"{source} Skills are read-only.")
+            raise SkillReadOnly(say("skill.source_read_only", source=source))
         return root
 
     def entry(self, name: str) -> CatalogEntry:
         entry = self.catalog.refresh().get(name)
         if entry is None:
-            raise SkillNotFound(f"No Skill named '{name[:80]}'.")
+            raise SkillNotFound(say("skill.not_found", name=name[:80]))
         return entry
 
     def _writable_entry(self, name: str) -> CatalogEntry:
         entry = self.entry(name)
         if not entry.writable:
             raise SkillReadOnly(
-                f"'{name}' is a {entry.source} Skill and is read-only; import a copy to change it."
+                say("skill.read_only", name=name, source=entry.source)
             )
         return entry
 
@@ -187,7 +188,7 @@ class SkillStore:
             current_sha = hashlib.sha256(current).hexdigest()
             if current_sha != base_sha256:
                 raise SkillConflict(
-                    f"'{name}' changed since it was opened; reload it and apply your edit again."
+                    say("skill.changed", name=name)
                 )
             raw = content.encode("utf-8", errors="surrogatepass")
             parsed = parse_skill_md(raw, entry.path.name)
@@ -220,13 +221,13 @@ class SkillStore:
         """Move an invalid package aside to <snapshots>/invalid/<source>/<dir>-<ts>."""
         root = self._writable_root(source)
         if not dir_name or dir_name.startswith(".") or "/" in dir_name or "\\" in dir_name:
-            raise SkillNotFound(f"No invalid Skill folder '{dir_name[:80]}'.")
+            raise SkillNotFound(say("skill.no_invalid_folder", name=dir_name[:80]))
         with self._locks.hold(dir_name):
             folder = root / dir_name
             if not folder.is_dir():
-                raise SkillNotFound(f"No invalid Skill folder '{dir_name[:80]}'.")
+                raise SkillNotFound(say("skill.no_invalid_folder", name=dir_name[:80]))
             if validate_package(folder).kind == "valid":
-                raise SkillConflict(f"'{dir_name}' is valid now; delete it as a normal Skill instead.")
+                raise SkillConflict(say("skill.valid_now", name=dir_name))
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             dest = self._paths.snapshots / "invalid" / source / f"{dir_name}-{stamp}"
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -243,7 +244,9 @@ class SkillStore:
         root = self._writable_root(source)
         result = validate_package(staged, check_folder=False)
         if result.kind == "invalid":
-            raise SkillInvalid(f"Not a valid Skill: {describe_problems(result.problems)}", result.problems)
+            raise SkillInvalid(
+                say("skill.invalid", reasons=describe_problems(result.problems)), result.problems
+            )
         name = result.document.manifest.name
         with self._locks.hold(name):
             self._check_name_free(name)
@@ -263,14 +266,14 @@ class SkillStore:
             target = root / name
             live = validate_package(target)
             if live.kind == "invalid":
-                raise SkillNotFound(f"No valid {source} Skill named '{name[:80]}'.")
+                raise SkillNotFound(say("skill.no_valid", name=name[:80], source=source))
             staged = work / name
             copy_tree(target, staged)
             apply(staged)
             checked = validate_package(staged, folder_name=name)
             if checked.kind == "invalid":
                 reasons = describe_problems(checked.problems)
-                raise SkillInvalid(f"Not a valid Skill: {reasons}", checked.problems)
+                raise SkillInvalid(say("skill.invalid", reasons=reasons), checked.problems)
             self._snapshots.take(source, name, target, "replace", live.document.sha256)
             fsync_tree(staged)
             sibling = hidden_sibling(target, "stage")
@@ -291,11 +294,11 @@ class SkillStore:
         taken = self.catalog.refresh().get(name)
         if taken is not None:
             raise SkillConflict(
-                f"A {taken.source} Skill named '{name}' already exists; delete or rename it first."
+                say("skill.exists", name=name, source=taken.source)
             )
         for root in self._roots.ordered():
             if os.path.lexists(root.path / name):
-                raise SkillConflict(f"A folder named '{name}' already exists in the {root.source} Skills.")
+                raise SkillConflict(say("skill.folder_exists", name=name, source=root.source))
 
     def import_zip(self, zip_path: Path, source: SourceKind = "user") -> InstalledSkill:
         self._writable_root(source)
@@ -319,12 +322,12 @@ class SkillStore:
         entry = self.catalog.refresh().get(name)
         if entry is not None:
             if not entry.writable:
-                raise SkillReadOnly(f"'{name}' is a {entry.source} Skill; it has no versions.")
+                raise SkillReadOnly(say("skill.no_versions_source", name=name, source=entry.source))
             return entry.source
         for source in reversed(WRITABLE_SOURCES):
             if self._snapshots.list(source, name):
                 return source
-        raise SkillNotFound(f"No Skill or saved versions named '{name[:80]}'.")
+        raise SkillNotFound(say("skill.no_versions", name=name[:80]))
 
     def versions(self, name: str) -> list[SkillVersion]:
         return self._snapshots.list(self._version_source(name), name)
@@ -332,7 +335,7 @@ class SkillStore:
     def rollback(self, name: str, version_id: str) -> SkillText:
         """Make the snapshot `version_id` the live version (or restore a deleted Skill)."""
         if name_problems(name):
-            raise SkillNotFound(f"No Skill named '{name[:80]}'.")
+            raise SkillNotFound(say("skill.not_found", name=name[:80]))
         with self._locks.hold(name):
             source = self._version_source(name)
             version = self._snapshots.get(source, name, version_id)

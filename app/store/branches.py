@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+from app.contracts.errors import say
 from app.store.errors import NotFound
 
 ROOT = 0  # the parent "cursor" of a first message
@@ -188,7 +189,7 @@ def branch_of(conn: sqlite3.Connection, chat_id: str, cursor: int) -> int:
         "SELECT branch FROM messages WHERE chat_id = ? AND cursor = ?", (chat_id, cursor)
     ).fetchone()
     if row is None:
-        raise NotFound(f"message {cursor} of chat {chat_id} not found")
+        raise NotFound(say("chat.message_not_found", message=cursor, id=chat_id))
     return int(row[0])
 
 
@@ -196,7 +197,7 @@ def active_leaf(conn: sqlite3.Connection, chat_id: str) -> int:
     """The active leaf's cursor (0 for a chat without messages). NotFound for no chat."""
     row = conn.execute("SELECT leaf_cursor FROM chats WHERE id = ?", (chat_id,)).fetchone()
     if row is None:
-        raise NotFound(f"chat {chat_id} not found")
+        raise NotFound(say("chat.not_found", id=chat_id))
     if row[0] is not None:
         return int(row[0])
     newest = conn.execute(

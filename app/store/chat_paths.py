@@ -6,6 +6,7 @@ import builtins
 import sqlite3
 from collections.abc import Sequence
 
+from app.contracts.errors import say
 from app.contracts.messages import Message
 from app.store import branches as tree
 from app.store import visible
@@ -69,7 +70,7 @@ class ChatPaths(ChatRecords):
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
                 if cid in self._reserved:
                     return []  # reserved, not stored yet: no history
-                raise NotFound(f"chat {cid} not found")
+                raise NotFound(say("chat.not_found", id=cid))
             rows = conn.execute(
                 "SELECT * FROM messages WHERE chat_id = ? AND cursor >= ? ORDER BY cursor LIMIT ?",
                 (cid, from_cursor, -1 if limit is None else limit),
@@ -111,7 +112,7 @@ class ChatPaths(ChatRecords):
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
                 if cid in self._reserved:
                     return []
-                raise NotFound(f"chat {cid} not found")
+                raise NotFound(say("chat.not_found", id=cid))
             end = tree.active_leaf(conn, cid) if leaf is None else leaf
             if end == tree.ROOT:
                 return []
@@ -173,7 +174,7 @@ class ChatPaths(ChatRecords):
         if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
             if cid in self._reserved:
                 return None
-            raise NotFound(f"chat {cid} not found")
+            raise NotFound(say("chat.not_found", id=cid))
         end = tree.active_leaf(conn, cid) if leaf is None else leaf
         if end == tree.ROOT:
             return None
@@ -195,7 +196,7 @@ class ChatPaths(ChatRecords):
                 "SELECT * FROM messages WHERE chat_id = ? AND cursor = ?", (cid, cursor)
             ).fetchone()
             if row is None:
-                raise NotFound(f"message {cursor} of chat {cid} not found")
+                raise NotFound(say("chat.message_not_found", message=cursor, id=cid))
             bmap = tree.BranchMap.load(conn, cid)
             walk = tree.walk_back(conn, cid, tree.path_point(conn, cid, bmap, cursor))
             next(walk)
@@ -217,7 +218,7 @@ class ChatPaths(ChatRecords):
                 if row["role"] == "user":
                     found = row
         if found is None:
-            raise NotFound(f"message {cursor} of chat {cid} answers no user message")
+            raise NotFound(say("chat.message_no_question", message=cursor, id=cid))
         return stored_message(found, parent)
 
     def on_path(self, chat_id: str, cursor: int, *, leaf: int | None = None) -> bool:
@@ -301,7 +302,7 @@ class ChatPaths(ChatRecords):
         cid = validate_chat_id(chat_id)
         with self._db.reading() as conn:
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
-                raise NotFound(f"chat {cid} not found")
+                raise NotFound(say("chat.not_found", id=cid))
             row = conn.execute(
                 "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
             ).fetchone()

@@ -6,6 +6,7 @@ import builtins
 import sqlite3
 from collections.abc import Sequence
 
+from app.contracts.errors import say
 from app.store.chat_rows import ChatActivity, ChatRecord, chat_record, clean_title
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
@@ -33,7 +34,7 @@ class ChatRecords:
                     (record.id, record.title, int(record.title_auto), now, now),
                 )
         except sqlite3.IntegrityError as exc:
-            raise Conflict(f"chat {cid} already exists") from exc
+            raise Conflict(say("chat.exists", id=cid)) from exc
         return record
 
     def reserve(self, title: str | None = None) -> ChatRecord:
@@ -52,7 +53,7 @@ class ChatRecords:
         cid = validate_chat_id(chat_id)
         rows = self._db.query("SELECT * FROM chats WHERE id = ?", (cid,))
         if not rows:
-            raise NotFound(f"chat {cid} not found")
+            raise NotFound(say("chat.not_found", id=cid))
         return chat_record(rows[0])
 
     def exists(self, chat_id: str) -> bool:
@@ -132,7 +133,7 @@ class ChatRecords:
         with self._db.transaction() as conn:
             row = conn.execute("SELECT * FROM chats WHERE id = ?", (cid,)).fetchone()
             if row is None:
-                raise NotFound(f"chat {cid} not found")
+                raise NotFound(say("chat.not_found", id=cid))
             if auto and not row["title_auto"]:
                 return chat_record(row)
             conn.execute("UPDATE chats SET title = ?, title_auto = ? WHERE id = ?", (cleaned, int(auto), cid))
@@ -144,6 +145,6 @@ class ChatRecords:
         cid = validate_chat_id(chat_id)
         with self._db.transaction() as conn:
             if conn.execute("DELETE FROM chats WHERE id = ?", (cid,)).rowcount == 0:
-                raise NotFound(f"chat {cid} not found")
+                raise NotFound(say("chat.not_found", id=cid))
 
     # ---- messages ---------------------------------------------------------------------------

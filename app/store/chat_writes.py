@@ -6,6 +6,7 @@ import builtins
 import sqlite3
 from collections.abc import Sequence
 
+from app.contracts.errors import say
 from app.contracts.messages import Message
 from app.store import branches as tree
 from app.store import visible
@@ -36,7 +37,7 @@ class ChatWrites(ChatPaths):
             if conn.execute("SELECT 1 FROM chats WHERE id = ?", (cid,)).fetchone() is None:
                 reserved = self._reserved.get(cid)
                 if reserved is None:
-                    raise NotFound(f"chat {cid} not found")
+                    raise NotFound(say("chat.not_found", id=cid))
                 conn.execute(
                     "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?,?,?,?,?)",
                     (cid, reserved.title, int(reserved.title_auto), reserved.created_at, now),
@@ -44,7 +45,7 @@ class ChatWrites(ChatPaths):
             if conn.execute(
                 "SELECT 1 FROM messages WHERE chat_id = ? AND turn_id = ? LIMIT 1", (cid, tid)
             ).fetchone():
-                raise Conflict(f"turn {tid} of chat {cid} is already stored")
+                raise Conflict(say("chat.turn_stored", turn=tid, id=cid))
             last = conn.execute(
                 "SELECT COALESCE(MAX(cursor), 0) FROM messages WHERE chat_id = ?", (cid,)
             ).fetchone()[0]

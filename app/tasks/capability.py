@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.contracts.capability import Capability, Handler
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, said, say
 from app.contracts.replies import Ok
 from app.host.host import Host, SectionStore
 from app.store.errors import NotFound
@@ -130,7 +130,7 @@ class TasksCapability(Capability):
     async def _remove(self, req: tm.TaskRef) -> Ok:
         task = self._task(req.task_id)
         if any(r.status == "running" for r in self.store.runs(task.id, limit=1)):
-            raise ApiFailure("busy", "This task is running; wait for the run to end, then remove it.")
+            raise ApiFailure("busy", say("task.busy_remove"))
         self.store.remove(task.id)
         self._changed()
         return Ok()
@@ -151,38 +151,36 @@ class TasksCapability(Capability):
             now = self._clock()
             runs = upcoming(req.schedule, now, time_zone(zone), now, req.count)
         except ScheduleError as exc:
-            raise ApiFailure("invalid", str(exc), {"schedule": str(exc)}) from None
+            raise ApiFailure("invalid", said(exc), {"schedule": str(exc)}) from None
         return tm.SchedulePreview(next_runs=runs, schedule_text=describe(req.schedule), time_zone=zone)
 
     # ---- helpers --------------------------------------------------------------------------------
 
     def _task(self, task_id: str) -> TaskRecord:
         if not is_valid_id(task_id):
-            raise ApiFailure("invalid", "`task_id` must be a task id from tasks.list")
+            raise ApiFailure("invalid", say("task.bad_id"))
         try:
             return self.store.get(task_id)
         except NotFound:
-            raise ApiFailure("not_found", f"task {task_id!r} does not exist") from None
+            raise ApiFailure("not_found", say("task.not_found", id=task_id)) from None
 
     def _checked(self, draft: TaskDraft, zone: str) -> TaskDraft:
         try:
             time_zone(zone)
             check(draft.schedule, self._knobs.min_interval_s)
         except ScheduleError as exc:
-            raise ApiFailure("invalid", str(exc), {"schedule": str(exc)}) from None
+            raise ApiFailure("invalid", said(exc), {"schedule": str(exc)}) from None
         if not draft.name.strip() or any(ord(c) < 32 for c in draft.name):
-            raise ApiFailure(
-                "invalid", "The task name must be visible text on one line.", {"name": "invalid"}
-            )
+            raise ApiFailure("invalid", say("task.bad_name"), {"name": "invalid"})
         if draft.provider_id is not None and self._host.provider_kind(draft.provider_id) is None:
             raise ApiFailure(
-                "invalid", f"no saved provider {draft.provider_id!r} (see Settings → Providers)",
+                "invalid", say("task.unknown_provider", id=draft.provider_id),
                 {"provider_id": "unknown"},
             )  # fmt: skip
         if draft.workspace is not None:
             path = Path(draft.workspace).expanduser()
             if not path.is_absolute() or not path.is_dir():
-                message = f"the workspace {draft.workspace!r} is not an existing folder (give a full path)"
+                message = say("task.bad_workspace", path=draft.workspace)
                 raise ApiFailure("invalid", message, {"workspace": "not a folder"})
             draft = draft.model_copy(update={"workspace": str(path.resolve())})
         return draft

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from app.contracts.errors import say
 from app.tasks.model import WEEKDAYS, Cron, Daily, Every, Once, Schedule, Weekday, Weekly
 
 MIN_INTERVAL_S = 60
@@ -35,37 +36,35 @@ def time_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ScheduleError(
-            f"unknown time zone {name[:64]!r} (use an IANA name like Europe/Berlin)"
-        ) from None
+        raise ScheduleError(say("schedule.zone", zone=name[:64])) from None
 
 
 def parse_duration(text: str) -> int:
     """ "90m", "1h30m", "2 days" → seconds."""
     rest = text.strip().lower()
     if not rest:
-        raise ScheduleError("the interval is empty (write e.g. 15m, 2h or 1d)")
+        raise ScheduleError(say("schedule.interval_empty"))
     total = 0
     while rest:
         match = _DURATION_PART.match(rest)
         if match is None:
-            raise ScheduleError(f"cannot read the interval {text[:40]!r} (write e.g. 15m, 2h or 1d)")
+            raise ScheduleError(say("schedule.interval_unreadable", text=text[:40]))
         total += int(match.group(1)) * _UNIT_S[match.group(2)[0]]
         rest = rest[match.end() :].lstrip()
     if total <= 0 or total > MAX_DURATION_S:
-        raise ScheduleError("the interval must be more than 0 and at most 366 days")
+        raise ScheduleError(say("schedule.interval_range"))
     return total
 
 
 def check_every(seconds: int, minimum_s: int) -> None:
     if seconds < minimum_s:
-        raise ScheduleError(f"the interval must be at least {_human(minimum_s)}")
+        raise ScheduleError(say("schedule.interval_min", minimum=_human(minimum_s)))
 
 
 def parse_hhmm(text: str) -> tuple[int, int]:
     match = _HHMM.fullmatch(text.strip())
     if match is None or int(match.group(1)) > 23 or int(match.group(2)) > 59:
-        raise ScheduleError(f"{text[:20]!r} is not a time of day (write HH:MM, e.g. 07:30)")
+        raise ScheduleError(say("schedule.not_time", text=text[:20]))
     return int(match.group(1)), int(match.group(2))
 
 
@@ -78,7 +77,7 @@ def parse_weekly(text: str) -> Weekly:
     day_text, sep, time_text = text.partition("@")
     day = _weekday(day_text) if sep else None
     if day is None:
-        raise ScheduleError(f"{text[:30]!r} is not DAY@HH:MM (e.g. mon@09:00)")
+        raise ScheduleError(say("schedule.not_weekly", text=text[:30]))
     hour, minute = parse_hhmm(time_text)
     return Weekly(day=day, hour=hour, minute=minute)
 
@@ -95,10 +94,10 @@ def parse_cron(text: str) -> Cron:
 
     expr = " ".join(text.split())
     if len(expr.split(" ")) != 5 or not croniter.is_valid(expr):
-        raise ScheduleError(f"{text[:60]!r} is not a cron expression of five fields (e.g. '0 9 * * 1-5')")
+        raise ScheduleError(say("schedule.not_cron", text=text[:60]))
     cron = Cron(expr=expr)
     if next_after(cron, datetime(2000, 1, 1, tzinfo=UTC), UTC, datetime(2000, 1, 1, tzinfo=UTC)) is None:
-        raise ScheduleError(f"the cron expression {expr!r} never runs")
+        raise ScheduleError(say("schedule.cron_never", expr=expr))
     return cron
 
 
@@ -106,7 +105,7 @@ def parse_at(text: str, zone: ZoneInfo) -> Once:
     try:
         at = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise ScheduleError(f"{text[:40]!r} is not an ISO time (e.g. 2027-01-31T09:00)") from None
+        raise ScheduleError(say("schedule.not_iso", text=text[:40])) from None
     if at.tzinfo is None:
         at = at.replace(tzinfo=zone)
     return Once(at=at.astimezone(UTC))
@@ -119,7 +118,7 @@ def check(schedule: Schedule, minimum_s: int) -> None:
     elif isinstance(schedule, Cron):
         parse_cron(schedule.expr)
     elif isinstance(schedule, Once) and schedule.at.tzinfo is None:
-        raise ScheduleError("a one-off time needs its time zone")
+        raise ScheduleError(say("schedule.once_zone"))
 
 
 def next_after(schedule: Schedule, after: datetime, zone: tzinfo, anchor: datetime) -> datetime | None:

@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 
+from app.contracts.errors import say
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id
@@ -37,7 +38,7 @@ class TaskStore:
                      to_db(anchor), _opt(next_run), to_db(now), to_db(now)),
                 )  # fmt: skip
         except sqlite3.IntegrityError:
-            raise Conflict(f"a task named {draft.name!r} already exists") from None
+            raise Conflict(say("task.exists", name=draft.name)) from None
         return self.get(task_id)
 
     def update(
@@ -59,21 +60,21 @@ class TaskStore:
                      _opt(next_run), to_db(now), time_zone, task_id),
                 ).rowcount  # fmt: skip
         except sqlite3.IntegrityError:
-            raise Conflict(f"a task named {draft.name!r} already exists") from None
+            raise Conflict(say("task.exists", name=draft.name)) from None
         if not changed:
-            raise NotFound(f"task {task_id!r} does not exist")
+            raise NotFound(say("task.not_found", id=task_id))
         return self.get(task_id)
 
     def get(self, task_id: str) -> TaskRecord:
         rows = self._db.query(_TASK_SELECT + " WHERE t.id = ?", (task_id,))
         if not rows:
-            raise NotFound(f"task {task_id[:64]!r} does not exist")
+            raise NotFound(say("task.not_found", id=task_id[:64]))
         return _task(rows[0])
 
     def by_name(self, name: str) -> TaskRecord:
         rows = self._db.query(_TASK_SELECT + " WHERE t.name = ?", (name,))
         if not rows:
-            raise NotFound(f"no task named {name[:80]!r} (see `cashcode tasks list`)")
+            raise NotFound(say("task.no_such_name", name=name[:80]))
         return _task(rows[0])
 
     def all(self) -> list[TaskRecord]:
@@ -82,7 +83,7 @@ class TaskStore:
     def remove(self, task_id: str) -> None:
         with self._db.transaction() as conn:
             if not conn.execute("DELETE FROM tasks WHERE id = ?", (task_id,)).rowcount:
-                raise NotFound(f"task {task_id!r} does not exist")
+                raise NotFound(say("task.not_found", id=task_id))
 
     def set_chat(self, task_id: str, chat_id: str) -> None:
         with self._db.transaction() as conn:
@@ -200,7 +201,7 @@ class TaskStore:
     def run(self, run_id: str) -> RunRecord:
         rows = self._db.query("SELECT * FROM task_runs WHERE id = ?", (run_id,))
         if not rows:
-            raise NotFound(f"run {run_id[:64]!r} does not exist")
+            raise NotFound(say("task.run_not_found", id=run_id[:64]))
         return _run(rows[0])
 
     def runs(self, task_id: str, limit: int = RECENT_RUNS) -> list[RunRecord]:
@@ -233,7 +234,7 @@ def _opt(value: datetime | None) -> str | None:
 def _duration(conn: sqlite3.Connection, run_id: str, now: datetime) -> float:
     row = conn.execute("SELECT started_at FROM task_runs WHERE id = ?", (run_id,)).fetchone()
     if row is None:
-        raise NotFound(f"run {run_id!r} does not exist")
+        raise NotFound(say("task.run_not_found", id=run_id))
     return round(max(0.0, (now - from_db(row[0])).total_seconds() * 1000), 1)
 
 

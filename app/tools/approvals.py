@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from app.contracts.tools import ApprovalInfo, ApprovalLedger, PreparedCall, Tool
+from app.contracts.tools import ApprovalInfo, ApprovalLedger, PreparedCall, Tool, summary
 
 Mode = Literal["autonomous", "ask_writes", "read_only"]
 Policy = Literal["always", "ask", "never"]
@@ -106,4 +106,5 @@ def _generic_approval(tool: Tool, prepared: PreparedCall) -> ApprovalInfo:
         detail = json.dumps(dict(prepared.args), ensure_ascii=False, indent=2, sort_keys=True)
     except (TypeError, ValueError):
         detail = repr(dict(prepared.args))
-    return ApprovalInfo(title=f"Use {tool.name}", detail=detail)
+    shown = summary("use_tool", detail, tool=tool.name)
+    return ApprovalInfo(title=f"Use {tool.name}", detail=detail, summary=shown)

@@ -23,6 +23,7 @@ from app.contracts.tools import (
     ToolContext,
     ToolError,
     ToolResult,
+    summary,
 )
 from app.tools.exec_env import command_env, is_git_executable
 from app.tools.git_guard import git_problem, hardened_approved_git_argv, hardened_git_argv, is_hardened
@@ -122,5 +123,6 @@ def _approval(plan: ExecPlan, ctx: ToolContext) -> ApprovalInfo:
         title="Run a command",
         detail=f"{shlex.join(plan.argv)}\n(in {plan.cwd})",
         argv=plan.argv,
+        summary=summary("run_command", shlex.join(plan.argv), cwd=plan.cwd),
         grant_key=GrantKey(kind="exec", key=plan.argv, workspace=workspace),
     )

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.contracts.events import ApprovalSummaryCode
 from app.contracts.tool_args import opt_bool, opt_int, opt_str, req_str
-from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tools import ApprovalInfo, PreparedCall, Tool, ToolContext, ToolError, ToolResult, summary
 from app.support.paging import LinePage, line_marker, page_chars, page_lines
 from app.tools.fileio import BINARY_SNIFF_BYTES, atomic_write, looks_binary, open_regular, read_utf8
 from app.tools.specs import EDIT_FILE, LIST_DIR, READ_FILE, WRITE_FILE
-from app.tools.workspace import display_path, read_guard_reason, resolve_in_workspace
+from app.tools.workspace import display_path, private_root_of, read_guard_reason, resolve_in_workspace
 
 READ_CAP_BYTES = 256 * 1024  # how much of an over-long line is read at a time while skipping it
 EDIT_MAX_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
@@ -43,7 +44,14 @@ def guarded_read(path: Path, shown: str, ctx: ToolContext, *, verb: str = "Read"
     reason = read_guard_reason(path, ctx, shown)
     if reason is None:
         return None
-    return ApprovalInfo(title=f"{verb} a protected path", detail=f"{verb} {path}\n{reason}")
+    code: ApprovalSummaryCode = (
+        "protected_private" if private_root_of(path, ctx) is not None else "protected_hardlink"
+    )
+    return ApprovalInfo(
+        title=f"{verb} a protected path",
+        detail=f"{verb} {path}\n{reason}",
+        summary=summary(code, str(path), verb=verb.lower(), path=shown),
+    )
 
 
 # --------------------------------------------------------------------------- read_file
@@ -130,7 +138,13 @@ class WriteFileTool(Tool):
         if exists and not overwrite:
             raise ToolError(f"'{ps.shown}' already exists; pass overwrite: true to replace it.")
         what = "overwrite existing file" if exists else "new file"
-        approval = ApprovalInfo(title="Write a file", detail=f"Write {len(data)} bytes to {ps.path} ({what})")
+        approval = ApprovalInfo(
+            title="Write a file",
+            detail=f"Write {len(data)} bytes to {ps.path} ({what})",
+            summary=summary(
+                "write_file_overwrite" if exists else "write_file_new", str(ps.path), bytes=len(data)
+            ),
+        )
         state = WriteState(ps.path, ps.shown, data, overwrite)
         return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 
@@ -203,7 +217,11 @@ class EditFileTool(Tool):
         )
         if len(diff) > DIFF_PREVIEW_CHARS:
             diff = diff[:DIFF_PREVIEW_CHARS] + "\n[diff truncated]"
-        approval = ApprovalInfo(title="Edit a file", detail=f"Edit {ps.path}\n{diff}")
+        approval = ApprovalInfo(
+            title="Edit a file",
+            detail=f"Edit {ps.path}\n{diff}",
+            summary=summary("edit_file", diff, path=ps.path),
+        )
         state = EditState(ps.path, ps.shown, _sha(text), new_text)
         return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
 

@@ -31,6 +31,7 @@ from app.contracts.tools import (
     ToolContext,
     ToolError,
     ToolResult,
+    summary,
 )
 from app.support.paging import char_marker, char_page, page_chars
 from app.tools.specs import WEB_FETCH
@@ -166,6 +167,7 @@ def host_approval(target: Target) -> ApprovalInfo:
     return ApprovalInfo(
         title=f"Fetch from {host}",
         detail=f"GET {target.url}\nEverything in this address is sent to {host}.",
+        summary=summary("fetch_url", f"GET {target.url}", host=host),
         grant_key=GrantKey(kind="web_host", key=(host,)),
     )
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from app.contracts import replies as m
 from app.contracts.capability import Capability, Handler, SettingsSection
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.host.host import SectionStore
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsStore
@@ -76,11 +76,9 @@ class WebSearchSettings(Capability):
     async def save(self, req: w.WebSearchSave) -> w.WebSearchView:
         url = req.base_url.strip()
         if url and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname):
-            raise ApiFailure("invalid", f"The search address must be an http(s) URL, got {url!r}.")
+            raise ApiFailure("invalid", say("websearch.bad_url", url=url))
         if req.backend == "searxng" and not url:
-            raise ApiFailure(
-                "invalid", "SearXNG needs the address of your instance (e.g. http://127.0.0.1:8888)."
-            )
+            raise ApiFailure("invalid", say("websearch.searxng_url"))
         if req.backend in KEYED and req.api_key != m.MASK:
             # The key first: if the keychain refuses it, the settings are not changed either.
             if req.api_key:

@@ -16,6 +16,7 @@ from app.contracts.tools import (
     ToolContext,
     ToolError,
     ToolResult,
+    summary,
 )
 from app.tools.guarded_transport import GuardRefused, guarded_transport
 from app.tools.ssrf import Resolver, system_resolve
@@ -57,6 +58,7 @@ class WebSearchTool(Tool):
         approval = ApprovalInfo(
             title=f"Search the web via {host}",
             detail=f"Send the query “{query}” to {host} ({config.backend}).",
+            summary=summary("web_search", query, host=host, backend=config.backend),
             grant_key=GrantKey(kind="web_host", key=(host,)),
         )
         return PreparedCall(tool=self.name, args=args, approval=approval, state=(config, query, count))

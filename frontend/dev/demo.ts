@@ -102,7 +102,7 @@ function stream(chatId: string, turnId: string, text: string): void {
   const answer = "Let me check the workspace first.";
   for (const word of answer.split(/(?= )/)) batches.push([{ type: "delta", ...base, text: word, channel: "text" }]);
   batches.push([{ type: "tool_call", ...base, call_id: "x1", name: "exec", arguments: '{"argv": ["rm", "-rf", "build/"], "timeout": 30}' }]);
-  batches.push([{ type: "approval_required", ...base, approval_id: "ap1", call_id: "x1", tool: "exec", title: "Run a command in the workspace", detail: "rm -rf build/\n(cwd: /home/cash/projects/demo)", argv: ["rm", "-rf", "build/"], can_always: true }]);
+  batches.push([{ type: "approval_required", ...base, approval_id: "ap1", call_id: "x1", tool: "exec", title: "Run a command in the workspace", detail: "rm -rf build/\n(cwd: /home/cash/projects/demo)", argv: ["rm", "-rf", "build/"], can_always: true, summary: { code: "run_command", params: { cwd: "/home/cash/projects/demo" }, exact: "rm -rf build/" } }]);
   let i = 0;
   const tick = () => {
     const batch = batches[i++];

@@ -13,6 +13,7 @@ import zipfile
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.attachments.helpers import png
 from tests.e2e.browser_helpers import ROOT, EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
@@ -194,7 +195,17 @@ def _set_look(page: Page, language: str, theme: str) -> None:
     expect(page.locator("html")).to_have_attribute("lang", language)
 
 
-MAIN_VIEWS = ("mcp", "memory", "skills", "usage", "evals")
+MAIN_VIEWS = ("mcp", "skills", "usage", "evals")
+MEMORY_TABS = ("doc", "memories", "soul", "notes")
+SETTINGS_SECTIONS = (
+    "general", "providers", "workspace", "tools", "websearch", "approvals", "import", "local-api",
+    "prices", "about",
+)  # fmt: skip
+
+
+def _chinese(page: Page, test_id: str) -> None:
+    """In zh-CN, a backend error shown at `test_id` is worded in Chinese, not the English text."""
+    expect(page.get_by_test_id(test_id)).to_have_text(CJK)
 
 
 @pytest.mark.parametrize(("language", "theme"), [("en", "light"), ("zh-CN", "dark")])
@@ -223,12 +234,17 @@ def test_the_main_views_in_each_language_with_screenshots(
     # A chat with a tool call that asks first: the approval, then the denied card.
     page.get_by_test_id("nav-chat").click()
     page.get_by_test_id("new-chat").click()
+    # Type only once the new chat is open: text typed while it is being created is lost with the
+    # composer it was typed in (seen under load).
+    page.wait_for_url(re.compile(r".*#/chat/[0-9a-f-]+$"))
     fresh_llm.script(
         {"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "hi"}}]},
         {"text": "好的，我没有写入文件。\n\n```python\nprint(1)\n```"},
     )
     send(page, "写一个笔记")
     expect(page.get_by_test_id("approval-dialog")).to_be_visible()
+    if language == "zh-CN":  # what the call will do, worded from the event's summary code
+        _chinese(page, "approval-summary")
     shoot(page, f"approval-{look}")
     seen["approval"] = page.evaluate(VISIBLE_TEXT_JS)
     page.get_by_test_id("approval-deny").click()
@@ -237,11 +253,60 @@ def test_the_main_views_in_each_language_with_screenshots(
     shoot(page, f"chat-{look}")
     seen["chat"] = page.evaluate(VISIBLE_TEXT_JS)
 
+    # A real failing route: an image for a model that cannot see images (the send is refused).
+    image = [["dot.png", "image/png", _b64(png(3, 3))]]
+    page.evaluate(DRAG_JS, ['[data-testid="composer-input"]', image, True])
+    expect(page.get_by_test_id("attachment-chip")).to_have_attribute("data-status", "ready")
+    page.get_by_test_id("composer-input").fill("看这张图")
+    page.get_by_test_id("send-button").click()
+    expect(page.get_by_test_id("error-banner")).to_have_attribute("data-code", "invalid")
+    if language == "zh-CN":
+        _chinese(page, "error-text")
+    shoot(page, f"error-{look}")
+    seen["error"] = page.evaluate(VISIBLE_TEXT_JS)
+
     for view in MAIN_VIEWS:
         open_view(page, view)
         page.wait_for_timeout(300)  # lists load
         shoot(page, f"{view}-{look}")
         seen[view] = page.evaluate(VISIBLE_TEXT_JS)
+
+    open_view(page, "memory")
+    for tab in MEMORY_TABS:
+        page.get_by_test_id(f"memory-tab-{tab}").click()
+        page.wait_for_timeout(300)
+        shoot(page, f"memory-{tab}-{look}")
+        seen[f"memory-{tab}"] = page.evaluate(VISIBLE_TEXT_JS)
+
+    # Knowledge: a base, then the same name again (a conflict from the route).
+    open_view(page, "knowledge")
+    for _ in range(2):
+        page.get_by_test_id("kb-new-name").fill("文档")
+        page.get_by_test_id("kb-create").click()
+        expect(page.get_by_test_id("kb-empty")).to_have_count(0)
+    expect(page.get_by_test_id("knowledge-error")).to_be_visible()
+    if language == "zh-CN":
+        _chinese(page, "knowledge-error")
+    shoot(page, f"knowledge-{look}")
+    seen["knowledge"] = page.evaluate(VISIBLE_TEXT_JS)
+
+    # Tasks: the new-task form with a cron expression the backend refuses.
+    open_view(page, "tasks")
+    page.get_by_test_id("tasks-new").click()
+    page.get_by_test_id("tasks-kind").select_option("cron")
+    page.get_by_test_id("tasks-cron").fill("nope")
+    expect(page.get_by_test_id("tasks-preview")).to_contain_text("nope")
+    if language == "zh-CN":
+        _chinese(page, "tasks-preview")
+    shoot(page, f"tasks-{look}")
+    seen["tasks"] = page.evaluate(VISIBLE_TEXT_JS)
+
+    open_view(page, "settings")
+    for section in SETTINGS_SECTIONS:
+        page.locator(f'.settings-nav a[data-section="{section}"]').click()
+        page.wait_for_timeout(200)
+        shoot(page, f"settings-{section}-{look}")
+    seen["settings-all"] = page.evaluate(VISIBLE_TEXT_JS)
 
     if language == "zh-CN":
         english = {view: found for view, texts in seen.items() if (found := english_only(texts))}

@@ -75,7 +75,7 @@ export class HttpTransport implements Transport {
         body: JSON.stringify(payload ?? {}),
       });
     } catch {
-      throw new ApiError(route, "unavailable", "Cannot reach the CashCode server.");
+      throw new ApiError(route, "unavailable", "Cannot reach the CashCode server.", {}, { key: "client.unreachable" });
     }
     let body: unknown;
     try {
@@ -85,9 +85,14 @@ export class HttpTransport implements Transport {
     }
     if (body === undefined || (typeof body === "object" && body !== null && !("ok" in body))) {
       if (res.status === 401 || res.status === 403) {
-        throw new ApiError(route, "unauthorized", "This page is not authorised; open the link printed by `cashcode serve`.");
+        throw new ApiError(route, "unauthorized", "This page is not authorised; open the link printed by `cashcode serve`.", {}, {
+          key: "client.unauthorized",
+        });
       }
-      throw new ApiError(route, "protocol", `The server answered ${res.status} for ${route}.`);
+      throw new ApiError(route, "protocol", `The server answered ${res.status} for ${route}.`, {}, {
+        key: "client.http_status",
+        params: { status: String(res.status), route },
+      });
     }
     return unwrap(route, body);
   }

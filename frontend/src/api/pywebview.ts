@@ -63,7 +63,7 @@ export class PywebviewTransport implements Transport {
         clearInterval(poll);
         this.host.removeEventListener("pywebviewready", onReady);
         this.ready = null;
-        reject(new ApiError("bridge", "unavailable", "The desktop bridge did not start."));
+        reject(new ApiError("bridge", "unavailable", "The desktop bridge did not start.", {}, { key: "client.no_bridge" }));
       }, this.timeoutMs);
       // Belt and braces: the event can fire before we listen.
       const poll = setInterval(onReady, 100);

@@ -31,13 +31,24 @@ export class ApiError extends Error {
   readonly code: ApiErrorCode;
   readonly details: Record<string, string>;
   readonly route: string;
+  /** The backend's catalog entry for the message ("" if none) and what it names. */
+  readonly key: string;
+  readonly params: Record<string, string>;
 
-  constructor(route: string, code: ApiErrorCode, message: string, details: Record<string, string> = {}) {
+  constructor(
+    route: string,
+    code: ApiErrorCode,
+    message: string,
+    details: Record<string, string> = {},
+    worded: { key?: string; params?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = "ApiError";
     this.route = route;
     this.code = code;
     this.details = details;
+    this.key = worded.key ?? "";
+    this.params = worded.params ?? {};
   }
 }
 
@@ -62,14 +73,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function unwrap<R extends RouteName>(route: R, raw: unknown): Response<R> {
   const envelope = typeof raw === "string" ? safeParse(raw) : raw;
   if (!isRecord(envelope) || typeof envelope.ok !== "boolean") {
-    throw new ApiError(route, "protocol", `Unexpected reply from the backend for ${route}.`);
+    throw new ApiError(route, "protocol", `Unexpected reply from the backend for ${route}.`, {}, { key: "client.bad_reply", params: { route } });
   }
   if (envelope.ok) return envelope.data as Response<R>;
   const error = isRecord(envelope.error) ? envelope.error : {};
   const code = typeof error.code === "string" ? error.code : "internal";
   const message = typeof error.message === "string" ? error.message : "Unknown error";
   const details = isRecord(error.details) ? (error.details as Record<string, string>) : {};
-  throw new ApiError(route, code, message, details);
+  const key = typeof error.key === "string" ? error.key : "";
+  const params = isRecord(error.params) ? (error.params as Record<string, string>) : {};
+  throw new ApiError(route, code, message, details, { key, params });
 }
 
 function safeParse(text: string): unknown {

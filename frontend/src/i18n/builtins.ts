@@ -5,6 +5,8 @@
  * server's tools, a user's Skill) is shown as the backend sent it: the English text is the
  * fallback, never a blank.
  */
+import type { ApprovalSummary } from "@/api/generated";
+import { translate, type MessageKey } from "@/i18n";
 import type { Language } from "@/stores/settings";
 
 type Table = Record<string, string>;
@@ -85,3 +87,8 @@ export const mcpDescription = (lang: Language, server: string, english: string) 
 export const skillTitle = (lang: Language, skill: string, english: string) => pick(SKILL_TITLES_ZH, lang, skill, english);
 export const skillDescription = (lang: Language, skill: string, english: string) =>
   pick(SKILL_DESCRIPTIONS_ZH, lang, skill, english);
+
+/** What an approval will do, in the UI language (`approval.summary.<code>` from its params). */
+export function approvalSummary(lang: Language, summary: ApprovalSummary): string {
+  return translate(lang, `approval.summary.${summary.code}` as MessageKey, summary.params);
+}

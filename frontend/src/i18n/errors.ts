@@ -1,15 +1,18 @@
 /**
- * Backend errors in the UI language. Errors carry a stable `code` and the `params` their message
- * names (provider, host, model, status…); Chinese wording is built here from them. A code not
- * listed, or a wording whose parameters did not all arrive, falls back to the backend's English
- * message, so nothing is ever blank or half-filled.
+ * Backend errors in the UI language. A route failure carries the `key` of its catalog entry
+ * (app/contracts/error_texts.py) and the `params` it names; it is worded from `apiError.<key>` in
+ * the UI's dictionaries. Provider failures carry a stable `code` (or `params.provider_code`) and
+ * are worded from ZH below. A key or code not known here, or a wording whose parameters did not
+ * all arrive, falls back to the backend's English message, so nothing is blank or half-filled.
  */
+import { dictionaries, type MessageKey } from "@/i18n";
 import type { Language } from "@/stores/settings";
 
 interface Worded {
   code: string;
   message: string;
   params?: Record<string, string>;
+  key?: string;
 }
 
 // Provider failures (app/llm/errors.py), by ProviderError code.
@@ -37,8 +40,35 @@ function fill(template: string, params: Record<string, string>): string | null {
   return missing ? null : text;
 }
 
+/** The dictionary key wording a route failure's catalog entry (`database_busy` also by code). */
+export function apiErrorKey(key: string): MessageKey {
+  return `apiError.${key}` as MessageKey;
+}
+
+// Parameters whose value is itself a word of the UI (a Skill's source: "user", "builtin"…).
+const WORDED_PARAMS: Record<string, string> = { source: "skills.source." };
+
+function wordedParams(lang: Language, params: Record<string, string>): Record<string, string> {
+  const out = { ...params };
+  if (lang === "en") return out; // the English wording is the backend's, values included
+  for (const [name, prefix] of Object.entries(WORDED_PARAMS)) {
+    const word = name in out ? (dictionaries[lang][`${prefix}${out[name]}` as MessageKey] as string | undefined) : undefined;
+    if (word) out[name] = word;
+  }
+  return out;
+}
+
+function catalogText(lang: Language, error: Worded): string | null {
+  const key = error.key || (error.code === "database_busy" ? "database_busy" : "");
+  if (!key) return null;
+  const template = dictionaries[lang][apiErrorKey(key)] as string | undefined;
+  return template ? fill(template, wordedParams(lang, error.params ?? {})) : null;
+}
+
 /** The error's text in `lang`: the provider code may come as `code` or as `params.provider_code`. */
 export function errorText(lang: Language, error: Worded): string {
+  const worded = catalogText(lang, error);
+  if (worded) return worded;
   if (lang !== "zh-CN") return error.message;
   const params = error.params ?? {};
   const code = params.provider_code ?? error.code;

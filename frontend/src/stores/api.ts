@@ -1,8 +1,10 @@
-import { defineStore } from "pinia";
+import { defineStore, getActivePinia } from "pinia";
 import { ref, shallowRef } from "vue";
 import type { RouteName } from "@/api/generated";
 import type { Request, Response, Transport } from "@/api/transport";
 import { ApiError } from "@/api/transport";
+import { errorText } from "@/i18n/errors";
+import { useSettingsStore, type Language } from "./settings";
 
 /** Holds the transport every other store calls through (set once at start-up, or by tests). */
 export const useApiStore = defineStore("api", () => {
@@ -20,7 +22,7 @@ export const useApiStore = defineStore("api", () => {
 
   function invoke<R extends RouteName>(route: R, payload: Request<R>): Promise<Response<R>> {
     const t = transport.value;
-    if (!t) return Promise.reject(new ApiError(route, "unavailable", "Not connected to the backend."));
+    if (!t) return Promise.reject(new ApiError(route, "unavailable", "Not connected to the backend.", {}, { key: "client.not_connected" }));
     return t.invoke(route, payload).catch((err: unknown) => {
       if (err instanceof ApiError && err.code === "database_busy") databaseBusy.value = true;
       throw err;
@@ -30,8 +32,16 @@ export const useApiStore = defineStore("api", () => {
   return { transport, databaseBusy, use, invoke };
 });
 
-/** Readable text for any thrown value. */
-export function errorMessage(err: unknown): string {
+/**
+ * Readable text for any thrown value, in the UI language: a backend error is worded from its
+ * catalog key (i18n/errors.ts), with the backend's English as the fallback. Without `lang` the
+ * settings store's language is used (English when no store is active, as in plain unit tests).
+ */
+export function errorMessage(err: unknown, lang?: Language): string {
+  if (err instanceof ApiError) {
+    const language = lang ?? (getActivePinia() ? useSettingsStore().language : "en");
+    return errorText(language, { code: err.code, message: err.message, params: err.params, key: err.key });
+  }
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -71,9 +71,11 @@ function blank(): ChatRuntime {
   return { history: null, hasMore: false, loading: false, live: null, approvals: [], error: null, running: false, sending: false };
 }
 
+/** A failed call as the banner's ErrorInfo; the banner words it (its key, or provider details). */
 export function toErrorInfo(err: unknown): ErrorInfo {
-  const params = err instanceof ApiError ? err.details : {};
-  return { code: errorCode(err), message: errorMessage(err), retry_after_s: null, params };
+  if (!(err instanceof ApiError)) return { code: errorCode(err), message: errorMessage(err, "en"), retry_after_s: null, params: {}, key: "" };
+  const params = err.key ? err.params : err.details;
+  return { code: err.code, message: err.message, retry_after_s: null, params, key: err.key };
 }
 
 export const useChatsStore = defineStore("chats", () => {

@@ -45,7 +45,7 @@ export const useMcpStore = defineStore("mcp", () => {
       }
       if (ev.type !== "mcp_server_status") continue;
       const s = servers.value.find((x) => x.name === ev.name);
-      if (s) put({ ...s, status: ev.status, error: ev.error, tool_count: ev.status === "connected" ? ev.tool_count : s.tool_count });
+      if (s) put({ ...s, status: ev.status, error: ev.error, error_key: ev.error_key, error_params: ev.error_params, tool_count: ev.status === "connected" ? ev.tool_count : s.tool_count });
     }
   }
 

@@ -6,6 +6,7 @@ import { mountWith, tick } from "./mount";
 const APPROVAL: ApprovalRequired = {
   type: "approval_required", chat_id: "c1", turn_id: "t1", approval_id: "a1", call_id: "k1", tool: "exec",
   title: "Run a command", detail: "git push --force origin main", argv: ["git", "push", "--force", "origin", "main"], can_always: true,
+  summary: null,
 };
 
 async function dialog(approval: Partial<ApprovalRequired> = {}) {

@@ -48,14 +48,14 @@ export function turn(chat_id: string, turn_id: string) {
     }),
     approval: (approval_id: string, call_id: string, can_always = true): AppEvent => ({
       type: "approval_required", chat_id, turn_id, approval_id, call_id, tool: "exec", title: "Run a command",
-      detail: "ls -la", argv: ["ls", "-la"], can_always,
+      detail: "ls -la", argv: ["ls", "-la"], can_always, summary: null,
     }),
     resolved: (approval_id: string, decision: "deny" | "once" | "always" | "cancelled"): AppEvent => ({
       type: "approval_resolved", chat_id, turn_id, approval_id, decision,
     }),
     done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text, hit_limit: false }),
     failed: (message = "Invalid API key (401). Check the key in Settings → Providers."): AppEvent => ({
-      type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null, params: {} },
+      type: "turn_failed", chat_id, turn_id, error: { code: "provider_error", message, retry_after_s: null, params: {}, key: "" },
     }),
     cancelled: (): AppEvent => ({ type: "turn_cancelled", chat_id, turn_id }),
   };

@@ -2,13 +2,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AppEvent, McpServerCreate, McpServerView } from "@/api/generated";
 import { ApiError } from "@/api/transport";
 import { MASK, draftFrom, sendsPlainHttpAuth, toPayload } from "@/model/mcpForm";
+import { useSettingsStore } from "@/stores/settings";
 import McpView from "@/views/McpView.vue";
+import { settingsView } from "./helpers";
 import { mountWith, tick } from "./mount";
 
 function view(over: Partial<McpServerView>): McpServerView {
   return {
     name: "test_stdio_mcp", display_name: "stdio test MCP", description: "", transport: "stdio", source: "builtin",
-    status: "disconnected", error: null, tool_count: 0, diagnostics: [], url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
+    status: "disconnected", error: null, error_key: "", error_params: {}, tool_count: 0, diagnostics: [], url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
     secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, loader_env: [], editable: false, auth: "none", ...over,
   };
 }
@@ -87,10 +89,15 @@ describe("MCP Market view", () => {
     await tick();
     expect(fake.callsTo("mcp.servers.connect")).toEqual([{ name: "test_stdio_mcp" }]);
     expect(wrapper.get('[data-testid="mcp-row"]').attributes("data-status")).toBe("connected");
-    fake.emit([{ type: "mcp_server_status", name: "test_stdio_mcp", status: "failed", error: "the server stopped", tool_count: 0 }]);
+    const stopped = { error: "the server stopped: exit 1", error_key: "mcp.stopped", error_params: { reason: "exit 1" } };
+    fake.emit([{ type: "mcp_server_status", name: "test_stdio_mcp", status: "failed", tool_count: 0, ...stopped }]);
     await tick();
     expect(wrapper.get('[data-testid="mcp-row"]').attributes("data-status")).toBe("failed");
-    expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("the server stopped");
+    expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("the server stopped: exit 1");
+    // The same failure in the Chinese UI, worded from its key (issue 25 item 6).
+    useSettingsStore().view = settingsView({ language: "zh-CN" });
+    await tick();
+    expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("服务器已停止：exit 1");
   });
 
   it("calls out loader variables of an unconfirmed launch", async () => {

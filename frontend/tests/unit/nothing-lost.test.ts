@@ -86,7 +86,7 @@ describe("nothing typed is lost", () => {
     const fake = backend();
     const { wrapper, chats } = await start(fake, "/chat/c1");
     const t = turn("c1", "t1");
-    chats.runtime("c1").error = { code: "provider_error", message: "Invalid API key (401).", retry_after_s: null, params: {} };
+    chats.runtime("c1").error = { code: "provider_error", message: "Invalid API key (401).", retry_after_s: null, params: {}, key: "" };
     await tick();
     expect(wrapper.find('[data-testid="error-banner"]').exists()).toBe(true);
     chats.applyBatch([t.started("again")]);

@@ -1,0 +1,208 @@
+"""The English of every worded error, by a stable key (`say(key, **params)` fills one in).
+
+The UI words each key in its own language from the same parameters (frontend/src/i18n:
+`apiError.<key>` in en.ts and zh-CN.ts); the generated API types list the keys and their
+parameters, so a key without a wording fails the UI's tests. Placeholders are `{name}`; values
+arrive as text. Keep a key's meaning when you change its English; add a new key for a new one.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+ERROR_TEXTS: Final[dict[str, str]] = {
+    # ---- the envelope and the request itself (app/api)
+    "route.unknown": "unknown route '{route}'",
+    "route.payload_not_object": "the payload must be a JSON object",
+    "request.invalid": "invalid request",
+    "request.field_missing": "{field}: this field is required.",
+    "request.field_unknown": "{field}: this request has no such field.",
+    "request.field_too_long": "{field}: at most {limit} characters.",
+    "request.field_too_short": "{field}: at least {limit} characters.",
+    "request.field_too_many": "{field}: at most {limit} items.",
+    "request.field_too_few": "{field}: at least {limit} items.",
+    "request.field_choice": "{field}: must be one of {limit}.",
+    "request.field_min": "{field}: must be at least {limit}.",
+    "request.field_above": "{field}: must be more than {limit}.",
+    "request.field_max": "{field}: must be at most {limit}.",
+    "request.field_below": "{field}: must be less than {limit}.",
+    "request.field_pattern": "{field}: not in the expected form.",
+    "request.field_invalid": "{field}: {reason}",
+    "internal": "Internal error in {route} ({kind}); see the log for details.",
+    "storage_problem": "Storage problem: {reason}",
+    "database_busy": (
+        "The database is busy: another program is using CashCode's data right now. "
+        "Try again in a moment; close the other program if this persists."
+    ),
+    "desktop_only": "This action is only available in the desktop app.",
+    "path.not_absolute": "The path must be absolute, got '{path}'.",
+    "path.must_be_absolute": "The path must be absolute.",
+    "path.missing": "'{path}' does not exist.",
+    "file.bad_base64": "The file's content is not valid base64.",
+    "file.cannot_save": "Cannot save the file: {reason}",
+    # ---- chats and turns
+    "chat.empty_message": "Type a message or attach a file first.",
+    "chat.no_model": (
+        "No model is available yet: add a provider in Settings → Providers (or start Ollama)"
+        " and check that it lists models."
+    ),
+    "chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
+    "chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
+    "chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+    "chat.already_running": "chat {id} is already running a turn",
+    "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
+    "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",
+    "chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
+    "chat.not_found": "chat {id} not found",
+    "chat.exists": "chat {id} already exists",
+    "chat.turn_stored": "turn {turn} of chat {id} is already stored",
+    "chat.message_not_found": "message {message} of chat {id} not found",
+    "chat.message_no_question": "message {message} of chat {id} answers no user message",
+    "chat.cannot_import": "Cannot import this chat: {reason}",
+    "export.needs_html": "An HTML export needs the rendered page (field `html`).",
+    "export.cannot_save": "Cannot save the export: {reason}",
+    "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+    "grant.not_found": "grant '{id}' does not exist",
+    # ---- attachments
+    "attach.too_many": "At most {max} files can be attached to one message ({count} given).",
+    "attach.not_uploaded": "{name}: upload the file first (it is not in the data folder).",
+    "attach.mismatch": "{name}: the reference does not match the stored file.",
+    "attach.no_vision": (
+        "The model {model} cannot see images (or is not known to). Pick a vision model, or turn on"
+        " “Can see images” for it in Settings → Providers. Nothing was sent."
+    ),
+    "attach.image_too_large": "{name} is {size}; images may be at most {max}.",
+    "attach.file_too_large": "{name} is {size}; files may be at most {max}.",
+    "attach.unsupported_kind": (
+        "{name} cannot be attached: only images (PNG, JPEG, GIF, WebP), text files and PDFs are supported."
+    ),
+    "attach.bad_base64": "{name}: the upload is not valid base64",
+    "attach.gone": "This attachment is no longer in the data folder.",
+    "attach.preview_images_only": "Only images can be previewed.",
+    # ---- providers, settings, workspace
+    "provider.not_configured": "provider '{id}' is not configured",
+    "provider.not_found": "provider '{id}' does not exist",
+    "provider.key_retarget": (
+        "The base URL now points at {new} instead of {old}. "
+        "The stored API key is only sent to the host it was entered for: "
+        "enter the key again (or clear it) to save this change."
+    ),
+    "prices.duplicate": "each provider and model may have one price only",
+    "workspace.not_absolute": "the workspace must be an absolute path, got '{path}'",
+    "workspace.not_folder": "the workspace '{path}' does not exist or is not a folder",
+    "websearch.bad_url": "The search address must be an http(s) URL, got '{url}'.",
+    "websearch.searxng_url": "SearXNG needs the address of your instance (e.g. http://127.0.0.1:8888).",
+    "hotkey.not_saved": "the shortcut works but could not be saved: {reason}",
+    # ---- scheduled tasks
+    "task.busy_remove": "This task is running; wait for the run to end, then remove it.",
+    "task.bad_id": "`task_id` must be a task id from tasks.list",
+    "task.not_found": "task '{id}' does not exist",
+    "task.no_such_name": "no task named '{name}' (see `cashcode tasks list`)",
+    "task.run_not_found": "run '{id}' does not exist",
+    "task.exists": "a task named '{name}' already exists",
+    "task.bad_name": "The task name must be visible text on one line.",
+    "task.unknown_provider": "no saved provider '{id}' (see Settings → Providers)",
+    "task.bad_workspace": "the workspace '{path}' is not an existing folder (give a full path)",
+    "schedule.zone": "unknown time zone '{zone}' (use an IANA name like Europe/Berlin)",
+    "schedule.interval_empty": "the interval is empty (write e.g. 15m, 2h or 1d)",
+    "schedule.interval_unreadable": "cannot read the interval '{text}' (write e.g. 15m, 2h or 1d)",
+    "schedule.interval_range": "the interval must be more than 0 and at most 366 days",
+    "schedule.interval_min": "the interval must be at least {minimum}",
+    "schedule.not_time": "'{text}' is not a time of day (write HH:MM, e.g. 07:30)",
+    "schedule.not_weekly": "'{text}' is not DAY@HH:MM (e.g. mon@09:00)",
+    "schedule.not_cron": "'{text}' is not a cron expression of five fields (e.g. '0 9 * * 1-5')",
+    "schedule.cron_never": "the cron expression '{expr}' never runs",
+    "schedule.not_iso": "'{text}' is not an ISO time (e.g. 2027-01-31T09:00)",
+    "schedule.once_zone": "a one-off time needs its time zone",
+    # ---- knowledge bases
+    "kb.not_found": "No knowledge base named '{name}'.",
+    "kb.not_found_cli": "No knowledge base named '{name}' (see `cashcode kb list`).",
+    "kb.exists": "A knowledge base named '{name}' already exists.",
+    "kb.name_required": "A knowledge base needs a name.",
+    "kb.name_too_long": "A knowledge base name has at most {max} characters.",
+    "kb.name_control": "A knowledge base name cannot contain control characters.",
+    "kb.path_required": "Give the path of a folder or file.",
+    "kb.not_file_or_folder": "{path} is not a folder or a regular file.",
+    "kb.private_folder": "{path} is one of CashCode's own folders; it cannot be indexed.",
+    "kb.not_a_source": "{path} is not a folder of knowledge base '{name}'.",
+    "kb.no_embeddings": "Embeddings are not available in this process.",
+    "kb.embeddings_pair": "Choose both a provider and an embeddings model, or neither.",
+    "kb.unknown_provider": "No provider with id '{id}' (add it in Settings → Providers).",
+    # ---- memory
+    "memory.not_found": "memory {id} not found",
+    "memory.exists": "memory {id} already exists",
+    "memory.deleted_meanwhile": "memory {id} not found (it may have been deleted meanwhile)",
+    "memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
+    "memory.duplicate": "memory {id} already has this text; update that memory instead",
+    "memory.note_not_found": "note {id} not found",
+    "memory.todo_not_found": "todo {id} not found",
+    "memory.todo_done": "todo {id} is already done",
+    "memory.proposal_not_found": "proposal {id} not found",
+    "memory.proposal_done": "proposal {id} was already {status}",
+    "memory.file_changed": "MEMORY.md was changed meanwhile; reload it and apply your edit again",
+    "memory.file_version_not_found": "MEMORY.md version {id} not found",
+    # ---- MCP servers and the MCP catalog
+    "mcp.builtin_edit": "'{name}' is a built-in server and cannot be edited",
+    "mcp.builtin_delete": "'{name}' is a built-in server and cannot be deleted",
+    "mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
+    "mcp.elicitation_gone": "That request is no longer waiting (answered or timed out).",
+    "mcp.no_answer": "no answer from the server within {seconds} s",
+    "mcp.ended": "the connection ended: {reason}",
+    "mcp.stopped": "the server stopped: {reason}",
+    "mcp.not_mcp_handshake": (
+        "the program did not answer as an MCP server ({cause}); check that it is an MCP server"
+    ),
+    "mcp.not_mcp_output": (
+        "the program is not an MCP server: it printed '{output}' where MCP messages "
+        "were expected (check the command and its arguments)"
+    ),
+    "catalog.unknown": "the MCP catalog has no server '{name}'; see `cashcode mcp catalog`",
+    "catalog.installing": "{name} is being installed already",
+    "catalog.exists": (
+        "an MCP server named '{name}' exists already; remove it first (cashcode mcp uninstall {name})"
+    ),
+    "catalog.not_catalog_server": "'{name}' is not a server of the MCP catalog",
+    "catalog.not_installed": "'{name}' is not installed",
+    # ---- Skills
+    "skill.no_evolution": "Self-evolution is not available here.",
+    "skill.import_source": "Give either 'path' or 'data_base64' (with 'filename').",
+    "skill.zip_only": "Only .zip files can be uploaded; drop a folder in the desktop app.",
+    "skill.not_found": "No Skill named '{name}'.",
+    "skill.no_valid": "No valid {source} Skill named '{name}'.",
+    "skill.no_invalid_folder": "No invalid Skill folder '{name}'.",
+    "skill.valid_now": "'{name}' is valid now; delete it as a normal Skill instead.",
+    "skill.source_read_only": "{source} Skills are read-only.",
+    "skill.read_only": "'{name}' is a {source} Skill and is read-only; import a copy to change it.",
+    "skill.changed": "'{name}' changed since it was opened; reload it and apply your edit again.",
+    "skill.invalid": "Not a valid Skill: {reasons}",
+    "skill.exists": "A {source} Skill named '{name}' already exists; delete or rename it first.",
+    "skill.folder_exists": "A folder named '{name}' already exists in the {source} Skills.",
+    "skill.target_exists": "'{name}' already exists.",
+    "skill.no_versions": "No Skill or saved versions named '{name}'.",
+    "skill.no_versions_source": "'{name}' is a {source} Skill; it has no versions.",
+    "skill.version_not_found": "'{name}' has no version '{version}'.",
+    "skill.no_skill_md": "The folder has no SKILL.md; pick the Skill's own folder.",
+    "skill.zip_symlink": "'{name}' is a symbolic link; links are refused.",
+    "skill.zip_traversal": "'{name}' tries to leave the Skill folder ('..').",
+    "skill.zip_layout": "The ZIP must hold one Skill, but it has several top-level entries: {entries}.",
+    "skill.zip_no_skill_md": "The ZIP has no SKILL.md at its root or inside its one top-level folder.",
+    "skill.zip_members": "The ZIP has {count} entries; the limit is {max}.",
+    "skill.zip_too_large": "The ZIP expands past {max} MiB.",
+    "skill.zip_unreadable": "Cannot read the ZIP file ({reason}).",
+    "skill.zip_not_zip": "The file is not a readable ZIP archive ({reason}).",
+    # ---- import, evals, usage, traces
+    "import.not_folder": "{path} is not a folder: choose a CashCode data folder or a cdy-agent workspace.",
+    "import.unknown_folder": (
+        "{path} is neither a CashCode data folder (memory/, data/skills/) "
+        "nor a cdy-agent workspace (.cdy-agent/)."
+    ),
+    "import.not_absolute": "Give the folder as an absolute path.",
+    "eval.unsupported": "Evals cannot run here.",
+    "eval.busy": "An eval run is in progress; wait for it to finish.",
+    "eval.bad_filename": "The file name is not valid.",
+    "eval.no_model": "No model chosen yet: pick a provider and a model first.",
+    "eval.run_not_found": "eval run '{id}' does not exist",
+    "trace.not_found": "trace '{id}' does not exist",
+    "usage.bad_day": "not a calendar day: {reason}",
+    "usage.bad_range": "the range ends before it starts",
+}

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 
 OPEN_PATH_ROUTE = "desktop.open_path"
 LOCATE_ROUTE = "knowledge.locate"
@@ -68,12 +68,12 @@ def register_open_routes(app: RouteApp, opener: Opener = system_opener) -> None:
         located = reply["data"]
         target = located["folder"] if request.folder else located["path"]
         if not isinstance(target, str) or not os.path.isabs(target):
-            raise ApiFailure("invalid", f"{request.path} has no folder of its knowledge base to open.")
+            raise ApiFailure("invalid", say("desktop.no_kb_folder", path=request.path))
         try:
             await asyncio.to_thread(opener, target)
         except (OSError, ValueError) as exc:
             log.warning("could not open %s: %s", target, exc)
-            raise ApiFailure("unsupported", f"The system could not open {target}: {exc}") from exc
+            raise ApiFailure("unsupported", say("desktop.open_failed", path=target, reason=exc)) from exc
         return Ok()
 
     app.register_route(OPEN_PATH_ROUTE, handle)

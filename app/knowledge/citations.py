@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.knowledge.extract import Unreadable, extract
 from app.knowledge.store import KnowledgeStore
 
@@ -43,7 +43,7 @@ class Excerpt:
 
 
 def refused(raw: str) -> ApiFailure:
-    return ApiFailure("not_found", f"{raw} is not a file of a knowledge base.")
+    return ApiFailure("not_found", say("knowledge.not_kb_file", path=raw))
 
 
 class CitationFiles:
@@ -87,7 +87,7 @@ class CitationFiles:
         try:
             lines = extract(Path(found.path), data).lines
         except Unreadable as exc:
-            raise ApiFailure("invalid", f"{raw} cannot be read: {exc}") from exc
+            raise ApiFailure("invalid", say("knowledge.unreadable", path=raw, reason=exc)) from exc
         total = len(lines)
         if total == 0:
             return Excerpt(found, 1, 1, 1, (), 0)
@@ -140,7 +140,7 @@ def _read_capped(path: str, cap: int, raw: str) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise refused(raw)
         if st.st_size > cap:
-            raise ApiFailure("invalid", f"{raw} is larger than {cap // (1024 * 1024)} MB.")
+            raise ApiFailure("invalid", say("knowledge.file_too_large", path=raw, limit=cap // (1024 * 1024)))
         return f.read(cap + 1)[:cap]
 
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort
 from app.mcp_catalog import api_models as x
@@ -67,7 +67,7 @@ class BundleService:
             server = info.server_id
             lock = self._locks.setdefault(server, asyncio.Lock())
             if lock.locked():
-                raise ApiFailure("busy", f"{server} is being installed already")
+                raise ApiFailure("busy", say("catalog.installing", name=server))
             async with lock:
                 return await self._install(info, path, shown, req.inputs)
 
@@ -76,11 +76,7 @@ class BundleService:
     ) -> x.CatalogInstalled:
         server = info.server_id
         if server in await self._server_names():
-            raise ApiFailure(
-                "conflict",
-                f"an MCP server named {server!r} exists already; remove it first "
-                f"(cashcode mcp uninstall {server})",
-            )
+            raise ApiFailure("conflict", say("catalog.exists", name=server))
         try:
             values = check_values(info.manifest, given, self._dirs)
             plan = plan_bundle(info, self._installer, values, self._dirs)
@@ -215,31 +211,32 @@ class BundleService:
         try:
             return await asyncio.to_thread(read_bundle, path)
         except BundleError as exc:
-            raise ApiFailure("invalid", f"the bundle is refused: {exc.message}", {"rule": exc.rule}) from None
+            refused = say("bundle.refused", reason=exc.message)
+            raise ApiFailure("invalid", refused, {"rule": exc.rule}) from None
 
     @contextlib.asynccontextmanager
     async def _source(self, req: x.BundleSource) -> AsyncIterator[tuple[Path, str]]:
         """The bundle as a file: the given path, or the upload written to a temporary file that
         is removed when the route ends (installed or not)."""
         if (req.path is None) == (req.data_base64 is None):
-            raise ApiFailure("invalid", "Give either 'path' or 'data_base64' (with 'filename').")
+            raise ApiFailure("invalid", say("bundle.source"))
         if req.path is not None:
             if "\x00" in req.path or not os.path.isabs(req.path):
-                raise ApiFailure("invalid", "The bundle's path must be absolute.")
+                raise ApiFailure("invalid", say("bundle.path_not_absolute"))
             if not req.path.lower().endswith(SUFFIX):
-                raise ApiFailure("invalid", f"an MCP Bundle is a {SUFFIX} file; {req.path[:200]!r} is not")
+                raise ApiFailure("invalid", say("bundle.path_not_bundle", suffix=SUFFIX, path=req.path[:200]))
             if not await asyncio.to_thread(os.path.exists, req.path):
-                raise ApiFailure("not_found", f"{req.path[:200]!r} does not exist")
+                raise ApiFailure("not_found", say("path.missing", path=req.path[:200]))
             yield Path(req.path), Path(req.path).name
             return
         if not (req.filename or "").lower().endswith(SUFFIX):
-            raise ApiFailure("invalid", f"only {SUFFIX} files can be installed as MCP Bundles")
+            raise ApiFailure("invalid", say("bundle.not_mcpb", suffix=SUFFIX))
         try:
             data = base64.b64decode(req.data_base64 or "", validate=True)
         except (binascii.Error, ValueError):
-            raise ApiFailure("invalid", "data_base64 is not valid base64.") from None
+            raise ApiFailure("invalid", say("bundle.bad_base64")) from None
         if len(data) > LIMITS.max_archive_bytes:
-            raise ApiFailure("invalid", f"the bundle is larger than {LIMITS.max_archive_bytes >> 20} MiB")
+            raise ApiFailure("invalid", say("bundle.too_large", limit=LIMITS.max_archive_bytes >> 20))
         self._uploads.mkdir(parents=True, exist_ok=True)
         path = self._uploads / f"{secrets.token_hex(8)}{SUFFIX}"
         await asyncio.to_thread(path.write_bytes, data)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.contracts.errors import ApiFailure
+from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort, SectionStore
 from app.mcp_catalog import api_models as x
@@ -193,7 +193,8 @@ class RegistryService:
         except RegistryUnavailable as exc:
             cached = self._cache.find(base, req.name) if not req.version else None
             if cached is None:
-                raise ApiFailure("invalid", f"the MCP Registry entry {req.name[:100]!r}: {exc}") from None
+                bad = say("registry.entry_invalid", name=req.name[:100], reason=exc)
+                raise ApiFailure("invalid", bad) from None
             entry = cached  # offline: the last answer seen for it
         tools = self._installer.tools
         opts = [self._local_problem(o, tools.node_problem, tools.uv is None) for o in options(entry)]
@@ -201,15 +202,16 @@ class RegistryService:
             chosen = next((o for o in opts if not o.problem), None)
             if chosen is None:
                 why = "; ".join(o.problem for o in opts) or "it has neither packages nor remotes"
-                raise ApiFailure("invalid", f"{req.name[:100]} cannot be installed here: {why}")
+                raise ApiFailure("invalid", say("registry.cannot_install", name=req.name[:100], reason=why))
         elif req.option < len(opts):
             chosen = opts[req.option]
             if chosen.problem:
-                raise ApiFailure("invalid", f"{req.name[:100]} option {req.option}: {chosen.problem}")
+                name, why = req.name[:100], chosen.problem
+                problem = say("registry.option_problem", name=name, option=req.option, reason=why)
+                raise ApiFailure("invalid", problem)
         else:
-            raise ApiFailure(
-                "invalid", f"{req.name[:100]} has {len(opts)} install option(s), not {req.option + 1}"
-            )
+            missing = say("registry.no_option", name=req.name[:100], count=len(opts), option=req.option + 1)
+            raise ApiFailure("invalid", missing)
         return entry, chosen
 
     async def plan(self, req: r.RegistryInstall) -> x.CatalogPlan:
@@ -232,14 +234,10 @@ class RegistryService:
         sid = server_id(entry.server.name)
         lock = self._locks.setdefault(sid, asyncio.Lock())
         if lock.locked():
-            raise ApiFailure("busy", f"{sid} is being installed already")
+            raise ApiFailure("busy", say("catalog.installing", name=sid))
         async with lock:
             if sid in await self._server_names():
-                raise ApiFailure(
-                    "conflict",
-                    f"an MCP server named {sid!r} exists already; remove it first "
-                    f"(cashcode mcp remove {sid})",
-                )
+                raise ApiFailure("conflict", say("catalog.exists", name=sid))
             try:
                 values = check_values(option, req.inputs)
             except RegistryInputError as exc:

@@ -78,6 +78,9 @@ def test_a_locked_database_shows_busy_stop_answers_and_nothing_is_lost(
     fresh_llm.script({"text": "slow " * 400, "chunk_size": 1, "delay_s": 0.05})
     send(page, "Tell me a long story")
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "streaming")
+    # Some of the answer has arrived: a Stop before the first token returns the message to the
+    # composer instead (nothing answered, nothing to keep).
+    expect(last(page, "message-assistant")).to_contain_text("slow")
     holder = _hold(db)
     try:
         started = time.monotonic()

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.cli.mcp_install_flow import confirm_and_install
+
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
@@ -57,26 +59,12 @@ async def install_bundle(
     print(f"  it will run: {' '.join(preview['argv'])}")
     for name, value in preview["env"].items():
         print(f"    with {name}={value}")
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise _Failed("add --yes to install without a question (standard input is not a terminal)")
-        answer = await asyncio.to_thread(input, "Install? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
-            print("Nothing was installed.")
-            return 1
-
-    def show(event: Any) -> None:
-        if getattr(event, "type", "") == "mcp_catalog_progress" and event.server == preview["id"]:
-            if event.kind == "command":
-                print(f"$ {event.text}", flush=True)
-            elif event.kind == "output":
-                print(f"  {event.text}", flush=True)
-
-    stop = app.subscribe(show)
-    try:
-        done = await _call_route(app, "mcp_catalog.bundle_install", source)
-    finally:
-        stop()
+    done = await confirm_and_install(
+        app, preview["id"], "mcp_catalog.bundle_install", source,
+        yes=args.yes, call=_call_route, failure=_Failed,
+    )
+    if done is None:
+        return 1
     print(f"Installed {done['server']}: {' '.join(done['argv'])}")
     print(f"  try it: cashcode mcp tools {done['server']}")
     return 0

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.cli.mcp_install_flow import confirm_and_install
+
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
@@ -377,26 +379,12 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     print(f"Installing {plan['id']} into {plan['folder']}")
     for command in plan["commands"]:
         print(f"  $ {command}")
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise _Failed("add --yes to install without a question (standard input is not a terminal)")
-        answer = await asyncio.to_thread(input, "Install? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
-            print("Nothing was installed.")
-            return 1
-
-    def show(event: Any) -> None:
-        if getattr(event, "type", "") == "mcp_catalog_progress" and event.server == plan["id"]:
-            if event.kind == "command":
-                print(f"$ {event.text}", flush=True)
-            elif event.kind == "output":
-                print(f"  {event.text}", flush=True)
-
-    stop = app.subscribe(show)
-    try:
-        done = await _call_route(app, "mcp_catalog.install", {"name": args.name, "inputs": inputs})
-    finally:
-        stop()
+    done = await confirm_and_install(
+        app, plan["id"], "mcp_catalog.install", {"name": args.name, "inputs": inputs},
+        yes=args.yes, call=_call_route, failure=_Failed,
+    )
+    if done is None:
+        return 1
     print(f"Installed {done['server']}: {' '.join(done['argv'])}")
     print(f"  try it: cashcode mcp tools {done['server']}")
     return 0

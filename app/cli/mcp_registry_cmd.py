@@ -5,11 +5,12 @@ Called from app/cli/mcp_cmd.py; the routes are app/mcp_catalog/registry_service.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+from app.cli.mcp_install_flow import confirm_and_install
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -81,26 +82,11 @@ async def install_from_registry(
     print(f"Installing {args.name} from the MCP Registry as {plan['id']}{where}")
     for command in plan["commands"]:
         print(f"  $ {command}")
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise failure("add --yes to install without a question (standard input is not a terminal)")
-        answer = await asyncio.to_thread(input, "Install? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
-            print("Nothing was installed.")
-            return 1
-
-    def show(event: Any) -> None:
-        if getattr(event, "type", "") == "mcp_catalog_progress" and event.server == plan["id"]:
-            if event.kind == "command":
-                print(f"$ {event.text}", flush=True)
-            elif event.kind == "output":
-                print(f"  {event.text}", flush=True)
-
-    stop = app.subscribe(show)
-    try:
-        done = await call(app, "mcp_catalog.registry.install", request)
-    finally:
-        stop()
+    done = await confirm_and_install(
+        app, plan["id"], "mcp_catalog.registry.install", request, yes=args.yes, call=call, failure=failure
+    )
+    if done is None:
+        return 1
     what = " ".join(done["argv"]) if done["argv"] else "a URL server"
     print(f"Installed {done['server']}: {what}")
     print(f"  try it: cashcode mcp tools {done['server']}")

@@ -32,6 +32,7 @@ from app.mcp_catalog.bundle_inputs import BundleInputError, SystemDirs, check_va
 from app.mcp_catalog.bundle_manifest import Manifest
 from app.mcp_catalog.events import McpCatalogProgress
 from app.mcp_catalog.installer import Installer, InstallError, Step
+from app.mcp_catalog.mcp_routes import call_route, server_names
 
 SUFFIX = ".mcpb"
 MASK = "********"
@@ -58,7 +59,7 @@ class BundleService:
     async def preview(self, req: x.BundleSource) -> x.BundlePreview:
         async with self._source(req) as (path, shown):
             info = await self._read(path)
-        names = await self._server_names()
+        names = await server_names(self._app)
         return self._preview(info, shown, req.inputs, names)
 
     async def install(self, req: x.BundleSource) -> x.CatalogInstalled:
@@ -75,7 +76,7 @@ class BundleService:
         self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]]
     ) -> x.CatalogInstalled:
         server = info.server_id
-        if server in await self._server_names():
+        if server in await server_names(self._app):
             raise ApiFailure("conflict", say("catalog.exists", name=server))
         try:
             values = check_values(info.manifest, given, self._dirs)
@@ -103,8 +104,8 @@ class BundleService:
             "secret_env": list(plan.config.secret_env),
         }
         try:
-            await self._route("mcp.servers.create", payload)
-            await self._route("mcp.servers.confirm", {"name": server})  # the user saw the command
+            await call_route(self._app, "mcp.servers.create", payload)
+            await call_route(self._app, "mcp.servers.confirm", {"name": server})  # the user saw the command
         except ApiFailure as exc:
             await self._installer.remove(server)
             progress("failed", exc.message)
@@ -244,17 +245,6 @@ class BundleService:
             yield path, Path(req.filename or SUFFIX).name
         finally:
             await asyncio.to_thread(path.unlink, True)
-
-    async def _server_names(self) -> set[str]:
-        data = await self._route("mcp.servers.list", {})
-        return {str(s["name"]) for s in data["servers"]}
-
-    async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
-        envelope = await self._app.invoke(route, payload)
-        if not envelope["ok"]:
-            error = envelope["error"]
-            raise ApiFailure(error["code"], error["message"])
-        return envelope["data"]
 
     def handlers(self) -> dict[str, Any]:
         return {"mcp_catalog.bundle_preview": self.preview, "mcp_catalog.bundle_install": self.install}

@@ -18,6 +18,7 @@ from app.mcp_catalog import api_models as x
 from app.mcp_catalog import registry_api_models as r
 from app.mcp_catalog.events import McpCatalogProgress
 from app.mcp_catalog.installer import Installer, InstallError
+from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
 from app.mcp_catalog.registry import Page, RegistryClient, RegistryUnavailable, check_base_url
 from app.mcp_catalog.registry_cache import RegistryCache
@@ -114,7 +115,7 @@ class RegistryService:
         return await self._list("live", base, "", at, page)
 
     async def _list(self, state: Any, base: str, notice: str, at: float, page: Page) -> r.RegistryList:
-        names = await self._server_names()
+        names = await server_names(self._app)
         tools = self._installer.tools
         views = [self._view(e, names, tools.node_problem, tools.uv is None) for e in page.entries]
         return r.RegistryList(
@@ -236,7 +237,7 @@ class RegistryService:
         if lock.locked():
             raise ApiFailure("busy", say("catalog.installing", name=sid))
         async with lock:
-            if sid in await self._server_names():
+            if sid in await server_names(self._app):
                 raise ApiFailure("conflict", say("catalog.exists", name=sid))
             try:
                 values = check_values(option, req.inputs)
@@ -253,7 +254,7 @@ class RegistryService:
             remote = render_remote(option, values)
         except RegistryInputError as exc:
             raise ApiFailure("invalid", str(exc)) from None
-        await self._route(
+        await call_route(self._app, 
             "mcp.servers.create",
             {
                 "name": sid,
@@ -296,8 +297,8 @@ class RegistryService:
             "secret_env": list(rendered.secret_env),
         }
         try:
-            await self._route("mcp.servers.create", payload)
-            await self._route("mcp.servers.confirm", {"name": sid})  # the user saw the commands
+            await call_route(self._app, "mcp.servers.create", payload)
+            await call_route(self._app, "mcp.servers.confirm", {"name": sid})  # the user saw the commands
         except ApiFailure as exc:
             await self._installer.remove(sid)
             progress("failed", exc.message)
@@ -309,17 +310,6 @@ class RegistryService:
 
     def _progress(self, sid: str, kind: str, text: str) -> None:
         self._publish(McpCatalogProgress(server=sid, kind=kind, text=text))  # type: ignore[arg-type]
-
-    async def _server_names(self) -> set[str]:
-        data = await self._route("mcp.servers.list", {})
-        return {str(s["name"]) for s in data["servers"]}
-
-    async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
-        envelope = await self._app.invoke(route, payload)
-        if not envelope["ok"]:
-            error = envelope["error"]
-            raise ApiFailure(error["code"], error["message"])
-        return envelope["data"]
 
     def handlers(self) -> dict[str, Any]:
         return {

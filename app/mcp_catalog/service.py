@@ -5,7 +5,7 @@ and per-tool policies work as for any other; its secrets go to the keyring there
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ from app.mcp_catalog import api_models as x
 from app.mcp_catalog.events import McpCatalogProgress
 from app.mcp_catalog.inputs import InputError, Places, check_inputs, default_of, render
 from app.mcp_catalog.installer import MARKER, Installer, InstallError
+from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.models import Catalog, CatalogEntry
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class CatalogService:
     # ---- reading -------------------------------------------------------------------------------
 
     async def list(self, req: x.CatalogSearch) -> x.CatalogList:
-        names = await self._server_names()
+        names = await server_names(self._app)
         await self._sweep(names)
         tools = self._installer.tools
         found = [e for e in self._catalog.servers if not req.search or e.matches(req.search)]
@@ -110,7 +111,7 @@ class CatalogService:
         if lock.locked():
             raise ApiFailure("busy", say("catalog.installing", name=entry.id))
         async with lock:
-            if entry.id in await self._server_names():
+            if entry.id in await server_names(self._app):
                 raise ApiFailure(
                     "conflict",
                     say("catalog.exists", name=entry.id),
@@ -145,8 +146,9 @@ class CatalogService:
                 "secret_env": list(rendered.secret_env),
             }
             try:
-                await self._route("mcp.servers.create", payload)
-                await self._route("mcp.servers.confirm", {"name": entry.id})  # the user saw the command
+                await call_route(self._app, "mcp.servers.create", payload)
+                # the user saw the command
+                await call_route(self._app, "mcp.servers.confirm", {"name": entry.id})
             except ApiFailure as exc:
                 await self._installer.remove(entry.id)
                 progress("failed", exc.message)
@@ -162,8 +164,8 @@ class CatalogService:
         elif server not in {e.id for e in self._catalog.servers} and not self._installer.is_installed(server):
             raise ApiFailure("not_found", say("catalog.not_catalog_server", name=req.name[:80]))
         removed_entry = False
-        if server in await self._server_names():
-            await self._route("mcp.servers.delete", {"name": server})
+        if server in await server_names(self._app):
+            await call_route(self._app, "mcp.servers.delete", {"name": server})
             removed_entry = True
         removed_files = await self._installer.remove(server)
         if not (removed_entry or removed_files):
@@ -171,10 +173,6 @@ class CatalogService:
         return x.CatalogRemoved(server=server, removed_entry=removed_entry, removed_files=removed_files)
 
     # ---- helpers -------------------------------------------------------------------------------
-
-    async def _server_names(self) -> set[str]:
-        data = await self._route("mcp.servers.list", {})
-        return {str(s["name"]) for s in data["servers"]}
 
     async def _sweep(self, names: set[str]) -> None:
         """A server removed as an ordinary entry (Market's Remove, `cashcode mcp remove`) leaves
@@ -185,15 +183,6 @@ class CatalogService:
                 await self._installer.remove(folder.name)
         if self._bundles is not None:
             await self._bundles.sweep(names)
-
-    async def _route(self, route: str, payload: Mapping[str, Any]) -> Any:
-        envelope = await self._app.invoke(route, payload)
-        if not envelope["ok"]:
-            error = envelope["error"]
-            raise ApiFailure(
-                error["code"], error["message"], key=error.get("key", ""), params=error.get("params")
-            )
-        return envelope["data"]
 
     def handlers(self) -> dict[str, Any]:
         return {

@@ -32,14 +32,13 @@ def _at_bottom(page: Page, root: str = "") -> bool:
 
 
 def _scroll_to_top(page: Page, root: str = "") -> None:
-    page.evaluate(
-        """(root) => {
-          const el = document.querySelector(`${root} .message-scroller`);
-          el.scrollTop = 0;
-          el.dispatchEvent(new Event("scroll"));
-        }""",
-        root,
-    )
+    """Scroll up as a reader does, with the mouse wheel over the list (a move up the app made
+    itself, such as the browser clamping the position, does not stop following)."""
+    box = page.locator(f"{root} .message-scroller").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -200_000)
+    wait_for(page, lambda: _scroll_state(page, root)["top"] < 50, "the wheel scrolled the list up")
 
 
 def _scrolled_up_shows_jump(page: Page) -> bool:

@@ -16,6 +16,16 @@ export interface AutoScroll {
   hold: () => void;
 }
 
+/** How long after the user's input on the list a move up counts as theirs (smooth wheel
+ * scrolling and kinetic touch scrolling go on for a while after the event). */
+const INPUT_MS = 1000;
+
+const SCROLL_KEYS = new Set(["PageUp", "ArrowUp", "Home", " "]);
+
+function isEditable(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+}
+
 /** Follow new content at the bottom unless the user scrolled up to read. */
 export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchSource<unknown>): AutoScroll {
   const following = ref(true);
@@ -26,14 +36,37 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     el.scrollTop = el.scrollHeight;
     lastTop = el.scrollTop;
   };
-  // Only the user scrolling *up* stops following: a scroll event of our own jump to the bottom
-  // can arrive after more content was laid out (no longer "near the bottom", yet not the user).
+  // Only the user scrolling *up* stops following. A scroll event of our own jump to the bottom
+  // can arrive after more content was laid out, and the browser clamps the position when the
+  // content shrinks for a frame (a finished turn's stored messages replacing the live one) and
+  // may report it only after the content grew back: both look like "moved up", neither is the
+  // user. So a move up counts only right after the user's own input on the list (wheel, touch,
+  // keys, a press on its scrollbar) — the cases a reader scrolls by.
+  let touched = 0;
+  let pressed = false;
+  const noteInput = () => {
+    touched = Date.now();
+  };
+  const onPress = () => {
+    pressed = true;
+    noteInput();
+  };
+  const onRelease = () => {
+    if (pressed) noteInput(); // the drag's last scroll events come after the release
+    pressed = false;
+  };
+  const byUser = () => pressed || Date.now() - touched < INPUT_MS;
   const onScroll = () => {
     const el = container.value;
     if (!el) return;
     if (nearBottom(el)) following.value = true;
-    else if (el.scrollTop < lastTop - 1) following.value = false;
+    else if (el.scrollTop < lastTop - 1 && byUser()) following.value = false;
     lastTop = el.scrollTop;
+  };
+  const INPUTS = ["wheel", "touchmove"] as const;
+  // Keys scroll the list last clicked without focusing it, so they arrive at the window.
+  const onKey = (ev: KeyboardEvent) => {
+    if (SCROLL_KEYS.has(ev.key) && !isEditable(ev.target)) noteInput();
   };
   // Content can grow after the watched source stopped changing (Markdown of a reloaded answer
   // renders in a later frame, images load), and the pane can shrink (the composer grows, a
@@ -42,6 +75,10 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
   onMounted(() => {
     const el = container.value;
     el?.addEventListener("scroll", onScroll);
+    for (const kind of INPUTS) el?.addEventListener(kind, noteInput, { passive: true });
+    el?.addEventListener("pointerdown", onPress);
+    window.addEventListener("pointerup", onRelease);
+    window.addEventListener("keydown", onKey);
     if (typeof ResizeObserver === "function" && el) {
       resized = new ResizeObserver(() => {
         if (following.value) scrollSoon();
@@ -51,7 +88,11 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     }
     toBottom();
   });
-  onBeforeUnmount(() => resized?.disconnect());
+  onBeforeUnmount(() => {
+    resized?.disconnect();
+    window.removeEventListener("pointerup", onRelease);
+    window.removeEventListener("keydown", onKey);
+  });
   // Scroll in the next animation frame, not right after Vue's patch: reading scrollHeight forces
   // a synchronous layout, and doing it inside every pushed batch made each batch's script (and
   // the pusher's blocking run_js) wait for it (~1.5 ms each in a trace at 500 tok/s). The frame

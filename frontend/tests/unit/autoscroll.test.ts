@@ -32,4 +32,38 @@ describe("auto-scroll", () => {
     expect(reads).toBe(1);
     wrapper.unmount();
   });
+
+  it("stops following only when the user scrolled up, not when the content shrank for a frame", async () => {
+    let follow: ReturnType<typeof useAutoScroll> | null = null;
+    const Host = defineComponent({
+      setup() {
+        const el = ref<HTMLElement | null>(null);
+        follow = useAutoScroll(el, () => 0);
+        return () => h("div", { ref: el }, "x");
+      },
+    });
+    const wrapper = mount(Host, { attachTo: document.body });
+    const el = wrapper.element as HTMLElement;
+    Object.defineProperty(el, "scrollHeight", { get: () => 5000 });
+    Object.defineProperty(el, "clientHeight", { get: () => 400 });
+    follow!.jump();
+    expect(el.scrollTop).toBe(5000);
+    // The browser clamped the position while the finished turn was re-rendered; by the time the
+    // scroll event arrives the content is tall again: not the user.
+    el.scrollTop = 1200;
+    el.dispatchEvent(new Event("scroll"));
+    expect(follow!.following.value).toBe(true);
+    follow!.jump();
+    // The reader's wheel moves the list up: following stops ("Jump to latest" shows).
+    el.dispatchEvent(new WheelEvent("wheel", { deltaY: -300 }));
+    el.scrollTop = 4000;
+    el.dispatchEvent(new Event("scroll"));
+    expect(follow!.following.value).toBe(false);
+    // Back at the bottom by any means: following again.
+    el.scrollTop = 4600;
+    el.dispatchEvent(new Event("scroll"));
+    expect(follow!.following.value).toBe(true);
+    await nextTick();
+    wrapper.unmount();
+  });
 });

@@ -1,3 +1,4 @@
+/* eslint-disable vue/one-component-per-file -- each case mounts its own small host */
 import { mount } from "@vue/test-utils";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineComponent, h, nextTick, ref } from "vue";

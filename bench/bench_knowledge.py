@@ -100,7 +100,7 @@ def corpus(files: int, mb: int) -> Path:
 
 def bench_vectors(count: int, dim: int = 768) -> None:
     from app.knowledge.models import Chunk
-    from app.knowledge.store import FileState
+    from app.knowledge.prepare import FileState
     from app.knowledge.vectors import VectorStore
 
     rng = random.Random(3)

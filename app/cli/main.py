@@ -106,6 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None, startup_gc: StartupGc) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "--kb-worker":  # a frozen build's index worker (app/knowledge/worker.py)
+        startup_gc.resume()
+        from app.knowledge.worker import main as kb_worker
+
+        return kb_worker()
     if args_list and args_list[0].startswith("--mcp-"):  # a frozen build's MCP children
         startup_gc.resume()
         from app.mcp.frozen import hidden_entry

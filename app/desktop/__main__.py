@@ -11,6 +11,11 @@ if len(sys.argv) > 1 and sys.argv[1].startswith("--mcp-"):
     if hidden is not None:
         sys.exit(hidden)
 
+if sys.argv[1:2] == ["--kb-worker"]:  # an index run's worker (app/knowledge/worker.py)
+    from app.knowledge.worker import main
+
+    sys.exit(main())
+
 from app.desktop.launch import run
 
 sys.exit(run())

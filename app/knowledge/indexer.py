@@ -1,6 +1,7 @@
 """Index runs: a base's roots → discovery → changed files re-chunked, one file per transaction.
 
-Blocking code (file reads, PDF parsing, SQLite): callers run it off the event loop. A run
+Blocking code (file reads, PDF parsing, SQLite): callers run it off the event loop; a run
+reads its files in worker processes (app/knowledge/pool.py) and writes them here, in order. A run
 marks its base `pending` first and clears it last, so a run cut short (crash, kill -9) is
 found at the next start and resumed: files already committed are skipped by the quick scan
 (size + mtime equal, or the same SHA-256 where they differ), the rest are indexed.
@@ -8,21 +9,16 @@ found at the next start and resumed: files already committed are skipped by the 
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.knowledge.chunker import chunk
+from app.knowledge import pool
 from app.knowledge.discover import Discovery, Found
-from app.knowledge.extract import Unreadable, extract
 from app.knowledge.models import Progress, Skipped
-from app.knowledge.store import FileState, KnowledgeStore, Prepared, prepare
-
-_log = logging.getLogger(__name__)
+from app.knowledge.prepare import Failed, FileState, Job, Outcome, Prepared, Unchanged, read_job
+from app.knowledge.store import KnowledgeStore
 
 OnProgress = Callable[[Progress], None]
 
@@ -42,9 +38,17 @@ class RunResult:
 
 class Indexer:
     def __init__(
-        self, store: KnowledgeStore, private_roots: Callable[[], Sequence[Path]], size_cap: int
+        self,
+        store: KnowledgeStore,
+        private_roots: Callable[[], Sequence[Path]],
+        size_cap: int,
+        *,
+        workers: int | None = None,
     ) -> None:
+        """`workers`: processes that read files during a run (None: one per spare core, 0:
+        read in this process; app/knowledge/pool.py)."""
         self._store = store
+        self._workers = pool.default_workers() if workers is None else workers
         self._private = private_roots
         self._cap = size_cap
         self._locks: dict[str, threading.Lock] = {}
@@ -69,26 +73,27 @@ class Indexer:
             for path in sorted(gone):
                 removed += self._store.remove_file(name, path)
             todo = [f for f in scan.files if force or f.path in known or f.path in new]
+            jobs = [Job(f.path, f.mtime_ns, None if force else known.get(f.path)) for f in todo]
             skipped = list(scan.skipped)
             indexed = 0
             total = len(todo)
             batch: list[Prepared] = []
             batch_chars = 0
-            with _Writer(self._store, name) as writer:
-                for done, item in enumerate(todo):
-                    on_progress(Progress(base=name, done=done, total=total, current=item.path))
-                    outcome = self._prepare(name, item, None if force else known.get(item.path))
-                    if isinstance(outcome, Skipped):
-                        skipped.append(outcome)
-                    elif isinstance(outcome, Prepared):
-                        batch.append(outcome)
-                        batch_chars += outcome.chars
-                        indexed += 1
-                        if len(batch) >= BATCH_FILES or batch_chars >= BATCH_CHARS:
-                            writer.put(batch)
-                            batch, batch_chars = [], 0
-                if batch:
-                    writer.put(batch)
+            read = pool.outcomes(jobs, [f.size for f in todo], workers=self._workers)
+            for done, (job, outcome) in enumerate(zip(jobs, read, strict=True)):
+                on_progress(Progress(base=name, done=done, total=total, current=job.path))
+                result = self._settle(name, job, outcome)
+                if isinstance(result, Skipped):
+                    skipped.append(result)
+                elif isinstance(result, Prepared):
+                    batch.append(result)
+                    batch_chars += result.chars
+                    indexed += 1
+                    if len(batch) >= BATCH_FILES or batch_chars >= BATCH_CHARS:
+                        self._store.put_files(name, batch)
+                        batch, batch_chars = [], 0
+            if batch:
+                self._store.put_files(name, batch)
             self._store.replace_skipped(name, skipped)
             self._store.set_pending(name, False)
             on_progress(Progress(base=name, done=total, total=total, current="", finished=True))
@@ -122,69 +127,21 @@ class Indexer:
 
     def _index_file(self, name: str, item: Found, known: FileState | None) -> bool | Skipped:
         """True: chunks written; False: content unchanged (only its size/mtime recorded)."""
-        outcome = self._prepare(name, item, known)
-        if isinstance(outcome, Prepared):
-            self._store.put_files(name, [outcome])
+        job = Job(item.path, item.mtime_ns, known)
+        result = self._settle(name, job, read_job(job))
+        if isinstance(result, Prepared):
+            self._store.put_files(name, [result])
             return True
-        return outcome
+        return result
 
-    def _prepare(self, name: str, item: Found, known: FileState | None) -> Prepared | bool | Skipped:
-        """The file's chunks and tokens; False: content unchanged (its new size/mtime is
-        recorded now); Skipped: it cannot give text (its old chunks are dropped now)."""
-        try:
-            data = Path(item.path).read_bytes()
-        except OSError as exc:
-            self._store.remove_file(name, item.path)
-            return Skipped(path=item.path, reason=f"cannot be read ({exc.strerror or exc})")
-        state = FileState(size=len(data), mtime_ns=item.mtime_ns, sha256=hashlib.sha256(data).hexdigest())
-        if known is not None and known.sha256 == state.sha256:
-            if known != state:
-                self._store.touch_file(name, item.path, state)
+    def _settle(self, name: str, job: Job, outcome: Outcome) -> Prepared | bool | Skipped:
+        """The store's side of a read file: an unchanged file's new size/mtime is recorded
+        (False), a file without text loses its old chunks (Skipped); Prepared is to be written."""
+        if isinstance(outcome, Unchanged):
+            if job.known != outcome.state:
+                self._store.touch_file(name, job.path, outcome.state)
             return False
-        try:
-            chunks = chunk(extract(Path(item.path), data))
-        except Unreadable as exc:
-            self._store.remove_file(name, item.path)
-            return Skipped(path=item.path, reason=str(exc))
-        return prepare(item.path, state, chunks)
-
-
-class _Writer:
-    """Writes a run's batches on a thread of its own while the next files are read, chunked
-    and tokenised: SQLite (FTS5 building its index) releases the GIL, so on two cores the
-    writes overlap the Python work. Batches are written in order, each in one transaction; at
-    most `DEPTH` wait, so memory stays bounded. Leaving the block waits for every batch and
-    re-raises the first write error (a failed write stops the run, as before)."""
-
-    DEPTH = 2
-
-    def __init__(self, store: KnowledgeStore, name: str) -> None:
-        self._store = store
-        self._name = name
-        self._queue: queue.Queue[list[Prepared] | None] = queue.Queue(self.DEPTH)
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._work, name="kb-writer", daemon=True)
-
-    def __enter__(self) -> _Writer:
-        self._thread.start()
-        return self
-
-    def put(self, batch: list[Prepared]) -> None:
-        if self._error is not None:
-            raise self._error
-        self._queue.put(batch)
-
-    def _work(self) -> None:
-        while (batch := self._queue.get()) is not None:
-            if self._error is None:
-                try:
-                    self._store.put_files(self._name, batch)
-                except BaseException as exc:  # handed to the run's thread
-                    self._error = exc
-
-    def __exit__(self, *exc: object) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is not None and exc[0] is None:
-            raise self._error
-
+        if isinstance(outcome, Failed):
+            self._store.remove_file(name, job.path)
+            return Skipped(path=outcome.path, reason=outcome.reason)
+        return outcome

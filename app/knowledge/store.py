@@ -11,22 +11,15 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from app.contracts.errors import ApiFailure, say
 from app.knowledge.models import BaseStatus, Chunk, Hit, Skipped
+from app.knowledge.prepare import FileState, Prepared, index_text, prepare
 from app.store.db import Database
 from app.store.timeutil import utc_now_iso
 
 MAX_NAME = 64
-
-
-@dataclass(frozen=True, slots=True)  # a scan holds one per indexed file
-class FileState:
-    size: int
-    mtime_ns: int
-    sha256: str
 
 
 class Sized(Protocol):
@@ -34,24 +27,6 @@ class Sized(Protocol):
     def size(self) -> int: ...
     @property
     def mtime_ns(self) -> int: ...
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A file ready to be written: its chunks and each chunk's index tokens."""
-
-    path: str
-    state: FileState
-    chunks: tuple[Chunk, ...]
-    tokens: tuple[str, ...]
-
-    @property
-    def chars(self) -> int:
-        return sum(len(c.text) for c in self.chunks)
-
-
-def prepare(path: str, state: FileState, chunks: Sequence[Chunk]) -> Prepared:
-    return Prepared(path, state, tuple(chunks), tuple(index_text(path, c) for c in chunks))
 
 
 def check_name(name: str) -> str:
@@ -63,15 +38,6 @@ def check_name(name: str) -> str:
     if not name.isprintable():
         raise ApiFailure("invalid", say("kb.name_control"))
     return name
-
-
-def index_text(path: str, chunk: Chunk) -> str:
-    """What the FTS index holds for a chunk: the shared tokeniser's tokens of its file name,
-    heading trail and text, separated by spaces (FTS5 splits there and nowhere else)."""
-    from app.search.bm25 import token_text  # lazy: `cashcode ask` only asks whether a base exists
-
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return token_text(f"{name}\n{chunk.heading}\n{chunk.text}")
 
 
 def match_expression(query: str) -> str | None:
@@ -296,8 +262,8 @@ class KnowledgeStore:
                     (base, f.path, f.state.size, f.state.mtime_ns, f.state.sha256),
                 )
                 file_id = cur.lastrowid
-                for ord_, (c, tokens) in enumerate(zip(f.chunks, f.tokens, strict=True)):
-                    chunk_rows.append((next_id, file_id, ord_, c.start_line, c.end_line, c.heading, c.text))
+                for ord_, (start, end, heading, text, tokens) in enumerate(f.rows):
+                    chunk_rows.append((next_id, file_id, ord_, start, end, heading, text))
                     fts_rows.append((next_id, tokens))
                     next_id += 1
             conn.executemany(

@@ -90,6 +90,21 @@ def _indexed(db: Path) -> int:
 TOTAL = 1500
 
 
+def _workers_of(env: dict[str, str]) -> list[int]:
+    """Index worker processes started with this test's data folder."""
+    mark = f"CASHCODE_DATA_DIR={env['CASHCODE_DATA_DIR']}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if b"app.knowledge.worker" in (proc / "cmdline").read_bytes() and mark in (
+                proc / "environ"
+            ).read_bytes().split(b"\0"):
+                found.append(int(proc.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def _killed_mid_index(env: dict[str, str], tmp_path: Path) -> tuple[Path, Path, int]:
     """`kb add` of a 1,500-file folder, killed with SIGKILL once some files are committed."""
     root = tmp_path / "many"
@@ -110,8 +125,14 @@ def _killed_mid_index(env: dict[str, str], tmp_path: Path) -> tuple[Path, Path, 
     deadline = time.monotonic() + 60
     while _indexed(db) < 5 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
+    assert _workers_of(env), "a run this size reads its files in worker processes"
     proc.kill()  # SIGKILL
     proc.wait(timeout=30)
+    # Its worker processes (app/knowledge/pool.py) see their input close and end too.
+    deadline = time.monotonic() + 30
+    while (left := _workers_of(env)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left == []
     before = _indexed(db)
     assert 0 < before < TOTAL, "the run ended before it could be killed; make the corpus larger"
     assert check_consistent(db) == before

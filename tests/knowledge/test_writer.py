@@ -1,4 +1,4 @@
-"""The index run writes its batches on a writer thread (bench_knowledge.py): batches land in
+"""The index run writes its files in batches (bench_knowledge.py): batches land in
 order, each whole; a failing write stops the run with that error, leaves the base pending
 (resumed by the next run) and keeps what was committed before it consistent."""
 
@@ -12,7 +12,8 @@ import pytest
 from app.api.plugins import open_database
 from app.knowledge import indexer as indexer_mod
 from app.knowledge.indexer import Indexer
-from app.knowledge.store import KnowledgeStore, Prepared
+from app.knowledge.prepare import Prepared
+from app.knowledge.store import KnowledgeStore
 
 
 class FailingStore(KnowledgeStore):

@@ -44,10 +44,10 @@ class Document:
     kind: Kind
 
 
-def looks_binary(path: Path) -> bool:
+def looks_binary(path: Path | str) -> bool:
     """A NUL byte or undecodable UTF-8 in the first 8 KB (a cut multi-byte tail is allowed)."""
     try:
-        with path.open("rb") as f:
+        with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
     except OSError:
         return True

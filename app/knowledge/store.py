@@ -188,6 +188,9 @@ class KnowledgeStore:
                 rest.discard(path)
                 if seen.size != size or seen.mtime_ns != mtime_ns:
                     changed[path] = FileState(size, mtime_ns, sha256)
+            # This thread's connection cached the pages it read (up to 2 MB, for every file's
+            # record): give them back now; another thread's shrink would not reach them.
+            conn.execute("PRAGMA shrink_memory")
         return gone, changed, rest
 
     def file_state(self, name: str, path: str) -> FileState | None:

@@ -113,6 +113,40 @@ def test_the_installed_cli_calls_the_builtin_stdio_mcp_server_with_its_own_execu
     assert not mark.exists()
 
 
+def test_the_installed_cli_indexes_a_knowledge_base_in_its_own_worker_processes(
+    installed: Installed, env: dict[str, str], tmp_path: Path
+) -> None:
+    """A run this size reads its files in worker processes (app/knowledge/pool.py): in the
+    frozen app they are its own executable with `--kb-worker`, never a Python on the machine."""
+    trap, mark = python_trap(tmp_path / "bin")
+    env = {**env, "PATH": f"{trap}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    root = tmp_path / "notes"
+    root.mkdir()
+    for n in range(600):
+        (root / f"n{n:03d}.md").write_text(f"# Note {n}\n\n" + "filler words here\n" * 600 + f"plum{n}\n",
+                                           encoding="utf-8")
+    program = installed.program.resolve()
+    proc = subprocess.Popen([str(installed.cli), "kb", "add", str(root)], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: set[tuple[str, ...]] = set()
+    while proc.poll() is None:
+        for pid in descendants(proc.pid):
+            try:
+                seen.add(tuple(_cmdline(pid)[:2]))
+            except (OSError, UnicodeDecodeError):
+                continue
+        time.sleep(0.01)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "600 file(s) indexed" in out, out
+    workers = [cmd for cmd in seen if cmd[1:] == ("--kb-worker",)]
+    assert workers and all(Path(cmd[0]).resolve().is_relative_to(program) for cmd in workers), seen
+    assert "worker process" not in err, err  # no fallback to the app's own process
+    found = run_cli(installed.cli, ["kb", "search", "plum77", "--json"], env, tmp_path)
+    assert json.loads(found.stdout)[0]["path"] == str(root / "n077.md")
+    assert not mark.exists()
+
+
 def _cmdline(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 

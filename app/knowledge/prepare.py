@@ -41,6 +41,7 @@ class Prepared:
 class Unchanged:
     """Same content as indexed (SHA-256 equal): only its size/mtime may need recording."""
 
+    path: str
     state: FileState
 
 
@@ -91,7 +92,7 @@ def read_job(job: Job) -> Outcome:
         return Failed(job.path, f"cannot be read ({exc.strerror or exc})")
     state = FileState(size=len(data), mtime_ns=job.mtime_ns, sha256=hashlib.sha256(data).hexdigest())
     if job.known is not None and job.known.sha256 == state.sha256:
-        return Unchanged(state)
+        return Unchanged(job.path, state)
     try:
         chunks = chunk(extract(Path(job.path), data))
     except Unreadable as exc:

@@ -1,12 +1,11 @@
 """An index run reads its files in worker processes (app/knowledge/pool.py): the index is the
 one an in-process run writes, byte for byte; a worker that cannot start, dies mid-run or
 answers garbage leaves the rest of the run to the app's process; the frozen build's hidden
-`--kb-worker` entry speaks the same protocol."""
+`--kb-worker` entry speaks the same protocol (JSON lines, app/knowledge/worker.py)."""
 
 from __future__ import annotations
 
 import hashlib
-import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -14,20 +13,27 @@ from pathlib import Path
 import pytest
 
 from app.api.plugins import open_database
-from app.knowledge import pool
+from app.knowledge import pool, worker
 from app.knowledge.indexer import Indexer, RunResult
-from app.knowledge.prepare import Job, Prepared, read_jobs
+from app.knowledge.prepare import Failed, Job, Prepared, Unchanged, read_jobs
 from app.knowledge.store import KnowledgeStore
 from tests.knowledge.consistency import check_consistent
 from tests.knowledge.corpus import build
 
 # Answers one group with the real worker code, then dies: the run must take over mid-way.
 ONE_THEN_DIE = (
-    "import pickle, sys; from app.knowledge.prepare import read_jobs;"
-    " f = pickle.dumps(read_jobs(pickle.load(sys.stdin.buffer)));"
-    " sys.stdout.buffer.write(len(f).to_bytes(8, 'big') + f); sys.stdout.buffer.flush(); sys.exit(3)"
+    "import sys; from app.knowledge.prepare import read_jobs; from app.knowledge import worker as w;"
+    " out = w.encode_outcomes(read_jobs(w.decode_jobs(sys.stdin.buffer.readline())));"
+    " sys.stdout.buffer.write(out); sys.stdout.buffer.flush(); sys.exit(3)"
 )
-GARBAGE = "import sys; sys.stdout.buffer.write((5).to_bytes(8, 'big') + b'nope!'); sys.stdout.flush()"
+# Answers every group, but for its files in the wrong order: the answers must not be used.
+SHUFFLED = (
+    "import sys; from app.knowledge.prepare import read_jobs; from app.knowledge import worker as w\n"
+    "for line in sys.stdin.buffer:\n"
+    "    sys.stdout.buffer.write(w.encode_outcomes(read_jobs(w.decode_jobs(line)[::-1])))\n"
+    "    sys.stdout.buffer.flush()\n"
+)
+GARBAGE = "import sys; sys.stdout.buffer.write(b'[[\"p\", 1]]\\n{nope\\n'); sys.stdout.flush()"
 
 
 def _corpus(tmp_path: Path) -> Path:
@@ -90,10 +96,11 @@ def test_workers_write_the_same_index_as_the_apps_own_process(tmp_path: Path, co
     [
         [sys.executable, "-c", ONE_THEN_DIE],
         [sys.executable, "-c", GARBAGE],
+        [sys.executable, "-c", SHUFFLED],
         [sys.executable, "-c", "import sys; sys.exit(3)"],
         ["/nonexistent/kb-worker"],
     ],
-    ids=["dies-after-one-group", "answers-garbage", "exits-at-once", "cannot-start"],
+    ids=["dies-after-one-group", "answers-garbage", "answers-out-of-order", "exits-at-once", "cannot-start"],
 )
 def test_a_failing_worker_leaves_the_rest_of_the_run_to_the_app(
     tmp_path: Path, counted: list[int], monkeypatch: pytest.MonkeyPatch, argv: list[str]
@@ -108,21 +115,26 @@ def test_a_failing_worker_leaves_the_rest_of_the_run_to_the_app(
 
 def test_the_hidden_kb_worker_entry_speaks_the_protocol(tmp_path: Path) -> None:
     note = tmp_path / "n.md"
-    note.write_text("# Title\n\nplum\n", encoding="utf-8")
-    jobs = [Job(str(note), note.stat().st_mtime_ns, None), Job(str(tmp_path / "gone.md"), 0, None)]
+    note.write_text("# 标题 Title\n\nplum \\n\n", encoding="utf-8")
+    known = read_jobs([Job(str(note), note.stat().st_mtime_ns, None)])[0]
+    assert isinstance(known, Prepared)
+    jobs = [
+        Job(str(note), note.stat().st_mtime_ns, None),
+        Job(str(tmp_path / "gone.md"), 0, None),
+        Job(str(note), note.stat().st_mtime_ns, known.state),  # same content: unchanged
+    ]
     done = subprocess.run(
         [sys.executable, "-m", "app", "--kb-worker"],
-        input=pickle.dumps(jobs) + pickle.dumps(jobs[:1]),
+        input=worker.encode_jobs(jobs) + worker.encode_jobs(jobs[:1]),
         capture_output=True,
         timeout=60,
         check=True,
     )
-    out = done.stdout
-    answers = []
-    while out:
-        size = int.from_bytes(out[:8], "big")
-        answers.append(pickle.loads(out[8 : 8 + size]))
-        out = out[8 + size :]
+    answers = [worker.decode_outcomes(line) for line in done.stdout.splitlines()]
     assert answers == [read_jobs(jobs), read_jobs(jobs[:1])]
-    first = answers[0][0]
-    assert isinstance(first, Prepared) and first.rows[0][:3] == (1, 3, "Title")
+    first, gone, same = answers[0]
+    assert isinstance(first, Prepared) and first.rows[0][:3] == (1, 3, "标题 Title")
+    assert isinstance(gone, Failed) and gone.reason.startswith("cannot be read")
+    assert same == Unchanged(str(note), known.state)
+    with pytest.raises(ValueError):
+        worker.decode_outcomes(b'[["x"]]')

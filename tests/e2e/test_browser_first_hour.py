@@ -113,4 +113,17 @@ def test_quick_ask_follows_its_stream(
     assert _scroll_state(page)["height"] > _scroll_state(page)["client"]  # it overflows
     assert _at_bottom(page)
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
-    wait_for(page, lambda: _at_bottom(page), "Quick Ask followed to the end")
+    try:
+        wait_for(page, lambda: _at_bottom(page), "Quick Ask followed to the end")
+    except AssertionError:
+        debug = page.evaluate(
+            """async () => ({ s: [...document.querySelectorAll('.message-scroller')].map(e => [e.scrollTop,
+              e.scrollHeight, e.clientHeight, e.children.length, e.firstElementChild?.className]),
+              jump: document.querySelectorAll('[data-testid=jump-latest]').length,
+              msgs: document.querySelectorAll('[data-testid=message-assistant]').length,
+              vis: document.visibilityState, focus: document.hasFocus(),
+              raf: await Promise.race([new Promise(r => requestAnimationFrame(() => r('raf ok'))),
+                                       new Promise(r => setTimeout(() => r('raf timeout'), 2000))]),
+              after: document.querySelector('.message-scroller').scrollTop })"""
+        )
+        raise AssertionError(f"not at the bottom: {debug}") from None

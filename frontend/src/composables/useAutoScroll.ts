@@ -20,6 +20,9 @@ export interface AutoScroll {
  * scrolling and kinetic touch scrolling go on for a while after the event). */
 const INPUT_MS = 1000;
 
+/** When a followed view is checked again after its last change (ms). */
+const SETTLE_MS = [200, 1000];
+
 const SCROLL_KEYS = new Set(["PageUp", "ArrowUp", "Home", " "]);
 
 function isEditable(target: EventTarget | null): boolean {
@@ -81,14 +84,19 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     window.addEventListener("keydown", onKey);
     if (typeof ResizeObserver === "function" && el) {
       resized = new ResizeObserver(() => {
-        if (following.value) scrollSoon();
+        if (following.value) {
+          scrollSoon();
+          settleSoon();
+        }
       });
       resized.observe(el);
       if (el.firstElementChild) resized.observe(el.firstElementChild);
     }
     toBottom();
+    settleSoon();
   });
   onBeforeUnmount(() => {
+    for (const timer of settleTimers.splice(0)) clearTimeout(timer);
     resized?.disconnect();
     window.removeEventListener("pointerup", onRelease);
     window.removeEventListener("keydown", onKey);
@@ -109,8 +117,25 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     if (typeof requestAnimationFrame === "function") requestAnimationFrame(run);
     else void nextTick(run);
   };
+  // And a check after things settle, on timers: a layout change that neither the source nor
+  // the ResizeObserver reports (a finished turn's list re-mounted and its answer rendered in a
+  // later frame, seen under load in CI) must not leave a followed view short of the end.
+  const settleTimers: ReturnType<typeof setTimeout>[] = [];
+  const settleSoon = () => {
+    for (const timer of settleTimers.splice(0)) clearTimeout(timer);
+    for (const ms of SETTLE_MS) {
+      settleTimers.push(
+        setTimeout(() => {
+          const el = container.value;
+          if (el && following.value && !nearBottom(el, 2)) toBottom();
+        }, ms),
+      );
+    }
+  };
   watch(source, () => {
-    if (following.value) scrollSoon();
+    if (!following.value) return;
+    scrollSoon();
+    settleSoon();
   }, { flush: "post" });
   const jump = () => {
     following.value = true;

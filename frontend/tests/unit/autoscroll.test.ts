@@ -67,4 +67,27 @@ describe("auto-scroll", () => {
     await nextTick();
     wrapper.unmount();
   });
+
+  it("checks a followed view again after it settles, when nothing reported the last growth", async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal("requestAnimationFrame", () => 0); // frames never come: only the timers act
+    let height = 300;
+    const Host = defineComponent({
+      setup() {
+        const el = ref<HTMLElement | null>(null);
+        useAutoScroll(el, () => 0);
+        return () => h("div", { ref: el }, "x");
+      },
+    });
+    const wrapper = mount(Host, { attachTo: document.body });
+    const el = wrapper.element as HTMLElement;
+    Object.defineProperty(el, "scrollHeight", { get: () => height });
+    Object.defineProperty(el, "clientHeight", { get: () => 200 });
+    height = 2000; // the re-mounted answer rendered later; no source change, no resize report
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(el.scrollTop).toBe(2000);
+    wrapper.unmount();
+    vi.useRealTimers();
+  });
 });
+

@@ -120,7 +120,7 @@ class Discovery:
                 else:
                     yield from self._walk_dir(root, path)
             elif entry.is_file(follow_symlinks=False):
-                reason = self._file_name_reason(root, folder, entry.name)
+                reason = self._entry_reason(root, folder, entry.name, is_dir=False)
                 if reason:
                     yield Skipped(path=entry.path, reason=reason)
                 else:
@@ -139,16 +139,12 @@ class Discovery:
         return self._name_reason(root, folder, is_dir=True)
 
     def _name_reason(self, root: Path, path: Path, *, is_dir: bool) -> str | None:
-        if not is_dir and path.name.startswith("."):
-            return "hidden file"
-        if self._ignored(root, path.parent, path.name, is_dir):
-            return "ignored by .gitignore"
-        return None
+        return self._entry_reason(root, path.parent, path.name, is_dir=is_dir)
 
-    def _file_name_reason(self, root: Path, folder: Path, name: str) -> str | None:
-        if name.startswith("."):
+    def _entry_reason(self, root: Path, folder: Path, name: str, *, is_dir: bool) -> str | None:
+        if not is_dir and name.startswith("."):
             return "hidden file"
-        if self._ignored(root, folder, name, False):
+        if self._ignored(root, folder, name, is_dir):
             return "ignored by .gitignore"
         return None
 

@@ -45,8 +45,8 @@ class Indexer:
         *,
         workers: int | None = None,
     ) -> None:
-        """`workers`: processes that read files during a run (None: one per spare core, 0:
-        read in this process; app/knowledge/pool.py)."""
+        """`workers`: processes that read files during a run (None: `pool.default_workers()`,
+        0: read in this process)."""
         self._store = store
         self._workers = pool.default_workers() if workers is None else workers
         self._private = private_roots

@@ -9,8 +9,8 @@ app's process writes: the two overlap for real.
 Small runs (a watcher's batch, a few files) stay in-process: starting a worker (a fresh
 interpreter importing the chunker and tokeniser) costs more than it saves. The workers are
 plain child processes speaking app/knowledge/worker.py's protocol (JSON lines), not
-`multiprocessing`
-(whose `spawn` re-imports the host's main script and needs its own hooks in a frozen build).
+`multiprocessing` (whose `spawn` re-imports the host's main script and needs its own hooks in a
+frozen build).
 If a worker cannot be started or dies, the rest of the run is read in-process, so indexing
 never depends on one.
 """
@@ -54,11 +54,9 @@ def worker_argv() -> list[str]:
     return [sys.executable, "-m", "app.knowledge.worker"]
 
 
-def outcomes(
-    jobs: Sequence[Job], sizes: Sequence[int], *, workers: int, min_files: int | None = None
-) -> Iterator[Outcome]:
+def outcomes(jobs: Sequence[Job], sizes: Sequence[int], *, workers: int) -> Iterator[Outcome]:
     """Each job's outcome, in the order of `jobs` (`sizes`: the files' sizes, for grouping)."""
-    if workers < 1 or len(jobs) < max(1, MIN_FILES if min_files is None else min_files):
+    if workers < 1 or len(jobs) < max(1, MIN_FILES):
         yield from map(read_job, jobs)
         return
     groups = _groups(jobs, sizes)

@@ -2,7 +2,8 @@
 
 Pure (no database): an index run does this in a worker process (app/knowledge/pool.py) while
 the app's process writes, and a watcher update does it in-process. Everything a worker hands
-back is plain data that pickles cheaply (slotted dataclasses and tuples, not models).
+back is plain data (slotted dataclasses and tuples, not models) that app/knowledge/worker.py
+writes as JSON.
 """
 
 from __future__ import annotations

@@ -83,12 +83,7 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     window.addEventListener("pointerup", onRelease);
     window.addEventListener("keydown", onKey);
     if (typeof ResizeObserver === "function" && el) {
-      resized = new ResizeObserver(() => {
-        if (following.value) {
-          scrollSoon();
-          settleSoon();
-        }
-      });
+      resized = new ResizeObserver(follow);
       resized.observe(el);
       if (el.firstElementChild) resized.observe(el.firstElementChild);
     }
@@ -96,7 +91,7 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
     settleSoon();
   });
   onBeforeUnmount(() => {
-    for (const timer of settleTimers.splice(0)) clearTimeout(timer);
+    if (settleTimer !== null) clearTimeout(settleTimer);
     resized?.disconnect();
     window.removeEventListener("pointerup", onRelease);
     window.removeEventListener("keydown", onKey);
@@ -119,24 +114,29 @@ export function useAutoScroll(container: Ref<HTMLElement | null>, source: WatchS
   };
   // And a check after things settle, on timers: a layout change that neither the source nor
   // the ResizeObserver reports (a finished turn's list re-mounted and its answer rendered in a
-  // later frame, seen under load in CI) must not leave a followed view short of the end.
-  const settleTimers: ReturnType<typeof setTimeout>[] = [];
-  const settleSoon = () => {
-    for (const timer of settleTimers.splice(0)) clearTimeout(timer);
-    for (const ms of SETTLE_MS) {
-      settleTimers.push(
-        setTimeout(() => {
-          const el = container.value;
-          if (el && following.value && !nearBottom(el, 2)) toBottom();
-        }, ms),
-      );
-    }
+  // later frame, seen under load in CI) must not leave a followed view short of the end. One
+  // timer, re-armed only when it fires (a streamed batch just notes the time).
+  let changedAt = 0;
+  let settleTimer: ReturnType<typeof setTimeout> | null = null;
+  const settleCheck = () => {
+    settleTimer = null;
+    const since = Date.now() - changedAt;
+    const el = container.value;
+    if (since >= SETTLE_MS[0] && el && following.value && !nearBottom(el, 2)) toBottom();
+    const next = SETTLE_MS.find((ms) => ms > since);
+    if (next !== undefined) settleTimer = setTimeout(settleCheck, next - since);
   };
-  watch(source, () => {
+  const settleSoon = () => {
+    changedAt = Date.now();
+    if (settleTimer === null) settleTimer = setTimeout(settleCheck, SETTLE_MS[0]);
+  };
+  /** New content or a new size: keep the tail in view while following. */
+  const follow = () => {
     if (!following.value) return;
     scrollSoon();
     settleSoon();
-  }, { flush: "post" });
+  };
+  watch(source, follow, { flush: "post" });
   const jump = () => {
     following.value = true;
     toBottom();

@@ -1,6 +1,7 @@
 import type { MessageKey } from "./en";
 
-/** 简体中文界面文字。键必须与 en.ts 完全一致（有测试检查）。 */
+/** 简体中文界面文字。键必须与 en.ts 完全一致（有测试检查）。与 en.ts 一样是一张平铺的表（超过 600 行，
+ * 原因见 en.ts 顶部的说明）。 */
 export const zhCN: Record<MessageKey, string> = {
   "app.databaseDamaged": "数据库已损坏（{detail}）。你的对话可能不完整：请退出 CashCode，备份数据文件夹中的 cashcode.sqlite3，然后恢复备份，或用 sqlite3 .recover 修复该副本。",
   "app.databaseBusy": "数据库正忙——另一个程序正在使用它；正在重试…",

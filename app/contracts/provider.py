@@ -20,6 +20,30 @@ class ProviderKind(StrEnum):
     OLLAMA = "ollama"
 
 
+# The `model_limits` key that applies to every model of a provider (a model's own entry wins).
+ALL_MODELS = "*"
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """Per-model settings of a provider profile; None = the server's own default."""
+
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    # The model's context window in tokens, as the user set it (consolidation budgets by it).
+    context_length: int | None = None
+
+    def over(self, base: ModelLimits) -> ModelLimits:
+        """These limits, with what they leave unset taken from `base`."""
+        return ModelLimits(
+            temperature=self.temperature if self.temperature is not None else base.temperature,
+            max_output_tokens=(
+                self.max_output_tokens if self.max_output_tokens is not None else base.max_output_tokens
+            ),
+            context_length=self.context_length if self.context_length is not None else base.context_length,
+        )
+
+
 @dataclass(frozen=True)
 class ProviderConfig:
     """Everything needed to talk to one provider. `api_key` is resolved from the keyring by
@@ -34,6 +58,16 @@ class ProviderConfig:
     max_retries: int = 3
     # Ollama only: use native /api/chat instead of its OpenAI-compatible /v1.
     ollama_native: bool = False
+    # Seconds from the response headers to the first answer event (None: only `timeout_s`).
+    first_token_timeout_s: float | None = None
+    # model id (or ALL_MODELS) -> its limits.
+    model_limits: Mapping[str, ModelLimits] = field(default_factory=dict)
+
+    def limits_for(self, model: str) -> ModelLimits:
+        """The limits of `model`: its own entry over the provider-wide one."""
+        base = self.model_limits.get(ALL_MODELS, ModelLimits())
+        own = self.model_limits.get(model)
+        return own.over(base) if own is not None else base
 
 
 @dataclass(frozen=True)
@@ -64,6 +98,7 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...] = ()
     stream: bool = True
     temperature: float | None = None
+    max_output_tokens: int | None = None
     # sha256 -> content, for the attachments of `messages` (filled in before the request).
     attachment_inputs: Mapping[str, AttachmentInput] = field(default_factory=dict)
 
@@ -131,6 +166,7 @@ ProviderErrorCode = Literal[
     "disconnected",
     "timeout",
     "bad_response",  # the server answered, but not with a model reply (an HTML page, garbage)
+    "no_responses_api",  # the server answered 404 at /responses: it speaks Chat Completions only
 ]
 
 

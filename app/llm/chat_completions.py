@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.contracts.provider import ModelRequest, StreamEvent
+from app.contracts.provider import ModelRequest, ProviderError, StreamEvent
 from app.llm.chat_stream import ChatStreamAssembler, completion_events
 from app.llm.errors import ErrorContext
 from app.llm.json_body import has_blobs
@@ -17,8 +17,16 @@ if TYPE_CHECKING:
 
 
 class ChatCompletionsProvider(OpenAIProvider):
+    _path = "/chat/completions"
+
+    def _adapt(self, err: ProviderError, request: ModelRequest, *, stream: bool) -> str | None:
+        return self._learned.adapt(err, request.messages, tools=bool(request.tools), stream=stream)
+
+    def _streams(self, request: ModelRequest) -> bool:
+        return self._learned.streams(stream=request.stream, tools=bool(request.tools))
+
     async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
-        kwargs = chat_request(request)
+        kwargs = chat_request(request, empty_tool_content=self._learned.empty_tool_content)
         if stream:
             kwargs.update(stream=True, stream_options={"include_usage": True})
         if has_blobs(kwargs):

@@ -6,8 +6,9 @@ sometimes echo the key back, and exception text is never passed through unscrubb
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -15,6 +16,18 @@ from app.contracts.provider import ProviderConfig, ProviderError, ProviderErrorC
 
 if TYPE_CHECKING:
     import openai
+
+_log = logging.getLogger(__name__)
+
+# Where a user changes a provider's timeouts; error texts name exactly these settings.
+TIMEOUT_SETTING = (
+    "the provider's Timeout (Settings → Providers, or `cashcode config provider set {id} --timeout SECONDS`)"
+)
+FIRST_TOKEN_SETTING = (
+    "the provider's First-token timeout (Settings → Providers, or "
+    "`cashcode config provider set {id} --first-token-timeout SECONDS`)"
+)
+SHOWN_SERVER_MESSAGE = 300  # characters of the server's own message put into an error text
 
 _KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-]{4,}")
 _CONTEXT_HINTS = (
@@ -40,6 +53,16 @@ class ErrorContext:
     secret: str | None = None
     ollama: bool = False
     timeout_s: float | None = None
+    path: str = ""  # the API path called below `base_url` ("/chat/completions"), for 404 hints
+
+    def at(self, path: str) -> ErrorContext:
+        return replace(self, path=path)
+
+    @property
+    def url(self) -> str:
+        """The URL that was called, without any user:password@ (for messages)."""
+        parts = urlsplit(self.base_url)
+        return self.host + parts.path.rstrip("/") + self.path
 
     @classmethod
     def for_config(
@@ -75,6 +98,12 @@ def scrub(text: str, secret: str | None) -> str:
     return _KEYLIKE.sub(r"\1***", text)
 
 
+def shortened(server_message: str, secret: str | None, limit: int = SHOWN_SERVER_MESSAGE) -> str:
+    """The server's own message on one line, scrubbed of keys and cut to `limit` characters."""
+    text = " ".join(scrub(server_message, secret).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def make_error(
     ctx: ErrorContext,
     code: ProviderErrorCode,
@@ -91,8 +120,18 @@ def make_error(
         details["status"] = str(status)
     if ctx.timeout_s:
         details["timeout_s"] = f"{ctx.timeout_s:g}"
+    if ctx.path:
+        details["url"] = ctx.url
     if server_message:
         details["server_message"] = scrub(server_message, ctx.secret)[:500]
+        _log.debug(
+            "provider %s (%s): %s%s; the server said: %s",
+            ctx.provider_label,
+            ctx.url,
+            code,
+            f" (HTTP {status})" if status is not None else "",
+            shortened(server_message, ctx.secret, 500),
+        )
     return ProviderError(
         code=code,
         message=scrub(message, ctx.secret),
@@ -150,20 +189,40 @@ def from_status(
     if status == 404:
         if code == "model_not_found" or (ctx.model and ctx.model in sm) or "model" in sm.lower():
             return _model_missing(ctx, status, sm)
-        text = (
-            f"Provider {label} answered 404 Not Found at {ctx.host}. Check the base URL "
-            "(OpenAI-compatible servers usually end in /v1)."
-        )
-        return make_error(ctx, "not_found", text, status=status, server_message=sm)
+        return not_found(ctx, sm)
     if status == 429:
         return rate_limited(ctx, sm, retry_after_s, status)
     if is_context_overflow(code, sm):
         return context_too_long(ctx, sm, status)
+    said = shortened(sm, ctx.secret)
     if status >= 500:
-        text = f"Provider {label} had a server error (HTTP {status}). Try again in a moment."
+        text = (
+            f"Provider {label} had a server error (HTTP {status})"
+            + (f" — the server said: {said.rstrip('.')}" if said else "")
+            + ". Try again in a moment."
+        )
         return make_error(ctx, "server", text, status=status, server_message=sm)
-    text = f"Provider {label} rejected the request (HTTP {status}): {sm or 'no details'}"
+    text = f"Provider {label} rejected the request (HTTP {status}): {said or 'no details'}"
     return make_error(ctx, "bad_request", text, status=status, server_message=sm)
+
+
+def not_found(ctx: ErrorContext, server_message: str) -> ProviderError:
+    """A 404 that is not about a model: name the URL called, and the likely cause."""
+    label = ctx.provider_label
+    if ctx.path == "/responses":
+        text = (
+            f"Provider {label} has no Responses API: {ctx.url} answered 404 Not Found. Set its API "
+            "kind to Chat Completions (Settings → Providers, or --api-mode chat_completions)."
+        )
+        return make_error(ctx, "no_responses_api", text, status=404, server_message=server_message)
+    root = urlsplit(ctx.base_url).path.rstrip("/")
+    hint = (
+        "Check the base URL and that this server offers the OpenAI API at it."
+        if root.endswith("/v1")
+        else "Check the base URL (OpenAI-compatible servers usually end in /v1)."
+    )
+    text = f"Provider {label} answered 404 Not Found for {ctx.url}. {hint}"
+    return make_error(ctx, "not_found", text, status=404, server_message=server_message)
 
 
 def rate_limited(
@@ -191,9 +250,8 @@ def stream_failure(ctx: ErrorContext, code: str | None, server_message: str) -> 
         return context_too_long(ctx, server_message)
     if code == "model_not_found":
         return _model_missing(ctx, None, server_message)
-    text = (
-        f"Provider {ctx.provider_label} failed while answering: {server_message or code or 'unknown error'}"
-    )
+    said = shortened(server_message, ctx.secret)
+    text = f"Provider {ctx.provider_label} failed while answering: {said or code or 'unknown error'}"
     return make_error(ctx, "server", text, server_message=server_message)
 
 
@@ -203,15 +261,29 @@ def connection_failed(ctx: ErrorContext, *, timeout: bool, after_headers: bool) 
         limit = f" within {ctx.timeout_s:g} s" if ctx.timeout_s else ""
         text = (
             f"Provider {ctx.provider_label} at {ctx.host} did not answer{limit}. Try again, or raise "
-            "the timeout for this provider."
+            + TIMEOUT_SETTING.format(id=ctx.provider_id)
+            + "."
         )
-        return make_error(ctx, "timeout", text)
+        error = make_error(ctx, "timeout", text)
+        error.details["setting"] = "timeout_s"
+        return error
     if after_headers:
         text = (
             f"The connection to provider {ctx.provider_label} dropped before the answer finished. Try again."
         )
         return make_error(ctx, "disconnected", text)
     return unreachable(ctx)
+
+
+def first_token_timeout(ctx: ErrorContext, limit_s: float) -> ProviderError:
+    """The server answered (headers) but sent no part of an answer within `limit_s`."""
+    text = (
+        f"Provider {ctx.provider_label} at {ctx.host} connected but sent no answer within {limit_s:g} s. "
+        "Try again, or raise " + FIRST_TOKEN_SETTING.format(id=ctx.provider_id) + "."
+    )
+    error = make_error(ctx, "timeout", text)
+    error.details.update(timeout_s=f"{limit_s:g}", setting="first_token_timeout_s")
+    return error
 
 
 def unreachable(ctx: ErrorContext) -> ProviderError:
@@ -281,14 +353,18 @@ def _server_message(exc: openai.APIError) -> str:
             return str(inner["message"])
         if isinstance(inner, str):
             return inner
+        if isinstance(body.get("detail"), str):  # FastAPI-based servers (llama-cpp-python)
+            return str(body["detail"])
     return exc.message
 
 
-def bad_response(ctx: ErrorContext, what: str, sample: str = "") -> ProviderError:
+def bad_response(
+    ctx: ErrorContext, what: str, sample: str = "", *, instead_of: str = "a model reply"
+) -> ProviderError:
     """The server answered, but not like a model API: say what came back and what to check."""
     shown = " ".join(sample.split())[:200]
     text = (
-        f"Provider {ctx.provider_label} at {ctx.host} answered with {what} instead of a model reply"
+        f"Provider {ctx.provider_label} at {ctx.host} answered with {what} instead of {instead_of}"
         + (f" (it began: {shown!r})" if shown else "")
         + ". Check the base URL: a proxy, login page or a server that is not OpenAI-compatible "
         "may be answering."

@@ -10,6 +10,7 @@ from app.contracts.provider import ModelInfo, ModelRequest, ProviderConfig, Stre
 from app.llm.chat_completions import ChatCompletionsProvider
 from app.llm.errors import ErrorContext
 from app.llm.http_client import LazyHttpClient
+from app.llm.limits import with_limits
 from app.llm.ollama_discovery import discover_models
 from app.llm.ollama_native import native_chat
 from app.llm.retry import RetryPolicy, retrying
@@ -41,8 +42,9 @@ class OllamaProvider:
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
         events: AsyncGenerator[StreamEvent, None]
         if self.config.ollama_native:
-            ctx = self._ctx(request.model)
-            events = retrying(lambda: native_chat(self._http.get(), request, ctx), self._retry)
+            ctx = self._ctx(request.model).at("/api/chat")
+            request = with_limits(request, self.config)
+            events = retrying(lambda: native_chat(self._http.get(), request, ctx, self.config), self._retry)
         else:
             events = self._compat.stream(request)
         async with aclosing(events):

@@ -19,6 +19,7 @@ async def _json(
 ) -> dict[str, Any]:
     import httpx2
 
+    ctx = ctx.at(path)
     try:
         response = await http.request(method, path, json=body)
     except httpx2.TimeoutException as exc:
@@ -29,8 +30,11 @@ async def _json(
         raise errors.from_status(ctx, response.status_code, response.text[:500])
     try:
         value = response.json()
-    except json.JSONDecodeError as exc:
-        raise errors.stream_failure(ctx, None, f"{path} did not return JSON") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        what = errors.describe_body(response.headers.get("content-type", ""), response.content)
+        sample = response.content[:200].decode("utf-8", "replace")
+        wanted = "a model list" if path == "/api/tags" else f"JSON from {path}"
+        raise errors.bad_response(ctx, what, sample, instead_of=wanted) from None
     return value if isinstance(value, dict) else {}
 
 
@@ -62,5 +66,11 @@ async def _describe(http: httpx2.AsyncClient, ctx: ErrorContext, name: str) -> M
 
 async def discover_models(http: httpx2.AsyncClient, ctx: ErrorContext) -> list[ModelInfo]:
     tags = await _json(http, ctx, "GET", "/api/tags")
-    names = [str(m.get("name") or m.get("model")) for m in tags.get("models", []) if isinstance(m, dict)]
+    listed = tags.get("models")
+    if not isinstance(listed, list):
+        shown = json.dumps(listed)[:40]
+        raise errors.bad_response(
+            ctx.at("/api/tags"), f"a JSON object whose `models` is {shown}", instead_of="a model list"
+        )
+    names = [str(m.get("name") or m.get("model")) for m in listed if isinstance(m, dict)]
     return list(await asyncio.gather(*(_describe(http, ctx, n) for n in names)))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from app.contracts.messages import ToolCall
 from app.contracts.provider import (
     ModelRequest,
+    ProviderConfig,
     ProviderError,
     ReasoningDelta,
     StreamDone,
@@ -90,9 +91,12 @@ async def _status_error(response: httpx2.Response, ctx: ErrorContext) -> Provide
 
 
 async def native_chat(
-    http: httpx2.AsyncClient, request: ModelRequest, ctx: ErrorContext
+    http: httpx2.AsyncClient, request: ModelRequest, ctx: ErrorContext, config: ProviderConfig
 ) -> AsyncGenerator[StreamEvent, None]:
-    """One attempt at `/api/chat`; streamed or not, it yields the same events."""
+    """One attempt at `/api/chat`; streamed or not, it yields the same events. `config` gives
+    the model's context length (`num_ctx`) and the first-token timeout."""
+    import asyncio
+
     import httpx2
 
     assembler = NativeAssembler(ctx)
@@ -100,16 +104,23 @@ async def native_chat(
     try:
         # Leaving the `async with` (also by cancellation) closes the connection.
         # Serialised like the OpenAI bodies: image base64 spliced in, not re-encoded.
-        body = encode_json(native_request(request))
+        body = encode_json(native_request(request, config.limits_for(request.model).context_length))
         headers = {"Content-Type": "application/json"}
         async with http.stream("POST", "/api/chat", content=body, headers=headers) as response:
             headers_seen = True
             if response.status_code >= 400:
                 raise await _status_error(response, ctx)
-            async for line in response.aiter_lines():
-                if line.strip():
-                    for event in assembler.feed(_parse_line(line, ctx)):
-                        yield event
+            limit = config.first_token_timeout_s
+            async with asyncio.timeout(limit) as guard:
+                async for line in response.aiter_lines():
+                    if line.strip():
+                        events = assembler.feed(_parse_line(line, ctx))
+                        if events and guard.when() is not None:
+                            guard.reschedule(None)  # disarmed before anything reaches the consumer
+                        for event in events:
+                            yield event
+    except TimeoutError:
+        raise errors.first_token_timeout(ctx, config.first_token_timeout_s or 0) from None
     except httpx2.TimeoutException as exc:
         raise errors.connection_failed(ctx, timeout=True, after_headers=headers_seen) from exc
     except httpx2.TransportError as exc:

@@ -58,6 +58,21 @@ def _error_fields(body: dict[str, Any], fallback: str) -> tuple[str, str | None]
     return (inner if isinstance(inner, str) else fallback), None
 
 
+def model_list(body: dict[str, Any], content_type: str, raw: bytes, ctx: ErrorContext) -> list[ModelInfo]:
+    """The models of a `/models` answer. A body that is no JSON object (an HTML page) or whose
+    `data` is not a list (`null`, missing) is an error that says what came back; an empty list
+    is an empty list (the caller says so)."""
+    data = body.get("data")
+    if not isinstance(data, list):
+        if not body:
+            what = errors.describe_body(content_type, raw)
+            sample = raw[:200].decode("utf-8", "replace")
+        else:
+            what, sample = f"a JSON object whose `data` is {json.dumps(data)[:40]}", ""
+        raise errors.bad_response(ctx, what, sample, instead_of="a model list")
+    return [ModelInfo(id=str(item["id"])) for item in data if isinstance(item, dict) and "id" in item]
+
+
 class LazyOpenAIClient:
     def __init__(self, base_url: str, api_key: str, timeout_s: float) -> None:
         self._base_url = base_url
@@ -84,6 +99,7 @@ class LazyOpenAIClient:
         costs ~0.4 s and ~15 MB that an idle window should not pay."""
         import httpx2
 
+        ctx = ctx.at("/models")
         if not self._api_key:
             raise errors.no_api_key(ctx)
         headers = {"Authorization": f"Bearer {self._api_key}"}
@@ -105,9 +121,7 @@ class LazyOpenAIClient:
                 errors.retry_after_seconds(response.headers),
             )
             raise explain_keyless(error, self._api_key, ctx)
-        data = body.get("data")
-        items = data if isinstance(data, list) else []
-        return [ModelInfo(id=str(item["id"])) for item in items if isinstance(item, dict) and "id" in item]
+        return model_list(body, response.headers.get("content-type", ""), response.content, ctx)
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -4,6 +4,8 @@ how its results become our events."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
@@ -19,8 +21,15 @@ from app.contracts.provider import (
 )
 from app.llm import errors
 from app.llm.errors import ErrorContext
+from app.llm.limits import with_limits
 from app.llm.openai_client import LazyOpenAIClient, effective_api_key, explain_keyless
 from app.llm.retry import RetryPolicy, retrying
+from app.llm.server_quirks import LearnedQuirks
+
+_log = logging.getLogger(__name__)
+
+# Content types a server may (wrongly) give a valid event stream: it is read by its content.
+_LENIENT_STREAM_TYPES = ("text/plain", "application/octet-stream")
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -56,6 +65,8 @@ class OpenAIProvider(ABC):
     """`base_url` is the OpenAI-compatible root (ending in /v1). `ollama=True` words errors for
     Ollama and needs no key (its /v1 ignores the key, but the SDK wants one)."""
 
+    _path = ""  # the API path of a model call below the base URL (for error texts)
+
     def __init__(
         self,
         config: ProviderConfig,
@@ -73,6 +84,9 @@ class OpenAIProvider(ABC):
             self._api_key = effective_api_key(config.api_key, self._base_url)
         self._retry = retry or RetryPolicy(max_retries=config.max_retries)
         self._client = LazyOpenAIClient(self._base_url, self._api_key, config.timeout_s)
+        # What this server was found to refuse (app/llm/server_quirks.py); kept while this
+        # provider object lives, i.e. per profile and process.
+        self._learned = LearnedQuirks()
 
     # ---- what a subclass supplies ---------------------------------------------------------------
 
@@ -87,12 +101,22 @@ class OpenAIProvider(ABC):
     @abstractmethod
     def _assembler(self, ctx: ErrorContext) -> Assembler: ...
 
+    def _adapt(self, err: ProviderError, request: ModelRequest, *, stream: bool) -> str | None:
+        """After a refused call: the change (now switched on) to send it once more with, or None."""
+        return None
+
+    def _streams(self, request: ModelRequest) -> bool:
+        """Whether this call is streamed (a server may have refused streaming with tools)."""
+        return request.stream
+
     # ---- the shared part -------------------------------------------------------------------------
 
     def _ctx(self, model: str | None = None) -> ErrorContext:
-        return ErrorContext.for_config(self.config, model, ollama=self._ollama, base_url=self._base_url)
+        ctx = ErrorContext.for_config(self.config, model, ollama=self._ollama, base_url=self._base_url)
+        return ctx.at(self._path)
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        request = with_limits(request, self.config)
         if not self._api_key:
             raise errors.no_api_key(self._ctx(request.model))
         try:
@@ -103,18 +127,9 @@ class OpenAIProvider(ABC):
             raise explain_keyless(exc, self._api_key, self._ctx(request.model)) from exc.__cause__
 
     async def _attempt(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
-        import openai
-
         ctx = self._ctx(request.model)
-        client = self._client.get()
-        try:
-            result = await self._create(client, request, stream=request.stream)
-        except openai.APIError as exc:
-            raise errors.from_openai(exc, ctx, after_headers=False) from errors.safe_cause(exc)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            # The SDK could not parse the body (an HTML page, broken JSON): not a model reply.
-            raise errors.bad_response(ctx, "a body that could not be read", str(exc)) from None
-        if not request.stream:
+        stream, result = await self._call(request, ctx)
+        if not stream:
             try:
                 events = list(self._whole(result))
             except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
@@ -123,12 +138,70 @@ class OpenAIProvider(ABC):
                 yield event
             return
         sdk_stream: SdkStream = result
-        await _check_event_stream(sdk_stream, ctx)
+        lenient = await _check_event_stream(sdk_stream, ctx)
         assembler = self._assembler(ctx)
+        async with aclosing(self._read(sdk_stream, assembler, ctx)) as events:
+            async for event in events:
+                yield event
+        if not assembler.finished:
+            if lenient is not None:
+                # A stream sent as text/plain that held no event: it was no event stream at all.
+                raise errors.bad_response(ctx, f"a {lenient} body that is not an event stream")
+            # The body ended cleanly but the server never said it was done: never pass that
+            # off as a complete answer.
+            raise errors.disconnected(ctx)
+        yield assembler.done()
+
+    async def _call(self, request: ModelRequest, ctx: ErrorContext) -> tuple[bool, Any]:
+        """The SDK call, sent once more in the form the server takes when it refused ours
+        (app/llm/server_quirks.py). Returns whether the result is a stream, and the result."""
+        import openai
+
+        client = self._client.get()
+        tried: dict[str, ProviderError] = {}
+        while True:
+            stream = self._streams(request)
+            try:
+                return stream, await self._create(client, request, stream=stream)
+            except openai.APIError as exc:
+                err = errors.from_openai(exc, ctx, after_headers=False)
+                for change, before in tried.items():
+                    if (before.status, before.details.get("server_message")) == (
+                        err.status,
+                        err.details.get("server_message"),
+                    ):
+                        self._learned.unlearn(change)  # the same refusal: that change did not help
+                change = self._adapt(err, request, stream=stream)
+                if change is None or change in tried:
+                    raise err from errors.safe_cause(exc)
+                _log.info(
+                    "provider %s refused a request (%s); sending it again with %s",
+                    ctx.provider_label,
+                    err.status,
+                    change,
+                )
+                tried[change] = err
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                # The SDK could not parse the body (an HTML page, broken JSON): not a model reply.
+                raise errors.bad_response(ctx, "a body that could not be read", str(exc)) from None
+
+    async def _read(
+        self, sdk_stream: SdkStream, assembler: Assembler, ctx: ErrorContext
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """The stream's events. The first-token timeout runs from the headers to the first event."""
+        import openai
+
+        limit = self.config.first_token_timeout_s
         try:
-            async for item in sdk_stream:
-                for event in assembler.feed(item):
-                    yield event
+            async with asyncio.timeout(limit) as guard:
+                async for item in sdk_stream:
+                    events = assembler.feed(item)
+                    if events and guard.when() is not None:
+                        guard.reschedule(None)  # disarmed before anything reaches the consumer
+                    for event in events:
+                        yield event
+        except TimeoutError:
+            raise errors.first_token_timeout(ctx, limit or 0) from None
         except openai.APIError as exc:
             raise errors.from_openai(exc, ctx, after_headers=True) from errors.safe_cause(exc)
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
@@ -137,11 +210,6 @@ class OpenAIProvider(ABC):
         finally:
             # Also on cancellation: drop the HTTP connection so the server stops generating.
             await sdk_stream.close()
-        if not assembler.finished:
-            # The body ended cleanly but the server never said it was done: never pass that
-            # off as a complete answer.
-            raise errors.disconnected(ctx)
-        yield assembler.done()
 
     async def list_models(self) -> list[ModelInfo]:
         return await self._client.list_models(self._ctx())
@@ -168,16 +236,21 @@ async def post_json(
     )
 
 
-async def _check_event_stream(sdk_stream: SdkStream, ctx: ErrorContext) -> None:
-    """A streamed request must be answered with `text/event-stream`. Anything else (a proxy's
-    HTML login page with status 200) would parse as an empty stream: say what came back."""
+async def _check_event_stream(sdk_stream: SdkStream, ctx: ErrorContext) -> str | None:
+    """A streamed request must be answered with an event stream. A plain-text type is read by
+    its content (some servers serve valid SSE as text/plain; returns that type, so an empty
+    read can be told apart). Anything else (a proxy's HTML login page with status 200) would
+    parse as an empty stream: say what came back."""
     response = getattr(sdk_stream, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
-        return
+        return None
     content_type = str(headers.get("content-type", ""))
-    if content_type.split(";", 1)[0].strip().lower() in ("text/event-stream", ""):
-        return
+    bare = content_type.split(";", 1)[0].strip().lower()
+    if bare in ("text/event-stream", ""):
+        return None
+    if bare in _LENIENT_STREAM_TYPES:
+        return bare
     try:
         body = await response.aread()  # type: ignore[union-attr]
     except Exception:  # the body is only a sample for the message

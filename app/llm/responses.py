@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 
 class ResponsesProvider(OpenAIProvider):
+    _path = "/responses"
+
     async def _create(self, client: AsyncOpenAI, request: ModelRequest, *, stream: bool) -> Any:
         kwargs = responses_request(request)
         if stream:

@@ -26,6 +26,11 @@ RETRYABLE: frozenset[ProviderErrorCode] = frozenset(
 CONNECT_FAILURES: frozenset[ProviderErrorCode] = frozenset({"unreachable", "ollama_not_running"})
 CONNECT_RETRIES = 1
 
+# A server error other than these is most likely the same for the same request (llama-cpp-python
+# answers 500 to a body it cannot take): it is sent once more, never four times (issue 34).
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+DETERMINISTIC_RETRIES = 1
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -62,6 +67,8 @@ async def retrying(
             limit = policy.max_retries
             if err.code in CONNECT_FAILURES:
                 limit = min(limit, CONNECT_RETRIES)
+            elif err.status is not None and err.status not in TRANSIENT_STATUSES:
+                limit = min(limit, DETERMINISTIC_RETRIES)
             if started or err.code not in RETRYABLE or retries >= limit:
                 if retries:
                     err.details["attempts"] = str(retries + 1)

@@ -10,14 +10,17 @@ from app.contracts.provider import AttachmentInput, ModelRequest
 from app.llm.wire_attachments import chat_content
 
 
-def chat_message(message: Message, inputs: Mapping[str, AttachmentInput] | None = None) -> dict[str, Any]:
+def chat_message(
+    message: Message, inputs: Mapping[str, AttachmentInput] | None = None, *, empty_tool_content: bool = False
+) -> dict[str, Any]:
+    """`empty_tool_content`: "" instead of null next to tool calls (app/llm/server_quirks.py)."""
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
     if message.role == "assistant" and message.tool_calls:
         return {
             "role": "assistant",
-            # Content may be absent next to tool calls; some servers reject "" there.
-            "content": message.content or None,
+            # OpenAI's form is null; llama-cpp-python refuses null (and a missing key) and takes "".
+            "content": message.content or ("" if empty_tool_content else None),
             "tool_calls": [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in message.tool_calls
@@ -35,14 +38,22 @@ def chat_tool(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def chat_request(request: ModelRequest) -> dict[str, Any]:
+def chat_request(request: ModelRequest, *, empty_tool_content: bool = False) -> dict[str, Any]:
     """Keyword arguments for `chat.completions.create` (without the stream flags)."""
+    inputs = request.attachment_inputs
     kwargs: dict[str, Any] = {
         "model": request.model,
-        "messages": [chat_message(m, request.attachment_inputs) for m in request.messages],
+        "messages": [
+            chat_message(m, inputs, empty_tool_content=empty_tool_content) for m in request.messages
+        ],
     }
     if request.tools:
         kwargs["tools"] = [chat_tool(t) for t in request.tools]
+        # Said, not implied: OpenAI reads a missing tool_choice as "auto", llama-cpp-python as "none".
+        kwargs["tool_choice"] = "auto"
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
+    if request.max_output_tokens is not None:
+        # `max_tokens`: what llama.cpp, Ollama, vLLM and DeepSeek read (decision 302).
+        kwargs["max_tokens"] = request.max_output_tokens
     return kwargs

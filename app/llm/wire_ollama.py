@@ -47,7 +47,8 @@ def native_messages(
     return out
 
 
-def native_request(request: ModelRequest) -> dict[str, Any]:
+def native_request(request: ModelRequest, context_length: int | None = None) -> dict[str, Any]:
+    """`context_length`: the window the user set for this model (Ollama's `num_ctx`)."""
     body: dict[str, Any] = {
         "model": request.model,
         "messages": native_messages(request.messages, request.attachment_inputs),
@@ -55,6 +56,13 @@ def native_request(request: ModelRequest) -> dict[str, Any]:
     }
     if request.tools:
         body["tools"] = [chat_tool(t) for t in request.tools]
+    options: dict[str, Any] = {}
     if request.temperature is not None:
-        body["options"] = {"temperature": request.temperature}
+        options["temperature"] = request.temperature
+    if request.max_output_tokens is not None:
+        options["num_predict"] = request.max_output_tokens
+    if context_length is not None:
+        options["num_ctx"] = context_length
+    if options:
+        body["options"] = options
     return body

@@ -50,6 +50,9 @@ def responses_request(request: ModelRequest) -> dict[str, Any]:
     }
     if request.tools:
         kwargs["tools"] = [responses_tool(t) for t in request.tools]
+        kwargs["tool_choice"] = "auto"
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
+    if request.max_output_tokens is not None:
+        kwargs["max_output_tokens"] = request.max_output_tokens
     return kwargs

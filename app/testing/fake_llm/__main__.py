@@ -26,6 +26,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--valid-key", action="append", dest="valid_keys", help="accepted API key (repeat)")
     p.add_argument("--model", action="append", dest="models", help="served model name (repeat)")
     p.add_argument("--default-text", default=DEFAULT_TEXT)
+    p.add_argument(
+        "--quirk",
+        action="append",
+        dest="quirks",
+        default=[],
+        help="reproduce a real server's behaviour, e.g. llama_cpp (app/testing/fake_llm/quirks.py; repeat)",
+    )
     return p.parse_args(argv)
 
 
@@ -38,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         default_text=args.default_text,
         port=args.port,
         steps=steps,
+        quirks=args.quirks,
     )
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

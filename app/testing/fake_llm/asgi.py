@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from app.testing.fake_llm import embeddings, errors, wire_chat, wire_ollama, wire_responses
+from app.testing.fake_llm import embeddings, errors, quirks, wire_chat, wire_ollama, wire_responses
 from app.testing.fake_llm.replies import JsonReply, Receive, Reply, Send, StreamReply, send_json, send_stream
 from app.testing.fake_llm.script import Step, WireChunk, cut_with_error, parse_steps
 from app.testing.fake_llm.state import FakeState, RecordedRequest, key_id
@@ -64,6 +64,8 @@ class FakeLLMApp:
             reply: Reply = errors.openai_error(404, f"Unknown path {incoming.method} {incoming.path}")
         elif incoming.path.startswith("/v1/") and (auth := self._check_key(incoming)) is not None:
             reply = auth
+        elif (refused := quirks.refusal(self.state.config.quirks, incoming.path, incoming.body)) is not None:
+            reply = refused  # a quirky server's refusal takes no scripted step
         else:
             reply = handler(self, incoming)
         if isinstance(reply, JsonReply):
@@ -119,11 +121,13 @@ class FakeLLMApp:
         if not isinstance(turn, _Turn):
             return turn
         step, step_no, model = turn
+        step = quirks.offered_step(self.state.config.quirks, req.body, step)
         if not req.body.get("stream"):
             return JsonReply(200, wire_chat.chat_completion_body(step, step_no, model))
         include_usage = bool((req.body.get("stream_options") or {}).get("include_usage"))
         chunks = wire_chat.chat_stream_chunks(step, step_no, model, include_usage)
-        return _streamed(_SSE, step, chunks, partial(wire_chat.chat_stream_error, step))
+        media = quirks.stream_type(self.state.config.quirks, _SSE)
+        return _streamed(media, step, chunks, partial(wire_chat.chat_stream_error, step))
 
     def _responses(self, req: Incoming) -> Reply:
         turn = self._openai_turn(req)
@@ -134,7 +138,7 @@ class FakeLLMApp:
             return JsonReply(200, wire_responses.response_body(step, step_no, model))
         chunks = wire_responses.responses_stream_events(step, step_no, model)
         error = partial(wire_responses.responses_stream_error, step, step_no, model)
-        return _streamed(_SSE, step, chunks, error)
+        return _streamed(quirks.stream_type(self.state.config.quirks, _SSE), step, chunks, error)
 
     def _openai_turn(self, req: Incoming) -> Reply | _Turn:
         """What both OpenAI routes do first: check the model, take the next step, fail if
@@ -150,6 +154,8 @@ class FakeLLMApp:
         return _Turn(step, no if no is not None else 0, str(model))
 
     def _models(self, _req: Incoming) -> Reply:
+        if (broken := quirks.model_list(self.state.config.quirks, ollama=False)) is not None:
+            return broken
         data = [
             {"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "fake"}
             for m in self.state.config.models
@@ -159,6 +165,8 @@ class FakeLLMApp:
     # ---- Ollama native ---------------------------------------------------------------------
 
     def _tags(self, _req: Incoming) -> Reply:
+        if (broken := quirks.model_list(self.state.config.quirks, ollama=True)) is not None:
+            return broken
         return JsonReply(200, wire_ollama.tags_body(list(self.state.config.models)))
 
     def _show(self, req: Incoming) -> Reply:

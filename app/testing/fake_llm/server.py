@@ -7,10 +7,12 @@ import contextlib
 import socket
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from app.testing.fake_llm.asgi import FakeLLMApp
+from app.testing.fake_llm.quirks import parse_quirks
 from app.testing.fake_llm.script import Step, parse_steps
 from app.testing.fake_llm.state import (
     DEFAULT_CAPABILITIES,
@@ -45,13 +47,16 @@ class FakeLLMServer:
         context_length: int = 8192,
         port: int = 0,
         steps: Iterable[StepLike] = (),
+        quirks: Iterable[str] = (),
     ) -> None:
+        """`quirks`: behaviours of real local servers to reproduce (app/testing/fake_llm/quirks.py)."""
         config = FakeLLMConfig(
             valid_keys=frozenset(valid_keys) if valid_keys is not None else None,
             models=tuple(models),
             capabilities=dict(capabilities if capabilities is not None else DEFAULT_CAPABILITIES),
             default_text=default_text,
             context_length=context_length,
+            quirks=parse_quirks(quirks),
         )
         self.state = FakeState(config)
         self._requested_port = port
@@ -169,6 +174,10 @@ class FakeLLMServer:
     def script(self, *steps: StepLike) -> None:
         """Append steps; each answers one model request, in order."""
         self.state.add_steps(parse_steps(list(steps)))
+
+    def set_quirks(self, *names: str) -> None:
+        """Switch to exactly these quirks (or presets such as "llama_cpp"); none: a plain server."""
+        self.state.config = replace(self.state.config, quirks=parse_quirks(names))
 
     def reset(self) -> None:
         """Forget queued steps and recorded requests."""

@@ -37,6 +37,8 @@ class FakeLLMConfig:
     capabilities: dict[str, list[str]] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     default_text: str = DEFAULT_TEXT
     context_length: int = 8192
+    # Behaviours of real local servers to reproduce (app/testing/fake_llm/quirks.py).
+    quirks: frozenset[str] = frozenset()
 
     def capabilities_of(self, model: str) -> list[str]:
         return list(self.capabilities.get(model, ["completion"]))

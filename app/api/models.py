@@ -193,6 +193,15 @@ class ApprovalAnswer(ApiModel):
 # ---- providers & models ---------------------------------------------------------------------
 
 
+class ModelSettingsEntry(ApiModel):
+    """A model's settings in a provider profile ("*": every model of it); None = server default."""
+
+    model: str = Field(min_length=1, max_length=200)
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
+    max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    context_length: int | None = Field(default=None, ge=256, le=10_000_000)
+
+
 class ProviderView(ApiModel):
     id: str
     name: str
@@ -200,6 +209,10 @@ class ProviderView(ApiModel):
     base_url: str
     api_key: str  # MASK when a key is stored, "" when none — never the secret
     has_key: bool
+    timeout_s: float | None = None  # None: 60 s
+    first_token_timeout_s: float | None = None  # None: only the timeout applies
+    default_model: str | None = None
+    model_settings: list[ModelSettingsEntry] = Field(default_factory=list)
 
 
 class ProviderList(ApiModel):
@@ -212,6 +225,10 @@ class ProviderInput(ApiModel):
     kind: ProviderKindName
     base_url: str = Field(min_length=1, max_length=2000)
     api_key: str = ""  # MASK keeps the stored key; "" clears it
+    timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
+    first_token_timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
+    default_model: str | None = Field(default=None, min_length=1, max_length=200)
+    model_settings: list[ModelSettingsEntry] = Field(default_factory=list, max_length=200)
 
 
 class ProviderRef(ApiModel):

@@ -15,15 +15,49 @@ from urllib.parse import urlsplit
 from app.api import models as m
 from app.contracts.errors import ApiFailure, say
 from app.contracts.events import ErrorInfo
-from app.contracts.provider import ModelInfo, Provider, ProviderConfig, ProviderError, ProviderKind
+from app.contracts.provider import (
+    ModelInfo,
+    ModelLimits,
+    Provider,
+    ProviderConfig,
+    ProviderError,
+    ProviderKind,
+)
 from app.settings.secrets import SecretStore, provider_key_name
-from app.settings.user_settings import ProviderProfile, SettingsStore, UserSettings
+from app.settings.user_settings import ModelSettings, ProviderProfile, SettingsStore, UserSettings
 
 ProviderFactory = Callable[[ProviderConfig], Provider]
 
 # "Test connection" gives up after this long: a server that accepts and never answers must not
 # leave the button spinning for the SDK's minute-long timeout (issue 25 item 5).
 TEST_TIMEOUT_S = 5.0
+
+
+DEFAULT_TIMEOUT_S = 60.0  # a provider's timeout when its profile sets none
+
+
+def profile_config(profile: ProviderProfile, *, api_key: str | None, **overrides: object) -> ProviderConfig:
+    """What a saved profile says about talking to its server: kind, URL, name, timeouts and model
+    limits (`overrides`: fields the caller decides, such as the CLI's base URL and kind)."""
+    fields: dict[str, object] = {
+        "id": profile.id,
+        "kind": ProviderKind(profile.kind),
+        "base_url": profile.base_url,
+        "api_key": api_key,
+        "name": profile.name,
+        "timeout_s": profile.timeout_s or DEFAULT_TIMEOUT_S,
+        "first_token_timeout_s": profile.first_token_timeout_s,
+        "model_limits": {
+            e.model: ModelLimits(
+                temperature=e.temperature,
+                max_output_tokens=e.max_output_tokens,
+                context_length=e.context_length,
+            )
+            for e in profile.model_settings
+        },
+        **overrides,
+    }
+    return ProviderConfig(**fields)  # type: ignore[arg-type]
 
 
 def default_factory(config: ProviderConfig) -> Provider:
@@ -76,14 +110,15 @@ class ProviderService:
         if profile is None:
             raise ApiFailure("not_found", say("provider.not_configured", id=provider_id))
         # Ollama needs no key, but one behind an authenticating proxy may have one stored.
-        key = self._secrets.get(provider_key_name(profile.id))
-        return ProviderConfig(
-            id=profile.id,
-            kind=ProviderKind(profile.kind),
-            base_url=profile.base_url,
-            api_key=key,
-            name=profile.name,
-        )
+        return profile_config(profile, api_key=self._secrets.get(provider_key_name(profile.id)))
+
+    def limits(self, provider_id: str, model: str) -> ModelLimits:
+        """The user's settings for `model` of that provider (context length for consolidation's
+        budget, temperature, max output tokens); empty when the provider is unknown."""
+        try:
+            return self._config(provider_id).limits_for(model)
+        except ApiFailure:
+            return ModelLimits()
 
     def kind_of(self, provider_id: str) -> str | None:
         """The provider's API mode (traces record it); None when it is not configured."""
@@ -116,6 +151,10 @@ class ProviderService:
             base_url=profile.base_url,
             api_key=m.MASK if has_key else "",
             has_key=has_key,
+            timeout_s=profile.timeout_s,
+            first_token_timeout_s=profile.first_token_timeout_s,
+            default_model=profile.default_model,
+            model_settings=[m.ModelSettingsEntry(**e.model_dump()) for e in profile.model_settings],
         )
 
     def list_views(self) -> m.ProviderList:
@@ -126,7 +165,16 @@ class ProviderService:
         current = self._settings.load()
         if req.id is not None and current.provider(req.id) is None:
             raise ApiFailure("not_found", say("provider.not_found", id=req.id))
-        profile = ProviderProfile(id=provider_id, name=req.name, kind=req.kind, base_url=req.base_url)
+        profile = ProviderProfile(
+            id=provider_id,
+            name=req.name,
+            kind=req.kind,
+            base_url=req.base_url,
+            timeout_s=req.timeout_s,
+            first_token_timeout_s=req.first_token_timeout_s,
+            default_model=req.default_model,
+            model_settings=[ModelSettings(**e.model_dump()) for e in req.model_settings],
+        )
         previous = current.provider(provider_id) if req.id is not None else None
         if previous is not None and req.api_key == m.MASK:
             _refuse_key_retarget(previous.base_url, profile.base_url)

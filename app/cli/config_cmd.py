@@ -1,5 +1,6 @@
-"""`cashcode config show|trust`: the effective, non-secret configuration and where each value
-comes from; trusting a workspace's config file to receive the environment API key."""
+"""`cashcode config show|trust|provider`: the effective, non-secret configuration and where each
+value comes from; trusting a workspace's config file to receive the environment API key; saved
+providers (app/cli/provider_cmd.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     trust.add_argument("--workspace", help="workspace folder (default: current folder)")
     trust.add_argument("--revoke", action="store_true", help="forget the trust of this workspace")
     trust.set_defaults(func=run_trust)
+    from app.cli import provider_cmd
+
+    provider_cmd.add_parser(commands)
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -45,4 +45,11 @@ async def _models(args: argparse.Namespace) -> int:
             if entry.get(key)
         ]
         print(entry["model"] + (f"  [{', '.join(marks)}]" if marks else ""))
-    return 1 if data["errors"] and not data["models"] else 0
+    if not data["models"] and not data["errors"]:
+        where = session.config.provider_id or session.config.base_url
+        print(
+            f"cashcode: error: provider {where} lists no models (its model list is empty). Install or load "
+            "a model on the server, or pass --model with a name the server knows.",
+            file=sys.stderr,
+        )
+    return 0 if data["models"] else 1

@@ -95,7 +95,7 @@ def resolve_config(args: argparse.Namespace, env: Mapping[str, str], paths: AppP
     try:
         env_price(env)  # a half-set price pair is a configuration error, before any turn
         user = SettingsStore(paths.settings_path).load()
-        return resolve_cli_config(
+        cfg = resolve_cli_config(
             flags=flags,
             env=env,
             user=user,
@@ -104,6 +104,23 @@ def resolve_config(args: argparse.Namespace, env: Mapping[str, str], paths: AppP
         )
     except (SettingsError, ConfigError) as exc:
         raise CliError(str(exc)) from exc
+    return _ollama_model(cfg)
+
+
+def _ollama_model(cfg: EffectiveConfig) -> EffectiveConfig:
+    """An Ollama provider with no model set anywhere uses its first installed model (as the UI
+    does), not the OpenAI default."""
+    if cfg.provider_kind != "ollama" or cfg.sources.get("model") != "default":
+        return cfg
+    from dataclasses import replace
+
+    from app.llm.ollama import ollama_root
+    from app.llm.ollama_discovery import first_installed_model
+
+    model = first_installed_model(ollama_root(cfg.base_url))
+    if model is None:
+        return cfg
+    return replace(cfg, model=model, sources={**cfg.sources, "model": "first installed Ollama model"})
 
 
 @dataclass(frozen=True)
@@ -116,6 +133,7 @@ class Session:
 def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
     """Config → checks → app with the CLI's provider as a process-local override."""
     from app.api.bootstrap import build_app, migrate_legacy
+    from app.api.providers import profile_config
     from app.contracts.provider import ProviderConfig, ProviderKind
     from app.llm.openai_client import effective_api_key  # a key-less local server needs none
     from app.settings.secrets import SecretStore
@@ -136,12 +154,18 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
             "(cashcode desktop → Settings → Providers)"
         )
     provider_id = cfg.provider_id or CLI_PROVIDER_ID
-    override = ProviderConfig(
-        id=provider_id,
-        kind=ProviderKind(cfg.provider_kind),
-        base_url=cfg.base_url,
-        api_key=cfg.api_key,
-        name=cfg.provider_id or (urlsplit(cfg.base_url).netloc or cfg.base_url),
+    fields = {
+        "kind": ProviderKind(cfg.provider_kind),
+        "base_url": cfg.base_url,
+        "api_key": cfg.api_key,
+        "name": cfg.provider_id or (urlsplit(cfg.base_url).netloc or cfg.base_url),
+    }
+    profile = SettingsStore(paths.settings_path).load().provider(cfg.provider_id or "")
+    # A saved provider's timeouts and model settings apply in the terminal too.
+    override = (
+        profile_config(profile, **fields)
+        if profile is not None
+        else ProviderConfig(id=provider_id, **fields)  # type: ignore[arg-type]
     )
     app = build_app(
         paths,

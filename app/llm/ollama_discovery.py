@@ -74,3 +74,20 @@ async def discover_models(http: httpx2.AsyncClient, ctx: ErrorContext) -> list[M
         )
     names = [str(m.get("name") or m.get("model")) for m in listed if isinstance(m, dict)]
     return list(await asyncio.gather(*(_describe(http, ctx, n) for n in names)))
+
+
+def first_installed_model(root: str, timeout_s: float = 5.0) -> str | None:
+    """The first model `/api/tags` lists (blocking; the CLI's pick when no model is set), or None
+    when Ollama cannot be asked or has none."""
+    import httpx2
+
+    try:
+        with httpx2.Client(base_url=root, timeout=timeout_s, trust_env=False) as http:
+            listed = http.get("/api/tags").json().get("models")
+    except (httpx2.HTTPError, ValueError, AttributeError):
+        return None
+    for item in listed if isinstance(listed, list) else ():
+        name = item.get("name") or item.get("model") if isinstance(item, dict) else None
+        if isinstance(name, str) and name:
+            return name
+    return None

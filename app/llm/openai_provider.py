@@ -140,8 +140,8 @@ class OpenAIProvider(ABC):
         sdk_stream: SdkStream = result
         lenient = await _check_event_stream(sdk_stream, ctx)
         assembler = self._assembler(ctx)
-        async with aclosing(self._read(sdk_stream, assembler, ctx)) as events:
-            async for event in events:
+        async with aclosing(self._read(sdk_stream, assembler, ctx)) as read:
+            async for event in read:
                 yield event
         if not assembler.finished:
             if lenient is not None:
@@ -165,12 +165,12 @@ class OpenAIProvider(ABC):
                 return stream, await self._create(client, request, stream=stream)
             except openai.APIError as exc:
                 err = errors.from_openai(exc, ctx, after_headers=False)
-                for change, before in tried.items():
+                for earlier, before in tried.items():
                     if (before.status, before.details.get("server_message")) == (
                         err.status,
                         err.details.get("server_message"),
                     ):
-                        self._learned.unlearn(change)  # the same refusal: that change did not help
+                        self._learned.unlearn(earlier)  # the same refusal: that change did not help
                 change = self._adapt(err, request, stream=stream)
                 if change is None or change in tried:
                     raise err from errors.safe_cause(exc)

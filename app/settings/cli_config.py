@@ -210,6 +210,7 @@ def _take_layers(
             (env.get(ENV_MODEL) or None, f"env {ENV_MODEL}"),
             (ws.model, ws_src),
             (_remembered_model(user, profile), "user settings (last model)"),
+            (profile.default_model if profile else None, f"{prof_src}, its default model"),
             (DEFAULT_MODEL, "default"),
         ],
     )

@@ -53,11 +53,35 @@ def validate_base_url(value: str) -> str:
     return url.rstrip("/")
 
 
+class ModelSettings(_Frozen):
+    """One model's settings in a provider profile (`model` "*": every model of it; a model's own
+    entry wins field by field). None = the server's default."""
+
+    model: str = Field(min_length=1, max_length=200)
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
+    max_output_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    context_length: int | None = Field(default=None, ge=256, le=10_000_000)
+
+
 class ProviderProfile(_Frozen):
     id: str
     name: str = Field(min_length=1, max_length=80)
     kind: ProviderKind
     base_url: str
+    # Seconds a call may wait for the server (None: 60 s) and, once it answered with headers,
+    # for the first part of the answer (None: no separate limit). Issue 34.
+    timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
+    first_token_timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
+    default_model: str | None = Field(default=None, min_length=1, max_length=200)
+    model_settings: list[ModelSettings] = Field(default_factory=list, max_length=200)
+
+    @field_validator("model_settings")
+    @classmethod
+    def _one_entry_per_model(cls, entries: list[ModelSettings]) -> list[ModelSettings]:
+        models = [e.model for e in entries]
+        if len(models) != len(set(models)):
+            raise ValueError("each model may have one settings entry only")
+        return entries
 
     @field_validator("id")
     @classmethod

@@ -1176,6 +1176,22 @@ export interface ModelRef {
   model: string;
 }
 
+/** A model's settings in a provider profile ("*": every model of it); None = server default. */
+export interface ModelSettingsEntryInput {
+  model: string;
+  temperature?: number | null;
+  max_output_tokens?: number | null;
+  context_length?: number | null;
+}
+
+/** A model's settings in a provider profile ("*": every model of it); None = server default. */
+export interface ModelSettingsEntryOutput {
+  model: string;
+  temperature: number | null;
+  max_output_tokens: number | null;
+  context_length: number | null;
+}
+
 export interface ModelsQuery {
   provider_id?: string | null;
 }
@@ -1275,6 +1291,10 @@ export interface ProviderInput {
   kind: "chat_completions" | "responses" | "ollama";
   base_url: string;
   api_key?: string;
+  timeout_s?: number | null;
+  first_token_timeout_s?: number | null;
+  default_model?: string | null;
+  model_settings?: ModelSettingsEntryInput[];
 }
 
 export interface ProviderList {
@@ -1292,6 +1312,10 @@ export interface ProviderView {
   base_url: string;
   api_key: string;
   has_key: boolean;
+  timeout_s: number | null;
+  first_token_timeout_s: number | null;
+  default_model: string | null;
+  model_settings: ModelSettingsEntryOutput[];
 }
 
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */

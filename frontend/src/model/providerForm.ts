@@ -1,9 +1,20 @@
-/** Provider form logic (pure): defaults per kind and the key-mask rule. */
-import type { ProviderInput, ProviderView } from "@/api/generated";
+/** Provider form logic (pure): defaults per kind, the key-mask rule and the limits (issue 34). */
+import type { ModelSettingsEntryInput, ProviderInput, ProviderView } from "@/api/generated";
 import { DEFAULT_BASE_URLS } from "@/stores/providers";
 import type { ProviderKind } from "@/stores/providers";
 
 export const MASK = "********";
+
+/** "*" in a model row: the settings apply to every model of the provider. */
+export const ALL_MODELS = "*";
+
+/** One model row of the form; numbers as typed ("" = the server's default). */
+export interface ModelRowDraft {
+  model: string;
+  temperature: string;
+  maxTokens: string;
+  contextLength: string;
+}
 
 export interface ProviderDraft {
   id: string | null;
@@ -11,11 +22,63 @@ export interface ProviderDraft {
   kind: ProviderKind;
   baseUrl: string;
   apiKey: string;
+  timeout: string; // seconds; "" = 60 s
+  firstTokenTimeout: string; // seconds; "" = none
+  defaultModel: string;
+  models: ModelRowDraft[];
+}
+
+function text(value: number | null | undefined): string {
+  return value === null || value === undefined ? "" : String(value);
+}
+
+export function emptyModelRow(model = ALL_MODELS): ModelRowDraft {
+  return { model, temperature: "", maxTokens: "", contextLength: "" };
 }
 
 export function draftFrom(view: ProviderView | null): ProviderDraft {
-  if (!view) return { id: null, name: "", kind: "chat_completions", baseUrl: DEFAULT_BASE_URLS.chat_completions, apiKey: "" };
-  return { id: view.id, name: view.name, kind: view.kind, baseUrl: view.base_url, apiKey: view.has_key ? MASK : "" };
+  if (!view) {
+    return {
+      id: null, name: "", kind: "chat_completions", baseUrl: DEFAULT_BASE_URLS.chat_completions, apiKey: "",
+      timeout: "", firstTokenTimeout: "", defaultModel: "", models: [],
+    };
+  }
+  return {
+    id: view.id,
+    name: view.name,
+    kind: view.kind,
+    baseUrl: view.base_url,
+    apiKey: view.has_key ? MASK : "",
+    timeout: text(view.timeout_s),
+    firstTokenTimeout: text(view.first_token_timeout_s),
+    defaultModel: view.default_model ?? "",
+    models: (view.model_settings ?? []).map((m) => ({
+      model: m.model,
+      temperature: text(m.temperature),
+      maxTokens: text(m.max_output_tokens),
+      contextLength: text(m.context_length),
+    })),
+  };
+}
+
+/** A typed number, or null for an empty field (the server's default). */
+export function numberOrNull(value: string): number | null {
+  const trimmed = value.trim();
+  if (!trimmed) return null;
+  const parsed = Number(trimmed);
+  return Number.isFinite(parsed) ? parsed : null;
+}
+
+/** Rows with a model and at least one value; an empty row says nothing and is not sent. */
+export function modelSettings(rows: ModelRowDraft[]): ModelSettingsEntryInput[] {
+  return rows
+    .map((row) => ({
+      model: row.model.trim() || ALL_MODELS,
+      temperature: numberOrNull(row.temperature),
+      max_output_tokens: numberOrNull(row.maxTokens),
+      context_length: numberOrNull(row.contextLength),
+    }))
+    .filter((e) => e.temperature !== null || e.max_output_tokens !== null || e.context_length !== null);
 }
 
 /** Switching kind replaces the base URL only when it still is some kind's default (or empty). */
@@ -32,6 +95,10 @@ export function toInput(draft: ProviderDraft): ProviderInput {
     kind: draft.kind,
     base_url: draft.baseUrl.trim(),
     api_key: draft.apiKey === MASK ? MASK : draft.apiKey.trim(),
+    timeout_s: numberOrNull(draft.timeout),
+    first_token_timeout_s: numberOrNull(draft.firstTokenTimeout),
+    default_model: draft.defaultModel.trim() || null,
+    model_settings: modelSettings(draft.models),
   };
 }
 

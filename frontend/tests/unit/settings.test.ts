@@ -10,7 +10,7 @@ import { useProvidersStore } from "@/stores/providers";
 import { useSettingsStore } from "@/stores/settings";
 import { mountWith, tick } from "./mount";
 
-const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true };
+const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
 const SETTINGS: SettingsView = {
   theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
   tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
@@ -30,6 +30,23 @@ describe("provider form logic", () => {
     expect(toInput({ ...draft, apiKey: " sk-new " }).api_key).toBe("sk-new");
   });
 
+  it("limits: empty fields are the server's default, rows without a value are not sent", () => {
+    const draft = {
+      ...draftFrom({ ...STORED, timeout_s: 120, model_settings: [{ model: "*", temperature: 0.2, max_output_tokens: null, context_length: null }] }),
+    };
+    expect([draft.timeout, draft.firstTokenTimeout, draft.models[0]?.temperature]).toEqual(["120", "", "0.2"]);
+    const input = toInput({
+      ...draft,
+      firstTokenTimeout: " 30 ",
+      models: [...draft.models, { model: "small", temperature: "", maxTokens: "256", contextLength: "" }, { model: "x", temperature: "", maxTokens: "", contextLength: "" }],
+    });
+    expect([input.timeout_s, input.first_token_timeout_s, input.default_model]).toEqual([120, 30, null]);
+    expect(input.model_settings).toEqual([
+      { model: "*", temperature: 0.2, max_output_tokens: null, context_length: null },
+      { model: "small", temperature: null, max_output_tokens: 256, context_length: null },
+    ]);
+  });
+
   it("switching kind swaps default base URLs but keeps custom ones", () => {
     const fresh = draftFrom(null);
     expect(withKind(fresh, "ollama").baseUrl).toBe("http://127.0.0.1:11434");
@@ -44,7 +61,7 @@ describe("providers section", () => {
     ctx.fake
       .on("providers.save", (input) => {
         saved.push(input);
-        return { id: input.id ?? "p2", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? MASK : "", has_key: Boolean(input.api_key) };
+        return { id: input.id ?? "p2", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? MASK : "", has_key: Boolean(input.api_key), timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
       })
       .on("models.list", () => ({ models: [], errors: [] }))
       .on("providers.test", () => ({ ok: false, message: "401: the API key was rejected.", model_count: 0, code: "auth", timeout_s: null, params: {} }))
@@ -62,7 +79,7 @@ describe("providers section", () => {
     await wrapper.get('[data-testid="provider-name"]').setValue("OpenAI work");
     await wrapper.get("form").trigger("submit");
     await tick();
-    expect(saved).toEqual([{ id: "p1", name: "OpenAI work", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK }]);
+    expect(saved).toEqual([{ id: "p1", name: "OpenAI work", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] }]);
   });
 
   it("moving the base URL to another host asks for the key again", async () => {
@@ -112,7 +129,7 @@ describe("providers section", () => {
     expect((wrapper.get('[data-testid="provider-base-url"]').element as HTMLInputElement).value).toBe("http://127.0.0.1:11434");
     await wrapper.get("form").trigger("submit");
     await tick();
-    expect(saved).toEqual([{ id: null, name: "Local", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "" }]);
+    expect(saved).toEqual([{ id: null, name: "Local", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "", timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] }]);
     expect(wrapper.findAll('[data-testid="provider-row"]')).toHaveLength(2);
   });
 

@@ -120,15 +120,20 @@ class OpenAIProvider(ABC):
         if not self._api_key:
             raise errors.no_api_key(self._ctx(request.model))
         try:
-            async with aclosing(retrying(lambda: self._attempt(request), self._retry)) as events:
+            # Each change of form is tried once per request, across its retries (decision 300).
+            tried: dict[str, ProviderError] = {}
+            attempts = retrying(lambda: self._attempt(request, tried), self._retry)
+            async with aclosing(attempts) as events:
                 async for event in events:
                     yield event
         except ProviderError as exc:
             raise explain_keyless(exc, self._api_key, self._ctx(request.model)) from exc.__cause__
 
-    async def _attempt(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+    async def _attempt(
+        self, request: ModelRequest, tried: dict[str, ProviderError]
+    ) -> AsyncGenerator[StreamEvent, None]:
         ctx = self._ctx(request.model)
-        stream, result = await self._call(request, ctx)
+        stream, result = await self._call(request, ctx, tried)
         if not stream:
             try:
                 events = list(self._whole(result))
@@ -152,13 +157,15 @@ class OpenAIProvider(ABC):
             raise errors.disconnected(ctx)
         yield assembler.done()
 
-    async def _call(self, request: ModelRequest, ctx: ErrorContext) -> tuple[bool, Any]:
+    async def _call(
+        self, request: ModelRequest, ctx: ErrorContext, tried: dict[str, ProviderError]
+    ) -> tuple[bool, Any]:
         """The SDK call, sent once more in the form the server takes when it refused ours
-        (app/llm/server_quirks.py). Returns whether the result is a stream, and the result."""
+        (app/llm/server_quirks.py; `tried`: the changes tried for this request and the error
+        each answered). Returns whether the result is a stream, and the result."""
         import openai
 
         client = self._client.get()
-        tried: dict[str, ProviderError] = {}
         while True:
             stream = self._streams(request)
             try:

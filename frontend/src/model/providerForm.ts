@@ -61,9 +61,10 @@ export function draftFrom(view: ProviderView | null): ProviderDraft {
   };
 }
 
-/** A typed number, or null for an empty field (the server's default). */
-export function numberOrNull(value: string): number | null {
-  const trimmed = value.trim();
+/** A typed number, or null for an empty field (the server's default). A number input's v-model
+ * may hand over a number rather than its text. */
+export function numberOrNull(value: string | number): number | null {
+  const trimmed = String(value).trim();
   if (!trimmed) return null;
   const parsed = Number(trimmed);
   return Number.isFinite(parsed) ? parsed : null;

@@ -30,8 +30,10 @@ async def _models(args: argparse.Namespace) -> int:
         return fail(str(exc))
     try:
         envelope = await session.app.invoke("models.list", {"provider_id": session.model["provider_id"]})
+        listed = await session.app.invoke("providers.list", {})
     finally:
         await session.app.aclose()
+    saved = {p["id"]: p["name"] for p in listed["data"]["providers"]} if listed["ok"] else {}
     if not envelope["ok"]:
         print(error_line(envelope["error"], session.config), file=sys.stderr)
         return 1
@@ -46,7 +48,7 @@ async def _models(args: argparse.Namespace) -> int:
         ]
         print(entry["model"] + (f"  [{', '.join(marks)}]" if marks else ""))
     if not data["models"] and not data["errors"]:
-        where = session.config.provider_id or session.config.base_url
+        where = saved.get(session.config.provider_id or "") or session.config.base_url
         print(
             f"cashcode: error: provider {where} lists no models (its model list is empty). Install or load "
             "a model on the server, or pass --model with a name the server knows.",

@@ -109,8 +109,13 @@ def test_a_provider_saved_from_the_terminal_sends_its_limits(home: Path, fake_ll
         "--first-token-timeout", "30", env=env, cwd=home / "ws",
     )  # fmt: skip
     assert changed.returncode == 0, changed.stderr
+    vision = cashcode(
+        "config", "provider", "set", "Llama", "--model", "fake-tools", "--vision", env=env, cwd=home / "ws"
+    )
+    assert vision.returncode == 0, vision.stderr
     listed = cashcode("config", "provider", "list", env=env, cwd=home / "ws")
     assert "timeout: 42 s" in listed.stdout and "temperature=0.3" in listed.stdout
+    assert "can see images: fake-tools" in listed.stdout
     result = cashcode("ask", "hi", env=env, cwd=home / "ws")
     assert result.returncode == 0, result.stderr
     [request] = fake_llm.model_requests()

@@ -203,3 +203,15 @@ async def test_a_first_token_timeout_counts_from_the_headers(
     err = info.value
     assert err.code == "timeout" and err.details["setting"] == "first_token_timeout_s"
     assert "First-token timeout" in err.message and "--first-token-timeout" in err.message
+
+
+async def test_a_timeout_names_the_setting_that_exists(
+    server: FakeLLMServer, make_provider: ProviderMaker
+) -> None:
+    server.script({"text": "late", "hang_s": 5.0})
+    with pytest.raises(ProviderError) as info:
+        await collect(make_provider("chat_completions", timeout_s=0.5), user_request())
+    err = info.value
+    assert err.code == "timeout" and err.details["setting"] == "timeout_s"
+    assert "within 0.5 s" in err.message and "Timeout (Settings → Providers" in err.message
+    assert "--timeout SECONDS" in err.message

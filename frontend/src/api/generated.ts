@@ -1495,6 +1495,7 @@ export interface SkillDetail {
   compatibility: string | null;
   allowed_tools: string[];
   requires: Record<string, string[]>;
+  metadata: Record<string, string>;
 }
 
 export interface SkillDiagnosticView {
@@ -1558,6 +1559,8 @@ export interface SkillListQuery {
   query?: string;
   page?: number;
   page_size?: number;
+  enabled?: boolean | null;
+  availability?: "available" | "unavailable" | null;
 }
 
 export interface SkillListResult {

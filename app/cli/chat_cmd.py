@@ -143,7 +143,7 @@ async def _leave(app: CashCodeApp, chat_id: str, resume: str | None) -> int:
 
 def _provider_label(session: Session) -> str:
     config = session.config
-    return config.provider_id or urlsplit(config.base_url).netloc or config.base_url
+    return config.provider_name or urlsplit(config.base_url).netloc or config.base_url
 
 
 def _line_editor(app: CashCodeApp) -> LineEditor:

@@ -141,7 +141,7 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
         kind=ProviderKind(cfg.provider_kind),
         base_url=cfg.base_url,
         api_key=cfg.api_key,
-        name=cfg.provider_id or (urlsplit(cfg.base_url).netloc or cfg.base_url),
+        name=cfg.provider_name or (urlsplit(cfg.base_url).netloc or cfg.base_url),  # errors say it
     )
     app = build_app(
         paths,

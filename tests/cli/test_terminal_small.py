@@ -1,0 +1,42 @@
+"""Small terminal items of issue 41: providers are named by their name (not their id) in banners
+and errors; …"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.settings.user_settings import ProviderProfile, SettingsStore, UserSettings
+from tests.cli.conftest import VALID_KEY, base_env, cashcode
+
+PROVIDER_ID = "3f2a9c1e-5b7d-4e8f-a1b2-c3d4e5f60718"
+
+
+def _saved_provider(home: Path, base_url: str) -> None:
+    store = SettingsStore(home / "config" / "settings.json")
+    profile = ProviderProfile(id=PROVIDER_ID, name="Work LLM", kind="chat_completions", base_url=base_url)
+    store.save(UserSettings(providers=[profile]))
+
+
+def test_errors_and_the_chat_banner_name_the_provider_not_its_id(home: Path, fake_llm: Any) -> None:
+    _saved_provider(home, fake_llm.openai_base_url)
+    env = base_env(home)
+    env["OPENAI_API_KEY"] = "sk-not-the-valid-key-0000"
+    refused = cashcode("ask", "hi", env=env, cwd=home / "ws")
+    assert refused.returncode == 1
+    assert "Provider Work LLM rejected the API key" in refused.stderr, refused.stderr
+    assert PROVIDER_ID not in refused.stderr
+
+    env["OPENAI_API_KEY"] = VALID_KEY
+    fake_llm.script({"text": "hello"})
+    chat = cashcode("chat", env=env, cwd=home / "ws", stdin="hi\n")
+    assert chat.returncode == 0, chat.stderr
+    banner = chat.stderr.splitlines()[0]
+    assert "· Work LLM · model fake-model" in banner and PROVIDER_ID not in chat.stderr, chat.stderr
+    shown = cashcode("config", "show", env=env, cwd=home / "ws")
+    assert f"provider: Work LLM (id {PROVIDER_ID})" in shown.stdout, shown.stdout + shown.stderr

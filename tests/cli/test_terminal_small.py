@@ -3,13 +3,8 @@ and errors; …"""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from app.settings.user_settings import ProviderProfile, SettingsStore, UserSettings
 from tests.cli.conftest import VALID_KEY, base_env, cashcode

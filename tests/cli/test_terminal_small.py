@@ -35,3 +35,19 @@ def test_errors_and_the_chat_banner_name_the_provider_not_its_id(home: Path, fak
     assert "· Work LLM · model fake-model" in banner and PROVIDER_ID not in chat.stderr, chat.stderr
     shown = cashcode("config", "show", env=env, cwd=home / "ws")
     assert f"provider: Work LLM (id {PROVIDER_ID})" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_a_cron_error_says_which_field_is_out_of_range(env: dict[str, str], home: Path) -> None:
+    ws = home / "ws"
+    for cron, field, value, allowed in (
+        ("0 25 * * *", "hour", "25", "0–23"),
+        ("61 9 * * *", "minute", "61", "0–59"),
+        ("0 9 1-32 * *", "day of month", "32", "1–31"),
+        ("0 9 * 13 *", "month", "13", "1–12"),
+        ("0 9 * * 1,8", "day of week", "8", "0–7"),
+    ):
+        bad = cashcode("tasks", "add", "bad", "--prompt", "p", "--cron", cron, env=env, cwd=ws)
+        assert bad.returncode == 1, bad.stdout
+        expected = f"the {field} field of the cron expression is {value}, out of range: it takes {allowed}"
+        assert expected in bad.stderr, (cron, bad.stderr)
+    assert "bad" not in cashcode("tasks", "list", env=env, cwd=ws).stdout  # nothing was added

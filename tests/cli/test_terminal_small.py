@@ -51,3 +51,22 @@ def test_a_cron_error_says_which_field_is_out_of_range(env: dict[str, str], home
         expected = f"the {field} field of the cron expression is {value}, out of range: it takes {allowed}"
         assert expected in bad.stderr, (cron, bad.stderr)
     assert "bad" not in cashcode("tasks", "list", env=env, cwd=ws).stdout  # nothing was added
+
+
+def test_a_denied_call_prints_a_short_denied_line_and_an_allowed_write_its_result(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    from tests.cli.test_terminal_approvals import _ask_in_a_terminal
+
+    write = {"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "hello"}}]}
+    fake_llm.script(write, {"text": "Finished."})
+    code, _, err = _ask_in_a_terminal(env, home / "ws", "n")
+    assert code == 0, err
+    after = err.split("Allow? ", 1)[1]
+    assert "⊘ denied" in after and "The user denied this tool call" not in after, after
+
+    fake_llm.script(write, {"text": "Finished."})
+    code, _, err = _ask_in_a_terminal(env, home / "ws", "y")
+    assert code == 0, err
+    result = [line for line in err.split("Allow? ", 1)[1].splitlines() if "↳" in line]
+    assert len(result) == 1 and "out.txt" in result[0], err  # one line saying what was written

@@ -3,6 +3,7 @@ and errors; …"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,40 @@ def test_a_denied_call_prints_a_short_denied_line_and_an_allowed_write_its_resul
     assert code == 0, err
     result = [line for line in err.split("Allow? ", 1)[1].splitlines() if "↳" in line]
     assert len(result) == 1 and "out.txt" in result[0], err  # one line saying what was written
+
+
+def test_help_lists_new_model_and_clear_and_they_work(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    from tests.cli.test_chat_line_editing import READY
+    from tests.cli.test_chat_repl import _plain, _start_chat
+
+    fake_llm.script({"text": "FIRST-ANSWER"}, {"text": "SECOND-ANSWER"})
+    proc, term, master = _start_chat(env, home / "ws")
+    try:
+        at = term.wait_for(READY, 0)
+        term.type(b"/help\r")
+        at = term.wait_for(READY, term.wait_for(b"/exit, /quit", at))
+        listed = _plain(term.output)
+        assert "/new" in listed and "/model [NAME]" in listed and "/clear" in listed
+        term.type(b"/model\r")
+        at = term.wait_for(READY, term.wait_for(b"Model fake-model", at))
+        term.type(b"/model fake-tools\r")
+        at = term.wait_for(READY, term.wait_for(b"use model fake-tools", at))
+        term.type(b"first question\r")
+        at = term.wait_for(READY, term.wait_for(b"FIRST-ANSWER", at))
+        term.type(b"/clear\r")
+        at = term.wait_for(READY, term.wait_for(b"\x1b[H\x1b[2J", at))
+        term.type(b"/new\r")
+        at = term.wait_for(READY, term.wait_for(b"New chat", term.wait_for(b"--resume", at)))
+        term.type(b"second question\r")
+        at = term.wait_for(READY, term.wait_for(b"SECOND-ANSWER", at))
+        term.type(b"/exit\r")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    first, second = (r.body for r in fake_llm.model_requests())
+    assert first["model"] == "fake-tools" and second["model"] == "fake-tools"
+    assert "first question" not in str(second["messages"])  # /new started another chat
+    assert [m["content"] for m in second["messages"] if m["role"] == "user"] == ["second question"]

@@ -108,3 +108,38 @@ def test_help_lists_new_model_and_clear_and_they_work(env: dict[str, str], home:
     assert first["model"] == "fake-tools" and second["model"] == "fake-tools"
     assert "first question" not in str(second["messages"])  # /new started another chat
     assert [m["content"] for m in second["messages"] if m["role"] == "user"] == ["second question"]
+
+
+def test_sessions_show_marks_a_stopped_answer(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    import re
+    import signal
+
+    from tests.cli.test_chat_line_editing import READY
+    from tests.cli.test_chat_repl import SLOW, _plain, _start_chat
+
+    fake_llm.script(SLOW, {"text": "A WHOLE ANSWER"})
+    proc, term, master = _start_chat(env, home / "ws")
+    try:
+        at = term.wait_for(READY, 0)
+        term.type(b"talk slowly\r")
+        at = term.wait_for(b"tick", at)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C during the answer: Stop
+        at = term.wait_for(READY, term.wait_for(b"Stopped.", at))
+        term.type(b"and now?\r")
+        at = term.wait_for(READY, term.wait_for(b"A WHOLE ANSWER", at))
+        term.type(b"/exit\r")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    found = re.search(r"--resume (\S+)", _plain(term.output))
+    assert found is not None
+    shown = cashcode("sessions", "show", found.group(1), env=env, cwd=home / "ws")
+    assert shown.returncode == 0, shown.stderr
+    marks = [i for i, line in enumerate(shown.stdout.splitlines()) if "[stopped:" in line]
+    assert len(marks) == 1, shown.stdout  # the stopped answer, not the whole one
+    before = shown.stdout.splitlines()[: marks[0]]
+    assert any(line.startswith("assistant: SLOW") for line in before), shown.stdout
+    assert "A WHOLE ANSWER" not in "\n".join(before)

@@ -143,3 +143,13 @@ def test_sessions_show_marks_a_stopped_answer(env: dict[str, str], home: Path, f
     before = shown.stdout.splitlines()[: marks[0]]
     assert any(line.startswith("assistant: SLOW") for line in before), shown.stdout
     assert "A WHOLE ANSWER" not in "\n".join(before)
+
+
+def test_mcp_list_has_a_header_row_over_aligned_columns(home: Path) -> None:
+    listed = cashcode("mcp", "list", env=base_env(home), cwd=home)
+    assert listed.returncode == 0, listed.stderr
+    header, *rows = listed.stdout.splitlines()
+    assert header.split() == ["NAME", "TRANSPORT", "SOURCE", "STATUS", "COMMAND", "OR", "URL"], header
+    stdio = next(row for row in rows if row.startswith("test_stdio_mcp "))
+    column = header.index("TRANSPORT")
+    assert stdio[column:].startswith("stdio") and stdio[column - 2 : column] == "  ", (header, stdio)

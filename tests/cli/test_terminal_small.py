@@ -1,5 +1,7 @@
 """Small terminal items of issue 41: providers are named by their name (not their id) in banners
-and errors; …"""
+and errors; a cron error names its field; `⊘ denied` and one-line results under tool calls;
+`/new`, `/model`, `/clear` in `chat`; a header over `mcp list`; a stopped answer marked in
+`sessions show`. Real subprocesses, pty where a prompt is answered."""
 
 from __future__ import annotations
 

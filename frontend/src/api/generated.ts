@@ -2432,6 +2432,7 @@ export const API_ERROR_TEXTS = {
   "request.invalid": "invalid request",
   "route.payload_not_object": "the payload must be a JSON object",
   "route.unknown": "unknown route '{route}'",
+  "schedule.cron_field": "the {part} field of the cron expression is {value}, out of range: it takes {low}–{high}",
   "schedule.cron_never": "the cron expression '{expr}' never runs",
   "schedule.interval_empty": "the interval is empty (write e.g. 15m, 2h or 1d)",
   "schedule.interval_min": "the interval must be at least {minimum}",

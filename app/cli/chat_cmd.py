@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from app.api.app import CashCodeApp
     from app.cli.line_editor import LineEditor
     from app.cli.render import TurnResult
+    from app.cli.repl import Local
     from app.cli.runtime import Session
 
 
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _chat(args: argparse.Namespace) -> int:
     from app.cli.render import EXIT_ERROR, EXIT_OK, TerminalTurn, error_line
-    from app.cli.repl import HELP, local_command, unknown_text
+    from app.cli.repl import local_command
     from app.cli.runtime import open_session
     from app.cli.terminal import StdinLines
 
@@ -84,7 +85,7 @@ async def _chat(args: argparse.Namespace) -> int:
             if command is not None:
                 if command.action == "exit":
                     return await _leave(app, chat_id, args.resume)
-                print(HELP if command.action == "help" else unknown_text(command.name), file=sys.stderr)
+                chat_id, args.resume = await _answer_locally(command, session, chat_id, args.resume)
                 continue
             if not line.strip():
                 continue
@@ -126,6 +127,32 @@ async def _stoppable(
         signal.signal(signal.SIGINT, previous)  # asyncio.run's own handler, for the prompt
 
 
+async def _answer_locally(
+    command: Local, session: Session, chat_id: str, resume: str | None
+) -> tuple[str, str | None]:
+    """A command `chat` answers itself; returns the chat (and its --resume id) to go on with."""
+    from app.cli.repl import CLEAR_SCREEN, HELP, model_text, unknown_text
+    from app.cli.safe_text import raw_stream
+
+    if command.action == "new":  # the current chat is kept (or dropped if untouched), as on /exit
+        await _leave(session.app, chat_id, resume)
+        fresh = await _open_chat(session.app, None, _provider_label(session), session.model["model"])
+        return (fresh or chat_id), None
+    if command.action == "model":
+        if command.argument:
+            session.model["model"] = command.argument  # the dict every next turn is sent with
+        shown = model_text(_provider_label(session), session.model["model"], bool(command.argument))
+        print(shown, file=sys.stderr)
+    elif command.action == "clear":
+        if sys.stdout.isatty():  # our own escape: written past the sanitising stream
+            raw = raw_stream(sys.stdout)
+            raw.write(CLEAR_SCREEN)
+            raw.flush()
+    else:
+        print(HELP if command.action == "help" else unknown_text(command.name), file=sys.stderr)
+    return chat_id, resume
+
+
 async def _leave(app: CashCodeApp, chat_id: str, resume: str | None) -> int:
     """Leave the REPL: an untouched new chat is dropped, a kept one says how to resume it."""
     from app.cli.repl import resume_hint
@@ -143,7 +170,7 @@ async def _leave(app: CashCodeApp, chat_id: str, resume: str | None) -> int:
 
 def _provider_label(session: Session) -> str:
     config = session.config
-    return config.provider_id or urlsplit(config.base_url).netloc or config.base_url
+    return config.provider_name or urlsplit(config.base_url).netloc or config.base_url
 
 
 def _line_editor(app: CashCodeApp) -> LineEditor:

@@ -143,12 +143,17 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(servers, indent=2, ensure_ascii=False))
         return 0
+    if not servers:
+        print("No MCP servers.")
+        return 0
+    rows = [("NAME", "TRANSPORT", "SOURCE", "STATUS", "COMMAND OR URL")]
     for s in servers:
         where = " ".join(s["argv"]) if s["transport"] == "stdio" else s["url"]
         flag = " [needs confirmation]" if s["needs_confirmation"] else ""
-        print(f"{s['name']:<24} {s['transport']:<6} {s['source']:<8} {s['status']:<12} {where}{flag}")
-    if not servers:
-        print("No MCP servers.")
+        rows.append((s["name"], s["transport"], s["source"], s["status"], where + flag))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)), row[4])
     return 0
 
 

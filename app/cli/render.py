@@ -71,6 +71,7 @@ class TerminalTurn:
         self._prompt_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._on_reply = on_reply
+        self._asked: set[str] = set()  # calls the user was asked about: their result gets a line
 
     async def run(self, chat_id: str, text: str, model: dict[str, str]) -> TurnResult:
         done: asyncio.Future[AppEvent] = asyncio.get_running_loop().create_future()
@@ -97,9 +98,10 @@ class TerminalTurn:
             elif isinstance(event, ToolCallEvent):
                 wrote_text = self._end_segment(wrote_text)
                 self._tool_line(event, wrote_text)
-            elif isinstance(event, ToolResultEvent) and not event.ok:
-                self._failed_tool_line(event)
+            elif isinstance(event, ToolResultEvent):
+                self._result_line(event)
             elif isinstance(event, ApprovalRequired):
+                self._asked.add(event.call_id)
                 wrote_text = self._end_segment(wrote_text)
                 task = asyncio.get_running_loop().create_task(self._answer(event))
                 self._tasks.add(task)
@@ -192,9 +194,22 @@ class TerminalTurn:
         self._err.write("\n")
         self._err.flush()
 
-    def _failed_tool_line(self, event: ToolResultEvent) -> None:
+    def _result_line(self, event: ToolResultEvent) -> None:
+        """One short line under a tool call: `⊘ denied` for a refused call (the note the model
+        gets is not for the user), the first line of a failure, and of an allowed change's
+        result (a call that ran without asking prints nothing: its tool line is enough)."""
         first = event.output.splitlines()[0][:200] if event.output else ""
-        self._err.write(f"  ↳ {event.name}: {first}\n")
+        if event.denied:
+            asked = event.call_id in self._asked
+            write_styled(self._err, "  ⊘ denied" if asked else f"  ⊘ denied: {first}", DIM)
+            self._err.write("\n")
+        elif not event.ok:
+            self._err.write(f"  ↳ {event.name}: {first}\n")
+        elif event.call_id in self._asked:
+            write_styled(self._err, f"  ↳ {first or 'done'}", DIM)
+            self._err.write("\n")
+        else:
+            return
         self._err.flush()
 
     async def _answer(self, event: ApprovalRequired) -> None:

@@ -158,7 +158,7 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
         "kind": ProviderKind(cfg.provider_kind),
         "base_url": cfg.base_url,
         "api_key": cfg.api_key,
-        "name": cfg.provider_id or (urlsplit(cfg.base_url).netloc or cfg.base_url),
+        "name": cfg.provider_name or (urlsplit(cfg.base_url).netloc or cfg.base_url),  # errors say it
     }
     profile = SettingsStore(paths.settings_path).load().provider(cfg.provider_id or "")
     # A saved provider's timeouts and model settings apply in the terminal too.

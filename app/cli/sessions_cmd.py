@@ -144,6 +144,8 @@ def _render_message(message: dict[str, Any]) -> str:
         return f"[tool {message.get('name') or ''} result]\n{message['content']}\n"
     parts = [f"{role}: {message['content']}" if message["content"] else f"{role}:"]
     parts += [f"  → {c['name']} {c['arguments']}" for c in message["tool_calls"]]
+    if message.get("stopped"):
+        parts.append("  [stopped: the answer was cut short by Stop]")
     return "\n".join(parts) + "\n"
 
 

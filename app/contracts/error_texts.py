@@ -112,6 +112,9 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "schedule.not_weekly": "'{text}' is not DAY@HH:MM (e.g. mon@09:00)",
     "schedule.not_cron": "'{text}' is not a cron expression of five fields (e.g. '0 9 * * 1-5')",
     "schedule.cron_never": "the cron expression '{expr}' never runs",
+    "schedule.cron_field": (
+        "the {part} field of the cron expression is {value}, out of range: it takes {low}–{high}"
+    ),
     "schedule.not_iso": "'{text}' is not an ISO time (e.g. 2027-01-31T09:00)",
     "schedule.once_zone": "a one-off time needs its time zone",
     # ---- knowledge bases

@@ -92,7 +92,11 @@ def _rest_operation(
         "description": f"Calls the `{spec.route}` route.",
         "parameters": params,
         "responses": {
-            str(spec.status): _json(_success(schemas.ref(response, "serialization")), "Success"),
+            str(spec.status): (
+                {"description": "Done (no body)"}
+                if spec.status == 204
+                else _json(_success(schemas.ref(response, "serialization")), "Success")
+            ),
             **{code: _json(_ERROR, "Refused or failed") for code in _REST_ERRORS},
         },
     }

@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic_core import to_jsonable_python
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 from app.server.contracts import RouteTypes, ServedApp
 from app.server.invoke import MAX_BODY_BYTES, BodyTooLarge, read_limited
@@ -23,6 +23,7 @@ from app.server.rest_table import REST_ROUTES, RestRoute, status_for
 
 UPLOAD_MAX_BYTES = 12 * 1024 * 1024  # a Skill ZIP is at most 10 MiB (SPEC S7); base64 adds a third
 _NO_STORE = {"cache-control": "no-store"}
+NO_CONTENT = 204
 _ZIP_TYPES = ("application/zip", "application/octet-stream", "application/x-zip-compressed")
 
 
@@ -60,7 +61,7 @@ async def _payload(spec: RestRoute, request: Request) -> dict[str, Any]:
 
 
 def _endpoint(app: ServedApp, route_types: RouteTypes, spec: RestRoute) -> Callable[[Request], Any]:
-    async def endpoint(request: Request) -> JSONResponse:
+    async def endpoint(request: Request) -> Response:
         if not route_available(app, route_types, spec.route):
             return _error(
                 501,
@@ -76,6 +77,8 @@ def _endpoint(app: ServedApp, route_types: RouteTypes, spec: RestRoute) -> Calla
             return _error(400, "invalid", str(exc))
         envelope = await app.invoke(spec.route, payload)
         status = spec.status if envelope.get("ok") else status_for(envelope.get("error"))
+        if status == NO_CONTENT:
+            return Response(status_code=NO_CONTENT, headers=_NO_STORE)
         return JSONResponse(to_jsonable_python(envelope), status_code=status, headers=_NO_STORE)
 
     return endpoint

@@ -20,7 +20,7 @@ class RestRoute:
     query: tuple[str, ...] = ()  # query parameters copied into the payload
     body: bool = False  # a JSON object body is merged into the payload
     upload: bool = False  # also accepts a raw ZIP body (→ data_base64 + filename)
-    status: int = 200
+    status: int = 200  # 204: the envelope is dropped, the answer has no body
 
     @property
     def path_params(self) -> tuple[str, ...]:
@@ -43,8 +43,8 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         "GET",
         "/api/skills",
         "skills.list",
-        "List Skills (paginated search)",
-        query=("query", "page", "page_size"),
+        "List Skills (paginated search; filter by enabled and availability)",
+        query=("query", "page", "page_size", "enabled", "availability"),
     ),
     RestRoute(
         "POST",
@@ -55,13 +55,20 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         status=201,
     ),
     RestRoute(
-        "POST", "/api/skills/import", "skills.import", "Import a Skill ZIP or folder", body=True, upload=True
+        "POST",
+        "/api/skills/import",
+        "skills.import",
+        "Import a Skill ZIP or folder",
+        body=True,
+        upload=True,
+        status=201,
     ),
     RestRoute(
         "DELETE",
         "/api/skills/invalid/{source}/{directory}",
         "skills.invalid_delete",
         "Delete an invalid Skill folder",
+        status=204,
     ),
     RestRoute("GET", _SKILL, "skills.get", "View a Skill"),
     RestRoute(
@@ -71,7 +78,7 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         "Replace a Skill's SKILL.md (base_hash guards concurrent edits)",
         body=True,
     ),
-    RestRoute("DELETE", _SKILL, "skills.delete", "Delete a Skill"),
+    RestRoute("DELETE", _SKILL, "skills.delete", "Delete a Skill", status=204),
     RestRoute("GET", _SKILL + "/content", "skills.content", "Read the full SKILL.md, hash, source and state"),
     RestRoute("POST", _SKILL + "/validate", "skills.validate", "Revalidate a Skill package"),
     RestRoute("PATCH", _SKILL + "/enabled", "skills.set_enabled", "Enable or disable a Skill", body=True),
@@ -115,8 +122,8 @@ def status_for(error: object) -> int:
     message = str(error.get("message", "")).lower()
     details = error.get("details") or {}
     # The capabilities report "built-in, read-only" refusals with their own codes; REST clients
-    # of the earlier app expect 403 for them.
-    if code in ("invalid", "conflict", "unsupported") and ("built-in" in message or "builtin" in message):
+    # of the earlier app expect 403 for them. A name taken by a built-in is a conflict (409).
+    if code in ("invalid", "unsupported") and ("built-in" in message or "builtin" in message):
         return FORBIDDEN_STATUS
     if code == "invalid" and details:
         return VALIDATION_STATUS

@@ -86,6 +86,7 @@ class EffectiveConfig:
     warnings: tuple[str, ...] = ()
     # Set when a key was withheld because the base URL comes from an untrusted workspace file.
     untrusted: UntrustedWorkspace | None = None
+    provider_name: str | None = None  # the profile's name: what banners and errors show
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,7 @@ def resolve_cli_config(
         sources=dict(p.sources),
         warnings=tuple(warnings),
         untrusted=untrusted,
+        provider_name=profile.name if profile else None,
     )
 
 
@@ -254,7 +256,7 @@ def _pick_profile(flags: CliFlags, user: UserSettings) -> tuple[ProviderProfile 
         wanted = flags.provider
         found = user.provider(wanted) or next((p for p in user.providers if p.name == wanted), None)
         if found is None:
-            known = ", ".join(p.id for p in user.providers) or "none configured"
+            known = ", ".join(f"{p.name} (id {p.id})" for p in user.providers) or "none configured"
             raise ConfigError(f"unknown provider {wanted!r} (known: {known})")
         return found, "flag --provider"
     chosen = user.default_provider()
@@ -290,7 +292,7 @@ def _resolve_key(
     if secrets is None or profile is None:
         return None, "not set", []
     if not url_is_profiles:
-        return None, f"not set (keychain key of {profile.id} is not sent to an overridden base URL)", []
+        return None, f"not set (the keychain key of {profile.name} is not sent to an overridden base URL)", []
     try:
         key = secrets.get(provider_key_name(profile.id))
     except SecretStoreError as exc:
@@ -338,11 +340,17 @@ def _hide_credentials(url: str) -> str:
     return re.sub(r"^([a-z]+://)[^/?#]*@", rf"\1{MASK}@", url, flags=re.IGNORECASE)
 
 
+def _provider_shown(cfg: EffectiveConfig) -> str:
+    if cfg.provider_id is None:
+        return "(none)"
+    return f"{cfg.provider_name} (id {cfg.provider_id})" if cfg.provider_name else cfg.provider_id
+
+
 def render_config(cfg: EffectiveConfig) -> str:
     """`config show`: every effective value with its source; the key only as set/not set."""
     s = cfg.sources
     rows = [
-        ("provider", cfg.provider_id or "(none)", s.get("provider", "")),
+        ("provider", _provider_shown(cfg), s.get("provider", "")),
         ("provider_kind", cfg.provider_kind, ""),
         ("base_url", _hide_credentials(cfg.base_url), s.get("base_url", "")),
         ("model", cfg.model, s.get("model", "")),

@@ -22,6 +22,9 @@ class SkillListQuery(_Model):
     query: str = Field(default="", max_length=500)
     page: int = Field(default=1, ge=1)
     page_size: int = Field(default=20, ge=1, le=200)
+    enabled: bool | None = None  # only enabled (true) or disabled (false) Skills
+    # available: the model can use it now (enabled, dependencies present); unavailable: not
+    availability: Literal["available", "unavailable"] | None = None
 
 
 class SkillRefView(_Model):
@@ -78,6 +81,7 @@ class SkillDetail(_Model):
     compatibility: str | None
     allowed_tools: list[str]
     requires: dict[str, list[str]]
+    metadata: dict[str, str]  # the SKILL.md `metadata` mapping, as written
 
 
 class SkillContent(_Model):

@@ -98,6 +98,7 @@ class SkillsApi:
                 pairs: list[tuple[CatalogEntry, float | None]] = [(h.entry, h.score) for h in hits]
             else:
                 pairs = [(e, None) for e in snap.active()]
+            pairs = [(e, s) for e, s in pairs if self._wanted(e, req)]
             start = (req.page - 1) * req.page_size
             page = pairs[start : start + req.page_size]
             return am.SkillListResult(
@@ -109,6 +110,14 @@ class SkillsApi:
             )
 
         return await _run(work)
+
+    def _wanted(self, entry: CatalogEntry, req: am.SkillListQuery) -> bool:
+        if req.enabled is not None and entry.enabled != req.enabled:
+            return False
+        if req.availability is None:
+            return True
+        available = entry.selectable and not self._rt.missing(entry)
+        return available == (req.availability == "available")
 
     async def get(self, req: am.SkillName) -> am.SkillDetail:
         def work() -> am.SkillDetail:
@@ -127,6 +136,7 @@ class SkillsApi:
                 license=mf.license,
                 compatibility=mf.compatibility,
                 allowed_tools=list(mf.allowed_tools),
+                metadata=dict(mf.metadata),
                 requires={k: list(getattr(mf.requires, k)) for k in ("tools", "mcp_servers", "bins", "env")},
             )
 
@@ -252,7 +262,9 @@ def _import_source(req: am.SkillImportSource) -> ImportSource:
         return ImportSource(path=path)
     name = req.filename or "skill.zip"
     if not name.lower().endswith(".zip"):
-        raise ApiFailure("invalid", say("skill.zip_only"))
+        # With the field named, REST answers 422 (a payload that fails its rules), not 400.
+        only_zip = say("skill.zip_only")
+        raise ApiFailure("invalid", only_zip, {"filename": str(only_zip)})
     try:
         data = base64.b64decode(req.data_base64 or "", validate=True)
     except (binascii.Error, ValueError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.contracts.errors import say
-from app.skills.model import SKILL_FILE, ArchiveRejected, SkillProblem
+from app.skills.model import MAX_SKILL_MD_BYTES, SKILL_FILE, ArchiveRejected, SkillProblem
 from app.support import ziparchive as shared
 from app.support.ziparchive import ArchiveLimits, ArchiveRefused, Member, MiB
 
@@ -66,7 +66,38 @@ def _strip_prefix(members: list[Member]) -> list[Member]:
 def plan_members(archive: zipfile.ZipFile, limits: ArchiveLimits) -> list[Member]:
     with _as_skill_problem():
         members = shared.plan_members(archive, limits, _WHAT)
-    return _strip_prefix(members)
+    package = _strip_prefix(members)
+    if package is members:
+        _refuse_stray_root_files(archive, members)
+    return package
+
+
+def _refuse_stray_root_files(archive: zipfile.ZipFile, members: list[Member]) -> None:
+    """A flat ZIP (SKILL.md at its root) has no folder to tell the package from what was zipped
+    beside it, so a root file SKILL.md never names (a README.md, notes.txt) is refused as a
+    file beside the Skill, as in the wrapped form. Files the SKILL.md names (`reference.md`,
+    in anthropics/skills packages), licence files and folders (`scripts/`, …) stay."""
+    skill = next(m for m in members if m.parts == (SKILL_FILE,))
+    if skill.info.file_size > MAX_SKILL_MD_BYTES:
+        return  # refused by the validation with its own reason
+    with _as_skill_problem():
+        text = shared.read_member(archive, skill, MAX_SKILL_MD_BYTES).decode("utf-8", errors="replace")
+    stray = sorted(
+        m.parts[0]
+        for m in members
+        if len(m.parts) == 1
+        and not m.is_dir
+        and m.parts[0] != SKILL_FILE
+        and m.parts[0] not in text
+        and not m.parts[0].upper().startswith(("LICENSE", "NOTICE"))
+    )
+    if stray:
+        listed = ", ".join(stray[:10]) + (f" and {len(stray) - 10} more" if len(stray) > 10 else "")
+        _reject(
+            "zip.layout",
+            f"The ZIP has files beside its SKILL.md that the Skill never names: {listed}. "
+            "Name them in SKILL.md, move them into a folder of the Skill, or remove them.",
+        )
 
 
 def extract_archive(zip_path: Path, dest: Path, limits: ArchiveLimits) -> None:

@@ -142,9 +142,16 @@ class SkillsCapability(Capability):
         return "\n\n".join(p for p in parts if p)
 
     def _listing(self, snapshot: CatalogSnapshot) -> str:
-        usable = [e for e in snapshot.active() if e.enabled]
-        if not usable:
+        active = snapshot.active()
+        usable = [e for e in active if e.enabled]
+        if not active:
             return "No Skills are installed."
+        if not usable:
+            # Not "none installed": the model would offer to write one the user already has.
+            return (
+                f"All {len(active)} installed Skills are disabled by the user, so none can be "
+                "loaded; the user can enable them in the Skills view."
+            )
         lines = [f"Available Skills ({len(usable)}):"]
         for e in usable[:LISTED_IN_PROMPT]:
             lines.append(f"- {e.name}: {listing_description(e.manifest.description)}")

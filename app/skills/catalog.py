@@ -148,7 +148,7 @@ class SkillCatalog:
             why = root_problem(root.path)
             if why is not None:
                 diagnostics.append(
-                    self._diagnostic(root.source, root.path, (SkillProblem("root.invalid", why),))
+                    self._diagnostic(root.source, root.path, root.path, (SkillProblem("root.invalid", why),))
                 )
                 continue
             for folder in package_dirs(root.path):
@@ -159,7 +159,7 @@ class SkillCatalog:
                         _Found(root.source, folder, doc.manifest, doc.sha256, body_headings(doc.body))
                     )
                 else:
-                    diagnostics.append(self._diagnostic(root.source, folder, result.problems))
+                    diagnostics.append(self._diagnostic(root.source, root.path, folder, result.problems))
         return found, diagnostics
 
     def _validate(self, folder: Path) -> ValidationResult:
@@ -187,7 +187,7 @@ class SkillCatalog:
         return result
 
     def _diagnostic(
-        self, source: SourceKind, folder: Path, problems: tuple[SkillProblem, ...]
+        self, source: SourceKind, root: Path, folder: Path, problems: tuple[SkillProblem, ...]
     ) -> SkillDiagnostic:
         # Bounded and free of host paths: messages are redacted, cut, and only the first few shown.
         clean = tuple(
@@ -198,9 +198,17 @@ class SkillCatalog:
         if len(problems) > MAX_PROBLEMS:
             reason += f" (+{len(problems) - MAX_PROBLEMS} more)"
         name = _cut(folder.name, MAX_DIR_NAME_CHARS)
-        return SkillDiagnostic(
-            source, name, folder, self._redact(str(folder)), clean, _cut(reason, MAX_REASON_CHARS)
-        )
+        shown = self._redact(_cut(shown_path(root, folder, self._redact.home), MAX_DIR_NAME_CHARS * 2))
+        return SkillDiagnostic(source, name, folder, shown, clean, _cut(reason, MAX_REASON_CHARS))
+
+
+def shown_path(root: Path, folder: Path, home: Path | None) -> str:
+    """`folder` as a diagnostic may show it: under the home folder as `~/…` (the user knows
+    `~/.agents/skills`), otherwise relative to its Skills root (`.` for the root itself): the
+    data folder, the install folder and the workspace are host paths a diagnostic never shows."""
+    if home is not None and len(home.parts) > 1 and folder.is_relative_to(home):
+        return "~/" + folder.relative_to(home).as_posix()
+    return folder.relative_to(root).as_posix() if folder.is_relative_to(root) else folder.name
 
 
 def _cut(text: str, limit: int) -> str:

@@ -54,6 +54,18 @@ def _checked_files(raw: object) -> dict[str, str]:
     return out
 
 
+MAX_REASON_CHARS = 200
+
+
+def _reason(raw: object) -> str:
+    """The model's one-line why, shown in the approval prompt; optional."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str) or "\n" in raw.strip() or len(raw) > MAX_REASON_CHARS:
+        raise ToolError(f"'reason' must be one line of text, at most {MAX_REASON_CHARS} characters.")
+    return raw.strip()
+
+
 def write_files(folder: Path, content: str | None, files: Mapping[str, str]) -> None:
     if content is not None:
         atomic_write_bytes(folder / SKILL_FILE, content.encode("utf-8"))
@@ -102,8 +114,11 @@ class AgentSkillManageTool(Tool):
             raise ToolError("'create' needs 'content' (the full SKILL.md).")
         if action == "update" and (not isinstance(name, str) or (content is None and not files)):
             raise ToolError("'update' needs 'name' and 'content' and/or 'files'.")
+        why = _reason(args.get("reason"))
         label = name if isinstance(name, str) else "a new Skill"
         detail = (content or "")[:4000] + (f"\n+ files: {', '.join(sorted(files))}" if files else "")
+        if why:
+            detail = f"Why: {why}\n\n{detail}"
         approval = ApprovalInfo(
             title=f"{action.capitalize()} the agent Skill {label}",
             detail=detail,

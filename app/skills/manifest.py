@@ -86,6 +86,13 @@ def _string_list(value: object, key: str, problems: list[SkillProblem]) -> tuple
     return ()
 
 
+def _non_blank(items: tuple[str, ...], key: str, problems: list[SkillProblem]) -> tuple[str, ...]:
+    """A blank tag or trigger matches nothing and shows as an empty chip: refused."""
+    if any(not item.strip() for item in items):
+        problems.append(SkillProblem(f"{key}.blank", f"'{key}' must not hold an empty item."))
+    return items
+
+
 def _version(data: dict[str, object], problems: list[SkillProblem]) -> str | None:
     value = data.get("version")
     if value is None:
@@ -164,8 +171,8 @@ def build_manifest(data: dict[str, object]) -> SkillManifest | list[SkillProblem
     metadata = _metadata(data, problems)
     allowed_tools = _string_list(data.get("allowed-tools"), "allowed-tools", problems)
     version = _version(data, problems)
-    tags = _string_list(data.get("tags"), "tags", problems)
-    triggers = _string_list(data.get("triggers"), "triggers", problems)
+    tags = _non_blank(_string_list(data.get("tags"), "tags", problems), "tags", problems)
+    triggers = _non_blank(_string_list(data.get("triggers"), "triggers", problems), "triggers", problems)
     requires = _requirements(data, "requires", problems)
     optional = _requirements(data, "optional", problems)
     name = data.get("name")

@@ -109,6 +109,51 @@ def list_package_files(package: Path, limit: int = MAX_LISTED_FILES) -> tuple[li
     return found[:limit], len(found)
 
 
+_CATEGORIES = {
+    "scripts": "script",
+    "references": "reference",
+    "reference": "reference",
+    "assets": "asset",
+    "templates": "template",
+}
+
+
+def file_category(rel: str) -> str:
+    """What a package file is for the model: by its top folder (the Agent Skills layout)."""
+    if rel == "SKILL.md":
+        return "instructions"
+    top = rel.split("/", 1)[0] if "/" in rel else ""
+    return _CATEGORIES.get(top, "other")
+
+
+def describe_files(package: Path, files: list[str]) -> list[str]:
+    """The listed files grouped by category (`script files:` then `- path (43 B)` lines), with
+    their sizes from lstat (links are not listed anyway)."""
+    groups: dict[str, list[str]] = {}
+    for rel in files:
+        try:
+            size = _size(os.lstat(package / rel).st_size)
+        except OSError:
+            size = "size unknown"
+        groups.setdefault(file_category(rel), []).append(f"- {rel} ({size})")
+    lines: list[str] = []
+    for category in sorted(groups, key=_CATEGORY_ORDER.index):
+        lines.append(f"{category} files:")
+        lines.extend(groups[category])
+    return lines
+
+
+_CATEGORY_ORDER = ["instructions", "reference", "script", "template", "asset", "other"]
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)

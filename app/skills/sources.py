@@ -3,6 +3,7 @@ the conventional locations, and it takes the home, data and workspace folders as
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,10 @@ def root_problem(root: Path) -> str | None:
             return "The Skills folder is a symbolic link; links are refused."
         if root.exists() and not root.is_dir():
             return "The Skills folder is not a folder (it is a file)."
+        if root.is_dir():
+            os.scandir(root).close()  # an unreadable root would otherwise hide its Skills silently
+    except PermissionError:
+        return "The Skills folder cannot be read (permission denied): its Skills are not listed."
     except OSError as exc:
         return f"The Skills folder cannot be read ({type(exc).__name__})."
     return None

@@ -95,7 +95,8 @@ AGENT_SKILL_MANAGE = ToolSpec(
         "'content' (the full SKILL.md: YAML frontmatter with name and description, then "
         "Markdown instructions) and optional 'files' (relative path → text). action='update' "
         "needs 'name' and 'content' and/or 'files'. Load 'cashcode-skill-creator' first for the "
-        "format. The draft is validated; an invalid one is rejected with the reasons."
+        "format. Say why in 'reason'. The draft is validated; an invalid one is rejected with the "
+        "reasons."
     ),
     parameters={
         "type": "object",
@@ -105,6 +106,11 @@ AGENT_SKILL_MANAGE = ToolSpec(
             "content": {"type": "string", "description": "The full SKILL.md text."},
             "files": {"type": "object", "additionalProperties": {"type": "string"}},
             "base_hash": {"type": "string", "description": "update: the SKILL.md sha256 you read."},
+            "reason": {
+                "type": "string",
+                "maxLength": 200,
+                "description": "One line saying why (shown to the user when they are asked).",
+            },
         },
         "required": ["action"],
         "additionalProperties": False,

@@ -14,7 +14,13 @@ from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, Tool
 from app.skills import tool_specs as specs
 from app.skills.activations import Activation
 from app.skills.catalog import CatalogEntry, CatalogSnapshot
-from app.skills.resources import MAX_READ_BYTES, ResourceError, list_package_files, read_resource
+from app.skills.resources import (
+    MAX_READ_BYTES,
+    ResourceError,
+    describe_files,
+    list_package_files,
+    read_resource,
+)
 from app.skills.runtime import SkillRuntime
 from app.skills.search_index import listing_description
 from app.skills.validate import validate_package
@@ -128,13 +134,15 @@ class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
             )
         files, total = list_package_files(entry.path)
         head = receipt(m.name, m.version, doc.sha256)
-        listing = [f"Files in the Skill ({total}):", *(f"- {f}" for f in files)]
+        listing = [f"Files in the Skill ({total}):", *describe_files(entry.path, files)]
         if total > len(files):
             listing.append(f"[… {total - len(files)} more files not listed]")
-        listing = _fit_listing(listing, total, page_chars(ctx.output_budget) // 4)
+        listing = _fit_listing(listing, total, page_chars(ctx.output_budget) // 3)
         room = page_chars(ctx.output_budget, used=len(head) + sum(len(x) + 1 for x in listing) + 200)
         body, more = _body_page(entry.path, doc.body, m.name, room)
-        parts = [head, f'<skill name="{m.name}" source="{entry.source}">', body, "</skill>", more, *listing]
+        meta = [f"Metadata: {k}: {v}" for k, v in sorted(m.metadata.items())]
+        opening = f'<skill name="{m.name}" source="{entry.source}">'
+        parts = [head, opening, body, "</skill>", more, *meta, *listing]
         parts.append(await self._mcp_note(ctx.chat_id, m.requires.mcp_servers))
         self._rt.note_loaded(
             ctx.chat_id, ctx.turn_id, Activation(m.name, m.description, m.version or "", doc.sha256)
@@ -221,6 +229,8 @@ class SkillReadResourceTool(_ReadingTool, spec=specs.SKILL_READ_RESOURCE, string
         )
         how = f"skill_read_resource name={entry.name!r} path={res.rel!r}"
         notes = [line_marker(page, how=how, total=len(lines))]
+        count = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
+        head = f"[text file '{res.rel}', {res.size:,} bytes, {count}]\n"
         if not page.text and call.args["offset"] > 1:
             notes.append(f"[the file has {len(lines)} lines; nothing is left to read]")
         if res.truncated:
@@ -229,7 +239,7 @@ class SkillReadResourceTool(_ReadingTool, spec=specs.SKILL_READ_RESOURCE, string
                 "the rest is left out]"
             )
         note = "".join(f"\n{n}" for n in notes if n)
-        return ToolResult(ok=True, content=page.text + note, truncated=bool(note))
+        return ToolResult(ok=True, content=head + page.text + note, truncated=bool(note))
 
 
 def timeout_arg(args: Mapping[str, Any], default: int, hi: int) -> int:

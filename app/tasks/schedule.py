@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from app.contracts.errors import say
+from app.contracts.errors import Said, say
 from app.tasks.model import WEEKDAYS, Cron, Daily, Every, Once, Schedule, Weekday, Weekly
 
 MIN_INTERVAL_S = 60
@@ -93,12 +93,37 @@ def parse_cron(text: str) -> Cron:
     from croniter import croniter
 
     expr = " ".join(text.split())
-    if len(expr.split(" ")) != 5 or not croniter.is_valid(expr):
+    fields = expr.split(" ")
+    if len(fields) == 5 and (wrong := _field_out_of_range(fields)) is not None:
+        raise ScheduleError(wrong)
+    if len(fields) != 5 or not croniter.is_valid(expr):
         raise ScheduleError(say("schedule.not_cron", text=text[:60]))
     cron = Cron(expr=expr)
     if next_after(cron, datetime(2000, 1, 1, tzinfo=UTC), UTC, datetime(2000, 1, 1, tzinfo=UTC)) is None:
         raise ScheduleError(say("schedule.cron_never", expr=expr))
     return cron
+
+
+# The five cron fields, in order, with the numbers each takes (day of week: 0 and 7 are Sunday).
+_CRON_FIELDS = (
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 7),
+)
+
+
+def _field_out_of_range(fields: list[str]) -> Said | None:
+    """Which field holds a number outside its range (`0 25 * * *`: the hour), so the message
+    can say so; None when every number fits (names such as `mon` are left to croniter)."""
+    for (label, lo, hi), field in zip(_CRON_FIELDS, fields, strict=True):
+        for part in field.split(","):
+            values = part.split("/", 1)[0].split("-")
+            for value in values:
+                if value.isdigit() and not lo <= int(value) <= hi:
+                    return say("schedule.cron_field", part=label, value=value, low=lo, high=hi)
+    return None
 
 
 def parse_at(text: str, zone: ZoneInfo) -> Once:

@@ -62,7 +62,8 @@ def check_not_protected(resolved: Path, ctx: ToolContext, shown: str) -> None:
         if is_within(resolved, _real(root)):
             raise ToolError(
                 f"Path '{shown}' is inside a protected Skill folder ('{root}'); generic tools "
-                "may not write or run commands there."
+                "may not write or run commands there. To create or change one of your own Skills, "
+                "use agent_skill_manage."
             )
 
 

@@ -140,7 +140,7 @@ async def test_real_skill_shapes_import_with_warnings_load_and_read_through_the_
     assert (
         "# DOCX" in tools[0] and "scripts/office/schemas/ISO-IEC29500-4_2016/part6/schema69.xsd" in tools[0]
     )
-    assert tools[1] == "# Forms\n"
+    assert tools[1] == "[text file 'reference/forms.md', 8 bytes, 1 line]\n# Forms\n"  # says its size
     assert "binary file" in tools[2] and "41000 bytes" in tools[2]
     assert tools[3].startswith("Error:") and "'..'" in tools[3]
     system = fake_llm.model_requests()[-1].body["messages"][0]["content"]

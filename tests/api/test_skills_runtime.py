@@ -94,7 +94,7 @@ async def test_search_load_read_and_run_end_to_end_with_a_receipt_in_history(
     loaded = _tool_contents(reqs[2])[1]
     assert loaded.startswith("[Skill loaded: pdf-tools v1.0 ")
     assert "BODY-MARKER" in loaded and "- scripts/hello.py" in loaded and "- reference/forms.md" in loaded
-    assert _tool_contents(reqs[3])[2] == "FORMS-MARKER"
+    assert _tool_contents(reqs[3])[2] == "[text file 'reference/forms.md', 12 bytes, 1 line]\nFORMS-MARKER"
     assert "hello a b pdf-tools" in _tool_contents(reqs[4])[3]
 
     stored = (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"]

@@ -20,7 +20,9 @@ def realistic_package(base: Path, name: str = "docx") -> Path:
             name,
             description="Create, edit and analyse Word documents. Use for .docx work.",
             extra="license: Proprietary. LICENSE.txt has complete terms\n",
-            body="# DOCX\n\nRead `reference/ooxml.md` first.\n",
+            # As in the real package, SKILL.md names its root files (a flat ZIP's unnamed root
+            # file is refused as a stray, decision 332).
+            body="# DOCX\n\nRead `reference/ooxml.md` first, and `docx-js.md` for new documents.\n",
         ).encode(),
         "LICENSE.txt": b"All rights reserved.\n",
         "ooxml.md": b"# OOXML notes\n",

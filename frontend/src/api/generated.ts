@@ -1519,6 +1519,7 @@ export interface SkillDetail {
   compatibility: string | null;
   allowed_tools: string[];
   requires: Record<string, string[]>;
+  metadata: Record<string, string>;
 }
 
 export interface SkillDiagnosticView {
@@ -1582,6 +1583,8 @@ export interface SkillListQuery {
   query?: string;
   page?: number;
   page_size?: number;
+  enabled?: boolean | null;
+  availability?: "available" | "unavailable" | null;
 }
 
 export interface SkillListResult {
@@ -2453,6 +2456,7 @@ export const API_ERROR_TEXTS = {
   "request.invalid": "invalid request",
   "route.payload_not_object": "the payload must be a JSON object",
   "route.unknown": "unknown route '{route}'",
+  "schedule.cron_field": "the {part} field of the cron expression is {value}, out of range: it takes {low}–{high}",
   "schedule.cron_never": "the cron expression '{expr}' never runs",
   "schedule.interval_empty": "the interval is empty (write e.g. 15m, 2h or 1d)",
   "schedule.interval_min": "the interval must be at least {minimum}",

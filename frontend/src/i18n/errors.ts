@@ -47,7 +47,7 @@ export function apiErrorKey(key: string): MessageKey {
 }
 
 // Parameters whose value is itself a word of the UI (a Skill's source: "user", "builtin"…).
-const WORDED_PARAMS: Record<string, string> = { source: "skills.source." };
+const WORDED_PARAMS: Record<string, string> = { source: "skills.source.", part: "tasks.cronPart." };
 
 function wordedParams(lang: Language, params: Record<string, string>): Record<string, string> {
   const out = { ...params };

@@ -20,7 +20,7 @@ function item(name: string, extra: Partial<SkillItem> = {}): SkillItem {
 }
 
 function detail(skill: SkillItem): SkillDetail {
-  return { skill, files: ["SKILL.md", "ref.md"], file_count: 2, body: "# Body", license: null, compatibility: null, allowed_tools: [], requires: {} };
+  return { skill, files: ["SKILL.md", "ref.md"], file_count: 2, body: "# Body", license: null, compatibility: null, allowed_tools: [], requires: {}, metadata: {} };
 }
 
 function preview(extra: Partial<SkillImportPreview> = {}): SkillImportPreview {

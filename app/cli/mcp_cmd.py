@@ -51,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.add_argument(
         "--allow-http-auth",
         action="store_true",
-        help="allow an Authorization header over plain http:// to another computer",
+        help="allow credential headers (Authorization, X-Api-Key, Cookie, …) over plain http:// to another computer",
     )
     add.add_argument("--description", help="what the server does (tool_search finds it by this)")
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")

@@ -377,7 +377,7 @@ export const en = {
   "mcp.form.headers": "Headers (Name: value per line)",
   "mcp.form.stdioHint": "No shell is used: the program gets exactly these arguments. Secret variables are kept in the system keychain and shown as ********.",
   "mcp.form.secretHint": "Header values and credential parameters of the URL (token=, key=, …) are kept in the system keychain and shown as ********; leave ******** to keep a stored value.",
-  "mcp.form.plainHttpAuth": "Send the Authorization header unencrypted over http:// to this server (anyone on the network can read it; use only on a network you trust)",
+  "mcp.form.plainHttpAuth": "Send the credential headers (Authorization, API keys, cookies) unencrypted over http:// to this server (anyone on the network can read it; use only on a network you trust)",
   "mcp.form.badLine": "This line needs a name and a value: {line}",
   "mcp.import.open": "Paste JSON",
   "mcp.import.title": "Import servers",

@@ -376,7 +376,7 @@ export const zhCN: Record<MessageKey, string> = {
   "mcp.form.headers": "请求头（每行 Name: value）",
   "mcp.form.stdioHint": "不使用 shell：程序只会收到这些参数。保密变量保存在系统钥匙串中，显示为 ********。",
   "mcp.form.secretHint": "请求头的值和 URL 中的凭据参数（token=、key= 等）保存在系统钥匙串中，显示为 ********；保留 ******** 即保留已存的值。",
-  "mcp.form.plainHttpAuth": "通过未加密的 http:// 向此服务器发送 Authorization 请求头（网络上的任何人都能读到它；仅在可信网络中使用）",
+  "mcp.form.plainHttpAuth": "通过未加密的 http:// 向此服务器发送凭据请求头（Authorization、API 密钥、Cookie）（网络上的任何人都能读到它；仅在可信网络中使用）",
   "mcp.form.badLine": "此行需要名称和值：{line}",
   "mcp.import.open": "粘贴 JSON",
   "mcp.import.title": "导入服务器",

@@ -147,9 +147,19 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
         where = " ".join(s["argv"]) if s["transport"] == "stdio" else s["url"]
         flag = " [needs confirmation]" if s["needs_confirmation"] else ""
         print(f"{s['name']:<24} {s['transport']:<6} {s['source']:<8} {s['status']:<12} {where}{flag}")
+        _print_launch_env(s)  # the fixed values are part of what runs (issue 33 item 2)
     if not servers:
         print("No MCP servers.")
     return 0
+
+
+def _print_launch_env(view: dict[str, Any]) -> None:
+    """Every variable of a launch (secret values are ******** in the view) and the loader
+    variables called out."""
+    if view["env"]:
+        print("  with env " + " ".join(f"{k}={v}" for k, v in sorted(view["env"].items())))
+    if view["loader_env"]:
+        print(f"  WARNING: {', '.join(view['loader_env'])} change which code the program loads")
 
 
 def _pairs(items: Sequence[str], what: str) -> dict[str, str]:
@@ -241,10 +251,7 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
             )
         where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
         print(f"Imported {name} ({view['transport']}): {where}")
-        if view["env"]:
-            print("  with env " + " ".join(f"{k}={v}" for k, v in sorted(view["env"].items())))
-        if view["loader_env"]:
-            print(f"  WARNING: {', '.join(view['loader_env'])} change which code the program loads")
+        _print_launch_env(view)
         if view["needs_confirmation"]:
             print(f"  check the command above, then allow it: cashcode mcp confirm {name}")
     for item in result["skipped"]:
@@ -261,6 +268,7 @@ async def _remove(app: CashCodeApp, args: argparse.Namespace) -> int:
 async def _confirm(app: CashCodeApp, args: argparse.Namespace) -> int:
     view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
     print(f"Confirmed {args.name}: {' '.join(view['argv']) or view['url']}")
+    _print_launch_env(view)
     return 0
 
 

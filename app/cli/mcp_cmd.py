@@ -98,6 +98,16 @@ def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
     )
     install.add_argument("--input", action="append", default=[], metavar="K=V", help="an input value")
     install.add_argument("--yes", action="store_true", help="install without asking")
+    install.add_argument(
+        "--allow-loader-env",
+        action="store_true",
+        help="allow variables that change which code runs (NODE_OPTIONS, PYTHONPATH, …); never implied by --yes",
+    )
+    install.add_argument(
+        "--allow-http-auth",
+        action="store_true",
+        help="allow secret headers over plain http:// to another computer (a Registry remote)",
+    )
     install.set_defaults(func=_runner(_install))
     uninstall = sub.add_parser(
         "uninstall", help="remove a catalog server or MCP Bundle and what was installed for it"

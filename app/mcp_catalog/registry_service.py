@@ -309,7 +309,8 @@ class RegistryService:
     async def install(self, req: r.RegistryInstall) -> x.CatalogInstalled:
         if not req.confirm:
             raise ApiFailure("invalid", say("registry.plan_first"))
-        entry, option = await self._resolve(req, self._pinned.get(req.confirm))
+        pinned = self._pinned.get(req.confirm)
+        entry, option = await self._resolve(req, pinned)
         sid = self._id(entry)
         lock = self._locks.setdefault(sid, asyncio.Lock())
         if lock.locked():
@@ -320,6 +321,8 @@ class RegistryService:
             try:
                 values = check_values(option, req.inputs)
             except RegistryInputError as exc:
+                if pinned is None:  # values the shown entry took do not fit this answer: it changed
+                    raise ApiFailure("conflict", say("registry.changed", name=req.name[:100])) from None
                 raise ApiFailure("invalid", str(exc)) from None
             launch, plan = self._launch(entry, option, sid, values)
             if launch.digest != req.confirm:  # not what the user was shown: nothing is written

@@ -324,6 +324,7 @@ export const en = {
   "mcpRegistry.cannot": "Cannot be installed here:",
   "mcpRegistry.secret": "(kept in the system keychain)",
   "mcpRegistry.pinned": "Package (exactly this version): {package}",
+  "mcpRegistry.sha256": "SHA-256 {hash}",
   "mcpRegistry.willLaunch": "The server will run as (every argument and variable; secrets as ********):",
   "mcpRegistry.willConnect": "The server entry will connect to (secret headers as ********):",
   "mcpRegistry.address.loopback": "This server is on this computer (a loopback address).",

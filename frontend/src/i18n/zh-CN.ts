@@ -323,6 +323,7 @@ export const zhCN: Record<MessageKey, string> = {
   "mcpRegistry.cannot": "无法在此安装：",
   "mcpRegistry.secret": "（保存在系统钥匙串中）",
   "mcpRegistry.pinned": "软件包（严格为此版本）：{package}",
+  "mcpRegistry.sha256": "SHA-256 校验值 {hash}",
   "mcpRegistry.willLaunch": "服务器将这样运行（每个参数和变量；密钥显示为 ********）：",
   "mcpRegistry.willConnect": "服务器条目将连接到（密钥请求头显示为 ********）：",
   "mcpRegistry.address.loopback": "此服务器在本机上（回环地址）。",

@@ -5,13 +5,12 @@ Called from app/cli/mcp_cmd.py; the routes are app/mcp_catalog/registry_service.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.mcp_install_flow import confirm_and_install
+from app.cli.mcp_install_flow import confirm_and_install, separately
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -113,10 +112,10 @@ async def install_from_registry(
     for command in plan["commands"]:
         print(f"  $ {command}")
     print_launch(plan)
-    allow_loader = await _separately(
+    allow_loader = await separately(
         plan["loader_env"], args.allow_loader_env, "--allow-loader-env", "Allow these loader variables?", failure
     )
-    allow_http = await _separately(
+    allow_http = await separately(
         plan["plain_http_secrets"], args.allow_http_auth, "--allow-http-auth",
         "Send these headers unencrypted?", failure,
     )
@@ -139,16 +138,3 @@ async def install_from_registry(
     print(f"Installed {done['server']}: {what}")
     print(f"  try it: cashcode mcp tools {done['server']}")
     return 0
-
-
-async def _separately(
-    names: list[str], flag: bool, flag_name: str, question: str, failure: type[Exception]
-) -> bool | None:
-    """A confirmation of its own for what the plan called out (never implied by --yes): the
-    flag, or a question on a terminal. None: the user said no."""
-    if not names or flag:
-        return bool(names)
-    if not sys.stdin.isatty():
-        raise failure(f"{', '.join(names)}: confirm with {flag_name} (standard input is not a terminal)")
-    answer = await asyncio.to_thread(input, f"{question} ({', '.join(names)}) [y/N] ")
-    return True if answer.strip().lower() in ("y", "yes") else None

@@ -162,6 +162,7 @@ export interface BundlePreview {
   prompts: string[];
   argv: string[];
   env: Record<string, string>;
+  loader_env: string[];
   commands: string[];
   folder: string;
   options: BundleOptionView[];
@@ -181,6 +182,7 @@ export interface BundleSource {
   data_base64?: string | null;
   filename?: string | null;
   inputs?: Record<string, string[]>;
+  allow_loader_env?: boolean;
 }
 
 export interface BundleTool {

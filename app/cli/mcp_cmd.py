@@ -51,7 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.add_argument(
         "--allow-http-auth",
         action="store_true",
-        help="allow credential headers (Authorization, X-Api-Key, Cookie, …) over plain http:// to another computer",
+        help="allow credential headers (Authorization, X-Api-Key, Cookie, …) over plain http:// "
+        "to another computer",
     )
     add.add_argument("--description", help="what the server does (tool_search finds it by this)")
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
@@ -101,7 +102,8 @@ def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
     install.add_argument(
         "--allow-loader-env",
         action="store_true",
-        help="allow variables that change which code runs (NODE_OPTIONS, PYTHONPATH, …); never implied by --yes",
+        help="allow variables that change which code runs (NODE_OPTIONS, PYTHONPATH, …); "
+        "never implied by --yes",
     )
     install.add_argument(
         "--allow-http-auth",

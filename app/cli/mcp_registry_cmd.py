@@ -113,7 +113,8 @@ async def install_from_registry(
         print(f"  $ {command}")
     print_launch(plan)
     allow_loader = await separately(
-        plan["loader_env"], args.allow_loader_env, "--allow-loader-env", "Allow these loader variables?", failure
+        plan["loader_env"], args.allow_loader_env, "--allow-loader-env",
+        "Allow these loader variables?", failure,
     )
     allow_http = await separately(
         plan["plain_http_secrets"], args.allow_http_auth, "--allow-http-auth",

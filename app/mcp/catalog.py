@@ -288,7 +288,8 @@ def _secret(value: str, what: str) -> str:
 def is_credential_header(name: str) -> bool:
     """Authorization, or a header named like a credential (X-Api-Key, Cookie, X-Auth-Token):
     the same plain-http confirmation for all of them (issue 33 item 15)."""
-    return name.lower() in ("authorization", "proxy-authorization") or SECRET_ENV_HINT.search(name) is not None
+    auth = name.lower() in ("authorization", "proxy-authorization")
+    return auth or SECRET_ENV_HINT.search(name) is not None
 
 
 def is_private_transport(url: str) -> bool:

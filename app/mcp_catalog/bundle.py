@@ -34,8 +34,8 @@ from app.mcp_catalog.bundle_manifest import (
 )
 from app.mcp_catalog.installer import MARKER, Installer, InstallError, Progress, Step
 from app.mcp_catalog.toolchain import venv_bin
-from app.support.launch_env import loader_names
 from app.support.atomic import atomic_write_text
+from app.support.launch_env import loader_names
 from app.support.ziparchive import (
     ArchiveLimits,
     ArchiveRefused,

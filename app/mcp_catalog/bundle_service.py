@@ -88,7 +88,8 @@ class BundleService:
         if loaders and not allow_loader:  # refused before anything is unpacked
             env = {**plan.config.env, **dict.fromkeys(plan.config.secret_env, MASK)}
             shown_values = ", ".join(f"{k}={env[k]}" for k in loaders)[:600]
-            raise ApiFailure("invalid", say("catalog.loader_env", names=", ".join(loaders), values=shown_values))
+            refused = say("catalog.loader_env", names=", ".join(loaders), values=shown_values)
+            raise ApiFailure("invalid", refused)
 
         def progress(kind: str, text: str) -> None:
             self._publish(McpCatalogProgress(server=server, kind=kind, text=text))  # type: ignore[arg-type]

@@ -10,16 +10,15 @@ in plain text, so such an option is not offered (decision 224).
 
 from __future__ import annotations
 
-import re
 import hashlib
 import json
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
 from app.mcp_catalog.models import VERSION_RE, CatalogEntry
-from app.support.launch_env import is_loader_env, loader_names
 from app.mcp_catalog.registry_models import (
     WireArgument,
     WireEntry,
@@ -28,6 +27,7 @@ from app.mcp_catalog.registry_models import (
     WirePackage,
     WireTransport,
 )
+from app.support.launch_env import is_loader_env, loader_names
 
 Target = Literal["env", "arg", "header", "variable"]
 MAX_VALUE = 4_000

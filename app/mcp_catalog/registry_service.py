@@ -22,9 +22,9 @@ from app.mcp_catalog.installer import Installer, InstallError, Plan
 from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
 from app.mcp_catalog.registry import Page, RegistryClient, RegistryUnavailable, check_base_url
+from app.mcp_catalog.registry_address import remote_address
 from app.mcp_catalog.registry_cache import RegistryCache
 from app.mcp_catalog.registry_models import WireEntry
-from app.mcp_catalog.registry_address import remote_address
 from app.mcp_catalog.registry_plan import (
     Launch,
     Option,
@@ -212,7 +212,9 @@ class RegistryService:
                 raise ApiFailure("invalid", bad) from None
             return cached  # offline: the last answer seen for it
 
-    async def _resolve(self, req: r.RegistryInstall, pinned: WireEntry | None = None) -> tuple[WireEntry, Option]:
+    async def _resolve(
+        self, req: r.RegistryInstall, pinned: WireEntry | None = None
+    ) -> tuple[WireEntry, Option]:
         entry = pinned if pinned is not None else await self._fetch(req)
         if entry.server.name != req.name:
             raise ApiFailure("invalid", say("registry.changed", name=req.name[:100]))

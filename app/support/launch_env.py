@@ -41,9 +41,7 @@ _LOADER_NAMES = (
     "GCONV_PATH",
 )
 _LOADER_PREFIXES = ("LD_", "DYLD_", "NPM_CONFIG_", "UV_", "PIP_")
-LOADER_ENV = re.compile(
-    rf"^(?:{'|'.join(_LOADER_PREFIXES)})|^(?:{'|'.join(_LOADER_NAMES)})$", re.IGNORECASE
-)
+LOADER_ENV = re.compile(rf"^(?:{'|'.join(_LOADER_PREFIXES)})|^(?:{'|'.join(_LOADER_NAMES)})$", re.IGNORECASE)
 
 # Names that usually carry a credential (`GITHUB_TOKEN`, `DB_PASSWORD`, `X-Api-Key`, `Cookie`,
 # `GITHUB_PAT`, `DB_PW`); also used for credential query parameters and headers.

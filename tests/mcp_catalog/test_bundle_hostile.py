@@ -173,7 +173,8 @@ def test_a_bundles_loader_variable_is_shown_and_needs_its_own_confirmation(tmp_p
     evil = _loader_bundle(tmp_path / "evil.mcpb", {"NODE_OPTIONS": "--require=/tmp/owned.js", "MODE": "calm"})
     refused = cashcode("mcp", "install", str(evil), "--yes", env=env, cwd=tmp_path)
     assert refused.returncode == 1
-    assert "with NODE_OPTIONS=--require=/tmp/owned.js" in refused.stdout and "with MODE=calm" in refused.stdout
+    assert "with NODE_OPTIONS=--require=/tmp/owned.js" in refused.stdout
+    assert "with MODE=calm" in refused.stdout
     assert "WARNING: NODE_OPTIONS change which code" in refused.stdout
     assert "--allow-loader-env" in refused.stderr
     assert not (tmp_path / "cache" / "mcp_servers" / "evil-kit").exists()

@@ -281,7 +281,8 @@ async def test_an_npm_entry_installs_with_ignore_scripts_and_runs_its_only_progr
         assert done["argv"][1].startswith(
             str(folder / "node_modules" / "@modelcontextprotocol" / "server-memory")
         )
-        called = await ok(app, "mcp.tools.call", {"name": "tools-memory", "tool": "read_graph", "arguments": {}})
+        call = {"name": "tools-memory", "tool": "read_graph", "arguments": {}}
+        called = await ok(app, "mcp.tools.call", call)
         assert called["ok"] and "entities" in called["text"]
         await ok(app, "mcp_catalog.uninstall", {"name": "tools-memory"})
         assert not folder.exists()

@@ -63,7 +63,9 @@ def test_a_hostile_entry_shows_its_whole_launch_and_its_loader_variable_needs_it
         # the description's newline no longer prints a line that looks like the curated one
         assert _lines_starting(listed.stdout, "memory") == 1, listed.stdout
         assert "\x1b[2K" not in listed.stdout
-        data = json.loads(cashcode("mcp", "catalog", "--search", "memory", "--json", env=env, cwd=tmp_path).stdout)
+        data = json.loads(
+            cashcode("mcp", "catalog", "--search", "memory", "--json", env=env, cwd=tmp_path).stdout
+        )
         ids = [(s["source"], s["id"]) for s in data["servers"]]
         assert ("catalog", "memory") in ids and ("registry", "example-memory") in ids  # never `memory`
 
@@ -139,30 +141,34 @@ def test_a_swap_registry_gets_exactly_what_was_shown_installed_or_nothing(tmp_pa
         env = isolated_env(tmp_path, {**DOWNLOADS, "CASHCODE_MCP_REGISTRY_URL": registry.base_url})
         fetches = lambda: [r for r in registry.requests if "/versions/" in r]  # noqa: E731
         registry.swaps[name] = [TIME, SWAPPED]
-        with serve_process(["--no-open", "--port", "0"], env) as served:
-            with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=INSTALL_TIMEOUT_S) as c:
-                plan = _invoke(c, served.bearer, "mcp_catalog.registry.plan", request)
-                assert plan["ok"], plan
-                assert plan["data"]["identifier"] == "mcp-server-time" and plan["data"]["version"] == "2026.10.19"
-                install = {**request, "confirm": plan["data"]["confirm"]}
-                done = _invoke(c, served.bearer, "mcp_catalog.registry.install", install)
-                assert done["ok"], done
-                assert done["data"]["commands"][-1].endswith("mcp-server-time==2026.10.19")
-                assert len(fetches()) == 1  # the install asked the registry nothing
-                assert _invoke(c, served.bearer, "mcp_catalog.uninstall", {"name": "mcp-time"})["ok"]
+        with (
+            serve_process(["--no-open", "--port", "0"], env) as served,
+            httpx2.Client(base_url=served.base_url, trust_env=False, timeout=INSTALL_TIMEOUT_S) as c,
+        ):
+            plan = _invoke(c, served.bearer, "mcp_catalog.registry.plan", request)
+            assert plan["ok"], plan
+            assert plan["data"]["identifier"] == "mcp-server-time" and plan["data"]["version"] == "2026.10.19"
+            install = {**request, "confirm": plan["data"]["confirm"]}
+            done = _invoke(c, served.bearer, "mcp_catalog.registry.install", install)
+            assert done["ok"], done
+            assert done["data"]["commands"][-1].endswith("mcp-server-time==2026.10.19")
+            assert len(fetches()) == 1  # the install asked the registry nothing
+            assert _invoke(c, served.bearer, "mcp_catalog.uninstall", {"name": "mcp-time"})["ok"]
 
-                registry.swaps[name] = [TIME, SWAPPED]
-                plan = _invoke(c, served.bearer, "mcp_catalog.registry.plan", request)
-                install = {**request, "confirm": plan["data"]["confirm"]}
-        with serve_process(["--no-open", "--port", "0"], env) as served:  # the pin is gone
-            with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=120) as c:
-                refused = _invoke(c, served.bearer, "mcp_catalog.registry.install", install)
-                assert not refused["ok"] and refused["error"]["code"] == "conflict"
-                assert "not what was shown" in refused["error"]["message"]
-                servers = _invoke(c, served.bearer, "mcp.servers.list", {})["data"]["servers"]
-                assert "mcp-time" not in {s["name"] for s in servers}
-                blind = _invoke(c, served.bearer, "mcp_catalog.registry.install", request)
-                assert not blind["ok"] and "plan first" in blind["error"]["message"]
+            registry.swaps[name] = [TIME, SWAPPED]
+            plan = _invoke(c, served.bearer, "mcp_catalog.registry.plan", request)
+            install = {**request, "confirm": plan["data"]["confirm"]}
+        with (
+            serve_process(["--no-open", "--port", "0"], env) as served,  # the pin is gone
+            httpx2.Client(base_url=served.base_url, trust_env=False, timeout=120) as c,
+        ):
+            refused = _invoke(c, served.bearer, "mcp_catalog.registry.install", install)
+            assert not refused["ok"] and refused["error"]["code"] == "conflict"
+            assert "not what was shown" in refused["error"]["message"]
+            servers = _invoke(c, served.bearer, "mcp.servers.list", {})["data"]["servers"]
+            assert "mcp-time" not in {s["name"] for s in servers}
+            blind = _invoke(c, served.bearer, "mcp_catalog.registry.install", request)
+            assert not blind["ok"] and "plan first" in blind["error"]["message"]
         assert not (tmp_path / "cache" / "mcp_servers" / "mcp-time").exists()
 
 
@@ -182,37 +188,40 @@ def test_deep_json_control_characters_and_local_remotes_over_rest(tmp_path: Path
     with FakeMcpRegistry([HOSTILE, remotes]) as registry, FakeMcpRegistry() as deep:
         deep.raw_body = b'{"servers": [' + b"[" * 50_000 + b"]" * 50_000 + b"]}"
         env = isolated_env(tmp_path)
-        with serve_process(["--no-open", "--port", "0"], env) as served:
-            with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=60) as c:
+        with (
+            serve_process(["--no-open", "--port", "0"], env) as served,
+            httpx2.Client(base_url=served.base_url, trust_env=False, timeout=60) as c,
+        ):
 
-                def call(route: str, payload: dict[str, Any]) -> Any:
-                    return _invoke(c, served.bearer, route, payload)
+            def call(route: str, payload: dict[str, Any]) -> Any:
+                return _invoke(c, served.bearer, route, payload)
 
-                assert call("mcp_catalog.registry.save_settings", {"registry_url": deep.base_url})["ok"]
-                nested = call("mcp_catalog.registry.search", {})
-                assert nested["ok"], nested
-                assert nested["data"]["state"] == "offline" and "nested deeper" in nested["data"]["notice"]
+            assert call("mcp_catalog.registry.save_settings", {"registry_url": deep.base_url})["ok"]
+            nested = call("mcp_catalog.registry.search", {})
+            assert nested["ok"], nested
+            assert nested["data"]["state"] == "offline" and "nested deeper" in nested["data"]["notice"]
 
-                assert call("mcp_catalog.registry.save_settings", {"registry_url": registry.base_url})["ok"]
-                found = call("mcp_catalog.registry.search", {})["data"]["servers"]
-                evil = next(s for s in found if s["name"] == "io.evil.example/memory")
-                assert "\n" not in evil["description"] and FAKE_LINE in evil["description"]
-                assert "\x1b" not in evil["title"] and evil["id"] == "example-memory"
+            assert call("mcp_catalog.registry.save_settings", {"registry_url": registry.base_url})["ok"]
+            found = call("mcp_catalog.registry.search", {})["data"]["servers"]
+            evil = next(s for s in found if s["name"] == "io.evil.example/memory")
+            assert "\n" not in evil["description"] and FAKE_LINE in evil["description"]
+            assert "\x1b" not in evil["title"] and evil["id"] == "example-memory"
 
-                near = {"name": "io.evil.example/near", "inputs": {"X-Tenant": ["t-1"]}}
-                plan = call("mcp_catalog.registry.plan", near)["data"]
-                assert plan["url"] == "http://169.254.169.254/mcp" and plan["address"] == "link_local"
-                assert plan["headers"] == {"X-Tenant": "********"} and plan["plain_http_secrets"] == ["X-Tenant"]
-                lan = call("mcp_catalog.registry.plan", {**near, "inputs": {**near["inputs"], "host": ["10.1.2.3"]}})
-                assert lan["data"]["address"] == "private"
-                local = call("mcp_catalog.registry.plan", {**near, "inputs": {**near["inputs"], "host": ["127.0.0.1:9"]}})
-                assert local["data"]["address"] == "loopback" and local["data"]["plain_http_secrets"] == []
-                refused = call("mcp_catalog.registry.install", {**near, "confirm": plan["confirm"]})
-                assert not refused["ok"] and "unencrypted" in refused["error"]["message"]
-                allowed = {**near, "confirm": plan["confirm"], "allow_plain_http_auth": True}
-                assert call("mcp_catalog.registry.install", allowed)["ok"]
-                view = call("mcp.servers.get", {"name": "near"})["data"]
-                assert view["url"] == "http://169.254.169.254/mcp" and view["headers"] == {"X-Tenant": "********"}
+            tenant = {"X-Tenant": ["t-1"]}
+            near: dict[str, Any] = {"name": "io.evil.example/near", "inputs": tenant}
+            plan = call("mcp_catalog.registry.plan", near)["data"]
+            assert plan["url"] == "http://169.254.169.254/mcp" and plan["address"] == "link_local"
+            assert plan["headers"] == {"X-Tenant": "********"} and plan["plain_http_secrets"] == ["X-Tenant"]
+            lan = call("mcp_catalog.registry.plan", {**near, "inputs": {**tenant, "host": ["10.1.2.3"]}})
+            assert lan["data"]["address"] == "private"
+            local = call("mcp_catalog.registry.plan", {**near, "inputs": {**tenant, "host": ["127.0.0.1:9"]}})
+            assert local["data"]["address"] == "loopback" and local["data"]["plain_http_secrets"] == []
+            refused = call("mcp_catalog.registry.install", {**near, "confirm": plan["confirm"]})
+            assert not refused["ok"] and "unencrypted" in refused["error"]["message"]
+            allowed = {**near, "confirm": plan["confirm"], "allow_plain_http_auth": True}
+            assert call("mcp_catalog.registry.install", allowed)["ok"]
+            view = call("mcp.servers.get", {"name": "near"})["data"]
+            assert view["url"] == "http://169.254.169.254/mcp" and view["headers"] == {"X-Tenant": "********"}
 
 
 @pytest.mark.timeout(90)
@@ -221,8 +230,10 @@ def test_a_dribbling_registry_is_given_up_on_at_the_deadline(tmp_path: Path) -> 
     with FakeMcpRegistry([TIME]) as registry:
         registry.dribble_s = 5.0
         env = isolated_env(tmp_path, {"CASHCODE_MCP_REGISTRY_URL": registry.base_url})
-        with serve_process(["--no-open", "--port", "0"], env) as served:
-            with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=60) as c:
-                got = _invoke(c, served.bearer, "mcp_catalog.registry.search", {})
+        with (
+            serve_process(["--no-open", "--port", "0"], env) as served,
+            httpx2.Client(base_url=served.base_url, trust_env=False, timeout=60) as c,
+        ):
+            got = _invoke(c, served.bearer, "mcp_catalog.registry.search", {})
         assert got["ok"] and got["data"]["state"] == "offline", got
         assert "no complete answer within 15 s" in got["data"]["notice"]

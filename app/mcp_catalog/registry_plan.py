@@ -27,7 +27,7 @@ from app.mcp_catalog.registry_models import (
     WirePackage,
     WireTransport,
 )
-from app.support.launch_env import is_loader_env, loader_names
+from app.support.launch_env import is_loader_env, is_secret_name, loader_names
 
 Target = Literal["env", "arg", "header", "variable"]
 MAX_VALUE = 4_000
@@ -104,13 +104,21 @@ def server_id(name: str, reserved: Collection[str] = ()) -> str:
     return _slug(f"registry-{namespace}-{slug}")
 
 
+def is_secret_kv(kv: WireInput, name: str) -> bool:
+    """A variable's or header's value is secret when the entry says so or its name does (the
+    app's one rule, decision 280); a loader variable never is (its value decides what runs)."""
+    named = is_secret_name(name) or name.lower() in ("authorization", "proxy-authorization")
+    return (kv.is_secret or named) and not is_loader_env(name)
+
+
 def _input(item: WireInput, key: str, target: Target, *, repeated: bool = False) -> Input:
+    secret = is_secret_kv(item, key) if target in ("env", "header") else item.is_secret
     return Input(
         key=key,
         target=target,
         description=item.description,
         required=item.is_required,
-        secret=item.is_secret,
+        secret=secret,
         default=item.default or "",
         choices=tuple(item.choices),
         placeholder=item.placeholder,
@@ -286,9 +294,7 @@ def render_package(option: Option, values: Mapping[str, Sequence[str]]) -> Rende
     for kv in option.package.environment_variables:
         got = _kv_value(kv, values)
         if got is not None:
-            # a loader variable is never hidden, "secret" or not: its value decides what runs
-            secret = kv.is_secret and not is_loader_env(kv.name)
-            (secret_env if secret else env)[kv.name] = got
+            (secret_env if is_secret_kv(kv, kv.name) else env)[kv.name] = got
     return RenderedPackage(tuple(args), env, secret_env)
 
 
@@ -394,7 +400,7 @@ def package_launch(
 
 def remote_launch(entry: WireEntry, option: Option, rendered: RenderedRemote) -> Launch:
     assert option.remote is not None
-    secret = {kv.name for kv in option.remote.headers if kv.is_secret}
+    secret = {kv.name for kv in option.remote.headers if is_secret_kv(kv, kv.name)}
     headers = {k: MASK if k in secret else v for k, v in rendered.headers.items()}
     shown = {"url": rendered.url, "headers": sorted(headers.items()), "transport": rendered.transport}
     return Launch(

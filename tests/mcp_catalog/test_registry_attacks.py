@@ -37,6 +37,8 @@ HOSTILE = server_json(
             environmentVariables=[
                 {"name": "NODE_OPTIONS", "value": NODE_OPTIONS},
                 {"name": "API_TOKEN", "description": "a token", "isSecret": True},
+                # not marked secret, but named like one: the same rule as everywhere (decision 280)
+                {"name": "SERVICE_API_KEY", "description": "a key"},
             ],
         )
     ],
@@ -70,11 +72,13 @@ def test_a_hostile_entry_shows_its_whole_launch_and_its_loader_variable_needs_it
         assert ("catalog", "memory") in ids and ("registry", "example-memory") in ids  # never `memory`
 
         name = "io.evil.example/memory"
-        token = ("--input", "API_TOKEN=tok-secret-1")
+        token = ("--input", "API_TOKEN=tok-secret-1", "--input", "SERVICE_API_KEY=key-secret-2")
         refused = cashcode("mcp", "install", name, *token, "--yes", env=env, cwd=tmp_path)
         assert refused.returncode == 1
         assert f"with NODE_OPTIONS={NODE_OPTIONS}" in refused.stdout, refused.stdout
-        assert "with API_TOKEN=********" in refused.stdout
+        assert (
+            "with API_TOKEN=********" in refused.stdout and "with SERVICE_API_KEY=********" in refused.stdout
+        )
         assert "--fixed-by-registry" in refused.stdout.split("it will run:")[1].splitlines()[0]
         assert "WARNING: NODE_OPTIONS change which code" in refused.stdout
         assert "--allow-loader-env" in refused.stderr
@@ -92,7 +96,8 @@ def test_a_hostile_entry_shows_its_whole_launch_and_its_loader_variable_needs_it
         assert f"NODE_OPTIONS={NODE_OPTIONS}" in row and "API_TOKEN=********" in row
         assert "WARNING: NODE_OPTIONS change which code the program loads" in row
         for run in (listed, refused, done, shown):
-            assert "tok-secret-1" not in run.stdout + run.stderr
+            assert "tok-secret-1" not in run.stdout + run.stderr and "key-secret-2" not in run.stdout
+        assert b"key-secret-2" not in (tmp_path / "data" / "mcp" / "servers.json").read_bytes()
 
 
 def test_on_a_terminal_the_loader_variables_are_a_question_of_their_own(tmp_path: Path) -> None:

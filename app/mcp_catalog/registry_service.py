@@ -339,7 +339,7 @@ class RegistryService:
             if option.kind == "remote":
                 return await self._add_remote(entry, option, sid, values, bool(plain))
             assert plan is not None
-            return await self._install_package(entry, option, sid, values, plan)
+            return await self._install_package(entry, option, sid, values, plan, launch)
 
     async def _add_remote(
         self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]], plain_http: bool
@@ -367,6 +367,7 @@ class RegistryService:
         sid: str,
         values: Mapping[str, list[str]],
         plan: Plan,
+        launch: Launch,
     ) -> x.CatalogInstalled:
         rendered = render_package(option, values)
 
@@ -379,6 +380,10 @@ class RegistryService:
             progress("failed", str(exc))
             raise ApiFailure("invalid", str(exc)) from None
         argv = [installed.command, *installed.args, *rendered.args]
+        if plan.entry.package.registry == "pypi" and argv != list(launch.argv):  # never expected
+            await self._installer.remove(sid)
+            progress("failed", "the installed program is not the one shown")
+            raise ApiFailure("conflict", say("registry.changed", name=entry.server.name[:100]))
         payload: dict[str, Any] = {
             "name": sid,
             "transport": "stdio",

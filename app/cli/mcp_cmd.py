@@ -228,6 +228,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         await _call_route(app, "mcp.servers.create", payload)
         view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
         print(f"Added {args.name} (stdio): {' '.join(view['argv'])}")
+        _print_launch_env(view)
         return 0
     payload = {
         "name": args.name,

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli.mcp_install_flow import confirm_and_install
+from app.cli.mcp_install_flow import confirm_and_install, separately
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -59,6 +59,16 @@ async def install_bundle(
     print(f"  it will run: {' '.join(preview['argv'])}")
     for name, value in preview["env"].items():
         print(f"    with {name}={value}")
+    if preview["loader_env"]:
+        print(f"  WARNING: {', '.join(preview['loader_env'])} change which code the program runs")
+    allowed = await separately(
+        preview["loader_env"], args.allow_loader_env, "--allow-loader-env",
+        "Allow these loader variables?", _Failed,
+    )
+    if allowed is None:
+        print("Nothing was installed.")
+        return 1
+    source["allow_loader_env"] = allowed
     done = await confirm_and_install(
         app, preview["id"], "mcp_catalog.bundle_install", source,
         yes=args.yes, call=_call_route, failure=_Failed,

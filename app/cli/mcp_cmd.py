@@ -51,7 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.add_argument(
         "--allow-http-auth",
         action="store_true",
-        help="allow an Authorization header over plain http:// to another computer",
+        help="allow credential headers (Authorization, X-Api-Key, Cookie, …) over plain http:// "
+        "to another computer",
     )
     add.add_argument("--description", help="what the server does (tool_search finds it by this)")
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
@@ -98,6 +99,17 @@ def _add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
     )
     install.add_argument("--input", action="append", default=[], metavar="K=V", help="an input value")
     install.add_argument("--yes", action="store_true", help="install without asking")
+    install.add_argument(
+        "--allow-loader-env",
+        action="store_true",
+        help="allow variables that change which code runs (NODE_OPTIONS, PYTHONPATH, …); "
+        "never implied by --yes",
+    )
+    install.add_argument(
+        "--allow-http-auth",
+        action="store_true",
+        help="allow secret headers over plain http:// to another computer (a Registry remote)",
+    )
     install.set_defaults(func=_runner(_install))
     uninstall = sub.add_parser(
         "uninstall", help="remove a catalog server or MCP Bundle and what was installed for it"
@@ -152,9 +164,20 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
         flag = " [needs confirmation]" if s["needs_confirmation"] else ""
         rows.append((s["name"], s["transport"], s["source"], s["status"], where + flag))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
+    print("  ".join(cell.ljust(width) for cell, width in zip(rows[0][:4], widths, strict=True)), rows[0][4])
+    for s, row in zip(servers, rows[1:], strict=True):
         print("  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)), row[4])
+        _print_launch_env(s)  # the fixed values are part of what runs (issue 33 item 2)
     return 0
+
+
+def _print_launch_env(view: dict[str, Any]) -> None:
+    """Every variable of a launch (secret values are ******** in the view) and the loader
+    variables called out."""
+    if view["env"]:
+        print("  with env " + " ".join(f"{k}={v}" for k, v in sorted(view["env"].items())))
+    if view["loader_env"]:
+        print(f"  WARNING: {', '.join(view['loader_env'])} change which code the program loads")
 
 
 def _pairs(items: Sequence[str], what: str) -> dict[str, str]:
@@ -211,6 +234,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         await _call_route(app, "mcp.servers.create", payload)
         view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
         print(f"Added {args.name} (stdio): {' '.join(view['argv'])}")
+        _print_launch_env(view)
         return 0
     payload = {
         "name": args.name,
@@ -246,10 +270,7 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
             )
         where = " ".join(view["argv"]) if view["transport"] == "stdio" else view["url"]
         print(f"Imported {name} ({view['transport']}): {where}")
-        if view["env"]:
-            print("  with env " + " ".join(f"{k}={v}" for k, v in sorted(view["env"].items())))
-        if view["loader_env"]:
-            print(f"  WARNING: {', '.join(view['loader_env'])} change which code the program loads")
+        _print_launch_env(view)
         if view["needs_confirmation"]:
             print(f"  check the command above, then allow it: cashcode mcp confirm {name}")
     for item in result["skipped"]:
@@ -266,6 +287,7 @@ async def _remove(app: CashCodeApp, args: argparse.Namespace) -> int:
 async def _confirm(app: CashCodeApp, args: argparse.Namespace) -> int:
     view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
     print(f"Confirmed {args.name}: {' '.join(view['argv']) or view['url']}")
+    _print_launch_env(view)
     return 0
 
 

@@ -46,3 +46,16 @@ async def confirm_and_install(
     finally:
         stop()
     return done
+
+
+async def separately(
+    names: list[str], flag: bool, flag_name: str, question: str, failure: type[Exception]
+) -> bool | None:
+    """A confirmation of its own for what the plan called out (never implied by --yes): the
+    flag, or a question on a terminal. None: the user said no."""
+    if not names or flag:
+        return bool(names)
+    if not sys.stdin.isatty():
+        raise failure(f"{', '.join(names)}: confirm with {flag_name} (standard input is not a terminal)")
+    answer = await asyncio.to_thread(input, f"{question} ({', '.join(names)}) [y/N] ")
+    return True if answer.strip().lower() in ("y", "yes") else None

@@ -10,7 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.mcp_install_flow import confirm_and_install
+from app.cli.mcp_install_flow import confirm_and_install, separately
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -69,6 +69,35 @@ def print_registry(data: dict[str, Any]) -> None:
         print(f"skipped a malformed registry entry: {line}", file=sys.stderr)
 
 
+ADDRESS_NOTES = {
+    "loopback": "this server is on this computer (a loopback address)",
+    "link_local": "this server is at a link-local address (this network segment, e.g. 169.254.x.x)",
+    "private": "this server is on a private network (a LAN address)",
+}
+
+
+def print_launch(plan: dict[str, Any]) -> None:
+    """Exactly what the install writes (issue 33 item 2): the pinned package, the program with
+    every argument, every variable (secret values ********), loader variables called out."""
+    if plan["kind"] == "remote":
+        print(f"  it will connect to: {plan['url']} ({plan['transport']})")
+        for name, value in sorted(plan["headers"].items()):
+            print(f"    with header {name}: {value}")
+        if plan["address"]:
+            print(f"  NOTE: {ADDRESS_NOTES[plan['address']]}")
+        for name in plan["plain_http_secrets"]:
+            print(f"  WARNING: the {name} header would cross the network unencrypted (plain http://)")
+        return
+    pinned = f"{plan['registry']} {plan['identifier']}=={plan['version']}"
+    sha = f" (sha256 {plan['file_sha256']})" if plan["file_sha256"] else ""
+    print(f"  package: {pinned}{sha}")
+    print(f"  it will run: {' '.join(plan['argv'])}")
+    for name, value in sorted(plan["env"].items()):
+        print(f"    with {name}={value}")
+    if plan["loader_env"]:
+        print(f"  WARNING: {', '.join(plan['loader_env'])} change which code the program runs")
+
+
 async def install_from_registry(
     app: CashCodeApp,
     args: argparse.Namespace,
@@ -82,8 +111,27 @@ async def install_from_registry(
     print(f"Installing {args.name} from the MCP Registry as {plan['id']}{where}")
     for command in plan["commands"]:
         print(f"  $ {command}")
+    print_launch(plan)
+    allow_loader = await separately(
+        plan["loader_env"], args.allow_loader_env, "--allow-loader-env",
+        "Allow these loader variables?", failure,
+    )
+    allow_http = await separately(
+        plan["plain_http_secrets"], args.allow_http_auth, "--allow-http-auth",
+        "Send these headers unencrypted?", failure,
+    )
+    if allow_loader is None or allow_http is None:
+        print("Nothing was installed.")
+        return 1
+    # the install confirms exactly the launch shown above (the plan's digest)
+    install = {
+        **request,
+        "confirm": plan["confirm"],
+        "allow_loader_env": allow_loader,
+        "allow_plain_http_auth": allow_http,
+    }
     done = await confirm_and_install(
-        app, plan["id"], "mcp_catalog.registry.install", request, yes=args.yes, call=call, failure=failure
+        app, plan["id"], "mcp_catalog.registry.install", install, yes=args.yes, call=call, failure=failure
     )
     if done is None:
         return 1

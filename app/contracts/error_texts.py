@@ -225,4 +225,20 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "registry.cannot_install": "{name} cannot be installed here: {reason}",
     "registry.option_problem": "{name} option {option}: {reason}",
     "registry.no_option": "{name} has {count} install option(s), not {option}",
+    "registry.plan_first": (
+        "look at the install plan first: an install confirms the exact launch its plan showed "
+        "(send the plan's 'confirm' value)"
+    ),
+    "registry.changed": (
+        "'{name}' is not what was shown: the registry's entry or the values changed since the "
+        "plan; look at the plan again"
+    ),
+    "catalog.loader_env": (
+        "this launch sets {names}, which change which code the program runs ({values}); "
+        "confirm them separately (allow_loader_env, --allow-loader-env) or do not install it"
+    ),
+    "catalog.plain_http_header": (
+        "the {header} header would be sent unencrypted over http:// to another computer; "
+        "use https://, or confirm it (allow_plain_http_auth, --allow-http-auth)"
+    ),
 }

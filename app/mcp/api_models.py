@@ -60,7 +60,8 @@ class _McpServerFields(_Model):
     args: list[str] | None = None
     env: dict[str, str] | None = None
     secret_env: list[str] | None = None
-    # An Authorization header over plain http:// to a host other than this computer is refused
+    # A credential header (Authorization, X-Api-Key, Cookie, …) over plain http:// to a host
+    # other than this computer is refused
     # unless the user confirms it here (the credential would cross the network unencrypted).
     allow_plain_http_auth: bool = False
 

@@ -255,10 +255,10 @@ def _remote_fields(req: EntryInput, base: ServerEntry, secrets: SecretValues) ->
     headers_in = dict(req.headers) if req.headers is not None else dict.fromkeys(base.header_names, MASK)
     if len(headers_in) > MAX_HEADERS:
         raise ConfigError(f"too many headers (at most {MAX_HEADERS})")
-    auth = any(h.lower() in ("authorization", "proxy-authorization") for h in headers_in)
-    if auth and not (is_private_transport(url) or req.allow_plain_http_auth):
+    credentials = [h for h in headers_in if is_credential_header(h)]
+    if credentials and not (is_private_transport(url) or req.allow_plain_http_auth):
         raise ConfigError(
-            "an Authorization header would be sent unencrypted over http:// to another "
+            f"the {credentials[0]} header would be sent unencrypted over http:// to another "
             "computer; use https://, or confirm it (allow_plain_http_auth, --allow-http-auth)"
         )
     for header, value in headers_in.items():
@@ -283,6 +283,13 @@ def _secret(value: str, what: str) -> str:
     if len(value) > MAX_SECRET_CHARS:
         raise ConfigError(f"the value of {what} is too long (at most {MAX_SECRET_CHARS} characters)")
     return value
+
+
+def is_credential_header(name: str) -> bool:
+    """Authorization, or a header named like a credential (X-Api-Key, Cookie, X-Auth-Token):
+    the same plain-http confirmation for all of them (issue 33 item 15)."""
+    auth = name.lower() in ("authorization", "proxy-authorization")
+    return auth or SECRET_ENV_HINT.search(name) is not None
 
 
 def is_private_transport(url: str) -> bool:

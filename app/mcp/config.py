@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.support import launch_env
+
 Transport = Literal["stdio", "sse", "http"]
 Source = Literal["builtin", "user"]
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "sse", "http")
@@ -21,10 +23,10 @@ TRANSPORTS: tuple[Transport, ...] = ("stdio", "sse", "http")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 _HEADER_RE = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,100}$")
-# Env names that usually carry credentials: an import stores their values in the keyring.
-# Variables that change which code a program loads: named in every confirmation prompt.
-LOADER_ENV = re.compile(r"^(LD_|DYLD_)|^(PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|NODE_OPTIONS|NODE_PATH|PATH)$")
-SECRET_ENV_HINT = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
+# Variables that change which code a program loads (named in every confirmation prompt) and
+# names that carry credentials: the app's one rule for both (app/support/launch_env.py).
+LOADER_ENV = launch_env.LOADER_ENV
+SECRET_ENV_HINT = launch_env.SECRET_NAME
 
 
 class ConfigError(ValueError):
@@ -79,7 +81,7 @@ class ServerEntry:
 
     def loader_env(self) -> list[str]:
         """Names of variables set for the launch that change which code is loaded."""
-        return sorted(k for k in (*self.env, *self.secret_env) if LOADER_ENV.search(k))
+        return launch_env.loader_names((*self.env, *self.secret_env))
 
     def launch_summary(self) -> str:
         """The launch spec as one line for a confirmation prompt (secret values masked)."""

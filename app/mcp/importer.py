@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.mcp.catalog import EntryInput, build_entry
-from app.mcp.config import LOADER_ENV, ConfigError, ServerEntry
+from app.mcp.config import ConfigError, ServerEntry
+from app.support.launch_env import is_loader_env, is_secret_name
 
 MAX_SNIPPET = 1_000_000
 
@@ -53,6 +54,9 @@ def _entry(name: str, spec: Any) -> EntryInput:
         if not isinstance(args, list) or not isinstance(env, dict):
             raise ConfigError('"args" must be a list and "env" an object')
         env_s = {str(k): str(v) for k, v in env.items()}
+        marked = spec.get("secret_env", [])
+        if not isinstance(marked, list):
+            raise ConfigError('"secret_env" must be a list of variable names')
         return EntryInput(
             name=name,
             transport=kind,
@@ -61,9 +65,14 @@ def _entry(name: str, spec: Any) -> EntryInput:
             command=str(spec["command"]),
             args=[str(a) for a in args],
             env=env_s,
-            # Every value is kept as a secret (a name does not tell: DB_PW, GITHUB_PAT), except
-            # loader variables: the user must see PATH/LD_PRELOAD's value to confirm the launch.
-            secret_env=[k for k, v in env_s.items() if v and not LOADER_ENV.search(k)],
+            # A value is a secret when its name says so or the snippet marks it (`secret_env`):
+            # everything else is shown, so the launch is not confirmed blind (decision 283). A
+            # loader variable is never masked: its value decides what runs.
+            secret_env=[
+                k
+                for k, v in env_s.items()
+                if v and (is_secret_name(k) or k in marked) and not is_loader_env(k)
+            ],
         )
     headers = spec.get("headers", {})
     if not isinstance(headers, dict):

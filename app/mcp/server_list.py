@@ -9,11 +9,15 @@ A file that cannot be read lists nothing; the catalog code reports it where it i
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 MAX_SERVERS = 40
 MAX_LINE = 120
+# Controls, DEL, line separators and bidi marks: a description is someone else's text (a
+# snippet, a registry entry), and one line must stay one line (issue 33 item 9).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _servers(path: Path, key: str) -> dict[str, Any]:
@@ -29,7 +33,7 @@ def _one_line(item: Any) -> str:
     if not isinstance(item, dict):
         return ""
     text = str(item.get("description") or item.get("display_name") or "")
-    line = " ".join(text.split())
+    line = " ".join(_CONTROLS.sub(" ", text).split())
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 

@@ -88,6 +88,8 @@ class BundleSource(_Model):
     data_base64: str | None = Field(default=None, max_length=MAX_BUNDLE_UPLOAD_B64)
     filename: str | None = Field(default=None, max_length=255)
     inputs: dict[str, list[str]] = Field(default_factory=dict)
+    # install only: the separate confirmation of loader variables (the preview's `loader_env`)
+    allow_loader_env: bool = False
 
 
 class BundleAuthor(_Model):
@@ -132,6 +134,8 @@ class BundlePreview(_Model):
     prompts: list[str]
     argv: list[str]
     env: dict[str, str]  # sensitive values are ********
+    # variables that change which code runs (NODE_OPTIONS, LD_PRELOAD, …): need allow_loader_env
+    loader_env: list[str] = Field(default_factory=list)
     commands: list[str]  # what the install does, in order
     folder: str
     options: list[BundleOptionView]

@@ -20,7 +20,7 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp_catalog.bundle_install": (x.BundleSource, x.CatalogInstalled),
     # the MCP Registry (app/mcp_catalog/registry_service.py)
     "mcp_catalog.registry.search": (r.RegistrySearch, r.RegistryList),
-    "mcp_catalog.registry.plan": (r.RegistryInstall, x.CatalogPlan),
+    "mcp_catalog.registry.plan": (r.RegistryInstall, r.RegistryPlan),
     "mcp_catalog.registry.install": (r.RegistryInstall, x.CatalogInstalled),
     "mcp_catalog.registry.settings": (m.Empty, r.RegistrySettingsView),
     "mcp_catalog.registry.save_settings": (r.RegistrySettingsSave, r.RegistrySettingsView),

@@ -35,6 +35,7 @@ from app.mcp_catalog.bundle_manifest import (
 from app.mcp_catalog.installer import MARKER, Installer, InstallError, Progress, Step
 from app.mcp_catalog.toolchain import venv_bin
 from app.support.atomic import atomic_write_text
+from app.support.launch_env import loader_names
 from app.support.ziparchive import (
     ArchiveLimits,
     ArchiveRefused,
@@ -178,6 +179,32 @@ def plan_bundle(
     args = tuple(_absolute_if_file(info, folder, a) for a in rendered.args)
     config = RenderedConfig(command, args, env, rendered.secret_env)
     return BundlePlan(info, folder, steps, config)
+
+
+# Search-path variables that may point into the bundle's own folder without a question: the code
+# there is the bundle's, which runs anyway (the spec's python bundles set PYTHONPATH to server/lib).
+_OWN_PATH_VARS = ("PYTHONPATH", "NODE_PATH")
+
+
+def loader_env(plan: BundlePlan) -> list[str]:
+    """The loader variables of the launch that need their own confirmation (decision 281): all
+    of them (app/support/launch_env.py), except a search path whose every entry is inside the
+    bundle's folder."""
+    folder = os.path.normpath(plan.folder)
+    found = []
+    for name in loader_names((*plan.config.env, *plan.config.secret_env)):
+        value = plan.config.env.get(name)
+        if value is not None and name.upper() in _OWN_PATH_VARS and _all_inside(value, folder):
+            continue
+        found.append(name)
+    return found
+
+
+def _all_inside(value: str, folder: str) -> bool:
+    entries = value.split(os.pathsep)
+    return all(
+        os.path.isabs(e) and os.path.commonpath([os.path.normpath(e), folder]) == folder for e in entries
+    )
 
 
 def _has_dir(info: BundleInfo, prefix: str) -> bool:

@@ -23,6 +23,7 @@ from app.mcp_catalog.bundle import (
     BundleError,
     BundleInfo,
     is_bundle_install,
+    loader_env,
     plan_bundle,
     read_bundle,
     unpack_and_prepare,
@@ -70,10 +71,10 @@ class BundleService:
             if lock.locked():
                 raise ApiFailure("busy", say("catalog.installing", name=server))
             async with lock:
-                return await self._install(info, path, shown, req.inputs)
+                return await self._install(info, path, shown, req.inputs, req.allow_loader_env)
 
     async def _install(
-        self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]]
+        self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]], allow_loader: bool
     ) -> x.CatalogInstalled:
         server = info.server_id
         if server in await server_names(self._app):
@@ -83,6 +84,12 @@ class BundleService:
             plan = plan_bundle(info, self._installer, values, self._dirs)
         except (BundleInputError, BundleError) as exc:
             raise ApiFailure("invalid", str(exc)) from None
+        loaders = loader_env(plan)
+        if loaders and not allow_loader:  # refused before anything is unpacked
+            env = {**plan.config.env, **dict.fromkeys(plan.config.secret_env, MASK)}
+            shown_values = ", ".join(f"{k}={env[k]}" for k in loaders)[:600]
+            refused = say("catalog.loader_env", names=", ".join(loaders), values=shown_values)
+            raise ApiFailure("invalid", refused)
 
         def progress(kind: str, text: str) -> None:
             self._publish(McpCatalogProgress(server=server, kind=kind, text=text))  # type: ignore[arg-type]
@@ -171,6 +178,7 @@ class BundleService:
             prompts=[p.name for p in m.prompts],
             argv=plan.argv if plan else [],
             env=env,
+            loader_env=loader_env(plan) if plan else [],
             commands=_commands(plan.steps, shown, plan.folder) if plan else [],
             folder=str(self._installer.folder(info.server_id)),
             options=[

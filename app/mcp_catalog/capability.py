@@ -29,6 +29,7 @@ class McpCatalogCapability(Capability):
     def __init__(self, host: Host) -> None:
         self._host = host
         self._installer: Installer
+        self._curated_ids: frozenset[str] = frozenset()
 
     @functools.cached_property
     def service(self) -> CatalogService:
@@ -61,9 +62,9 @@ class McpCatalogCapability(Capability):
 
         uploads = host.paths.cache_dir / "mcp_bundle_uploads"
         bundles = BundleService(installer, host.app, host.publish, SystemDirs(Path.home()), uploads)
-        return CatalogService(
-            load_catalog(catalog_path()), installer, host.app, host.publish, places, bundles=bundles
-        )
+        catalog = load_catalog(catalog_path())
+        self._curated_ids = frozenset(e.id for e in catalog.servers)  # registry ids never take one
+        return CatalogService(catalog, installer, host.app, host.publish, places, bundles=bundles)
 
     @functools.cached_property
     def registry(self) -> RegistryService:
@@ -83,6 +84,7 @@ class McpCatalogCapability(Capability):
             self._installer,
             host.app,
             host.publish,
+            reserved=self._curated_ids,
         )
 
     def _handler(self, route: str) -> Handler:

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.support.launch_env import is_loader_env
+
 ID_RE = r"^[a-z0-9][a-z0-9-]{0,47}$"
 KEY_RE = r"^[a-z][a-z0-9_]{0,39}$"
 ENV_RE = r"^[A-Za-z_][A-Za-z0-9_]{0,100}$"
@@ -95,9 +97,11 @@ class CatalogEntry(_Model):
                 folders = any(kinds.get(k) == "folders" for k in INPUT_TOKEN.findall(arg))
                 if folders and INPUT_TOKEN.fullmatch(arg) is None:
                     raise ValueError(f"{self.id}: a folders input must be a whole argument")
-        for key in self.env:
+        for key in [*self.env, *(i.env for i in self.inputs if i.env)]:
             if re.fullmatch(ENV_RE, key) is None:
                 raise ValueError(f"{self.id}: invalid environment variable name {key!r}")
+            if is_loader_env(key):  # the curated catalog never needs one (decision 281)
+                raise ValueError(f"{self.id}: {key} changes which code runs; a catalog entry may not set it")
         return self
 
     def matches(self, text: str) -> bool:

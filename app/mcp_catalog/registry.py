@@ -9,6 +9,7 @@ with a diagnostic, so one bad entry never hides the others.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,12 +18,15 @@ from urllib.parse import quote, urlsplit
 
 from pydantic import ValidationError
 
-from app.mcp_catalog.registry_models import WireEntry
+from app.mcp_catalog.registry_models import WireEntry, neutral
 from app.tools.guarded_transport import GuardRefused, guarded_transport
 from app.tools.ssrf import Resolver, system_resolve
 
 MAX_BYTES = 4_000_000  # one response; the registry's pages are far smaller
+MAX_DEPTH = 64  # JSON nesting; a registry entry is about 12 deep
 PAGE_LIMIT = 30
+# One deadline for the whole request (connect, redirects, every byte of the body): httpx's own
+# timeout is per read, so an answer dribbled a byte every few seconds never hit it (issue 33 item 9).
 TIMEOUT_S = 15.0
 MAX_SKIPPED_SHOWN = 20
 # The published API is `/v0.1` (frozen since 2025-10); `/v0` is the older path of the same
@@ -78,19 +82,54 @@ def parse_page(data: Any) -> Page:
 def _name_of(raw: Any) -> str:
     server = raw.get("server") if isinstance(raw, dict) else None
     name = server.get("name") if isinstance(server, dict) else None
-    return name[:100] if isinstance(name, str) else "no name"
+    return neutral(name[:100]) if isinstance(name, str) else "no name"
 
 
 def _first_error(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "entry"
-    return f"{where}: {first['msg']}"[:300]
+    return neutral(f"{where}: {first['msg']}"[:300])
+
+
+def json_depth(data: bytes) -> int:
+    """The deepest nesting of arrays/objects in a JSON text (strings skipped), in one linear pass:
+    checked before parsing, since a deep enough text makes the parser raise RecursionError."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def parse_json(body: bytes) -> Any:
+    if json_depth(body) > MAX_DEPTH:
+        raise RegistryUnavailable(f"the registry's answer is nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise RegistryUnavailable("the registry's answer is not JSON") from None
 
 
 class RegistryClient:
-    def __init__(self, base_url: str, resolver: Resolver = system_resolve) -> None:
+    def __init__(
+        self, base_url: str, resolver: Resolver = system_resolve, deadline_s: float = TIMEOUT_S
+    ) -> None:
         self.base_url = base_url
         self._resolver = resolver
+        self._deadline_s = deadline_s
 
     async def page(self, search: str, cursor: str, limit: int = PAGE_LIMIT) -> Page:
         params = {"limit": str(limit), "version": "latest"}
@@ -112,6 +151,13 @@ class RegistryClient:
             ) from None
 
     async def _get(self, path: str, params: Mapping[str, str], what: str = "server list") -> Any:
+        try:
+            async with asyncio.timeout(self._deadline_s):
+                return await self._fetch(path, params, what)
+        except TimeoutError:
+            raise RegistryUnavailable(f"no complete answer within {self._deadline_s:.0f} s") from None
+
+    async def _fetch(self, path: str, params: Mapping[str, str], what: str) -> Any:
         import httpx2  # lazy: keeps `cashcode ask` start-up fast
 
         parts = urlsplit(self.base_url)
@@ -125,7 +171,7 @@ class RegistryClient:
             async with httpx2.AsyncClient(
                 transport=transport,
                 trust_env=False,
-                timeout=TIMEOUT_S,
+                timeout=self._deadline_s,
                 follow_redirects=True,
                 max_redirects=3,
             ) as client:
@@ -145,14 +191,11 @@ class RegistryClient:
                                 raise RegistryUnavailable(
                                     f"the registry's answer is larger than {MAX_BYTES // 1_000_000} MB"
                                 )
-                        try:
-                            return json.loads(bytes(body))
-                        except ValueError:
-                            raise RegistryUnavailable("the registry's answer is not JSON") from None
+                        return parse_json(bytes(body))
         except GuardRefused as exc:
             raise RegistryUnavailable(f"refused: {exc}") from None
         except httpx2.TimeoutException:
-            raise RegistryUnavailable(f"no answer within {TIMEOUT_S:.0f} s") from None
+            raise RegistryUnavailable(f"no answer within {self._deadline_s:.0f} s") from None
         except httpx2.HTTPError as exc:
             raise RegistryUnavailable(f"cannot reach {host} ({type(exc).__name__})") from None
         raise RegistryUnavailable(f"the registry has no {what} (HTTP 404)")

@@ -72,6 +72,35 @@ class RegistryInstall(_Model):
     version: str = Field(default="", max_length=255)  # "" = the latest
     option: int = Field(default=-1, ge=-1, le=100)  # -1: the entry's default install option
     inputs: dict[str, list[str]] = Field(default_factory=dict)
+    # install only: the plan's `confirm` (what was shown is what is installed, else refused)
+    confirm: str = Field(default="", max_length=64)
+    # install only: the separate confirmation of loader variables (NODE_OPTIONS, PYTHONPATH, …)
+    allow_loader_env: bool = False
+    # install only: secret headers over plain http:// to another computer
+    allow_plain_http_auth: bool = False
+
+
+class RegistryPlan(_Model):
+    """Everything an install would write, shown before it (issue 33 items 2, 5 and 9)."""
+
+    id: str  # the MCP server entry it creates
+    commands: list[str]  # exactly what the install runs, in order
+    folder: str  # where it installs ("" for a remote)
+    kind: Literal["package", "remote"]
+    registry: str  # npm | pypi ("" for a remote)
+    identifier: str  # the pinned package
+    version: str
+    file_sha256: str  # the package's hash when the entry gives one
+    argv: list[str]  # what the entry will run: the package's program, then every argument
+    env: dict[str, str]  # every variable; secret values are ********
+    loader_env: list[str]  # variables that change which code runs: need allow_loader_env
+    url: str  # a remote's URL
+    transport: str
+    headers: dict[str, str]  # a remote's headers; secret values are ********
+    # the remote's host is this computer, a link-local or a private (LAN) address ("": public)
+    address: Literal["", "loopback", "link_local", "private"]
+    plain_http_secrets: list[str]  # secret headers that would cross the network unencrypted
+    confirm: str  # what the install must send back
 
 
 class RegistrySettingsView(_Model):

@@ -8,15 +8,41 @@ List response: `{"servers": [{"server": ServerDetail, "_meta": {...}}], "metadat
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
+
+# C0/C1 controls (newline, CR, ESC, NEL), DEL, the Unicode line/paragraph separators and the bidi
+# embedding/override/isolate marks: a registry's text is someone else's, and a newline in a
+# description printed a fake "curated" line (issue 33 item 9). Each becomes a space when the
+# entry is read, so the CLI, the REST answers and the Market all get neutral text.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def neutral(text: str) -> str:
+    return _CONTROLS.sub(" ", text)
+
+
+def _neutral_any(value: Any) -> Any:
+    if isinstance(value, str):
+        return neutral(value)
+    if isinstance(value, list):
+        return [neutral(v) if isinstance(v, str) else v for v in value]
+    if isinstance(value, dict):
+        return {neutral(k) if isinstance(k, str) else k: v for k, v in value.items()}
+    return value
 
 
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_controls(cls, value: Any) -> Any:
+        return _neutral_any(value)
 
 
 class WireInput(_Wire):
@@ -57,6 +83,7 @@ class WirePackage(_Wire):
     identifier: str = Field(min_length=1, max_length=400)
     version: str = Field(default="", max_length=255)
     runtime_hint: str = Field(default="", alias="runtimeHint", max_length=100)
+    file_sha256: str = Field(default="", alias="fileSha256", max_length=64)  # shown and pinned
     transport: WireTransport
     package_arguments: list[WireArgument] = Field(
         default_factory=list, alias="packageArguments", max_length=100

@@ -10,8 +10,10 @@ in plain text, so such an option is not offered (decision 224).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
@@ -25,6 +27,7 @@ from app.mcp_catalog.registry_models import (
     WirePackage,
     WireTransport,
 )
+from app.support.launch_env import is_loader_env, is_secret_name, loader_names
 
 Target = Literal["env", "arg", "header", "variable"]
 MAX_VALUE = 4_000
@@ -80,22 +83,42 @@ class RenderedRemote:
     headers: dict[str, str]
 
 
-def server_id(name: str) -> str:
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+    return re.sub(r"-{2,}", "-", slug)[:48].strip("-")
+
+
+def server_id(name: str, reserved: Collection[str] = ()) -> str:
     """The MCP server entry's name: the registry name's last part, made a valid name
-    (`io.github.acme/Weather_Tools` -> `weather-tools`)."""
-    tail = name.rsplit("/", 1)[-1].lower()
-    slug = re.sub(r"[^a-z0-9-]+", "-", tail).strip("-")
-    slug = re.sub(r"-{2,}", "-", slug)[:48].strip("-")
-    return slug or "registry-server"
+    (`io.github.acme/Weather_Tools` -> `weather-tools`). A name the curated catalog uses
+    (`reserved`: `memory`, `time`) is never taken: it keeps its namespace's last label
+    (`io.github.acme/memory` -> `acme-memory`), else the whole namespace (decision 282)."""
+    namespace, _, tail = name.rpartition("/")
+    slug = _slug(tail) or "registry-server"
+    if slug not in reserved:
+        return slug
+    for prefix in (namespace.rsplit(".", 1)[-1], namespace):
+        candidate = _slug(f"{prefix}-{slug}")
+        if candidate and candidate not in reserved:
+            return candidate
+    return _slug(f"registry-{namespace}-{slug}")
+
+
+def is_secret_kv(kv: WireInput, name: str) -> bool:
+    """A variable's or header's value is secret when the entry says so or its name does (the
+    app's one rule, decision 280); a loader variable never is (its value decides what runs)."""
+    named = is_secret_name(name) or name.lower() in ("authorization", "proxy-authorization")
+    return (kv.is_secret or named) and not is_loader_env(name)
 
 
 def _input(item: WireInput, key: str, target: Target, *, repeated: bool = False) -> Input:
+    secret = is_secret_kv(item, key) if target in ("env", "header") else item.is_secret
     return Input(
         key=key,
         target=target,
         description=item.description,
         required=item.is_required,
-        secret=item.is_secret,
+        secret=secret,
         default=item.default or "",
         choices=tuple(item.choices),
         placeholder=item.placeholder,
@@ -271,7 +294,7 @@ def render_package(option: Option, values: Mapping[str, Sequence[str]]) -> Rende
     for kv in option.package.environment_variables:
         got = _kv_value(kv, values)
         if got is not None:
-            (secret_env if kv.is_secret else env)[kv.name] = got
+            (secret_env if is_secret_kv(kv, kv.name) else env)[kv.name] = got
     return RenderedPackage(tuple(args), env, secret_env)
 
 
@@ -311,4 +334,87 @@ def catalog_entry(entry: WireEntry, option: Option, sid: str) -> CatalogEntry:
             },
             "read_only": False,
         }
+    )
+
+
+MASK = "********"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Exactly what an install writes, as shown before it: the pinned package (or the URL) and
+    every argument and variable, secret values masked. `digest` is what the install must present:
+    it covers the entry's name and version, the chosen option as the registry described it
+    (package, version, hash, fixed values) and everything shown (issue 33 items 2 and 5)."""
+
+    kind: Literal["package", "remote"]
+    registry: str
+    identifier: str
+    version: str
+    file_sha256: str
+    argv: tuple[str, ...]  # the program as it will be after the install, then the arguments
+    env: dict[str, str]  # secret values masked
+    loader_env: tuple[str, ...]
+    url: str
+    transport: str
+    headers: dict[str, str]  # secret values masked
+    secret_headers: tuple[str, ...]  # headers the entry marks secret
+    digest: str
+
+
+def _launch_digest(entry: WireEntry, option: Option, shown: Mapping[str, object]) -> str:
+    wire = option.package if option.package is not None else option.remote
+    data = {
+        "name": entry.server.name,
+        "version": entry.server.version,
+        "option": option.index,
+        "wire": wire.model_dump(mode="json", by_alias=True) if wire is not None else None,
+        "shown": shown,
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def package_launch(
+    entry: WireEntry, option: Option, rendered: RenderedPackage, program: Sequence[str]
+) -> Launch:
+    assert option.package is not None
+    env = {**rendered.env, **dict.fromkeys(rendered.secret_env, MASK)}
+    argv = (*program, *rendered.args)
+    shown = {"argv": list(argv), "env": sorted(env.items()), "registry": option.registry}
+    return Launch(
+        kind="package",
+        registry=option.registry,
+        identifier=option.identifier,
+        version=option.version,
+        file_sha256=option.package.file_sha256,
+        argv=argv,
+        env=env,
+        loader_env=tuple(loader_names(env)),
+        url="",
+        transport=option.transport,
+        headers={},
+        secret_headers=(),
+        digest=_launch_digest(entry, option, shown),
+    )
+
+
+def remote_launch(entry: WireEntry, option: Option, rendered: RenderedRemote) -> Launch:
+    assert option.remote is not None
+    secret = {kv.name for kv in option.remote.headers if is_secret_kv(kv, kv.name)}
+    headers = {k: MASK if k in secret else v for k, v in rendered.headers.items()}
+    shown = {"url": rendered.url, "headers": sorted(headers.items()), "transport": rendered.transport}
+    return Launch(
+        kind="remote",
+        registry="",
+        identifier="",
+        version=option.version,
+        file_sha256="",
+        argv=(),
+        env={},
+        loader_env=(),
+        url=rendered.url,
+        transport=option.transport,
+        headers=headers,
+        secret_headers=tuple(sorted(secret & set(headers))),
+        digest=_launch_digest(entry, option, shown),
     )

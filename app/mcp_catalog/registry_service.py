@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from app.contracts.errors import ApiFailure, say
@@ -17,22 +18,28 @@ from app.host.host import AppPort, SectionStore
 from app.mcp_catalog import api_models as x
 from app.mcp_catalog import registry_api_models as r
 from app.mcp_catalog.events import McpCatalogProgress
-from app.mcp_catalog.installer import Installer, InstallError
+from app.mcp_catalog.installer import Installer, InstallError, Plan
 from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
 from app.mcp_catalog.registry import Page, RegistryClient, RegistryUnavailable, check_base_url
+from app.mcp_catalog.registry_address import remote_address
 from app.mcp_catalog.registry_cache import RegistryCache
 from app.mcp_catalog.registry_models import WireEntry
 from app.mcp_catalog.registry_plan import (
+    Launch,
     Option,
     RegistryInputError,
     catalog_entry,
     check_values,
     options,
+    package_launch,
+    remote_launch,
     render_package,
     render_remote,
     server_id,
 )
+from app.mcp_catalog.toolchain import venv_bin
+from app.tools.ssrf import Resolver, system_resolve
 
 UNSET_NOTICE = (
     "No MCP Registry is set. To browse one, enter its base URL (the address before /v0.1/servers) "
@@ -51,6 +58,8 @@ class RegistryService:
         app: AppPort,
         publish: Callable[[AppEvent], None],
         clock: Callable[[], float] = time.time,
+        reserved: Collection[str] = (),
+        resolver: Resolver = system_resolve,
     ) -> None:
         self._prefs = prefs
         self._env = env
@@ -61,6 +70,11 @@ class RegistryService:
         self._publish = publish
         self._clock = clock
         self._locks: dict[str, asyncio.Lock] = {}
+        self._reserved = frozenset(reserved)  # the curated catalog's ids: never a registry entry's
+        self._resolver = resolver
+        # Entries as their plan showed them, by the plan's digest: the install uses this very
+        # entry, never a second answer of the registry (issue 33 item 5).
+        self._pinned: OrderedDict[str, WireEntry] = OrderedDict()
 
     # ---- the base URL --------------------------------------------------------------------------
 
@@ -131,7 +145,7 @@ class RegistryService:
     def _view(self, e: WireEntry, names: set[str], node_problem: str, no_uv: bool) -> r.RegistryServerView:
         opts = [self._local_problem(o, node_problem, no_uv) for o in options(e)]
         s = e.server
-        sid = server_id(s.name)
+        sid = server_id(s.name, self._reserved)
         return r.RegistryServerView(
             name=s.name,
             id=sid,
@@ -185,18 +199,25 @@ class RegistryService:
 
     # ---- installing ----------------------------------------------------------------------------
 
-    async def _resolve(self, req: r.RegistryInstall) -> tuple[WireEntry, Option]:
+    async def _fetch(self, req: r.RegistryInstall) -> WireEntry:
         base = self.base_url()
         if not base:
             raise ApiFailure("invalid", UNSET_NOTICE)
         try:
-            entry = await self._client(base).server(req.name, req.version or "latest")
+            return await self._client(base).server(req.name, req.version or "latest")
         except RegistryUnavailable as exc:
             cached = self._cache.find(base, req.name) if not req.version else None
             if cached is None:
                 bad = say("registry.entry_invalid", name=req.name[:100], reason=exc)
                 raise ApiFailure("invalid", bad) from None
-            entry = cached  # offline: the last answer seen for it
+            return cached  # offline: the last answer seen for it
+
+    async def _resolve(
+        self, req: r.RegistryInstall, pinned: WireEntry | None = None
+    ) -> tuple[WireEntry, Option]:
+        entry = pinned if pinned is not None else await self._fetch(req)
+        if entry.server.name != req.name:
+            raise ApiFailure("invalid", say("registry.changed", name=req.name[:100]))
         tools = self._installer.tools
         opts = [self._local_problem(o, tools.node_problem, tools.uv is None) for o in options(entry)]
         if req.option == -1:
@@ -215,24 +236,84 @@ class RegistryService:
             raise ApiFailure("invalid", missing)
         return entry, chosen
 
-    async def plan(self, req: r.RegistryInstall) -> x.CatalogPlan:
-        entry, option = await self._resolve(req)
-        sid = server_id(entry.server.name)
+    def _id(self, entry: WireEntry) -> str:
+        return server_id(entry.server.name, self._reserved)
+
+    def _launch(
+        self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]]
+    ) -> tuple[Launch, Plan | None]:
+        """What the install would write, and its install plan (a package)."""
         try:
-            values = check_values(option, req.inputs)
             if option.kind == "remote":
-                remote = render_remote(option, values)
-                return x.CatalogPlan(
-                    id=sid, commands=[f"connect to {remote.url} ({option.transport})"], folder=""
-                )
+                return remote_launch(entry, option, render_remote(option, values)), None
             plan = self._installer.plan(catalog_entry(entry, option, sid))
         except (RegistryInputError, InstallError, ValueError) as exc:
             raise ApiFailure("invalid", str(exc)) from None
-        return x.CatalogPlan(id=sid, commands=[s.shown for s in plan.steps], folder=str(plan.folder))
+        return package_launch(entry, option, render_package(option, values), self._program(plan)), plan
+
+    def _program(self, plan: Plan) -> tuple[str, ...]:
+        """The package's program as it will be once installed (app/mcp_catalog/installer.py
+        `_entry_point`): the venv's script, or Node with the package's own bin file."""
+        pkg = plan.entry.package
+        if pkg.registry == "pypi":
+            return (str(venv_bin(plan.folder / "venv", pkg.bin)),)
+        node = self._installer.tools.node or "node"
+        return (node, str(plan.folder / "node_modules" / pkg.name / f"<the {pkg.bin} program of {pkg.spec}>"))
+
+    def _pin(self, digest: str, entry: WireEntry) -> None:
+        self._pinned[digest] = entry
+        self._pinned.move_to_end(digest)
+        while len(self._pinned) > 64:
+            self._pinned.popitem(last=False)
+
+    async def plan(self, req: r.RegistryInstall) -> r.RegistryPlan:
+        entry, option = await self._resolve(req)
+        sid = self._id(entry)
+        try:
+            values = check_values(option, req.inputs)
+        except RegistryInputError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+        launch, plan = self._launch(entry, option, sid, values)
+        self._pin(launch.digest, entry)
+        address = await remote_address(launch.url, self._resolver) if launch.url else ""
+        if launch.kind == "remote":
+            commands = [f"connect to {launch.url} ({option.transport})"]
+        else:
+            commands = [s.shown for s in plan.steps] if plan else []
+        return r.RegistryPlan(
+            id=sid,
+            commands=commands,
+            folder=str(plan.folder) if plan else "",
+            kind=launch.kind,
+            registry=launch.registry,
+            identifier=launch.identifier,
+            version=launch.version,
+            file_sha256=launch.file_sha256,
+            argv=list(launch.argv),
+            env=launch.env,
+            loader_env=list(launch.loader_env),
+            url=launch.url,
+            transport=launch.transport,
+            headers=launch.headers,
+            address=address,
+            plain_http_secrets=self._plain_http_secrets(launch),
+            confirm=launch.digest,
+        )
+
+    @staticmethod
+    def _plain_http_secrets(launch: Launch) -> list[str]:
+        from app.mcp.catalog import is_credential_header, is_private_transport
+
+        if not launch.url or is_private_transport(launch.url):
+            return []
+        return sorted(h for h in launch.headers if h in launch.secret_headers or is_credential_header(h))
 
     async def install(self, req: r.RegistryInstall) -> x.CatalogInstalled:
-        entry, option = await self._resolve(req)
-        sid = server_id(entry.server.name)
+        if not req.confirm:
+            raise ApiFailure("invalid", say("registry.plan_first"))
+        pinned = self._pinned.get(req.confirm)
+        entry, option = await self._resolve(req, pinned)
+        sid = self._id(entry)
         lock = self._locks.setdefault(sid, asyncio.Lock())
         if lock.locked():
             raise ApiFailure("busy", say("catalog.installing", name=sid))
@@ -242,18 +323,28 @@ class RegistryService:
             try:
                 values = check_values(option, req.inputs)
             except RegistryInputError as exc:
+                if pinned is None:  # values the shown entry took do not fit this answer: it changed
+                    raise ApiFailure("conflict", say("registry.changed", name=req.name[:100])) from None
                 raise ApiFailure("invalid", str(exc)) from None
+            launch, plan = self._launch(entry, option, sid, values)
+            if launch.digest != req.confirm:  # not what the user was shown: nothing is written
+                raise ApiFailure("conflict", say("registry.changed", name=req.name[:100]))
+            if launch.loader_env and not req.allow_loader_env:
+                values_shown = ", ".join(f"{k}={launch.env[k]}" for k in launch.loader_env)[:600]
+                refused = say("catalog.loader_env", names=", ".join(launch.loader_env), values=values_shown)
+                raise ApiFailure("invalid", refused)
+            plain = self._plain_http_secrets(launch)
+            if plain and not req.allow_plain_http_auth:
+                raise ApiFailure("invalid", say("catalog.plain_http_header", header=plain[0]))
             if option.kind == "remote":
-                return await self._add_remote(entry, option, sid, values)
-            return await self._install_package(entry, option, sid, values)
+                return await self._add_remote(entry, option, sid, values, bool(plain))
+            assert plan is not None
+            return await self._install_package(entry, option, sid, values, plan, launch)
 
     async def _add_remote(
-        self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]]
+        self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]], plain_http: bool
     ) -> x.CatalogInstalled:
-        try:
-            remote = render_remote(option, values)
-        except RegistryInputError as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+        remote = render_remote(option, values)
         await call_route(self._app, 
             "mcp.servers.create",
             {
@@ -263,18 +354,21 @@ class RegistryService:
                 "description": entry.server.description[:1_000],
                 "url": remote.url,
                 "headers": remote.headers,
+                "allow_plain_http_auth": plain_http,  # the user confirmed it above
             },
         )
         self._progress(sid, "done", remote.url)
         return x.CatalogInstalled(server=sid, commands=[], argv=[])
 
     async def _install_package(
-        self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]]
+        self,
+        entry: WireEntry,
+        option: Option,
+        sid: str,
+        values: Mapping[str, list[str]],
+        plan: Plan,
+        launch: Launch,
     ) -> x.CatalogInstalled:
-        try:
-            plan = self._installer.plan(catalog_entry(entry, option, sid))
-        except (InstallError, ValueError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
         rendered = render_package(option, values)
 
         def progress(kind: str, text: str) -> None:
@@ -286,6 +380,10 @@ class RegistryService:
             progress("failed", str(exc))
             raise ApiFailure("invalid", str(exc)) from None
         argv = [installed.command, *installed.args, *rendered.args]
+        if plan.entry.package.registry == "pypi" and argv != list(launch.argv):  # never expected
+            await self._installer.remove(sid)
+            progress("failed", "the installed program is not the one shown")
+            raise ApiFailure("conflict", say("registry.changed", name=entry.server.name[:100]))
         payload: dict[str, Any] = {
             "name": sid,
             "transport": "stdio",
@@ -298,7 +396,8 @@ class RegistryService:
         }
         try:
             await call_route(self._app, "mcp.servers.create", payload)
-            await call_route(self._app, "mcp.servers.confirm", {"name": sid})  # the user saw the commands
+            # the user confirmed this launch: the plan's digest matched above
+            await call_route(self._app, "mcp.servers.confirm", {"name": sid})
         except ApiFailure as exc:
             await self._installer.remove(sid)
             progress("failed", exc.message)

@@ -85,6 +85,12 @@ class FakeMcpRegistry:
         self.status = 200  # set to 500 etc. to answer every list request with that status
         self.raw_body: bytes | None = None  # answer list requests with exactly these bytes
         self.redirect: str | None = None  # answer list requests with a 302 to this URL
+        # name -> successive answers of that server's version request (the last one repeats):
+        # a "swap" registry answers the plan with one package and the install with another
+        self.swaps: dict[str, list[Any]] = {}
+        # answer list requests one byte every `dribble_s` seconds (a hanging registry)
+        self.dribble_s: float | None = None
+        self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -105,6 +111,7 @@ class FakeMcpRegistry:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread is not None:
@@ -133,6 +140,9 @@ class FakeMcpRegistry:
         return {"servers": page, "metadata": metadata}
 
     def one(self, name: str, version: str) -> Any | None:
+        answers = self.swaps.get(name)
+        if answers:
+            return answers.pop(0) if len(answers) > 1 else answers[0]
         for entry in self.entries:
             if _name(entry) == name:
                 server = entry.get("server", {}) if isinstance(entry, dict) else {}
@@ -164,6 +174,8 @@ class FakeMcpRegistry:
                         self.send_header("Content-Length", "0")
                         self.end_headers()
                         return None
+                    if registry.dribble_s is not None:
+                        return self._dribble(registry.dribble_s)
                     if registry.raw_body is not None:
                         return self._send_bytes(registry.status, registry.raw_body)
                     if registry.status != 200:
@@ -176,6 +188,21 @@ class FakeMcpRegistry:
                         return self._send(404, {"error": "Server not found"})
                     return self._send(200, entry)
                 return self._send(404, {"error": "Not found"})
+
+            def _dribble(self, every_s: float) -> None:
+                body = json.dumps(registry.list_page({})).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                for n in range(len(body)):
+                    try:
+                        self.wfile.write(body[n : n + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        return  # the client gave up
+                    if registry._stopping.wait(every_s):
+                        return
 
             def _send(self, status: int, body: Any) -> None:
                 self._send_bytes(status, json.dumps(body).encode())

@@ -232,6 +232,53 @@ def test_the_walkthrough_passes_through_ask_for_mcp_server_time(
     assert "UTC" in _tool_outputs(fourth)[-1] and "Error" not in _tool_outputs(fourth)[-1]
 
 
+def test_import_shows_values_masks_only_secrets_and_calls_out_loader_variables(home: Path) -> None:
+    """Issue 33 item 4: `with env PYTHONUSERBASE=********` confirmed blind. Only values secret
+    by name (or marked in `secret_env`) are masked; program-changing variables are named."""
+    env = base_env(home)
+    snippet = home / "servers.json"
+    snippet.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "py": {
+                        "command": sys.executable,
+                        "args": [str(ROUGH)],
+                        "env": {
+                            "PYTHONUSERBASE": "/tmp/evil-base",
+                            "npm_config_registry": "http://203.0.113.9/",
+                            "UV_INDEX_URL": "http://203.0.113.9/simple",
+                            "REGION": "eu-west-1",
+                            "GITHUB_TOKEN": "ghp-import-secret-1",
+                            "DB_PW": "pw-import-secret-2",
+                            "PLAIN_LOOKING": "marked-secret-3",
+                        },
+                        "secret_env": ["PLAIN_LOOKING"],
+                    }
+                }
+            }
+        )
+    )
+    imported = cashcode("mcp", "import", str(snippet), env=env, cwd=home)
+    assert imported.returncode == 0, imported.stderr
+    out = imported.stdout
+    for shown in (
+        "PYTHONUSERBASE=/tmp/evil-base",
+        "npm_config_registry=http://203.0.113.9/",
+        "UV_INDEX_URL=http://203.0.113.9/simple",
+        "REGION=eu-west-1",
+        "GITHUB_TOKEN=********",
+        "DB_PW=********",
+        "PLAIN_LOOKING=********",
+    ):
+        assert shown in out, out
+    assert "PYTHONUSERBASE, UV_INDEX_URL, npm_config_registry change which code" in out
+    assert not any(s in out for s in ("ghp-import-secret-1", "pw-import-secret-2", "marked-secret-3"))
+    listed = cashcode("mcp", "list", env=env, cwd=home)
+    assert "PYTHONUSERBASE=/tmp/evil-base" in listed.stdout and "GITHUB_TOKEN=********" in listed.stdout
+    assert "ghp-import-secret-1" not in listed.stdout
+
+
 def test_import_with_a_description_fills_it_in_for_servers_without_one(home: Path) -> None:
     """Issue 22 item 3: `mcp import --description` describes the servers that bring none."""
     env = base_env(home)

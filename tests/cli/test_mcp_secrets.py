@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import base_env, cashcode
 
 
@@ -45,6 +47,21 @@ def test_an_authorization_header_over_plain_http_to_another_host_needs_a_confirm
     assert "far" not in cashcode("mcp", "list", env=env, cwd=home).stdout  # nothing half-written
     allowed = cashcode(*args, "--allow-http-auth", env=env, cwd=home)
     assert allowed.returncode == 0, allowed.stderr
+
+
+@pytest.mark.parametrize("header", ["X-Api-Key=k-9", "Cookie=session=s-9", "X-Auth-Token=t-9"])
+def test_any_credential_header_over_plain_http_needs_the_same_confirmation(home: Path, header: str) -> None:
+    """Issue 33 item 15: not only Authorization; a header that names no credential passes."""
+    env = base_env(home)
+    args = ("mcp", "add", "far", "--url", "http://192.0.2.7/mcp", "--header", header)
+    refused = cashcode(*args, env=env, cwd=home)
+    assert refused.returncode == 1 and "unencrypted" in refused.stderr, refused.stderr
+    assert "far" not in cashcode("mcp", "list", env=env, cwd=home).stdout
+    assert cashcode(*args, "--allow-http-auth", env=env, cwd=home).returncode == 0
+    plain = ("mcp", "add", "trace", "--url", "http://192.0.2.7/mcp", "--header", "X-Trace=1")
+    assert cashcode(*plain, env=env, cwd=home).returncode == 0
+    local = ("mcp", "add", "near", "--url", "http://127.0.0.1:9/mcp", "--header", header)
+    assert cashcode(*local, env=env, cwd=home).returncode == 0
 
 
 def test_header_count_and_size_are_capped_and_url_tokens_are_masked(home: Path) -> None:

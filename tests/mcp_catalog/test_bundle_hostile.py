@@ -157,3 +157,34 @@ def test_the_cli_says_why_and_installs_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "cache" / "mcp_servers").exists()
     servers = cashcode("mcp", "list", "--json", env={**env, "CASHCODE_MCP_TEST_SERVERS": ""}, cwd=tmp_path)
     assert json.loads(servers.stdout) == []
+
+
+def _loader_bundle(path: Path, env: dict[str, str]) -> Path:
+    manifest = json.loads(json.dumps(kit.GOOD_MANIFEST))
+    manifest["server"]["mcp_config"]["env"] = env
+    return kit.write_zip(path, manifest, [])
+
+
+def test_a_bundles_loader_variable_is_shown_and_needs_its_own_confirmation(tmp_path: Path) -> None:
+    """Issue 33 item 2: `NODE_OPTIONS` from a bundle's manifest is called out and refused unless
+    the user allows it separately (--yes never does); a search path inside the bundle's own
+    folder is the bundle's code and asks nothing."""
+    env = base_env(tmp_path)
+    evil = _loader_bundle(tmp_path / "evil.mcpb", {"NODE_OPTIONS": "--require=/tmp/owned.js", "MODE": "calm"})
+    refused = cashcode("mcp", "install", str(evil), "--yes", env=env, cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "with NODE_OPTIONS=--require=/tmp/owned.js" in refused.stdout
+    assert "with MODE=calm" in refused.stdout
+    assert "WARNING: NODE_OPTIONS change which code" in refused.stdout
+    assert "--allow-loader-env" in refused.stderr
+    assert not (tmp_path / "cache" / "mcp_servers" / "evil-kit").exists()
+    allowed = cashcode("mcp", "install", str(evil), "--yes", "--allow-loader-env", env=env, cwd=tmp_path)
+    assert allowed.returncode == 0, allowed.stderr
+    listed = cashcode("mcp", "list", env=env, cwd=tmp_path)
+    assert "NODE_OPTIONS=--require=/tmp/owned.js" in listed.stdout
+    assert cashcode("mcp", "uninstall", "evil-kit", env=env, cwd=tmp_path).returncode == 0
+
+    own = _loader_bundle(tmp_path / "own.mcpb", {"NODE_PATH": "${__dirname}/server"})
+    plain = cashcode("mcp", "install", str(own), "--yes", env=env, cwd=tmp_path)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "WARNING" not in plain.stdout

@@ -65,6 +65,10 @@ SECRET = {
         ({"inputs": [SECRET], "args": [["--token", "${input:token}"]]}, "keyring"),
         ({"inputs": [{**SECRET, "env": None}]}, "needs `env`"),
         ({"transport": "sse"}, "stdio"),
+        # issue 33 item 2: the one loader-variable rule holds for the curated catalog too
+        ({"env": {"NODE_OPTIONS": "--import=data:x"}}, "changes which code runs"),
+        ({"env": {"npm_config_registry": "http://203.0.113.9/"}}, "changes which code runs"),
+        ({"inputs": [{**SECRET, "env": "PYTHONUSERBASE"}]}, "changes which code runs"),
     ],
 )
 def test_an_invalid_catalog_is_refused_with_the_reason(

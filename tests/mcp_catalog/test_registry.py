@@ -182,7 +182,8 @@ async def test_no_registry_is_set_by_default_and_a_bad_address_is_refused(make_a
     bad = await err(app, "mcp_catalog.registry.save_settings", {"registry_url": "ftp://x.example"})
     assert bad["code"] == "invalid" and "http(s)" in bad["message"]
     assert (await ok(app, "mcp_catalog.registry.settings"))["saved_url"] == ""
-    refused = await err(app, "mcp_catalog.registry.install", {"name": "io.example.tools/mcp-time"})
+    install = {"name": "io.example.tools/mcp-time", "confirm": "0" * 64}
+    refused = await err(app, "mcp_catalog.registry.install", install)
     assert "No MCP Registry is set" in refused["message"]
 
 
@@ -228,15 +229,17 @@ async def test_a_pypi_entry_installs_through_uv_with_its_secret_in_the_keyring(
             "name": "io.example.tools/mcp-time",
             "inputs": {"timezone": ["Asia/Tokyo"], "TIME_API_TOKEN": ["tok-123456"]},
         }
-        missing = await err(app, "mcp_catalog.registry.install", {**request, "inputs": {"nope": ["1"]}})
+        missing = await err(app, "mcp_catalog.registry.plan", {**request, "inputs": {"nope": ["1"]}})
         assert "has no input 'nope'" in missing["message"]
         plan = await ok(app, "mcp_catalog.registry.plan", request)
+        assert plan["env"] == {"TIME_API_TOKEN": "********", "TIME_MODE": "plain"}
+        assert plan["argv"][1:] == ["--local-timezone", "Asia/Tokyo"] and plan["loader_env"] == []
         folder = paths.cache_dir / "mcp_servers" / "mcp-time"
         assert plan["id"] == "mcp-time" and plan["folder"] == str(folder)
         assert plan["commands"][-1].endswith(f"{folder}/venv/bin/python mcp-server-time==2026.10.19")
         assert not any("tok-123456" in c for c in plan["commands"])
-        done = await ok(app, "mcp_catalog.registry.install", request)
-        assert done["argv"] == [
+        done = await ok(app, "mcp_catalog.registry.install", {**request, "confirm": plan["confirm"]})
+        assert done["argv"] == plan["argv"] == [
             str(folder / "venv" / "bin" / "mcp-server-time"),
             "--local-timezone",
             "Asia/Tokyo",
@@ -265,8 +268,12 @@ async def test_an_npm_entry_installs_with_ignore_scripts_and_runs_its_only_progr
     """The registry names no program: the package's only `bin` runs (npx's rule), with Node."""
     with FakeMcpRegistry([MEMORY]) as registry:
         app, _ = await make_app(env={**DOWNLOADS, "CASHCODE_MCP_REGISTRY_URL": registry.base_url})
-        done = await ok(app, "mcp_catalog.registry.install", {"name": "io.example.tools/memory"})
-        folder = paths.cache_dir / "mcp_servers" / "memory"
+        name = "io.example.tools/memory"
+        plan = await ok(app, "mcp_catalog.registry.plan", {"name": name})
+        # the curated catalog's `memory` is never taken: the id keeps its namespace (issue 33 item 2)
+        assert plan["id"] == "tools-memory"
+        done = await ok(app, "mcp_catalog.registry.install", {"name": name, "confirm": plan["confirm"]})
+        folder = paths.cache_dir / "mcp_servers" / "tools-memory"
         assert "--ignore-scripts" in done["commands"][0].split()
         assert done["commands"][0].endswith(
             f"--prefix {folder} @modelcontextprotocol/server-memory@2026.8.31"
@@ -274,9 +281,10 @@ async def test_an_npm_entry_installs_with_ignore_scripts_and_runs_its_only_progr
         assert done["argv"][1].startswith(
             str(folder / "node_modules" / "@modelcontextprotocol" / "server-memory")
         )
-        called = await ok(app, "mcp.tools.call", {"name": "memory", "tool": "read_graph", "arguments": {}})
+        call = {"name": "tools-memory", "tool": "read_graph", "arguments": {}}
+        called = await ok(app, "mcp.tools.call", call)
         assert called["ok"] and "entities" in called["text"]
-        await ok(app, "mcp_catalog.uninstall", {"name": "memory"})
+        await ok(app, "mcp_catalog.uninstall", {"name": "tools-memory"})
         assert not folder.exists()
 
 
@@ -288,11 +296,13 @@ async def test_a_remote_entry_becomes_a_url_server_whose_tool_runs(
         found = (await ok(app, "mcp_catalog.registry.search", {"search": "hello"}))["servers"][0]
         assert found["options"][0]["kind"] == "remote" and found["options"][0]["url"] == mcp_url
         name = "io.example.remote/hello-http"
-        needs = await err(app, "mcp_catalog.registry.install", {"name": name})
+        needs = await err(app, "mcp_catalog.registry.plan", {"name": name})
         assert "'X-Api-Key' is required" in needs["message"]
         plan = await ok(app, "mcp_catalog.registry.plan", {"name": name, "inputs": {"X-Api-Key": ["k-1"]}})
         assert plan["commands"] == [f"connect to {mcp_url} (streamable-http)"]
-        done = await ok(app, "mcp_catalog.registry.install", {"name": name, "inputs": {"X-Api-Key": ["k-1"]}})
+        assert plan["headers"] == {"X-Api-Key": "********"} and plan["address"] == "loopback"
+        install = {"name": name, "inputs": {"X-Api-Key": ["k-1"]}, "confirm": plan["confirm"]}
+        done = await ok(app, "mcp_catalog.registry.install", install)
         assert done["server"] == "hello-http"
         view = await ok(app, "mcp.servers.get", {"name": "hello-http"})
         assert view["transport"] == "http" and view["url"] == mcp_url and view["source"] == "user"
@@ -300,7 +310,7 @@ async def test_a_remote_entry_becomes_a_url_server_whose_tool_runs(
         assert secrets.get("mcp:hello-http:header:X-Api-Key") == "k-1"
         called = await ok(app, "mcp.tools.call", {"name": "hello-http", "tool": "say_hello", "arguments": {}})
         assert called["ok"] and "Hello, Cash" in called["text"]
-        again = await err(app, "mcp_catalog.registry.install", {"name": name, "inputs": {"X-Api-Key": ["k"]}})
+        again = await err(app, "mcp_catalog.registry.install", {**install, "inputs": {"X-Api-Key": ["k"]}})
         assert again["code"] == "conflict"
 
 

@@ -162,6 +162,7 @@ export interface BundlePreview {
   prompts: string[];
   argv: string[];
   env: Record<string, string>;
+  loader_env: string[];
   commands: string[];
   folder: string;
   options: BundleOptionView[];
@@ -181,6 +182,7 @@ export interface BundleSource {
   data_base64?: string | null;
   filename?: string | null;
   inputs?: Record<string, string[]>;
+  allow_loader_env?: boolean;
 }
 
 export interface BundleTool {
@@ -1340,6 +1342,9 @@ export interface RegistryInstall {
   version?: string;
   option?: number;
   inputs?: Record<string, string[]>;
+  confirm?: string;
+  allow_loader_env?: boolean;
+  allow_plain_http_auth?: boolean;
 }
 
 export interface RegistryList {
@@ -1362,6 +1367,27 @@ export interface RegistryOptionView {
   url: string;
   problem: string;
   inputs: RegistryInputView[];
+}
+
+/** Everything an install would write, shown before it (issue 33 items 2, 5 and 9). */
+export interface RegistryPlan {
+  id: string;
+  commands: string[];
+  folder: string;
+  kind: "package" | "remote";
+  registry: string;
+  identifier: string;
+  version: string;
+  file_sha256: string;
+  argv: string[];
+  env: Record<string, string>;
+  loader_env: string[];
+  url: string;
+  transport: string;
+  headers: Record<string, string>;
+  address: "" | "loopback" | "link_local" | "private";
+  plain_http_secrets: string[];
+  confirm: string;
 }
 
 export interface RegistrySearch {
@@ -2106,7 +2132,7 @@ export interface Routes {
   "mcp_catalog.list": { request: CatalogSearch; response: CatalogList };
   "mcp_catalog.plan": { request: CatalogInstall; response: CatalogPlan };
   "mcp_catalog.registry.install": { request: RegistryInstall; response: CatalogInstalled };
-  "mcp_catalog.registry.plan": { request: RegistryInstall; response: CatalogPlan };
+  "mcp_catalog.registry.plan": { request: RegistryInstall; response: RegistryPlan };
   "mcp_catalog.registry.save_settings": { request: RegistrySettingsSave; response: RegistrySettingsView };
   "mcp_catalog.registry.search": { request: RegistrySearch; response: RegistryList };
   "mcp_catalog.registry.settings": { request: Empty; response: RegistrySettingsView };
@@ -2355,8 +2381,10 @@ export const API_ERROR_TEXTS = {
   "bundle.too_large": "the bundle is larger than {limit} MiB",
   "catalog.exists": "an MCP server named '{name}' exists already; remove it first (cashcode mcp uninstall {name})",
   "catalog.installing": "{name} is being installed already",
+  "catalog.loader_env": "this launch sets {names}, which change which code the program runs ({values}); confirm them separately (allow_loader_env, --allow-loader-env) or do not install it",
   "catalog.not_catalog_server": "'{name}' is not a server of the MCP catalog",
   "catalog.not_installed": "'{name}' is not installed",
+  "catalog.plain_http_header": "the {header} header would be sent unencrypted over http:// to another computer; use https://, or confirm it (allow_plain_http_auth, --allow-http-auth)",
   "catalog.unknown": "the MCP catalog has no server '{name}'; see `cashcode mcp catalog`",
   "chat.already_running": "chat {id} is already running a turn",
   "chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
@@ -2437,9 +2465,11 @@ export const API_ERROR_TEXTS = {
   "provider.not_configured": "provider '{id}' is not configured",
   "provider.not_found": "provider '{id}' does not exist",
   "registry.cannot_install": "{name} cannot be installed here: {reason}",
+  "registry.changed": "'{name}' is not what was shown: the registry's entry or the values changed since the plan; look at the plan again",
   "registry.entry_invalid": "the MCP Registry entry '{name}': {reason}",
   "registry.no_option": "{name} has {count} install option(s), not {option}",
   "registry.option_problem": "{name} option {option}: {reason}",
+  "registry.plan_first": "look at the install plan first: an install confirms the exact launch its plan showed (send the plan's 'confirm' value)",
   "request.field_above": "{field}: must be more than {limit}.",
   "request.field_below": "{field}: must be less than {limit}.",
   "request.field_choice": "{field}: must be one of {limit}.",

@@ -15,7 +15,7 @@ export interface McpDraft {
   args: string; // one argument per line (no shell parsing)
   env: string; // "NAME=value" per line
   secretEnv: string; // comma-separated names
-  allowPlainHttpAuth: boolean; // the user confirmed an Authorization header over plain http://
+  allowPlainHttpAuth: boolean; // the user confirmed credential headers over plain http://
 }
 
 export function draftFrom(view: McpServerView | null): McpDraft {
@@ -68,9 +68,17 @@ export function toPayload(d: McpDraft): McpServerCreate {
 }
 
 const AUTH_HEADERS = new Set(["authorization", "proxy-authorization"]);
+// The server's credential-name rule (app/support/launch_env.py SECRET_NAME): X-Api-Key, Cookie, …
+const CREDENTIAL_NAME =
+  /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|(?:^|[_-])(?:PW|PWD|PAT|PASS|SIG|SIGNATURE)(?:[_-]|$)/i;
 
-/** True when the draft would send an Authorization header unencrypted to another computer
- * (plain http://, not loopback): the server refuses it unless the user confirms. */
+function isCredentialHeader(name: string): boolean {
+  return AUTH_HEADERS.has(name.toLowerCase()) || CREDENTIAL_NAME.test(name);
+}
+
+/** True when the draft would send a credential header (Authorization, X-Api-Key, Cookie, …)
+ * unencrypted to another computer (plain http://, not loopback): the server refuses it unless
+ * the user confirms. */
 export function sendsPlainHttpAuth(d: McpDraft): boolean {
   if (d.transport === "stdio") return false;
   let url: URL;
@@ -82,5 +90,5 @@ export function sendsPlainHttpAuth(d: McpDraft): boolean {
   if (url.protocol !== "http:") return false;
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
   if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\./.test(host)) return false;
-  return lines(d.headers).some((line) => AUTH_HEADERS.has(line.slice(0, Math.max(0, line.indexOf(":"))).trim().toLowerCase()));
+  return lines(d.headers).some((line) => isCredentialHeader(line.slice(0, Math.max(0, line.indexOf(":"))).trim()));
 }

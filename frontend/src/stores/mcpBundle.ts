@@ -68,13 +68,14 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
     if (source && "path" in source && !installing.value) await load(inputs, true);
   }
 
-  async function install(inputs: Record<string, string[]>): Promise<boolean> {
+  /** `allowLoaderEnv`: the user's own tick for the preview's loader variables (NODE_OPTIONS, …). */
+  async function install(inputs: Record<string, string[]>, allowLoaderEnv = false): Promise<boolean> {
     if (!source) return false;
     installing.value = true;
     error.value = "";
     progress.value = [];
     try {
-      installed.value = await api.invoke("mcp_catalog.bundle_install", { ...source, inputs } as BundleSource);
+      installed.value = await api.invoke("mcp_catalog.bundle_install", { ...source, inputs, allow_loader_env: allowLoaderEnv } as BundleSource);
       return true;
     } catch (err) {
       error.value = errorMessage(err);

@@ -1,6 +1,6 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
-import type { CatalogInstalled, CatalogPlan, RegistryList, RegistryServerView, RegistrySettingsView } from "@/api/generated";
+import type { CatalogInstalled, RegistryList, RegistryPlan, RegistryServerView, RegistrySettingsView } from "@/api/generated";
 import { useApiStore } from "./api";
 
 /** The MCP Registry in MCP Market: its base URL, search with paging, plan and install an entry.
@@ -43,12 +43,28 @@ export const useMcpRegistryStore = defineStore("mcpRegistry", () => {
     servers.value = list.value.servers;
   }
 
-  async function plan(name: string, option: number, inputs: Record<string, string[]>): Promise<CatalogPlan> {
+  async function plan(name: string, option: number, inputs: Record<string, string[]>): Promise<RegistryPlan> {
     return api.invoke("mcp_catalog.registry.plan", { name, version: "", option, inputs });
   }
 
-  async function install(name: string, option: number, inputs: Record<string, string[]>): Promise<CatalogInstalled> {
-    const done = await api.invoke("mcp_catalog.registry.install", { name, version: "", option, inputs });
+  /** Installs exactly what `shown` (the plan) showed: the server refuses anything else. The
+   * loader-variable and plain-http confirmations are the user's own, separate ticks. */
+  async function install(
+    name: string,
+    option: number,
+    inputs: Record<string, string[]>,
+    shown: RegistryPlan,
+    allow: { loaderEnv: boolean; plainHttp: boolean },
+  ): Promise<CatalogInstalled> {
+    const done = await api.invoke("mcp_catalog.registry.install", {
+      name,
+      version: "",
+      option,
+      inputs,
+      confirm: shown.confirm,
+      allow_loader_env: allow.loaderEnv && shown.loader_env.length > 0,
+      allow_plain_http_auth: allow.plainHttp && shown.plain_http_secrets.length > 0,
+    });
     await search(query);
     return done;
   }

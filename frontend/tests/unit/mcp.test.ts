@@ -42,7 +42,13 @@ describe("plain-http Authorization", () => {
     expect(sendsPlainHttpAuth({ ...d, url: "http://127.0.0.1:9000/mcp" })).toBe(false);
     expect(sendsPlainHttpAuth({ ...d, url: "http://localhost/mcp" })).toBe(false);
     expect(sendsPlainHttpAuth({ ...d, url: "http://[::1]/mcp" })).toBe(false);
-    expect(sendsPlainHttpAuth({ ...d, url: "http://10.0.0.5/mcp", headers: "X-Key: t" })).toBe(false);
+    expect(sendsPlainHttpAuth({ ...d, url: "http://10.0.0.5/mcp", headers: "X-Trace: t" })).toBe(false);
+  });
+  it("asks the same for any credential header (issue 33 item 15)", () => {
+    for (const headers of ["X-Api-Key: k", "Cookie: s=1", "X-Auth-Token: t", "X-Key: t"]) {
+      expect(sendsPlainHttpAuth({ ...d, url: "http://10.0.0.5/mcp", headers })).toBe(true);
+      expect(sendsPlainHttpAuth({ ...d, url: "https://10.0.0.5/mcp", headers })).toBe(false);
+    }
   });
   it("sends the confirmation only when it applies", () => {
     expect(toPayload({ ...d, url: "http://10.0.0.5/mcp", allowPlainHttpAuth: true })).toMatchObject({ allow_plain_http_auth: true });

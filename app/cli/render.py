@@ -99,6 +99,10 @@ class TerminalTurn:
                 self._tool_line(event, wrote_text)
             elif isinstance(event, ToolResultEvent) and not event.ok:
                 self._failed_tool_line(event)
+            elif isinstance(event, ToolResultEvent) and event.sandbox:
+                write_styled(self._err, f"  ↳ {event.name}: {event.sandbox}", DIM)
+                self._err.write("\n")
+                self._err.flush()
             elif isinstance(event, ApprovalRequired):
                 wrote_text = self._end_segment(wrote_text)
                 task = asyncio.get_running_loop().create_task(self._answer(event))
@@ -194,7 +198,8 @@ class TerminalTurn:
 
     def _failed_tool_line(self, event: ToolResultEvent) -> None:
         first = event.output.splitlines()[0][:200] if event.output else ""
-        self._err.write(f"  ↳ {event.name}: {first}\n")
+        shown = f" ({event.sandbox})" if event.sandbox else ""
+        self._err.write(f"  ↳ {event.name}: {first}{shown}\n")
         self._err.flush()
 
     async def _answer(self, event: ApprovalRequired) -> None:

@@ -126,6 +126,8 @@ class ToolResultEvent(TurnEvent):
     truncated: bool = False
     duration_ms: float = 0.0
     denied: bool = False  # refused (by the user or the policy): `output` is the note for the model
+    # The Sandboxed mode: "sandboxed" or "not sandboxed: <why>" for a program the call started.
+    sandbox: str = ""
 
 
 class UsageEvent(TurnEvent):

@@ -25,6 +25,14 @@ from app.contracts.tools import (
     ToolResult,
     summary,
 )
+from app.tools.confined import (
+    blocked_by_sandbox,
+    escalation,
+    run_confined,
+    runs_confined,
+    sandbox_note,
+    sandbox_status,
+)
 from app.tools.exec_env import command_env, is_git_executable
 from app.tools.git_guard import git_problem, hardened_approved_git_argv, hardened_git_argv, is_hardened
 from app.tools.process import run_process
@@ -76,7 +84,7 @@ class ExecTool(Tool):
                 argv = hardened_git_argv(argv)
         plan = ExecPlan(argv, cwd, timeout or DEFAULT_TIMEOUT_S, verdict)
         approval = None if verdict.safe else _approval(plan, ctx)
-        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan, confinable=True)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         plan: ExecPlan = call.state
@@ -84,8 +92,14 @@ class ExecTool(Tool):
         env = command_env(self._base_env(), is_git=is_git, extra=ctx.env_allow)
         # An approved git call runs hardened too; the approval and grant keep the argv as shown.
         argv = hardened_approved_git_argv(plan.argv) if is_git and not is_hardened(plan.argv) else plan.argv
+        confined = runs_confined(call, ctx)
         try:
-            outcome = await run_process(argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP)
+            if confined:
+                outcome = await run_confined(
+                    argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP, ctx=ctx
+                )
+            else:
+                outcome = await run_process(argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
         head = (
@@ -93,12 +107,23 @@ class ExecTool(Tool):
             if outcome.timed_out
             else f"Exit code: {outcome.returncode}"
         )
-        content, truncated = render_outcome(outcome, head=head, budget=ctx.output_budget)
+        status = sandbox_status(call, ctx)
+        blocked = blocked_by_sandbox(outcome) if confined else None
+        note = sandbox_note(status, blocked)
+        shown = f"{head}\n{note}" if note else head
+        content, truncated = render_outcome(outcome, head=shown, budget=ctx.output_budget)
+        grant = call.approval.grant_key if call.approval else _approval(plan, ctx).grant_key
         return ToolResult(
             ok=outcome.returncode == 0 and not outcome.timed_out,
             content=content,
             truncated=truncated,
-            metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
+            metadata={
+                "exit_code": outcome.returncode,
+                "timed_out": outcome.timed_out,
+                "pid": outcome.pid,
+            },
+            escalation=escalation(plan.argv, plan.cwd, blocked, grant) if blocked else None,
+            sandbox=status,
         )
 
 

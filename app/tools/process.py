@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,8 +58,12 @@ async def run_process(
     env: Mapping[str, str],
     timeout: float,  # noqa: ASYNC109  on timeout the process is killed and timed_out reported, no cancel
     cap: int,
+    preexec: Callable[[], None] | None = None,
 ) -> ProcessOutcome:
-    """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell)."""
+    """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell).
+
+    `preexec` runs in the child between fork and exec (the sandbox's two syscalls, nothing
+    else: app/sandbox/confine.py says why that is safe)."""
     tag = uuid.uuid4().hex
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -69,6 +73,7 @@ async def run_process(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=preexec,
     )
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Capture(cap), _Capture(cap)

@@ -1,5 +1,6 @@
-"""`cashcode config show|trust`: the effective, non-secret configuration and where each value
-comes from; trusting a workspace's config file to receive the environment API key."""
+"""`cashcode config show|trust|sandbox`: the effective, non-secret configuration and where each
+value comes from; trusting a workspace's config file to receive the environment API key; what
+this machine supports for the Sandboxed mode and what the app does with it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     trust.add_argument("--workspace", help="workspace folder (default: current folder)")
     trust.add_argument("--revoke", action="store_true", help="forget the trust of this workspace")
     trust.set_defaults(func=run_trust)
+    sandbox = commands.add_parser(
+        "sandbox", help="what this machine supports for the Sandboxed mode and what the app will do"
+    )
+    sandbox.add_argument("--json", action="store_true", help="print it as JSON")
+    sandbox.set_defaults(func=run_sandbox)
+
+
+def run_sandbox(args: argparse.Namespace) -> int:
+    from app.api.sandbox_setup import sandbox_report
+    from app.cli.runtime import paths_from_env
+    from app.settings.user_settings import SettingsError, SettingsStore
+
+    paths = paths_from_env(os.environ)
+    try:
+        user = SettingsStore(paths.settings_path).load()
+    except SettingsError as exc:
+        return fail(str(exc))
+    report = sandbox_report(paths, user, os.environ)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    print(f"Landlock:        {report.reason if report.available else f'no ({report.reason})'}")
+    print(f"TCP rules:       {'yes' if report.tcp_rules else 'no'}")
+    print(f"User namespaces: {'yes' if report.user_namespaces else 'no'}")
+    print(f"bwrap:           {report.bwrap or 'not installed'}")
+    print(f"Sandboxed mode:  {report.plan}")
+    print("Never readable:  " + ", ".join(report.never_readable))
+    if report.readable:
+        print("Also readable:   " + ", ".join(report.readable))
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:

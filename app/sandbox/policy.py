@@ -51,7 +51,10 @@ class PolicyError(ValueError):
 class Policy:
     workspace: Path
     temp: Path
-    readable: tuple[Path, ...] = ()  # besides the system: a Skill's folder, Settings' paths, PATH
+    readable: tuple[Path, ...] = ()  # besides the system: the PATH folders
+    # Named on purpose (a Skill's own folder, the user's Settings): readable even beneath a hidden
+    # folder (user Skills live in the app's data folder); hidden paths inside them stay hidden.
+    exceptions: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     network: bool = False  # TCP connect/bind allowed
     system: tuple[str, ...] = field(default=SYSTEM_READ)
@@ -75,6 +78,10 @@ def rules(policy: Policy) -> list[tuple[str, int]]:
     for root, rights in granted:
         if os.path.exists(root):
             _grant(_real(root), rights, hidden, out)
+    for root in policy.exceptions:
+        if os.path.exists(root):
+            real = _real(root)
+            _grant(real, ll.READ, [h for h in hidden if h != real and _within(h, real)], out)
     out.append(("/dev", ll.READ_DIR))
     out += [(d, DEVICE_RIGHTS) for d in DEVICES if os.path.exists(d)]
     out += [(d, DEVICE_RIGHTS | ll.READ_DIR) for d in DEVICE_DIRS if os.path.isdir(d)]

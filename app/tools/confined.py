@@ -36,8 +36,9 @@ async def run_confined(
     ctx: ToolContext,
     readable: Sequence[Path] = (),
 ) -> ProcessOutcome:
-    """Run `argv` under the workspace policy. Raises ToolError when the sandbox cannot start
-    (the program is then not started at all: never silently unconfined)."""
+    """Run `argv` under the workspace policy, `readable` (a Skill's own folder) readable too.
+    Raises ToolError when the sandbox cannot start (the program is then not started at all:
+    never silently unconfined)."""
     # Imported here: ctypes costs start-up time every other mode does not need to pay.
     from app.sandbox.confine import SandboxError, confine, private_temp
     from app.sandbox.landlock import Landlock
@@ -54,7 +55,8 @@ async def run_confined(
     policy = Policy(
         workspace=ctx.workspace,
         temp=temp,
-        readable=union(spec.readable, readable, path_folders(env.get("PATH", ""))),
+        readable=path_folders(env.get("PATH", "")),
+        exceptions=union(spec.readable, readable),
         hidden=spec.hidden,
     )
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -199,3 +200,87 @@ def test_without_a_sandbox_sandboxed_mode_asks_and_says_why(
     assert "Denied exec: Run a command" in run.stderr
     assert "not sandboxed: disabled by CASHCODE_SANDBOX" in run.stderr
     assert not (home / "ws" / "made.txt").exists()
+
+
+def test_config_sandbox_reports_the_machine_and_the_plan(env: dict[str, str], home: Path) -> None:
+    shown = cashcode("config", "sandbox", "--json", env=env, cwd=home / "ws")
+    assert shown.returncode == 0, shown.stderr
+    report = json.loads(shown.stdout)
+    assert report["available"] and report["landlock_abi"] >= 1
+    assert "runs exec, approved git and Skill scripts without asking" in report["plan"]
+    assert str(home / "data") in report["never_readable"]
+    assert any(p.endswith("/.ssh") for p in report["never_readable"])
+    env["CASHCODE_SANDBOX"] = "off"
+    off = cashcode("config", "sandbox", env=env, cwd=home / "ws")
+    assert off.returncode == 0, off.stderr
+    assert "Landlock:        no (disabled by CASHCODE_SANDBOX)" in off.stdout
+    assert "asks before every command" in off.stdout
+
+
+UNPRIVILEGED_CHILD = r"""
+import socket, subprocess, sys
+from pathlib import Path
+from app.sandbox.confine import confine, private_temp
+from app.sandbox.landlock import Landlock
+from app.sandbox.policy import Policy
+
+workspace, secret, outside, port = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+lock = Landlock.load()
+policy = Policy(workspace=workspace, temp=private_temp(), hidden=(Path(secret).parent,))
+c = confine(policy, lock, lock.abi())
+script = (
+    f"echo ok > {workspace}/inside; cat {secret}; echo x > {outside}; "
+    f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}))'"
+)
+done = subprocess.run(["/bin/sh", "-c", script], env={"PATH": "/usr/bin:/bin", **c.env},
+                      preexec_fn=c.preexec, capture_output=True, text=True)
+c.close()
+print(done.stdout + done.stderr)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None, reason="needs root and runuser")
+def test_the_sandbox_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
+    import shutil
+    import tempfile
+
+    from .conftest import REPO
+
+    base = Path(tempfile.mkdtemp(prefix="cashcode-sandbox-nobody-"))
+    try:
+        ws, secrets = base / "ws", base / "home" / ".ssh"
+        ws.mkdir()
+        secrets.mkdir(parents=True)
+        (secrets / "id_ed25519").write_text("NOBODY-SECRET\n")
+        outside = base / "outside.txt"
+        for p in (base, ws, base / "home", secrets, secrets / "id_ed25519"):
+            shutil.chown(p, "nobody")
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            done = subprocess.run(
+                [
+                    "runuser",
+                    "-u",
+                    "nobody",
+                    "--",
+                    "/usr/bin/python3",
+                    "-c",
+                    UNPRIVILEGED_CHILD,
+                    str(ws),
+                    str(secrets / "id_ed25519"),
+                    str(outside),
+                    str(server.getsockname()[1]),
+                ],
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYTHONPATH": str(REPO)},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        assert done.returncode == 0, done.stderr
+        assert (ws / "inside").read_text() == "ok\n"  # it ran, as nobody, and could write its workspace
+        assert "NOBODY-SECRET" not in done.stdout
+        assert not outside.exists()
+        assert "PermissionError" in done.stdout and done.stdout.count("Permission denied") >= 2, done.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

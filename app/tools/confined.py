@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -73,6 +74,8 @@ async def run_confined(
             cap=cap,
             preexec=confinement.preexec,
         )
+    except subprocess.SubprocessError as exc:  # the child could not confine itself: it never ran
+        raise ToolError(f"The sandbox could not start: {exc}.") from exc
     finally:
         confinement.close()
 

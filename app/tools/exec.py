@@ -100,7 +100,11 @@ class ExecTool(Tool):
                 )
             else:
                 outcome = await run_process(argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP)
-        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+        except PermissionError as exc:
+            if not confined:
+                raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
+            return _not_started_in_sandbox(call, plan, ctx)
+        except (FileNotFoundError, NotADirectoryError) as exc:
             raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
         head = (
             f"Timed out after {plan.timeout} s; the process and its children were killed."
@@ -125,6 +129,19 @@ class ExecTool(Tool):
             escalation=escalation(plan.argv, plan.cwd, blocked, grant) if blocked else None,
             sandbox=status,
         )
+
+
+def _not_started_in_sandbox(call: PreparedCall, plan: ExecPlan, ctx: ToolContext) -> ToolResult:
+    """The program lies outside what the sandbox reads (a toolchain in the home folder): say
+    so, and offer the user to run it once without the sandbox."""
+    blocked = "reading the program (it is outside the folders the sandbox reads)"
+    content = (
+        f"Could not start {plan.argv[0]} inside the sandbox: permission denied. Its folder is not "
+        "readable in the sandbox (the user can add it to the sandbox's readable folders in Settings)."
+    )
+    grant = call.approval.grant_key if call.approval else _approval(plan, ctx).grant_key
+    asked = escalation(plan.argv, plan.cwd, blocked, grant)
+    return ToolResult(ok=False, content=content, escalation=asked, sandbox="sandboxed")
 
 
 def resolve_program(name: str, *, cwd: Path, path_env: str) -> str:

@@ -284,3 +284,20 @@ def test_the_sandbox_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
         assert "PermissionError" in done.stdout and done.stdout.count("Permission denied") >= 2, done.stdout
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_git_that_would_ask_runs_confined_without_asking(
+    fake_llm: Any, env: dict[str, str], home: Path
+) -> None:
+    ws = home / "ws"
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / "a.txt").write_text("a\n")
+    subprocess.run(["git", "-C", str(ws), "add", "a.txt"], check=True)
+    commit = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sandboxed commit"]
+    content, run = _exec(fake_llm, env, home, commit)
+    assert "Exit code: 0" in content and "Sandbox: sandboxed" in content, content
+    assert "Run a command" not in run.stderr  # not asked
+    log = subprocess.run(
+        ["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True, check=True
+    )
+    assert log.stdout == "sandboxed commit\n"

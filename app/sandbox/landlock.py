@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,7 +141,7 @@ class Landlock:
         """Allow `rights` beneath `path` (follows symlinks: the rule is on what it names)."""
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         try:
-            if not os.path.isdir(f"/proc/self/fd/{fd}"):
+            if not stat.S_ISDIR(os.fstat(fd).st_mode):
                 rights &= FILE_RIGHTS
             rule = _PathBeneath(rights, fd)
             if (

@@ -1442,11 +1442,13 @@ export interface SettingsPatch {
   theme?: "light" | "dark" | "system" | null;
   language?: "en" | "zh-CN" | null;
   workspace?: string | null;
-  approval_mode?: "autonomous" | "ask_writes" | "read_only" | null;
+  approval_mode?: "autonomous" | "sandboxed" | "ask_writes" | "read_only" | null;
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
   exec_env?: string[] | null;
+  sandbox_hidden?: string[] | null;
+  sandbox_readable?: string[] | null;
   local_api?: boolean | null;
   skill_evolution?: boolean | null;
   vision_models?: Record<string, string[]> | null;
@@ -1460,11 +1462,13 @@ export interface SettingsView {
   language: "en" | "zh-CN";
   workspace: string;
   last_model: ModelRef | null;
-  approval_mode: "autonomous" | "ask_writes" | "read_only";
+  approval_mode: "autonomous" | "sandboxed" | "ask_writes" | "read_only";
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
   exec_env: string[];
+  sandbox_hidden: string[];
+  sandbox_readable: string[];
   local_api: boolean;
   skill_evolution: boolean;
   vision_models: Record<string, string[]>;
@@ -1663,7 +1667,7 @@ export interface TaskDraft {
   provider_id?: string | null;
   model?: string | null;
   workspace?: string | null;
-  approval_mode?: "read_only" | "ask_writes" | "autonomous";
+  approval_mode?: "read_only" | "ask_writes" | "sandboxed" | "autonomous";
   chat_mode?: "same_chat" | "new_chat";
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
@@ -1729,7 +1733,7 @@ export interface TaskView {
   provider_id: string | null;
   model: string | null;
   workspace: string | null;
-  approval_mode: "read_only" | "ask_writes" | "autonomous";
+  approval_mode: "read_only" | "ask_writes" | "sandboxed" | "autonomous";
   chat_mode: "same_chat" | "new_chat";
   missed_policy: "run_once" | "skip";
   enabled: boolean;
@@ -1807,6 +1811,7 @@ export interface ToolResultEvent {
   truncated: boolean;
   duration_ms: number;
   denied: boolean;
+  sandbox: string;
 }
 
 export interface TraceList {

@@ -90,6 +90,8 @@ export const en = {
   "tool.error": "Failed",
   "tool.denied": "Denied",
   "tool.deniedNote": "This call was denied, so it did not run.",
+  "tool.sandboxed": "sandboxed",
+  "tool.notSandboxed": "not sandboxed ({why})",
   "tool.arguments": "Arguments",
   "tool.progress": "Progress and server log",
   "tool.result": "Result",

@@ -91,6 +91,8 @@ export const zhCN: Record<MessageKey, string> = {
   "tool.error": "失败",
   "tool.denied": "已拒绝",
   "tool.deniedNote": "此调用已被拒绝，未执行。",
+  "tool.sandboxed": "在沙箱中运行",
+  "tool.notSandboxed": "未在沙箱中运行（{why}）",
   "tool.arguments": "参数",
   "tool.progress": "进度与服务器日志",
   "tool.result": "结果",

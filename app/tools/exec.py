@@ -34,7 +34,13 @@ from app.tools.confined import (
     sandbox_status,
 )
 from app.tools.exec_env import command_env, is_git_executable
-from app.tools.git_guard import git_problem, hardened_approved_git_argv, hardened_git_argv, is_hardened
+from app.tools.git_guard import (
+    git_identity,
+    git_problem,
+    hardened_approved_git_argv,
+    hardened_git_argv,
+    is_hardened,
+)
 from app.tools.process import run_process
 from app.tools.process_output import render_outcome
 from app.tools.safe_commands import Verdict, classify
@@ -95,6 +101,8 @@ class ExecTool(Tool):
         confined = runs_confined(call, ctx)
         try:
             if confined:
+                if is_git:  # its own empty $HOME: who commits comes across, nothing else
+                    env.update(await git_identity(plan.argv[0], cwd=plan.cwd, env=env))
                 outcome = await run_confined(
                     argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP, ctx=ctx
                 )

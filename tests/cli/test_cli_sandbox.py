@@ -287,7 +287,7 @@ def test_the_sandbox_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
 
 
 def test_git_that_would_ask_runs_confined_without_asking(
-    fake_llm: Any, env: dict[str, str], home: Path
+    fake_llm: Any, env: dict[str, str], home: Path, fake_home: Path
 ) -> None:
     ws = home / "ws"
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
@@ -301,3 +301,14 @@ def test_git_that_would_ask_runs_confined_without_asking(
         ["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True, check=True
     )
     assert log.stdout == "sandboxed commit\n"
+    # Who commits comes from the user's global git config, which the sandbox cannot read.
+    (fake_home / ".gitconfig").write_text("[user]\n\tname = Sandy Box\n\temail = sandy@example.org\n")
+    (ws / "b.txt").write_text("b\n")
+    content, run = _exec(fake_llm, env, home, ["git", "add", "b.txt"])
+    assert "Exit code: 0" in content, content
+    content, run = _exec(fake_llm, env, home, ["git", "commit", "-qm", "second"])
+    assert "Exit code: 0" in content, content
+    author = subprocess.run(
+        ["git", "-C", str(ws), "log", "-1", "--format=%an <%ae>"], capture_output=True, text=True, check=True
+    )
+    assert author.stdout == "Sandy Box <sandy@example.org>\n"

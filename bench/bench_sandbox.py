@@ -9,8 +9,10 @@ Method
   workspace with the listed secrets hidden. Interleaved pairs (floor, sandboxed), `--runs` of
   them after 10 warm-ups; medians and the median of the paired differences.
 - The same pair without asyncio (run_process polls the child every 20 ms, which quantizes the
-  rows above): `subprocess.run` of /bin/true vs `confine` + `subprocess.run(preexec_fn=…)` +
-  the temp folder's removal, interleaved, medians and the median paired difference.
+  rows above): `subprocess.run` of /bin/true vs `confine` + `Confinement.popen` (a thread
+  restricts itself and starts it) + the temp folder's removal, interleaved, medians and the
+  median paired difference; and `subprocess.run(preexec_fn=…)` restricting in the forked
+  child instead (what decision 314 did not choose).
 - For the record of docs/decisions.md: the same spawn through a launcher process instead
   (`python -I -S` importing ctypes, then exec), which the app does not use.
 - pytest: `python -m pytest -q` of a small project (20 test files × 10 tests) in the workspace,
@@ -87,12 +89,35 @@ def bare(ctx: ToolContext, runs: int) -> tuple[list[float], list[float]]:
         start = time.perf_counter()
         policy = Policy(workspace=ctx.workspace, temp=private_temp(), hidden=ctx.sandbox.hidden)
         c = confine(policy, lock, abi)
-        subprocess.run(["/bin/true"], cwd=ctx.workspace, check=True, preexec_fn=c.preexec)
+        c.popen(["/bin/true"], cwd=ctx.workspace).wait()
         c.close()
         if i >= 10:
             floor.append(plain)
             boxed.append(time.perf_counter() - start)
     return floor, boxed
+
+
+def preexec_spawn(ctx: ToolContext, runs: int) -> list[float]:
+    import subprocess
+
+    from app.sandbox.confine import confine, private_temp
+    from app.sandbox.landlock import Landlock
+    from app.sandbox.policy import Policy
+
+    lock = Landlock.load()
+    assert lock is not None and ctx.sandbox is not None
+    c = confine(
+        Policy(workspace=ctx.workspace, temp=private_temp(), hidden=ctx.sandbox.hidden), lock, lock.abi()
+    )
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(
+            ["/bin/true"], cwd=ctx.workspace, check=True, preexec_fn=lambda: lock.restrict(c.ruleset_fd)
+        )
+        times.append(time.perf_counter() - start)
+    c.close()
+    return times
 
 
 async def launcher(ctx: ToolContext, env: dict[str, str], runs: int) -> list[float]:
@@ -143,12 +168,17 @@ def main() -> int:
             f"sandboxed {ms(statistics.median(boxed))}, "
             f"paired difference median {ms(statistics.median(diffs))} (budget ≤ 10 ms)"
         )
+        preexec = preexec_spawn(ctx, min(args.runs, 50))
         floor_b, boxed_b = bare(ctx, args.runs)
         diffs_b = [b - f for f, b in zip(floor_b, boxed_b, strict=True)]
         print(
             f"bare spawn × {args.runs}: unsandboxed median {ms(statistics.median(floor_b))}, "
             f"sandboxed (with ruleset and temp folder) {ms(statistics.median(boxed_b))}, "
             f"paired difference median {ms(statistics.median(diffs_b))}"
+        )
+        print(
+            "restricting in the forked child (preexec_fn) instead: "
+            f"median {ms(statistics.median(preexec))} per start (not used)"
         )
         via = asyncio.run(launcher(ctx, env, min(args.runs, 50)))
         print(

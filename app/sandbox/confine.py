@@ -1,10 +1,13 @@
-"""Build the confinement for one program: the ruleset (in the parent) and what the child does.
+"""Build the confinement for one program and start it confined.
 
-The parent opens every path and builds the Landlock ruleset, so every error is reported before
-anything starts. The child, between fork and exec, only sets no_new_privs and restricts itself
-to the ruleset (`preexec`): two syscalls through functions bound beforehand, which is why
-`preexec_fn` is safe enough here although the app has threads (docs/decisions.md). A launcher
-process (`python -I -S`) would cost ~10 ms per start; this costs about nothing.
+The app opens every path and builds the Landlock ruleset, so every error is reported before
+anything starts. Then a fresh thread restricts *itself* (no_new_privs and Landlock apply to the
+calling thread only) and starts the program from there: the child inherits the thread's
+domain, and the thread ends right after, so the restriction ends with it. Why not
+`preexec_fn` (restrict in the child between fork and exec): it makes Python fork instead of
+vfork and run Python code in the forked child, 20 ms per start on a loaded 2-core machine and
+the documented thread hazard; a launcher process (`python -I -S`) costs ~10 ms more per start.
+The thread costs about nothing (docs/decisions.md 314, bench/bench_sandbox.py).
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.sandbox import landlock as ll
 from app.sandbox.policy import Policy, rules
@@ -29,8 +35,34 @@ class SandboxError(RuntimeError):
 class Confinement:
     ruleset_fd: int
     temp: Path
-    preexec: Callable[[], None]
+    lock: ll.Landlock
     env: dict[str, str]  # TMPDIR and friends, HOME: the private temp folder
+
+    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        """`subprocess.Popen(argv, **kwargs)` from a thread confined by the ruleset. Raises what
+        Popen raises (PermissionError: the program is not readable in the sandbox), or
+        SandboxError when the thread could not confine itself (then nothing was started)."""
+        started: list[subprocess.Popen[bytes]] = []
+        failed: list[BaseException] = []
+
+        def confined_start() -> None:
+            try:
+                self.lock.restrict(self.ruleset_fd)
+            except OSError as exc:
+                failed.append(SandboxError(str(exc)))
+                return
+            try:
+                started.append(subprocess.Popen(argv, **kwargs))
+            except BaseException as exc:  # handed to the caller's thread as it is
+                failed.append(exc)
+
+        # A thread of its own, never a pool's: the restriction is permanent for the thread.
+        thread = threading.Thread(target=confined_start, name="cashcode-sandbox-start", daemon=True)
+        thread.start()
+        thread.join()
+        if failed:
+            raise failed[0]
+        return started[0]
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -65,4 +97,4 @@ def confine(policy: Policy, lock: ll.Landlock, abi: int) -> Confinement:
         raise SandboxError(str(exc)) from exc
     temp = str(policy.temp)
     env = {"TMPDIR": temp, "TMP": temp, "TEMP": temp, "HOME": temp}
-    return Confinement(fd, policy.temp, lambda: lock.restrict(fd), env)
+    return Confinement(fd, policy.temp, lock, env)

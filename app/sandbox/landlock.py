@@ -1,8 +1,8 @@
 """Landlock through ctypes: the three syscalls, the access-right bits, nothing else.
 
-Why our own glue (docs/decisions.md): the ruleset is built in the parent (opening every path,
-any error reported there) and only `restrict` runs in the forked child, right before exec. The
-PyPI bindings build and apply in one call on the calling process. Syscall numbers 444-446 are
+Why our own glue (docs/decisions.md 313): the ruleset is built once (opening every path, any
+error reported there) and only `restrict` runs, in the thread that starts the program. The
+PyPI bindings build and apply in one call. Syscall numbers 444-446 are
 the same on every architecture (they were added after the tables were unified).
 """
 
@@ -158,8 +158,8 @@ class Landlock:
             raise _error(f"landlock_add_rule(port {port})")
 
     def restrict(self, ruleset: int) -> None:
-        """In the child, between fork and exec: no new privileges, then the ruleset. Only two
-        syscalls through functions bound beforehand: nothing here imports, locks or logs."""
+        """No new privileges, then the ruleset, for the calling thread (and what it starts)
+        only: app/sandbox/confine.py calls it in a thread of its own."""
         if self.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
         if self.syscall(SYS_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) != 0:

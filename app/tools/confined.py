@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import re
 import shlex
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -73,9 +72,9 @@ async def run_confined(
             env={**env, **confinement.env},
             timeout=timeout,
             cap=cap,
-            preexec=confinement.preexec,
+            popen=confinement.popen,
         )
-    except subprocess.SubprocessError as exc:  # the child could not confine itself: it never ran
+    except SandboxError as exc:  # the starting thread could not confine itself: nothing ran
         raise ToolError(f"The sandbox could not start: {exc}.") from exc
     finally:
         # Removing the temp folder costs a journal write (ms under load): not on the result's path.

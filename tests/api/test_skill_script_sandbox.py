@@ -120,3 +120,52 @@ async def test_a_skill_script_needing_the_network_asks_and_denied_the_model_read
     assert "PermissionError" in seen
     assert "may have blocked network access" in seen
     assert "did not allow running it without the sandbox" in seen
+
+
+async def test_once_without_the_sandbox_runs_the_script_again_unconfined(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path, workspace: Path, report_skill: Path
+) -> None:
+    received: list[bytes] = []
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.settimeout(0.2)
+        port = server.getsockname()[1]
+        stop = threading.Event()
+
+        def serve() -> None:
+            while not stop.is_set():
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    continue
+                with conn:
+                    received.append(conn.recv(100))
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        app, events = await _sandboxed_app(make_app, tmp_path)
+        pid = await add_provider(app, fake_llm, "chat_completions")
+        fake_llm.script(
+            _tool("skill_load", name="reporter"),
+            _tool("run_skill_script", name="reporter", path="scripts/report.py", args=[str(port)]),
+            {"text": "uploaded"},
+        )
+        chat = await ok(app, "chats.create")
+        turn = await send(app, chat["id"], "upload the report", pid)
+        await events.until(lambda: "approval_required" in events.types(turn))
+        asked = next(e for e in events.of(ApprovalRequired) if e.turn_id == turn)
+        await ok(app, "chat.approve", {"approval_id": asked.approval_id, "decision": "once"})
+        assert (await events.turn_end(turn)).type == "turn_done"
+        await events.until(lambda: bool(received))
+        stop.set()
+        thread.join(5)
+    assert received == [b"UPLOADED"]
+    assert (workspace / "report.txt").read_text() == "made by reporter"
+    seen = _tool_contents(fake_llm.model_requests()[-1])[-1]
+    assert "report written" in seen
+    assert "Sandbox: not sandboxed: the user allowed it to run without the sandbox" in seen
+    result = next(e for e in events.of(ToolResultEvent) if e.name == "run_skill_script")
+    assert result.ok and result.sandbox.startswith("not sandboxed")
+    # "Once" stored no grant: the next sandboxed run is confined again.
+    assert (await ok(app, "approvals.list"))["grants"] == []

@@ -24,7 +24,10 @@ _DENIAL = re.compile(
     r"permission denied|operation not permitted|read-only file system|EACCES|EPERM|\[Errno 13\]|\[Errno 1\]",
     re.IGNORECASE,
 )
-_NETWORK = re.compile(r"connect|socket|network|urlopen|https?://|resolve|\bhost\b|port", re.IGNORECASE)
+# Words of a failed connection (not "port" inside "report", "import" or "support").
+_NETWORK = re.compile(
+    r"connect|socket|\bnetwork|urlopen|https?://|\bresolv|\bhost\b|\bport\b|\bdns\b", re.IGNORECASE
+)
 
 
 async def run_confined(

@@ -16,7 +16,9 @@ Method
 - For the record of docs/decisions.md: the same spawn through a launcher process instead
   (`python -I -S` importing ctypes, then exec), which the app does not use.
 - pytest: `python -m pytest -q` of a small project (20 test files × 10 tests) in the workspace,
-  sandboxed vs not, interleaved, median of `--pytest-runs`.
+  sandboxed vs not, interleaved after one warm-up pair, median of `--pytest-runs`: wall time,
+  and the CPU time of the run (the children's user + system time, which the machine's load
+  disturbs far less than wall time).
 
 Run from the repo root: .venv/bin/python bench/bench_sandbox.py [--runs 200] [--pytest-runs 7]
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -44,16 +47,22 @@ from app.tools.process import run_process  # noqa: E402
 CAP = 65536
 
 
+CPU: list[float] = []  # the children's CPU seconds of each `_time` call, in order
+
+
 async def _time(coro_factory) -> float:  # type: ignore[no-untyped-def]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     outcome = await coro_factory()
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     assert outcome.returncode == 0, outcome
     return elapsed
 
 
 async def spawn(
-    ctx: ToolContext, env: dict[str, str], runs: int, argv: list[str]
+    ctx: ToolContext, env: dict[str, str], runs: int, argv: list[str], warmups: int = 10
 ) -> tuple[list[float], list[float]]:
     def plain():  # type: ignore[no-untyped-def]
         return run_process(argv, cwd=ctx.workspace, env=env, timeout=30, cap=CAP)
@@ -61,7 +70,7 @@ async def spawn(
     def boxed():  # type: ignore[no-untyped-def]
         return run_confined(argv, cwd=ctx.workspace, env=env, timeout=30, cap=CAP, ctx=ctx)
 
-    for _ in range(10):
+    for _ in range(warmups):
         await _time(plain)
         await _time(boxed)
     floor, sandboxed = [], []
@@ -187,11 +196,16 @@ def main() -> int:
         )
         make_project(ws)
         argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        floor_p, boxed_p = asyncio.run(spawn(ctx, env, args.pytest_runs, argv))
+        CPU.clear()
+        floor_p, boxed_p = asyncio.run(spawn(ctx, env, args.pytest_runs, argv, warmups=1))
+        measured = CPU[2:]  # after the warm-up pair: floor, sandboxed, floor, …
+        cpu_floor, cpu_boxed = statistics.median(measured[0::2]), statistics.median(measured[1::2])
         ratio = statistics.median(boxed_p) / statistics.median(floor_p)
         print(
             f"pytest (200 tests) × {args.pytest_runs}: unsandboxed median {ms(statistics.median(floor_p))}, "
-            f"sandboxed {ms(statistics.median(boxed_p))}, ratio {ratio:.3f} (budget ≤ 1.05)"
+            f"sandboxed {ms(statistics.median(boxed_p))}, ratio {ratio:.3f} (budget ≤ 1.05); "
+            f"CPU of the run: unsandboxed {ms(cpu_floor)}, sandboxed {ms(cpu_boxed)}, "
+            f"ratio {cpu_boxed / cpu_floor:.3f}"
         )
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0

@@ -16,10 +16,20 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from app.contracts.events import ApprovalSummaryCode
 from app.contracts.tools import ApprovalInfo, GrantKey, PreparedCall, ToolContext, ToolError, summary
 from app.tools.process import ProcessOutcome, run_process
 
 SANDBOXED = "sandboxed (no network; writes only in the workspace and a private temp folder)"
+# What a blocked run seems to have needed, as the question names it (and its summary code).
+NETWORK = "network access"
+FILES = "file access outside the workspace"
+PROGRAM = "reading the program (it is outside the folders the sandbox reads)"
+_SUMMARY: dict[str, ApprovalSummaryCode] = {
+    NETWORK: "run_unsandboxed_network",
+    FILES: "run_unsandboxed_files",
+    PROGRAM: "run_unsandboxed_program",
+}
 _DENIAL = re.compile(
     r"permission denied|operation not permitted|read-only file system|EACCES|EPERM|\[Errno 13\]|\[Errno 1\]",
     re.IGNORECASE,
@@ -119,7 +129,7 @@ def blocked_by_sandbox(outcome: ProcessOutcome) -> str | None:
     text = (outcome.stderr.data + outcome.stderr.tail + outcome.stdout.tail).decode("utf-8", "replace")
     if not _DENIAL.search(text):
         return None
-    return "network access" if _NETWORK.search(text) else "file access outside the workspace"
+    return NETWORK if _NETWORK.search(text) else FILES
 
 
 def escalation(argv: Sequence[str], cwd: Path, blocked: str, grant: GrantKey | None) -> ApprovalInfo:
@@ -130,5 +140,5 @@ def escalation(argv: Sequence[str], cwd: Path, blocked: str, grant: GrantKey | N
         detail=f"The sandbox blocked {blocked} for:\n{shown}\n(in {cwd})\nRun it once more, not sandboxed?",
         argv=tuple(argv),
         grant_key=grant,
-        summary=summary("run_command", shown, cwd=cwd),
+        summary=summary(_SUMMARY.get(blocked, "run_unsandboxed_files"), shown, cwd=cwd),
     )

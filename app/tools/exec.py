@@ -26,6 +26,7 @@ from app.contracts.tools import (
     summary,
 )
 from app.tools.confined import (
+    PROGRAM,
     blocked_by_sandbox,
     escalation,
     run_confined,
@@ -142,7 +143,7 @@ class ExecTool(Tool):
 def _not_started_in_sandbox(call: PreparedCall, plan: ExecPlan, ctx: ToolContext) -> ToolResult:
     """The program lies outside what the sandbox reads (a toolchain in the home folder): say
     so, and offer the user to run it once without the sandbox."""
-    blocked = "reading the program (it is outside the folders the sandbox reads)"
+    blocked = PROGRAM
     content = (
         f"Could not start {plan.argv[0]} inside the sandbox: permission denied. Its folder is not "
         "readable in the sandbox (the user can add it to the sandbox's readable folders in Settings)."

@@ -169,3 +169,29 @@ async def test_once_without_the_sandbox_runs_the_script_again_unconfined(
     assert result.ok and result.sandbox.startswith("not sandboxed")
     # "Once" stored no grant: the next sandboxed run is confined again.
     assert (await ok(app, "approvals.list"))["grants"] == []
+
+
+async def test_without_a_sandbox_the_mode_asks_and_the_card_says_not_sandboxed(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path, workspace: Path
+) -> None:
+    home = tmp_path / "userhome"
+    home.mkdir()
+    app, events = await make_app(env={"HOME": str(home), "PATH": "/usr/bin:/bin", "CASHCODE_SANDBOX": "off"})
+    await ok(app, "settings.update", {"approval_mode": "sandboxed"})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    fake_llm.script(_tool("exec", argv=["touch", "made.txt"]), {"text": "done"})
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "touch it", pid)
+    await events.until(lambda: "approval_required" in events.types(turn))
+    asked = next(e for e in events.of(ApprovalRequired) if e.turn_id == turn)
+    assert "(not sandboxed: disabled by CASHCODE_SANDBOX)" in asked.detail
+    assert not (workspace / "made.txt").exists()
+    await ok(app, "chat.approve", {"approval_id": asked.approval_id, "decision": "once"})
+    assert (await events.turn_end(turn)).type == "turn_done"
+    assert (workspace / "made.txt").exists()
+    result = next(e for e in events.of(ToolResultEvent) if e.name == "exec")
+    assert result.sandbox == "not sandboxed: disabled by CASHCODE_SANDBOX"
+    assert (
+        "Sandbox: not sandboxed: disabled by CASHCODE_SANDBOX"
+        in _tool_contents(fake_llm.model_requests()[-1])[-1]
+    )

@@ -428,6 +428,11 @@ class CashCodeApp:
         settings = self.ctx.settings.load()
         workspace = (overrides.workspace if overrides else None) or self.ctx.settings.workspace(settings)
         mode = (overrides.approval_mode if overrides else None) or self.ctx.settings.approval_mode(settings)
+        sandbox = None
+        if mode == "sandboxed":
+            from app.api.sandbox_setup import sandbox_spec  # ctypes and the probe: only in this mode
+
+            sandbox = sandbox_spec(self.ctx.paths, settings, self.ctx.env)
         return TurnEnvironment(
             workspace=workspace,
             max_iterations=self.ctx.settings.max_iterations(settings),
@@ -437,10 +442,12 @@ class CashCodeApp:
             stream=self.ctx.settings.stream,
             private_roots=private_app_roots(self.ctx.paths),
             env_allow=tuple(settings.exec_env),
+            sandbox=sandbox,
             policy=self.ctx.tools.policy(
                 mode=mode,
                 policies=settings.tool_policies,
                 ledger=self.ctx.ledger,
+                sandbox=sandbox,
             ),
         )
 

@@ -21,7 +21,7 @@ from app.contracts.errors import ApiFailure, say
 from app.contracts.events import SessionDeleted, SessionUpdated
 from app.contracts.messages import AttachmentRef, Mention, Message
 from app.contracts.provider import Provider, UsageReport
-from app.contracts.tools import ToolContext
+from app.contracts.tools import SandboxSpec, ToolContext
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
@@ -66,6 +66,7 @@ class TurnEnvironment:
     stream: bool = True
     private_roots: tuple[Path, ...] = ()  # the app's own folders: tools ask before reading them
     env_allow: tuple[str, ...] = ()  # extra environment names commands see (Settings)
+    sandbox: SandboxSpec | None = None  # the Sandboxed mode's confinement (None in other modes)
 
 
 @dataclass(frozen=True)
@@ -307,6 +308,7 @@ class ChatService:
                 allow_private_network=env.allow_private_network,
                 private_roots=env.private_roots,
                 env_allow=env.env_allow,
+                sandbox=env.sandbox,
             ),
             policy=env.policy,
             gate=self._d.gate,

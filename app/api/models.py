@@ -48,7 +48,7 @@ from app.contracts.replies import (
 ProviderKindName = Literal["chat_completions", "responses", "ollama"]
 Theme = Literal["light", "dark", "system"]
 Language = Literal["en", "zh-CN"]
-ApprovalMode = Literal["autonomous", "ask_writes", "read_only"]
+ApprovalMode = Literal["autonomous", "sandboxed", "ask_writes", "read_only"]
 Decision = Literal["deny", "once", "always"]
 
 
@@ -283,12 +283,31 @@ class SettingsView(ApiModel):
     max_iterations: int
     allow_private_network: bool
     exec_env: list[str] = Field(default_factory=list)  # extra environment names for commands
+    sandbox_hidden: list[str] = Field(default_factory=list)  # never readable in the sandbox
+    sandbox_readable: list[str] = Field(default_factory=list)  # readable in the sandbox
     local_api: bool = False
     skill_evolution: bool = False
     vision_models: dict[str, list[str]] = Field(default_factory=dict)  # provider id -> models
     model_prices: list[ModelPriceEntry] = Field(default_factory=list)
     close_to_tray: bool = True
     quick_ask_hotkey: str = ""
+
+
+AbsolutePath = Annotated[str, Field(pattern=r"^/[^\x00]*$")]
+
+
+class SandboxReport(ApiModel):
+    """What this machine supports for the Sandboxed mode and what the app does with it."""
+
+    landlock_abi: int  # 0: none
+    available: bool
+    reason: str
+    tcp_rules: bool  # Landlock ABI >= 4
+    user_namespaces: bool
+    bwrap: str | None
+    plan: str  # one sentence: what the app will do
+    never_readable: list[str]
+    readable: list[str]
 
 
 class SettingsPatch(ApiModel):
@@ -302,6 +321,8 @@ class SettingsPatch(ApiModel):
     exec_env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_()]{0,127}$")]] | None = Field(
         default=None, max_length=64
     )
+    sandbox_hidden: list[AbsolutePath] | None = Field(default=None, max_length=200)
+    sandbox_readable: list[AbsolutePath] | None = Field(default=None, max_length=200)
     local_api: bool | None = None
     skill_evolution: bool | None = None
     vision_models: dict[str, list[str]] | None = None

@@ -75,6 +75,8 @@ class SettingsService:
             max_iterations=s.max_iterations,
             allow_private_network=s.allow_private_network,
             exec_env=list(s.exec_env),
+            sandbox_hidden=list(s.sandbox_hidden),
+            sandbox_readable=list(s.sandbox_readable),
             local_api=s.local_api,
             skill_evolution=s.skill_evolution,
             vision_models={k: list(v) for k, v in s.vision_models.items()},

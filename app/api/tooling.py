@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.api import models as m
 from app.contracts.capability import Capability
 from app.contracts.messages import ToolSpec
-from app.contracts.tools import ApprovalLedger, PreparedCall, Tool
+from app.contracts.tools import ApprovalLedger, PreparedCall, SandboxSpec, Tool
 from app.core.approvals import Allow, Ask, Deny, PolicyDecision
 from app.core.context import ApprovalPolicy
 from app.settings.user_settings import ApprovalMode, ToolPolicy
@@ -63,15 +64,24 @@ class ToolCatalog:
         mode: ApprovalMode,
         policies: Mapping[str, ToolPolicy],
         ledger: ApprovalLedger,
+        sandbox: SandboxSpec | None = None,
     ) -> ApprovalPolicy:
         frozen = dict(policies)
+        available = sandbox is not None and sandbox.available
+        # Sandboxed mode without a sandbox asks as "ask_writes" does, and every question says why.
+        unconfined = f"\n(not sandboxed: {sandbox.reason})" if sandbox is not None and not available else ""
 
         def decide(tool: Tool, prepared: PreparedCall) -> PolicyDecision:
-            decision = tool_approvals.decide(tool, prepared, mode=mode, policies=frozen, ledger=ledger)
+            decision = tool_approvals.decide(
+                tool, prepared, mode=mode, policies=frozen, ledger=ledger, sandbox_available=available
+            )
             if isinstance(decision, tool_approvals.Allow):
-                return Allow()
+                return Allow(sandboxed=decision.sandboxed)
             if isinstance(decision, tool_approvals.Ask):
-                return Ask(decision.approval)
+                info = decision.approval
+                if unconfined and prepared.confinable:
+                    info = replace(info, detail=info.detail + unconfined)
+                return Ask(info)
             return Deny(decision.message)
 
         return decide

@@ -1,6 +1,7 @@
-"""`cashcode config show|trust|provider`: the effective, non-secret configuration and where each
-value comes from; trusting a workspace's config file to receive the environment API key; saved
-providers (app/cli/provider_cmd.py)."""
+"""`cashcode config show|trust|provider|sandbox`: the effective, non-secret configuration and
+where each value comes from; trusting a workspace's config file to receive the environment API
+key; saved providers (app/cli/provider_cmd.py); what this machine supports for the Sandboxed
+mode and what the app does with it."""
 
 from __future__ import annotations
 
@@ -27,6 +28,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     from app.cli import provider_cmd
 
     provider_cmd.add_parser(commands)
+    sandbox = commands.add_parser(
+        "sandbox", help="what this machine supports for the Sandboxed mode and what the app will do"
+    )
+    sandbox.add_argument("--json", action="store_true", help="print it as JSON")
+    sandbox.set_defaults(func=run_sandbox)
+
+
+def run_sandbox(args: argparse.Namespace) -> int:
+    from app.api.sandbox_setup import sandbox_report
+    from app.cli.runtime import paths_from_env
+    from app.settings.user_settings import SettingsError, SettingsStore
+
+    paths = paths_from_env(os.environ)
+    try:
+        user = SettingsStore(paths.settings_path).load()
+    except SettingsError as exc:
+        return fail(str(exc))
+    report = sandbox_report(paths, user, os.environ)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    print(f"Landlock:        {report.reason if report.available else f'no ({report.reason})'}")
+    print(f"TCP rules:       {'yes' if report.tcp_rules else 'no'}")
+    print(f"User namespaces: {'yes' if report.user_namespaces else 'no'}")
+    print(f"bwrap:           {report.bwrap or 'not installed'}")
+    print(f"Sandboxed mode:  {report.plan}")
+    print("Never readable:  " + ", ".join(report.never_readable))
+    if report.readable:
+        print("Also readable:   " + ", ".join(report.readable))
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -199,14 +199,18 @@ class TerminalTurn:
         gets is not for the user), the first line of a failure, and of an allowed change's
         result (a call that ran without asking prints nothing: its tool line is enough)."""
         first = event.output.splitlines()[0][:200] if event.output else ""
+        shown = f" ({event.sandbox})" if event.sandbox else ""
         if event.denied:
             asked = event.call_id in self._asked
             write_styled(self._err, "  ⊘ denied" if asked else f"  ⊘ denied: {first}", DIM)
             self._err.write("\n")
         elif not event.ok:
-            self._err.write(f"  ↳ {event.name}: {first}\n")
+            self._err.write(f"  ↳ {event.name}: {first}{shown}\n")
         elif event.call_id in self._asked:
-            write_styled(self._err, f"  ↳ {first or 'done'}", DIM)
+            write_styled(self._err, f"  ↳ {first or 'done'}{shown}", DIM)
+            self._err.write("\n")
+        elif event.sandbox:
+            write_styled(self._err, f"  ↳ {event.name}: {event.sandbox}", DIM)
             self._err.write("\n")
         else:
             return

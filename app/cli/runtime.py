@@ -62,9 +62,10 @@ def add_approval_flag(parser: argparse.ArgumentParser) -> None:
     """`ask` and `chat`: how tool calls are approved in this run (the saved setting is kept)."""
     parser.add_argument(
         "--approval-mode",
-        choices=["autonomous", "ask_writes", "read_only"],
-        help="autonomous: run every tool call; ask_writes: ask before changes (denied without a "
-        "terminal); read_only: refuse changes (default: the saved setting)",
+        choices=["autonomous", "sandboxed", "ask_writes", "read_only"],
+        help="autonomous: run every tool call; sandboxed: run programs confined without asking, "
+        "ask for anything more; ask_writes: ask before changes (denied without a terminal); "
+        "read_only: refuse changes (default: the saved setting)",
     )
 
 

@@ -41,9 +41,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.add_argument("--workspace", metavar="DIR", help="the folder its tools work in")
     add.add_argument(
         "--approval-mode",
-        choices=["read_only", "ask_writes", "autonomous"],
+        choices=["read_only", "ask_writes", "sandboxed", "autonomous"],
         default="read_only",
-        help="read_only (default): refuse changes; ask_writes: ask in the app; autonomous: run everything",
+        help="read_only (default): refuse changes; ask_writes: ask in the app; sandboxed: run programs "
+        "confined, ask for more; autonomous: run everything",
     )
     add.set_defaults(func=runner(_add))
     listing = commands.add_parser("list", help="list tasks with their next run and last status")

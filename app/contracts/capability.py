@@ -75,7 +75,7 @@ class TurnOverrides:
     a scheduled task runs with its own approval mode and workspace (nobody is there to ask,
     and the task's choice must hold whatever the app's mode is now)."""
 
-    approval_mode: Literal["autonomous", "ask_writes", "read_only"] | None = None
+    approval_mode: Literal["autonomous", "sandboxed", "ask_writes", "read_only"] | None = None
     workspace: Path | None = None
 
 

@@ -63,6 +63,10 @@ class ToolCallEvent(TurnEvent):
 # What an approval asks, by kind; the UI words each from `params` (approval.summary.<code>).
 ApprovalSummaryCode = Literal[
     "run_command",
+    # The Sandboxed mode: a confined run was blocked; run it once more without the sandbox.
+    "run_unsandboxed_network",
+    "run_unsandboxed_files",
+    "run_unsandboxed_program",
     "write_file_new",
     "write_file_overwrite",
     "edit_file",
@@ -126,6 +130,8 @@ class ToolResultEvent(TurnEvent):
     truncated: bool = False
     duration_ms: float = 0.0
     denied: bool = False  # refused (by the user or the policy): `output` is the note for the model
+    # The Sandboxed mode: "sandboxed" or "not sandboxed: <why>" for a program the call started.
+    sandbox: str = ""
 
 
 class UsageEvent(TurnEvent):

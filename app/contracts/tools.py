@@ -26,6 +26,16 @@ TOOL_OUTPUT_BUDGET = 20_000
 
 
 @dataclass(frozen=True)
+class SandboxSpec:
+    """The Sandboxed approval mode's confinement of the programs tools start (app/sandbox)."""
+
+    available: bool
+    reason: str  # available: what confines ("Landlock ABI 7 (files and TCP)"); else why not
+    hidden: tuple[Path, ...] = ()  # never readable, even inside the workspace (app folders, secrets)
+    readable: tuple[Path, ...] = ()  # extra read-only folders (Settings)
+
+
+@dataclass(frozen=True)
 class ToolContext:
     """Per-call environment. `workspace` is already a resolved real path."""
 
@@ -39,6 +49,7 @@ class ToolContext:
     private_roots: tuple[Path, ...] = ()
     env_allow: tuple[str, ...] = ()  # extra environment names commands may see (Settings)
     output_budget: int = TOOL_OUTPUT_BUDGET  # set by the loop from LoopDeps.max_tool_output_chars
+    sandbox: SandboxSpec | None = None  # set in the Sandboxed approval mode only
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,10 @@ class PreparedCall:
     args: Mapping[str, Any]
     approval: ApprovalInfo | None  # None: nothing to ask (read-only or safe command)
     state: Any = None  # tool-private, e.g. the resolved argv and cwd
+    # The tool can run this call inside the sandbox with no more rights than the policy gives
+    # (a program it starts); the Sandboxed mode then runs it without asking.
+    confinable: bool = False
+    sandboxed: bool = False  # set by the tool-call runner: the policy allowed it only confined
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,10 @@ class ToolResult:
     # The call never ran because the user (or the approval policy) refused it: the UI says
     # "Denied" and never shows `content`, which is written for the model.
     denied: bool = False
+    # A confined run that the sandbox seems to have blocked (network, a write outside): what to
+    # ask so it may run once more, without the sandbox. The runner asks; the result stands if not.
+    escalation: ApprovalInfo | None = None
+    sandbox: str = ""  # the Sandboxed mode: "sandboxed" or "not sandboxed: <why>" (cards, CLI)
 
 
 class ToolError(Exception):

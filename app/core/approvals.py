@@ -27,6 +27,8 @@ Outcome = Literal["deny", "once", "always", "cancelled"]
 class Allow:
     """Run without asking (read-only tool, safe command, standing grant, autonomous mode)."""
 
+    sandboxed: bool = False  # only confined (the Sandboxed mode): the runner marks the call
+
 
 @dataclass(frozen=True)
 class Ask:

@@ -25,6 +25,10 @@ from app.support.paging import cut_middle
 _log = logging.getLogger(__name__)
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
+ESCALATION_DENIED = (
+    "The user did not allow running it without the sandbox. Do not retry it; continue without "
+    "what the sandbox blocked, or tell the user what it needs."
+)
 
 
 def truncate_for_model(text: str, limit: int) -> tuple[str, bool]:
@@ -95,6 +99,7 @@ class ToolCallRunner:
                 truncated=cut or result.truncated,
                 duration_ms=(time.perf_counter() - started) * 1000,
                 denied=result.denied,
+                sandbox=result.sandbox,
             )
         )
         return Message(
@@ -115,10 +120,15 @@ class ToolCallRunner:
             arguments = _parse_arguments(call.arguments)
             check_known_keys(tool.parameters, arguments)
             prepared = await tool.prepare(arguments, ctx)
-            refusal = await self._approve(tool, prepared, call)
+            refusal, sandboxed = await self._approve(tool, prepared, call)
             if refusal is not None:
                 return refusal
-            return await tool.execute(prepared, ctx)
+            if sandboxed:
+                prepared = replace(prepared, sandboxed=True)
+            result = await tool.execute(prepared, ctx)
+            if result.escalation is not None and prepared.sandboxed:
+                return await self._escalate(tool, prepared, call, result)
+            return result
         except ToolError as exc:
             return _error(str(exc))
         except asyncio.CancelledError:
@@ -128,14 +138,34 @@ class ToolCallRunner:
             _log.debug("traceback of the failed tool %s", call.name, exc_info=True)
             return _error(f"the tool failed unexpectedly ({type(exc).__name__}: {exc})")
 
-    async def _approve(self, tool: Tool, prepared: PreparedCall, call: ToolCall) -> ToolResult | None:
-        """None when the call may run; otherwise the result telling the model why not."""
+    async def _escalate(
+        self, tool: Tool, prepared: PreparedCall, call: ToolCall, blocked: ToolResult
+    ) -> ToolResult:
+        """A confined run the sandbox blocked: ask to run it once more without the sandbox."""
+        assert blocked.escalation is not None
+        answer = await self._deps.gate.request(
+            chat_id=self._chat_id,
+            turn_id=self._turn_id,
+            call_id=call.id,
+            tool=call.name,
+            info=blocked.escalation,
+        )
+        if answer == "deny":
+            return replace(blocked, content=f"{blocked.content}\n\n{ESCALATION_DENIED}", escalation=None)
+        if answer == "always" and blocked.escalation.grant_key is not None:
+            self._deps.ledger.add(blocked.escalation.grant_key, chat_id=self._chat_id or None)
+        return await tool.execute(replace(prepared, sandboxed=False), self._ctx)
+
+    async def _approve(
+        self, tool: Tool, prepared: PreparedCall, call: ToolCall
+    ) -> tuple[ToolResult | None, bool]:
+        """(None, sandboxed) when the call may run; otherwise the result telling the model why not."""
         decision = self._deps.policy(tool, prepared)
         if isinstance(decision, Allow):
-            return None
+            return None, decision.sandboxed
         if isinstance(decision, Deny):
             refused = f"Error: this call is not allowed: {decision.message}"
-            return ToolResult(ok=False, content=refused, denied=True)
+            return ToolResult(ok=False, content=refused, denied=True), False
         assert isinstance(decision, Ask)
         answer = await self._deps.gate.request(
             chat_id=self._chat_id,
@@ -145,7 +175,7 @@ class ToolCallRunner:
             info=decision.info,
         )
         if answer == "deny":
-            return ToolResult(ok=False, content=DENIED_BY_USER, denied=True)
+            return ToolResult(ok=False, content=DENIED_BY_USER, denied=True), False
         if answer == "always" and decision.info.grant_key is not None:
             self._deps.ledger.add(decision.info.grant_key, chat_id=self._chat_id or None)
-        return None
+        return None, False

@@ -23,7 +23,7 @@ from app.support.atomic import atomic_write_text as write_text
 ProviderKind = Literal["chat_completions", "responses", "ollama"]
 Theme = Literal["system", "light", "dark"]
 Language = Literal["en", "zh-CN"]
-ApprovalMode = Literal["autonomous", "ask_writes", "read_only"]
+ApprovalMode = Literal["autonomous", "sandboxed", "ask_writes", "read_only"]
 ToolPolicy = Literal["always", "ask", "never"]
 
 # Lowercase slug or UUID: safe inside keyring names (`provider:<id>:api_key`) and URLs.
@@ -146,6 +146,19 @@ class UserSettings(_Frozen):
         if bad:
             raise ValueError(f"not environment variable names: {', '.join(bad)}")
         return list(dict.fromkeys(names))
+
+    # The Sandboxed mode (app/sandbox): absolute paths confined programs may never read (besides
+    # the listed secrets and the app's folders), and folders they may read besides the system.
+    sandbox_hidden: list[str] = Field(default_factory=list, max_length=200)
+    sandbox_readable: list[str] = Field(default_factory=list, max_length=200)
+
+    @field_validator("sandbox_hidden", "sandbox_readable")
+    @classmethod
+    def _absolute_paths(cls, paths: list[str]) -> list[str]:
+        bad = [p for p in paths if not p.startswith("/") or "\x00" in p]
+        if bad:
+            raise ValueError(f"not absolute paths: {', '.join(bad)}")
+        return list(dict.fromkeys(paths))
 
     local_api: bool = False  # desktop: serve the script API (serve.json) while the window is open
     memory_consolidation_chars: int = Field(default=40_000, ge=1_000, le=10_000_000)  # SPEC S5.2

@@ -41,6 +41,14 @@ from app.skills.runnable import normalise, package_digest, refusal
 from app.skills.runtime import SkillRuntime
 from app.skills.tools import loaded_entry, timeout_arg
 from app.skills.validate import validate_package
+from app.tools.confined import (
+    blocked_by_sandbox,
+    escalation,
+    run_confined,
+    runs_confined,
+    sandbox_note,
+    sandbox_status,
+)
 from app.tools.exec_env import command_env
 from app.tools.process import run_process
 from app.tools.process_output import render_outcome
@@ -118,7 +126,7 @@ class RunSkillScriptTool(Tool):
                 package=package,
             ),
         )
-        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan, confinable=True)
 
     def _launcher(self, script: Path) -> tuple[str, ...]:
         interpreter = _INTERPRETERS.get(script.suffix.lower())
@@ -151,10 +159,22 @@ class RunSkillScriptTool(Tool):
         env["SKILL_DIR"] = str(plan.skill_dir)
         # Python would write __pycache__ into the package and so change the pinned digest.
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+        confined = runs_confined(call, ctx)
         try:
-            outcome = await run_process(
-                plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP
-            )
+            if confined:  # the Skill's own folder readable besides the workspace policy
+                outcome = await run_confined(
+                    plan.argv,
+                    cwd=plan.cwd,
+                    env=env,
+                    timeout=plan.timeout,
+                    cap=OUTPUT_CAP,
+                    ctx=ctx,
+                    readable=(plan.skill_dir,),
+                )
+            else:
+                outcome = await run_process(
+                    plan.argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP
+                )
         except (FileNotFoundError, PermissionError) as exc:
             raise ToolError(f"Could not start the script: {exc.strerror or exc}.") from None
         head = (
@@ -162,10 +182,17 @@ class RunSkillScriptTool(Tool):
             if outcome.timed_out
             else f"Exit code: {outcome.returncode}"
         )
-        content, truncated = render_outcome(outcome, head=head, budget=ctx.output_budget)
+        status = sandbox_status(call, ctx)
+        blocked = blocked_by_sandbox(outcome) if confined else None
+        note = sandbox_note(status, blocked)
+        shown = f"{head}\n{note}" if note else head
+        content, truncated = render_outcome(outcome, head=shown, budget=ctx.output_budget)
+        grant = call.approval.grant_key if call.approval else None
         return ToolResult(
             ok=outcome.returncode == 0 and not outcome.timed_out,
             content=content,
             truncated=truncated,
             metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
+            escalation=escalation(plan.argv, plan.cwd, blocked, grant) if blocked else None,
+            sandbox=status,
         )

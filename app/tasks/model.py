@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ApprovalMode = Literal["read_only", "ask_writes", "autonomous"]
+ApprovalMode = Literal["read_only", "ask_writes", "sandboxed", "autonomous"]
 ChatMode = Literal["same_chat", "new_chat"]  # one chat per task, or a new chat per run
 MissedPolicy = Literal["run_once", "skip"]  # runs missed while the app was closed
 RunStatus = Literal["running", "ok", "failed", "skipped", "missed"]

@@ -9,7 +9,10 @@ Order of rules (first match wins):
 4. a standing grant matches the call's grant key    -> allow (granted)
 5. per-tool policy "ask" (explicit)                 -> ask, even for read-only tools and safe
    commands (the user asked to be asked)
-6. no policy entry: read-only tool -> allow (read_only); a call the tool prepared with
+6. mode "sandboxed", a sandbox available and a call the tool can run confined
+   (`prepared.confinable`: a program it starts, a write inside the workspace) -> allow, confined
+   (sandboxed). With no sandbox available the mode asks as "ask_writes" does.
+7. no policy entry: read-only tool -> allow (read_only); a call the tool prepared with
    `approval=None` (a vetted safe command) -> allow (safe_command); mode "autonomous" -> allow
    (autonomous); otherwise ask.
 
@@ -29,9 +32,9 @@ from typing import Literal
 
 from app.contracts.tools import ApprovalInfo, ApprovalLedger, PreparedCall, Tool, summary
 
-Mode = Literal["autonomous", "ask_writes", "read_only"]
+Mode = Literal["autonomous", "sandboxed", "ask_writes", "read_only"]
 Policy = Literal["always", "ask", "never"]
-AllowReason = Literal["read_only", "safe_command", "granted", "policy_always", "autonomous"]
+AllowReason = Literal["read_only", "safe_command", "granted", "policy_always", "autonomous", "sandboxed"]
 DEFAULT_MODE: Mode = "ask_writes"
 
 
@@ -39,6 +42,7 @@ DEFAULT_MODE: Mode = "ask_writes"
 class Allow:
     reason: AllowReason
     kind: Literal["allow"] = "allow"
+    sandboxed: bool = False  # run it confined (the Sandboxed mode allowed only that)
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ def decide(
     mode: Mode,
     policies: Mapping[str, Policy],
     ledger: ApprovalLedger,
+    sandbox_available: bool = False,
 ) -> Decision:
     policy = policies.get(tool.name)
     # A read-only tool may still prepare an approval (reading the app's own data, a hard link):
@@ -83,6 +88,8 @@ def decide(
         return Allow("granted")
     if policy == "ask":
         return Ask(prepared.approval or _generic_approval(tool, prepared))
+    if mode == "sandboxed" and sandbox_available and prepared.confinable:
+        return Allow("sandboxed", sandboxed=True)
     if prepared.approval is None:
         return Allow("read_only" if tool.read_only else "safe_command")
     if mode == "autonomous":

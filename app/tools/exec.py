@@ -25,8 +25,23 @@ from app.contracts.tools import (
     ToolResult,
     summary,
 )
+from app.tools.confined import (
+    PROGRAM,
+    blocked_by_sandbox,
+    escalation,
+    run_confined,
+    runs_confined,
+    sandbox_note,
+    sandbox_status,
+)
 from app.tools.exec_env import command_env, is_git_executable
-from app.tools.git_guard import git_problem, hardened_approved_git_argv, hardened_git_argv, is_hardened
+from app.tools.git_guard import (
+    git_identity,
+    git_problem,
+    hardened_approved_git_argv,
+    hardened_git_argv,
+    is_hardened,
+)
 from app.tools.process import run_process
 from app.tools.process_output import render_outcome
 from app.tools.safe_commands import Verdict, classify
@@ -76,7 +91,7 @@ class ExecTool(Tool):
                 argv = hardened_git_argv(argv)
         plan = ExecPlan(argv, cwd, timeout or DEFAULT_TIMEOUT_S, verdict)
         approval = None if verdict.safe else _approval(plan, ctx)
-        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=plan, confinable=True)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         plan: ExecPlan = call.state
@@ -84,22 +99,58 @@ class ExecTool(Tool):
         env = command_env(self._base_env(), is_git=is_git, extra=ctx.env_allow)
         # An approved git call runs hardened too; the approval and grant keep the argv as shown.
         argv = hardened_approved_git_argv(plan.argv) if is_git and not is_hardened(plan.argv) else plan.argv
+        confined = runs_confined(call, ctx)
         try:
-            outcome = await run_process(argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP)
-        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            if confined:
+                if is_git:  # its own empty $HOME: who commits comes across, nothing else
+                    env.update(await git_identity(plan.argv[0], cwd=plan.cwd, env=env))
+                outcome = await run_confined(
+                    argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP, ctx=ctx
+                )
+            else:
+                outcome = await run_process(argv, cwd=plan.cwd, env=env, timeout=plan.timeout, cap=OUTPUT_CAP)
+        except PermissionError as exc:
+            if not confined:
+                raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
+            return _not_started_in_sandbox(call, plan, ctx)
+        except (FileNotFoundError, NotADirectoryError) as exc:
             raise ToolError(f"Could not start {plan.argv[0]}: {exc.strerror or exc}.") from exc
         head = (
             f"Timed out after {plan.timeout} s; the process and its children were killed."
             if outcome.timed_out
             else f"Exit code: {outcome.returncode}"
         )
-        content, truncated = render_outcome(outcome, head=head, budget=ctx.output_budget)
+        status = sandbox_status(call, ctx)
+        blocked = blocked_by_sandbox(outcome) if confined else None
+        note = sandbox_note(status, blocked)
+        shown = f"{head}\n{note}" if note else head
+        content, truncated = render_outcome(outcome, head=shown, budget=ctx.output_budget)
+        grant = call.approval.grant_key if call.approval else _approval(plan, ctx).grant_key
         return ToolResult(
             ok=outcome.returncode == 0 and not outcome.timed_out,
             content=content,
             truncated=truncated,
-            metadata={"exit_code": outcome.returncode, "timed_out": outcome.timed_out, "pid": outcome.pid},
+            metadata={
+                "exit_code": outcome.returncode,
+                "timed_out": outcome.timed_out,
+                "pid": outcome.pid,
+            },
+            escalation=escalation(plan.argv, plan.cwd, blocked, grant) if blocked else None,
+            sandbox=status,
         )
+
+
+def _not_started_in_sandbox(call: PreparedCall, plan: ExecPlan, ctx: ToolContext) -> ToolResult:
+    """The program lies outside what the sandbox reads (a toolchain in the home folder): say
+    so, and offer the user to run it once without the sandbox."""
+    blocked = PROGRAM
+    content = (
+        f"Could not start {plan.argv[0]} inside the sandbox: permission denied. Its folder is not "
+        "readable in the sandbox (the user can add it to the sandbox's readable folders in Settings)."
+    )
+    grant = call.approval.grant_key if call.approval else _approval(plan, ctx).grant_key
+    asked = escalation(plan.argv, plan.cwd, blocked, grant)
+    return ToolResult(ok=False, content=content, escalation=asked, sandbox="sandboxed")
 
 
 def resolve_program(name: str, *, cwd: Path, path_env: str) -> str:

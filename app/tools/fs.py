@@ -38,6 +38,15 @@ def _path_state(args: Mapping[str, Any], ctx: ToolContext, *, for_write: bool) -
     return PathState(path=path, shown=display_path(path, ctx))
 
 
+def _plain_workspace_file(ps: PathState, ctx: ToolContext) -> bool:
+    """A write the Sandboxed mode allows unasked: inside the workspace (already checked), not in
+    the app's folders or a path the sandbox hides, not a hard link to a file elsewhere."""
+    hidden = ctx.sandbox.hidden if ctx.sandbox else ()
+    if any(ps.path == h or ps.path.is_relative_to(h) for h in hidden):
+        return False
+    return read_guard_reason(ps.path, ctx, ps.shown) is None
+
+
 def guarded_read(path: Path, shown: str, ctx: ToolContext, *, verb: str = "Read") -> ApprovalInfo | None:
     """An approval for reading where the workspace boundary alone is not enough (the app's own
     data folder, hard links); None for ordinary files. No "always": each such read is asked."""
@@ -146,7 +155,8 @@ class WriteFileTool(Tool):
             ),
         )
         state = WriteState(ps.path, ps.shown, data, overwrite)
-        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
+        confinable = _plain_workspace_file(ps, ctx)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state, confinable=confinable)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: WriteState = call.state
@@ -223,7 +233,8 @@ class EditFileTool(Tool):
             summary=summary("edit_file", diff, path=ps.path),
         )
         state = EditState(ps.path, ps.shown, _sha(text), new_text)
-        return PreparedCall(tool=self.name, args=args, approval=approval, state=state)
+        confinable = _plain_workspace_file(ps, ctx)
+        return PreparedCall(tool=self.name, args=args, approval=approval, state=state, confinable=confinable)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         st: EditState = call.state

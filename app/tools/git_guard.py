@@ -159,3 +159,30 @@ async def git_problem(git: str, *, cwd: Path, ctx: ToolContext, env: Mapping[str
         if (key, value) not in _STANDARD_LFS:
             return f"git config `{key}` can make git run other programs"
     return None
+
+
+_IDENTITY = {
+    "user.name": ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"),
+    "user.email": ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"),
+}
+
+
+async def git_identity(git: str, *, cwd: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """The user's name and e-mail from git's global config, as the variables git reads.
+
+    A sandboxed git gets its own empty $HOME (the real one is not readable there), so `commit`
+    would not know who is committing. Only these two values cross, not the file (which may hold
+    credentials in URLs or helpers)."""
+    found = await run_process(
+        [git, "config", "--global", "--get-regexp", r"^user\.(name|email)$"],
+        cwd=cwd,
+        env=env,
+        timeout=PROBE_TIMEOUT_S,
+        cap=4096,
+    )
+    identity: dict[str, str] = {}
+    for line in found.stdout.data.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        for name in _IDENTITY.get(key.lower(), ()):
+            identity[name] = value
+    return identity

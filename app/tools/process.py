@@ -19,11 +19,16 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+# Starts argv with subprocess.Popen's keyword arguments (the sandbox's confined start).
+Popen = Callable[..., "subprocess.Popen[bytes]"]
 
 RUN_TAG_VAR = "CASHCODE_RUN_TAG"
 TERM_GRACE_S = 0.2  # SIGTERM first so well-behaved programs can clean up, then SIGKILL
@@ -58,18 +63,26 @@ async def run_process(
     env: Mapping[str, str],
     timeout: float,  # noqa: ASYNC109  on timeout the process is killed and timed_out reported, no cancel
     cap: int,
+    popen: Popen | None = None,
 ) -> ProcessOutcome:
-    """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell)."""
+    """Run `argv` exactly (no PATH lookup beyond what argv[0] already is, no shell).
+
+    `popen` starts it instead of asyncio (the sandbox starts it from a confined thread:
+    app/sandbox/confine.py); everything after the start is the same."""
     tag = uuid.uuid4().hex
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
-        env={**env, RUN_TAG_VAR: tag},
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
+    options: dict[str, Any] = {
+        "cwd": str(cwd),
+        "env": {**env, RUN_TAG_VAR: tag},
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "start_new_session": True,
+    }
+    proc: asyncio.subprocess.Process | _Adopted
+    if popen is None:
+        proc = await asyncio.create_subprocess_exec(*argv, **options)
+    else:
+        proc = await _Adopted.start(popen(argv, **options))
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Capture(cap), _Capture(cap)
     readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]
@@ -95,17 +108,61 @@ async def run_process(
             task.cancel()
         _signal_group(proc.pid, signal.SIGKILL)  # sweep stragglers; harmless if the group is gone
         kill_escaped(proc.pid, tag)
+        if isinstance(proc, _Adopted):
+            proc.close()
     return ProcessOutcome(proc.returncode, out.result(), err.result(), timed_out, proc.pid)
 
 
-async def _exited(proc: asyncio.subprocess.Process) -> None:
+class _Adopted:
+    """A child started by `subprocess.Popen` elsewhere, seen as asyncio's Process is here:
+    pid, returncode, wait() and the two pipes as stream readers."""
+
+    def __init__(self, child: subprocess.Popen[bytes]) -> None:
+        self._child = child
+        self.pid = child.pid
+        self.stdout: asyncio.StreamReader | None = None
+        self.stderr: asyncio.StreamReader | None = None
+        self._transports: list[asyncio.BaseTransport] = []
+
+    @classmethod
+    async def start(cls, child: subprocess.Popen[bytes]) -> _Adopted:
+        adopted = cls(child)
+        loop = asyncio.get_running_loop()
+        readers = []
+        for pipe in (child.stdout, child.stderr):
+            reader = asyncio.StreamReader(limit=READ_CHUNK)
+            transport, _ = await loop.connect_read_pipe(_given(asyncio.StreamReaderProtocol(reader)), pipe)
+            adopted._transports.append(transport)
+            readers.append(reader)
+        adopted.stdout, adopted.stderr = readers
+        return adopted
+
+    @property
+    def returncode(self) -> int | None:
+        return self._child.poll()
+
+    async def wait(self) -> int:
+        while (code := self._child.poll()) is None:  # noqa: ASYNC110  no child watcher owns this pid
+            await asyncio.sleep(0.02)
+        return code
+
+    def close(self) -> None:
+        for transport in self._transports:
+            transport.close()
+
+
+def _given(protocol: asyncio.StreamReaderProtocol) -> Callable[[], asyncio.StreamReaderProtocol]:
+    return lambda: protocol
+
+
+async def _exited(proc: asyncio.subprocess.Process | _Adopted) -> None:
     """Until the direct child has exited. Not `proc.wait()`: on Python 3.11 that also waits for
     the pipes to close, which a descendant that escaped the group could hold open forever."""
     while proc.returncode is None:  # noqa: ASYNC110  polled on purpose (docstring): no event to await
         await asyncio.sleep(0.02)
 
 
-async def kill_group(proc: asyncio.subprocess.Process) -> None:
+async def kill_group(proc: asyncio.subprocess.Process | _Adopted) -> None:
     """SIGTERM the group, give it a moment, SIGKILL it, and reap the direct child."""
     _signal_group(proc.pid, signal.SIGTERM)
     try:

@@ -17,6 +17,8 @@ let settings: SettingsView = {
   max_iterations: 20,
   allow_private_network: false,
   exec_env: [],
+  sandbox_hidden: [],
+  sandbox_readable: [],
   local_api: false,
   skill_evolution: false,
   vision_models: {},

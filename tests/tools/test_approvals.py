@@ -309,3 +309,67 @@ def test_an_optional_option_value_never_hides_a_path_argument(workspace: Path, c
     assert check_arguments("ls", ["--color", "/etc"], cwd=workspace, ctx=ctx) is not None
     assert check_arguments("ls", ["--color=never", "."], cwd=workspace, ctx=ctx) is None
     assert check_arguments("git log", ["--pretty=oneline", "-n", "3"], cwd=workspace, ctx=ctx) is None
+
+
+# ---- the Sandboxed mode (issue 36) -----------------------------------------------------------
+
+
+async def sandboxed(
+    tool: Tool,
+    args: dict[str, Any],
+    ctx: ToolContext,
+    ledger: MemoryLedger,
+    *,
+    available: bool = True,
+    **kw: Any,
+) -> Decision:
+    prepared = await tool.prepare(args, ctx)
+    return decide(
+        tool,
+        prepared,
+        mode="sandboxed",
+        policies=kw.get("policies", {}),
+        ledger=ledger,
+        sandbox_available=available,
+    )
+
+
+async def test_sandboxed_mode_runs_programs_and_workspace_writes_confined_without_asking(
+    ctx: ToolContext, ledger: MemoryLedger
+) -> None:
+    run = await sandboxed(ExecTool(), {"argv": ["python3", "-c", "print(1)"]}, ctx, ledger)
+    assert run == Allow("sandboxed", sandboxed=True)
+    safe = await sandboxed(ExecTool(), {"argv": ["ls"]}, ctx, ledger)
+    assert safe == Allow("sandboxed", sandboxed=True)  # even a vetted command runs confined
+    write = await sandboxed(WriteFileTool(), {"path": "n.txt", "content": "x"}, ctx, ledger)
+    assert write == Allow("sandboxed", sandboxed=True)
+
+
+async def test_sandboxed_mode_without_a_sandbox_asks_as_ask_writes_does(
+    ctx: ToolContext, ledger: MemoryLedger
+) -> None:
+    run = await sandboxed(ExecTool(), {"argv": ["python3", "-c", "print(1)"]}, ctx, ledger, available=False)
+    assert isinstance(run, Ask) and run.approval.grant_key is not None
+
+
+async def test_sandboxed_mode_keeps_grants_unconfined_and_the_users_ask_policy(
+    ctx: ToolContext, ledger: MemoryLedger
+) -> None:
+    argv = ["python3", "-c", "print(1)"]
+    asked = await decision(ExecTool(), {"argv": argv}, ctx, ledger)
+    assert isinstance(asked, Ask) and asked.approval.grant_key is not None
+    ledger.add(asked.approval.grant_key)
+    granted = await sandboxed(ExecTool(), {"argv": argv}, ctx, ledger)
+    assert granted == Allow("granted")  # "Always" was for an unsandboxed run of exactly this argv
+    policy = await sandboxed(ExecTool(), {"argv": ["ls"]}, ctx, ledger, policies={"exec": "ask"})
+    assert isinstance(policy, Ask)
+
+
+async def test_sandboxed_mode_asks_for_writes_into_the_apps_folders(
+    workspace: Path, ledger: MemoryLedger
+) -> None:
+    private = workspace / "appdata"
+    private.mkdir()
+    ctx = ToolContext(workspace=workspace, private_roots=(private,))
+    write = await sandboxed(WriteFileTool(), {"path": "appdata/x.txt", "content": "x"}, ctx, ledger)
+    assert isinstance(write, Ask)

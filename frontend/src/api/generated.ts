@@ -57,7 +57,7 @@ export interface ApprovalResolved {
  * `exact`, the text shown verbatim (the command line, the diff, the arguments; no prose).
  */
 export interface ApprovalSummary {
-  code: "run_command" | "write_file_new" | "write_file_overwrite" | "edit_file" | "protected_private" | "protected_hardlink" | "fetch_url" | "web_search" | "use_tool" | "mcp_tool" | "mcp_tool_read_only" | "skill_script" | "skill_create" | "skill_update" | "note_create" | "note_delete" | "todo_add" | "todo_complete" | "todo_delete" | "memory_add" | "memory_change" | "memory_delete" | "memory_file_add";
+  code: "run_command" | "run_unsandboxed_network" | "run_unsandboxed_files" | "run_unsandboxed_program" | "write_file_new" | "write_file_overwrite" | "edit_file" | "protected_private" | "protected_hardlink" | "fetch_url" | "web_search" | "use_tool" | "mcp_tool" | "mcp_tool_read_only" | "skill_script" | "skill_create" | "skill_update" | "note_create" | "note_delete" | "todo_add" | "todo_complete" | "todo_delete" | "memory_add" | "memory_change" | "memory_delete" | "memory_file_add";
   params: Record<string, string>;
   exact: string;
 }
@@ -1492,11 +1492,13 @@ export interface SettingsPatch {
   theme?: "light" | "dark" | "system" | null;
   language?: "en" | "zh-CN" | null;
   workspace?: string | null;
-  approval_mode?: "autonomous" | "ask_writes" | "read_only" | null;
+  approval_mode?: "autonomous" | "sandboxed" | "ask_writes" | "read_only" | null;
   tool_policies?: Record<string, "always" | "ask" | "never"> | null;
   max_iterations?: number | null;
   allow_private_network?: boolean | null;
   exec_env?: string[] | null;
+  sandbox_hidden?: string[] | null;
+  sandbox_readable?: string[] | null;
   local_api?: boolean | null;
   skill_evolution?: boolean | null;
   vision_models?: Record<string, string[]> | null;
@@ -1510,11 +1512,13 @@ export interface SettingsView {
   language: "en" | "zh-CN";
   workspace: string;
   last_model: ModelRef | null;
-  approval_mode: "autonomous" | "ask_writes" | "read_only";
+  approval_mode: "autonomous" | "sandboxed" | "ask_writes" | "read_only";
   tool_policies: Record<string, "always" | "ask" | "never">;
   max_iterations: number;
   allow_private_network: boolean;
   exec_env: string[];
+  sandbox_hidden: string[];
+  sandbox_readable: string[];
   local_api: boolean;
   skill_evolution: boolean;
   vision_models: Record<string, string[]>;
@@ -1716,7 +1720,7 @@ export interface TaskDraft {
   provider_id?: string | null;
   model?: string | null;
   workspace?: string | null;
-  approval_mode?: "read_only" | "ask_writes" | "autonomous";
+  approval_mode?: "read_only" | "ask_writes" | "sandboxed" | "autonomous";
   chat_mode?: "same_chat" | "new_chat";
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
@@ -1782,7 +1786,7 @@ export interface TaskView {
   provider_id: string | null;
   model: string | null;
   workspace: string | null;
-  approval_mode: "read_only" | "ask_writes" | "autonomous";
+  approval_mode: "read_only" | "ask_writes" | "sandboxed" | "autonomous";
   chat_mode: "same_chat" | "new_chat";
   missed_policy: "run_once" | "skip";
   enabled: boolean;
@@ -1860,6 +1864,7 @@ export interface ToolResultEvent {
   truncated: boolean;
   duration_ms: number;
   denied: boolean;
+  sandbox: string;
 }
 
 export interface TraceList {

@@ -28,6 +28,7 @@ export interface ToolView {
   durationMs: number | null;
   note?: string; // the latest progress or log line from an MCP server while the call runs
   lines?: string[]; // the recent progress and log lines of an MCP call (newest last, capped)
+  sandbox?: string; // the Sandboxed mode: "sandboxed" or "not sandboxed: <why>"
 }
 
 /** How many MCP progress/log lines a tool card keeps (the newest ones). */
@@ -130,6 +131,7 @@ export function setToolResult(entry: AssistantEntry, ev: ToolResultEvent): void 
   tool.output = ev.output;
   tool.truncated = ev.truncated;
   tool.durationMs = ev.duration_ms;
+  if (ev.sandbox) tool.sandbox = ev.sandbox;
 }
 
 /** An MCP progress/log notification: shown on the running card of that tool (the newest one). */

@@ -74,7 +74,8 @@ describe("a route failure", () => {
 
 // Every summary code of the backend (a code missing here fails the type check).
 const SUMMARY_CODES: Record<ApprovalSummary["code"], true> = {
-  run_command: true, write_file_new: true, write_file_overwrite: true, edit_file: true,
+  run_command: true, run_unsandboxed_network: true, run_unsandboxed_files: true, run_unsandboxed_program: true,
+  write_file_new: true, write_file_overwrite: true, edit_file: true,
   protected_private: true, protected_hardlink: true, fetch_url: true, web_search: true,
   use_tool: true, mcp_tool: true, mcp_tool_read_only: true, skill_script: true,
   skill_create: true, skill_update: true, note_create: true, note_delete: true, todo_add: true,

@@ -18,7 +18,7 @@ function backend(info: Partial<AppInfo> = {}): FakeTransport {
     .on("app.info", () => ({ ...INFO, ...info }))
     .on("settings.get", () => ({
       theme: "light", language: "en", workspace: "/w", last_model: { provider_id: "p1", model: "m1" },
-      approval_mode: "ask_writes", tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
+      approval_mode: "ask_writes", tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], sandbox_hidden: [], sandbox_readable: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
     }))
     .on("chats.list", () => ({ chats: [summary("c1", "Existing chat")], next_before: null }))
     .on("chats.get", ({ chat_id }) => ({ chat: summary(chat_id, "Existing chat"), messages: [], has_more: false, viewing: null }))

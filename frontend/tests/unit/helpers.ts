@@ -10,7 +10,7 @@ export const NOW = "2026-11-30T09:00:00Z";
 export function settingsView(overrides: Partial<SettingsView> = {}): SettingsView {
   return {
     theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
-    tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], local_api: false,
+    tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], sandbox_hidden: [], sandbox_readable: [], local_api: false,
     skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
     ...overrides,
   };
@@ -44,7 +44,7 @@ export function turn(chat_id: string, turn_id: string) {
     delta: (text: string, channel: "text" | "reasoning" = "text"): AppEvent => ({ type: "delta", chat_id, turn_id, text, channel }),
     tool: (call_id: string, name = "read_file", args = '{"path":"a.txt"}'): AppEvent => ({ type: "tool_call", chat_id, turn_id, call_id, name, arguments: args }),
     result: (call_id: string, ok = true, output = "content"): AppEvent => ({
-      type: "tool_result", chat_id, turn_id, call_id, name: "read_file", ok, output, truncated: false, duration_ms: 12, denied: false,
+      type: "tool_result", chat_id, turn_id, call_id, name: "read_file", ok, output, truncated: false, duration_ms: 12, denied: false, sandbox: "",
     }),
     approval: (approval_id: string, call_id: string, can_always = true): AppEvent => ({
       type: "approval_required", chat_id, turn_id, approval_id, call_id, tool: "exec", title: "Run a command",

@@ -13,7 +13,7 @@ import { mountWith, tick } from "./mount";
 const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
 const SETTINGS: SettingsView = {
   theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
-  tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
+  tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], sandbox_hidden: [], sandbox_readable: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
 };
 
 afterEach(() => {

@@ -30,6 +30,17 @@ describe("tool card", () => {
     expect(output()).toBe(long);
   });
 
+  it("says whether the program ran sandboxed, and why not", async () => {
+    const boxed = await mountWith(ToolCard, { props: { tool: tool({ name: "exec", sandbox: "sandboxed" }) } });
+    expect(boxed.wrapper.get('[data-testid="tool-sandbox"]').text()).toBe("sandboxed");
+    const open = await mountWith(ToolCard, {
+      props: { tool: tool({ name: "exec", sandbox: "not sandboxed: disabled by CASHCODE_SANDBOX" }) },
+    });
+    expect(open.wrapper.get('[data-testid="tool-sandbox"]').text()).toBe("not sandboxed (disabled by CASHCODE_SANDBOX)");
+    const other = await mountWith(ToolCard, { props: { tool: tool() } });
+    expect(other.wrapper.find('[data-testid="tool-sandbox"]').exists()).toBe(false);
+  });
+
   it("marks errors", async () => {
     const { wrapper } = await mountWith(ToolCard, { props: { tool: tool({ status: "error", output: "permission denied" }) } });
     expect(wrapper.get('[data-testid="tool-card"]').classes()).toContain("tool-error");

@@ -1,0 +1,100 @@
+"""Build the confinement for one program and start it confined.
+
+The app opens every path and builds the Landlock ruleset, so every error is reported before
+anything starts. Then a fresh thread restricts *itself* (no_new_privs and Landlock apply to the
+calling thread only) and starts the program from there: the child inherits the thread's
+domain, and the thread ends right after, so the restriction ends with it. Why not
+`preexec_fn` (restrict in the child between fork and exec): it makes Python fork instead of
+vfork and run Python code in the forked child, 20 ms per start on a loaded 2-core machine and
+the documented thread hazard; a launcher process (`python -I -S`) costs ~10 ms more per start.
+The thread costs about nothing (docs/decisions.md 314, bench/bench_sandbox.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.sandbox import landlock as ll
+from app.sandbox.policy import Policy, rules
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be set up; the program was not started."""
+
+
+@dataclass
+class Confinement:
+    ruleset_fd: int
+    temp: Path
+    lock: ll.Landlock
+    env: dict[str, str]  # TMPDIR and friends, HOME: the private temp folder
+
+    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        """`subprocess.Popen(argv, **kwargs)` from a thread confined by the ruleset. Raises what
+        Popen raises (PermissionError: the program is not readable in the sandbox), or
+        SandboxError when the thread could not confine itself (then nothing was started)."""
+        started: list[subprocess.Popen[bytes]] = []
+        failed: list[BaseException] = []
+
+        def confined_start() -> None:
+            try:
+                self.lock.restrict(self.ruleset_fd)
+            except OSError as exc:
+                failed.append(SandboxError(str(exc)))
+                return
+            try:
+                started.append(subprocess.Popen(argv, **kwargs))
+            except BaseException as exc:  # handed to the caller's thread as it is
+                failed.append(exc)
+
+        # A thread of its own, never a pool's: the restriction is permanent for the thread.
+        thread = threading.Thread(target=confined_start, name="cashcode-sandbox-start", daemon=True)
+        thread.start()
+        thread.join()
+        if failed:
+            raise failed[0]
+        return started[0]
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.ruleset_fd)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def private_temp() -> Path:
+    return Path(tempfile.mkdtemp(prefix="cashcode-sandbox-"))
+
+
+def confine(policy: Policy, lock: ll.Landlock, abi: int) -> Confinement:
+    """Build the ruleset for `policy` (its temp folder already made by `private_temp`)."""
+    if abi < 1:
+        raise SandboxError("Landlock is not available")
+    try:
+        pairs = rules(policy)
+    except ValueError as exc:
+        raise SandboxError(str(exc)) from exc
+    handled = ll.fs_rights(abi)
+    net = 0 if policy.network or abi < 4 else ll.BIND_TCP | ll.CONNECT_TCP
+    scoped = ll.SCOPE_ABSTRACT_UNIX_SOCKET | ll.SCOPE_SIGNAL if abi >= 6 else 0
+    try:
+        fd = lock.create(abi=abi, fs=handled, net=net, scoped=scoped)
+    except OSError as exc:
+        raise SandboxError(str(exc)) from exc
+    try:
+        for path, rights in pairs:
+            lock.allow_path(fd, path, rights & handled)
+    except OSError as exc:
+        os.close(fd)
+        raise SandboxError(str(exc)) from exc
+    temp = str(policy.temp)
+    env = {"TMPDIR": temp, "TMP": temp, "TEMP": temp, "HOME": temp}
+    return Confinement(fd, policy.temp, lock, env)

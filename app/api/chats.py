@@ -26,8 +26,9 @@ from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
 from app.core.prompt import build_system_prompt, load_persona
-from app.core.turn import run_turn
+from app.core.turn import TurnOutcome, run_turn
 from app.core.turns import ChatBusy, TurnManager
+from app.llm.gate import turn_scope
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chat_versions import OffPath
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
@@ -261,7 +262,13 @@ class ChatService:
             raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
         # Titled before the turn starts (its first events), with the store work off the loop.
         record = await self._title_new_chat(spec)
-        self._d.turns.start(spec, lambda s: run_turn(s, deps))
+
+        async def run(s: TurnSpec) -> TurnOutcome:
+            # The whole turn (its tool steps too) keeps background calls to this provider out.
+            async with turn_scope(provider):
+                return await run_turn(s, deps)
+
+        self._d.turns.start(spec, run)
         if record is not None:
             self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)

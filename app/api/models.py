@@ -200,6 +200,9 @@ class ProviderView(ApiModel):
     base_url: str
     api_key: str  # MASK when a key is stored, "" when none — never the secret
     has_key: bool
+    # Model calls at once: None = the default (1 local, no limit remote), 0 = no limit.
+    parallel_requests: int | None = None
+    local: bool = False  # on this computer or an Ollama kind (the defaults follow it)
 
 
 class ProviderList(ApiModel):
@@ -212,6 +215,8 @@ class ProviderInput(ApiModel):
     kind: ProviderKindName
     base_url: str = Field(min_length=1, max_length=2000)
     api_key: str = ""  # MASK keeps the stored key; "" clears it
+    # None: the default (1 for a local provider, no limit for a remote one); 0: no limit.
+    parallel_requests: int | None = Field(default=None, ge=0, le=64)
 
 
 class ProviderRef(ApiModel):

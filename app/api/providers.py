@@ -16,6 +16,8 @@ from app.api import models as m
 from app.contracts.errors import ApiFailure, say
 from app.contracts.events import ErrorInfo
 from app.contracts.provider import ModelInfo, Provider, ProviderConfig, ProviderError, ProviderKind
+from app.llm.gate import GatedProvider, ProviderGate
+from app.llm.local import is_local, parallel_limit
 from app.settings.secrets import SecretStore, provider_key_name
 from app.settings.user_settings import ProviderProfile, SettingsStore, UserSettings
 
@@ -46,7 +48,9 @@ class ProviderService:
         self._settings = settings
         self._secrets = secrets
         self._factory = factory
-        self._cache: dict[str, Provider] = {}
+        # Each live provider behind its gate (app/llm/gate.py): turns get it as it is (their
+        # calls are foreground), background work gets `background(id)`.
+        self._cache: dict[str, GatedProvider] = {}
         self._overrides: dict[str, ProviderConfig] = {}
         # Replaced providers are closed only at shutdown: a running turn may still stream on one.
         self._retired: list[Provider] = []
@@ -62,9 +66,19 @@ class ProviderService:
         return provider_id in self._overrides
 
     def get(self, provider_id: str) -> Provider:
+        """The provider for a user's turn (its calls come first at its gate)."""
+        return self._gated(provider_id)
+
+    def background(self, provider_id: str) -> Provider:
+        """The same provider for background work (consolidation, Dream, the skill evolver): on
+        a provider with a limit it waits for the turns and is cancelled and retried for them."""
+        return self._gated(provider_id).as_background()
+
+    def _gated(self, provider_id: str) -> GatedProvider:
         cached = self._cache.get(provider_id)
         if cached is None:
-            cached = self._factory(self._config(provider_id))
+            config = self._config(provider_id)
+            cached = GatedProvider(self._factory(config), ProviderGate(parallel_limit(config)))
             self._cache[provider_id] = cached
         return cached
 
@@ -83,6 +97,7 @@ class ProviderService:
             base_url=profile.base_url,
             api_key=key,
             name=profile.name,
+            parallel_requests=profile.parallel_requests,
         )
 
     def kind_of(self, provider_id: str) -> str | None:
@@ -116,6 +131,10 @@ class ProviderService:
             base_url=profile.base_url,
             api_key=m.MASK if has_key else "",
             has_key=has_key,
+            parallel_requests=profile.parallel_requests,
+            local=is_local(
+                ProviderConfig(id=profile.id, kind=ProviderKind(profile.kind), base_url=profile.base_url)
+            ),
         )
 
     def list_views(self) -> m.ProviderList:
@@ -126,7 +145,13 @@ class ProviderService:
         current = self._settings.load()
         if req.id is not None and current.provider(req.id) is None:
             raise ApiFailure("not_found", say("provider.not_found", id=req.id))
-        profile = ProviderProfile(id=provider_id, name=req.name, kind=req.kind, base_url=req.base_url)
+        profile = ProviderProfile(
+            id=provider_id,
+            name=req.name,
+            kind=req.kind,
+            base_url=req.base_url,
+            parallel_requests=req.parallel_requests,
+        )
         previous = current.provider(provider_id) if req.id is not None else None
         if previous is not None and req.api_key == m.MASK:
             _refuse_key_retarget(previous.base_url, profile.base_url)

@@ -34,6 +34,9 @@ class ProviderConfig:
     max_retries: int = 3
     # Ollama only: use native /api/chat instead of its OpenAI-compatible /v1.
     ollama_native: bool = False
+    # Model calls at once: None = the default (1 for a local provider, no limit for a remote
+    # one; app/llm/local.py), 0 = no limit.
+    parallel_requests: int | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--valid-key", action="append", dest="valid_keys", help="accepted API key (repeat)")
     p.add_argument("--model", action="append", dest="models", help="served model name (repeat)")
     p.add_argument("--default-text", default=DEFAULT_TEXT)
+    p.add_argument("--one-slot", action="store_true", help="a new request interrupts the running one")
+    p.add_argument("--default-prefill", type=float, default=0.0, help="seconds before the default answer")
+    p.add_argument("--default-delay", type=float, default=0.0, help="seconds per chunk of the default answer")
     return p.parse_args(argv)
 
 
@@ -38,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         default_text=args.default_text,
         port=args.port,
         steps=steps,
+        one_slot=args.one_slot,
+        default_prefill_s=args.default_prefill,
+        default_delay_s=args.default_delay,
     )
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

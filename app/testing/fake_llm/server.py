@@ -45,6 +45,9 @@ class FakeLLMServer:
         context_length: int = 8192,
         port: int = 0,
         steps: Iterable[StepLike] = (),
+        one_slot: bool = False,
+        default_prefill_s: float = 0.0,
+        default_delay_s: float = 0.0,
     ) -> None:
         config = FakeLLMConfig(
             valid_keys=frozenset(valid_keys) if valid_keys is not None else None,
@@ -52,6 +55,9 @@ class FakeLLMServer:
             capabilities=dict(capabilities if capabilities is not None else DEFAULT_CAPABILITIES),
             default_text=default_text,
             context_length=context_length,
+            one_slot=one_slot,
+            default_prefill_s=default_prefill_s,
+            default_delay_s=default_delay_s,
         )
         self.state = FakeState(config)
         self._requested_port = port

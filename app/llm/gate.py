@@ -116,7 +116,7 @@ class ProviderGate:
                 await cond.wait_for(lambda: self._turns == 0 and self._waiting == 0 and self._free())
                 self._busy += 1
                 task: asyncio.Task[T] = asyncio.ensure_future(run())
-                self._background.add(task)  # type: ignore[arg-type]
+                self._background.add(task)
             try:
                 return await task
             except asyncio.CancelledError:
@@ -125,8 +125,8 @@ class ProviderGate:
                 if task not in self._preempted or cancelled_here:
                     raise  # the caller itself was cancelled (app closing): no retry
             finally:
-                self._background.discard(task)  # type: ignore[arg-type]
-                self._preempted.discard(task)  # type: ignore[arg-type]
+                self._background.discard(task)
+                self._preempted.discard(task)
                 async with cond:
                     self._busy -= 1
                     cond.notify_all()
@@ -140,11 +140,8 @@ class GatedProvider:
     def __init__(self, inner: Provider, gate: ProviderGate, *, background: bool = False) -> None:
         self.inner = inner
         self.gate = gate
+        self.config: ProviderConfig = inner.config
         self._background = background
-
-    @property
-    def config(self) -> ProviderConfig:
-        return self.inner.config
 
     def as_background(self) -> GatedProvider:
         return GatedProvider(self.inner, self.gate, background=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app.api import branch_models as bm
 from app.api import models as m
+from app.api.lean_tools import LeanToolBox, ToolActivations
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
@@ -29,6 +30,7 @@ from app.core.prompt import build_system_prompt, load_persona
 from app.core.turn import TurnOutcome, run_turn
 from app.core.turns import ChatBusy, TurnManager
 from app.llm.gate import turn_scope
+from app.llm.local import wants_lean_tools
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chat_versions import OffPath
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
@@ -90,6 +92,7 @@ class ChatService:
 
     def __init__(self, deps: ChatDeps) -> None:
         self._d = deps
+        self._activations = ToolActivations()  # the lean tool set's per-chat activations
 
     # ---- chats -------------------------------------------------------------------------------
 
@@ -303,9 +306,15 @@ class ChatService:
         env = self._d.environment(overrides)
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
+        tools: ToolBox = TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools
+        if wants_lean_tools(provider.config):  # a lean request: core tools up front, the rest found
+            catalog = {s.name for s in env.tools.specs()} | {
+                t.spec.name for c in caps for t in c.listed_tools()
+            }
+            tools = LeanToolBox(tools, frozenset(catalog), self._activations.of(spec.chat_id))
         loop = LoopDeps(
             provider=AttachmentProvider(provider, files),
-            tools=TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools,
+            tools=tools,
             tool_ctx=ToolContext(
                 workspace=env.workspace,
                 chat_id=spec.chat_id,

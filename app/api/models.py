@@ -202,6 +202,7 @@ class ProviderView(ApiModel):
     has_key: bool
     # Model calls at once: None = the default (1 local, no limit remote), 0 = no limit.
     parallel_requests: int | None = None
+    lean_tools: bool | None = None  # None: the default (on for a local provider)
     local: bool = False  # on this computer or an Ollama kind (the defaults follow it)
 
 
@@ -217,6 +218,7 @@ class ProviderInput(ApiModel):
     api_key: str = ""  # MASK keeps the stored key; "" clears it
     # None: the default (1 for a local provider, no limit for a remote one); 0: no limit.
     parallel_requests: int | None = Field(default=None, ge=0, le=64)
+    lean_tools: bool | None = None  # None: on for a local provider, off for a remote one
 
 
 class ProviderRef(ApiModel):

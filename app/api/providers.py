@@ -98,6 +98,7 @@ class ProviderService:
             api_key=key,
             name=profile.name,
             parallel_requests=profile.parallel_requests,
+            lean_tools=profile.lean_tools,
         )
 
     def kind_of(self, provider_id: str) -> str | None:
@@ -132,6 +133,7 @@ class ProviderService:
             api_key=m.MASK if has_key else "",
             has_key=has_key,
             parallel_requests=profile.parallel_requests,
+            lean_tools=profile.lean_tools,
             local=is_local(
                 ProviderConfig(id=profile.id, kind=ProviderKind(profile.kind), base_url=profile.base_url)
             ),
@@ -151,6 +153,7 @@ class ProviderService:
             kind=req.kind,
             base_url=req.base_url,
             parallel_requests=req.parallel_requests,
+            lean_tools=req.lean_tools,
         )
         previous = current.provider(provider_id) if req.id is not None else None
         if previous is not None and req.api_key == m.MASK:

@@ -37,6 +37,9 @@ class ProviderConfig:
     # Model calls at once: None = the default (1 for a local provider, no limit for a remote
     # one; app/llm/local.py), 0 = no limit.
     parallel_requests: int | None = None
+    # The lean request (core tools up front, the rest through tool_search): None = the default
+    # (on for a local provider, off for a remote one).
+    lean_tools: bool | None = None
 
 
 @dataclass(frozen=True)

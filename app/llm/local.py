@@ -35,3 +35,8 @@ def parallel_limit(config: ProviderConfig) -> int | None:
     if setting is None:
         return 1 if is_local(config) else None
     return setting or None
+
+
+def wants_lean_tools(config: ProviderConfig) -> bool:
+    """Whether turns get the lean tool set (app/api/lean_tools.py): the setting, else local."""
+    return is_local(config) if config.lean_tools is None else config.lean_tools

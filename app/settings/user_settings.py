@@ -62,6 +62,8 @@ class ProviderProfile(_Frozen):
     # Model calls at once (decision 307): None = 1 for a local provider, no limit for a remote
     # one; 0 = no limit.
     parallel_requests: int | None = Field(default=None, ge=0, le=MAX_PARALLEL_REQUESTS)
+    # The lean request (decision 309): None = on for a local provider, off for a remote one.
+    lean_tools: bool | None = None
 
     @field_validator("id")
     @classmethod

@@ -109,3 +109,17 @@ def test_local_means_loopback_or_ollama_and_sets_the_default_parallel_requests()
     assert parallel_limit(config("https://api.openai.com/v1")) is None
     assert parallel_limit(config("http://127.0.0.1:8080/v1", parallel_requests=0)) is None
     assert parallel_limit(config("https://api.openai.com/v1", parallel_requests=2)) == 2
+
+
+async def test_a_users_prompt_lists_no_builtin_test_mcp_servers_when_they_are_off(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """The built-in catalog holds only the test servers, which the MCP service loads only when
+    they are on: the prompt no longer offers a user three servers that cannot be prepared."""
+    app, events = await make_app(env={"CASHCODE_MCP_TEST_SERVERS": "0"})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = (await ok(app, "chats.create"))["id"]
+    await _turn(app, events, chat, pid, "hello")
+    request = fake_llm.model_requests()[-1]
+    assert "test_stdio_mcp" not in request.body["messages"][0]["content"]
+    assert len(fixed_prefix(request)) <= 3_500

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.contracts.events import ApprovalRequired, ApprovalResolved
+from app.contracts.events import ApprovalRequired, ApprovalResolved, Delta
 from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
 
 SLOW = {"text": "slow " * 200, "chunk_size": 5, "delay_s": 0.2}
@@ -145,5 +145,5 @@ async def test_a_local_provider_answers_one_chat_at_a_time_by_default(
     first, second = fake_llm.model_requests()
     assert first.completed and second.completed
     # Chat b's request was sent only once chat a's answer was complete: a's deltas all came first.
-    order = [e.turn_id for e in events.events if e.type == "delta"]
+    order = [e.turn_id for e in events.of(Delta)]
     assert order == sorted(order, key=lambda t: t != turn_a)

@@ -147,15 +147,22 @@ class ProviderService:
         current = self._settings.load()
         if req.id is not None and current.provider(req.id) is None:
             raise ApiFailure("not_found", say("provider.not_found", id=req.id))
+        previous = current.provider(provider_id) if req.id is not None else None
+        # A field the request leaves out keeps its saved value (a form that does not show it
+        # must not reset it); null sets the default.
+        sent = req.model_fields_set
         profile = ProviderProfile(
             id=provider_id,
             name=req.name,
             kind=req.kind,
             base_url=req.base_url,
-            parallel_requests=req.parallel_requests,
-            lean_tools=req.lean_tools,
+            parallel_requests=(
+                req.parallel_requests
+                if "parallel_requests" in sent or previous is None
+                else previous.parallel_requests
+            ),
+            lean_tools=req.lean_tools if "lean_tools" in sent or previous is None else previous.lean_tools,
         )
-        previous = current.provider(provider_id) if req.id is not None else None
         if previous is not None and req.api_key == m.MASK:
             _refuse_key_retarget(previous.base_url, profile.base_url)
         # The key first: if the keychain refuses it, the profile is not saved either.

@@ -11,7 +11,7 @@ from typing import Any
 from app.contracts.provider import ProviderConfig, ProviderKind
 from app.llm.local import is_local, parallel_limit
 from app.testing.fake_llm import RecordedRequest
-from tests.api.conftest import AppMaker, add_provider, ok, send
+from tests.api.conftest import AppMaker, add_provider, err, ok, send
 
 PREFIX_BUDGET = 4_500  # characters: system message(s) + the JSON of the tool schemas
 
@@ -123,3 +123,29 @@ async def test_a_users_prompt_lists_no_builtin_test_mcp_servers_when_they_are_of
     request = fake_llm.model_requests()[-1]
     assert "test_stdio_mcp" not in request.body["messages"][0]["content"]
     assert len(fixed_prefix(request)) <= 3_500
+
+
+async def test_the_provider_settings_are_saved_checked_and_kept_by_a_save_that_leaves_them_out(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    app, _ = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    fields = {"id": pid, "name": "Fake", "kind": "chat_completions", "base_url": fake_llm.openai_base_url}
+    saved = await ok(
+        app, "providers.save", {**fields, "api_key": "********", "parallel_requests": 2, "lean_tools": False}
+    )
+    assert (saved["parallel_requests"], saved["lean_tools"], saved["local"]) == (2, False, True)
+    # The provider form today sends neither field: a rename keeps both.
+    renamed = await ok(app, "providers.save", {**fields, "name": "Renamed", "api_key": "********"})
+    assert (renamed["name"], renamed["parallel_requests"], renamed["lean_tools"]) == ("Renamed", 2, False)
+    bad = await err(app, "providers.save", {**fields, "api_key": "********", "parallel_requests": -1})
+    assert bad["code"] == "invalid"
+    listed = (await ok(app, "providers.list"))["providers"]
+    assert [(p["parallel_requests"], p["lean_tools"]) for p in listed] == [(2, False)]  # nothing changed
+    # Back to the defaults with null.
+    reset = await ok(
+        app,
+        "providers.save",
+        {**fields, "api_key": "********", "parallel_requests": None, "lean_tools": None},
+    )
+    assert (reset["parallel_requests"], reset["lean_tools"]) == (None, None)

@@ -1275,6 +1275,8 @@ export interface ProviderInput {
   kind: "chat_completions" | "responses" | "ollama";
   base_url: string;
   api_key?: string;
+  parallel_requests?: number | null;
+  lean_tools?: boolean | null;
 }
 
 export interface ProviderList {
@@ -1292,6 +1294,9 @@ export interface ProviderView {
   base_url: string;
   api_key: string;
   has_key: boolean;
+  parallel_requests: number | null;
+  lean_tools: boolean | null;
+  local: boolean;
 }
 
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */

@@ -29,8 +29,9 @@ from app.tools import lean_specs
 
 FOUND_PER_SEARCH = 3
 _CORE = {s.name: s for s in lean_specs.CORE}
-# Offered as they are: MCP's activation step, which tool_search's MCP results point to.
-_KEPT = ("mcp_prepare",)
+# Offered as they are: MCP's activation step (tool_search's MCP results point to it) and
+# knowledge_search, which a turn has only once the user made a knowledge base.
+_KEPT = ("mcp_prepare", "knowledge_search")
 _OWN = frozenset({*_CORE, lean_specs.TOOL_SEARCH.name, *_KEPT})
 
 

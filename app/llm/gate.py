@@ -21,6 +21,7 @@ Without a limit (remote providers by default) the gate is a pass-through.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TypeVar
@@ -28,6 +29,7 @@ from typing import TypeVar
 from app.contracts.provider import ModelInfo, ModelRequest, Provider, ProviderConfig, StreamEvent
 
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 
 class ProviderGate:
@@ -43,7 +45,6 @@ class ProviderGate:
         self._background: set[asyncio.Task[object]] = set()
         self._preempted: set[asyncio.Task[object]] = set()
         self._cond: asyncio.Condition | None = None  # made on first use, on the loop that uses it
-        self.preemptions = 0  # background calls cancelled for a turn (logs, tests)
 
     @property
     def limited(self) -> bool:
@@ -61,7 +62,7 @@ class ProviderGate:
         for task in self._background:
             if task not in self._preempted:
                 self._preempted.add(task)
-                self.preemptions += 1
+                _log.debug("a background model call yields to a turn: cancelled, to be run again")
                 task.cancel()
 
     @asynccontextmanager

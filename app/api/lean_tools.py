@@ -5,7 +5,7 @@ most of it. So a local provider's turn offers a few core tools in compact form
 (app/tools/lean_specs.py) plus `tool_search`; the rest of the static catalog (the built-in
 tools and every capability's listed tools) is deferred, like MCP tools already are:
 
-- `mcp_prepare` stays offered (MCP's activation step: tool_search's MCP results point to it);
+- `mcp_prepare` (MCP's activation step) and `knowledge_search` (once a base exists) stay offered;
 - `tool_search` finds deferred tools by what they do (BM25 over name, description and
   parameters), activates the best few in this chat and also asks MCP's own `tool_search`;
 - an activated tool is offered in full from the next step on, in this chat's later turns too;

@@ -57,6 +57,9 @@ async def soak(chats: int, seconds: float) -> dict[str, Any]:
                     "kind": "chat_completions",
                     "base_url": server.openai_base_url,
                     "api_key": KEY,
+                    # The chats stream at once, as against a remote API: a loopback provider
+                    # would otherwise make one call at a time (decision 307).
+                    "parallel_requests": 0,
                 },
             )
         )["data"]["id"]

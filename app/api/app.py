@@ -128,7 +128,7 @@ class CashCodeApp:
             settings=ctx.settings.store,
             publish=ctx.bus.publish,
             subscribe=ctx.bus.subscribe,
-            provider=ctx.providers.get,
+            provider=ctx.providers.background,  # capabilities' calls are background work
             provider_kind=ctx.providers.kind_of,
             provider_override=ctx.provider_override,
             workspace_override=ctx.workspace_override,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app.api import branch_models as bm
 from app.api import models as m
+from app.api.lean_tools import LeanToolBox, ToolActivations
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
@@ -26,8 +27,10 @@ from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
 from app.core.prompt import build_system_prompt, load_persona
-from app.core.turn import run_turn
+from app.core.turn import TurnOutcome, run_turn
 from app.core.turns import ChatBusy, TurnManager
+from app.llm.gate import turn_scope
+from app.llm.local import wants_lean_tools
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chat_versions import OffPath
 from app.store.chats import ChatActivity, ChatRecord, ChatRepository, StoredMessage
@@ -90,6 +93,7 @@ class ChatService:
 
     def __init__(self, deps: ChatDeps) -> None:
         self._d = deps
+        self._activations = ToolActivations()  # the lean tool set's per-chat activations
 
     # ---- chats -------------------------------------------------------------------------------
 
@@ -262,7 +266,13 @@ class ChatService:
             raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
         # Titled before the turn starts (its first events), with the store work off the loop.
         record = await self._title_new_chat(spec)
-        self._d.turns.start(spec, lambda s: run_turn(s, deps))
+
+        async def run(s: TurnSpec) -> TurnOutcome:
+            # The whole turn (its tool steps too) keeps background calls to this provider out.
+            async with turn_scope(provider):
+                return await run_turn(s, deps)
+
+        self._d.turns.start(spec, run)
         if record is not None:
             self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
@@ -297,9 +307,15 @@ class ChatService:
         env = self._d.environment(overrides)
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
+        tools: ToolBox = TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools
+        if wants_lean_tools(provider.config):  # a lean request: core tools up front, the rest found
+            catalog = {s.name for s in env.tools.specs()} | {
+                t.spec.name for c in caps for t in c.listed_tools()
+            }
+            tools = LeanToolBox(tools, frozenset(catalog), self._activations.of(spec.chat_id))
         loop = LoopDeps(
             provider=AttachmentProvider(provider, files),
-            tools=TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools,
+            tools=tools,
             tool_ctx=ToolContext(
                 workspace=env.workspace,
                 chat_id=spec.chat_id,

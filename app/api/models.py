@@ -213,6 +213,10 @@ class ProviderView(ApiModel):
     first_token_timeout_s: float | None = None  # None: only the timeout applies
     default_model: str | None = None
     model_settings: list[ModelSettingsEntry] = Field(default_factory=list)
+    # Model calls at once: None = the default (1 local, no limit remote), 0 = no limit.
+    parallel_requests: int | None = None
+    lean_tools: bool | None = None  # None: the default (on for a local provider)
+    local: bool = False  # on this computer or an Ollama kind (the defaults follow it)
 
 
 class ProviderList(ApiModel):
@@ -229,6 +233,9 @@ class ProviderInput(ApiModel):
     first_token_timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
     default_model: str | None = Field(default=None, min_length=1, max_length=200)
     model_settings: list[ModelSettingsEntry] = Field(default_factory=list, max_length=200)
+    # None: the default (1 for a local provider, no limit for a remote one); 0: no limit.
+    parallel_requests: int | None = Field(default=None, ge=0, le=64)
+    lean_tools: bool | None = None  # None: on for a local provider, off for a remote one
 
 
 class ProviderRef(ApiModel):

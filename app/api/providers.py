@@ -23,6 +23,8 @@ from app.contracts.provider import (
     ProviderError,
     ProviderKind,
 )
+from app.llm.gate import GatedProvider, ProviderGate
+from app.llm.local import is_local, parallel_limit
 from app.settings.secrets import SecretStore, provider_key_name
 from app.settings.user_settings import ModelSettings, ProviderProfile, SettingsStore, UserSettings
 
@@ -47,6 +49,8 @@ def profile_config(profile: ProviderProfile, *, api_key: str | None, **overrides
         "name": profile.name,
         "timeout_s": profile.timeout_s or DEFAULT_TIMEOUT_S,
         "first_token_timeout_s": profile.first_token_timeout_s,
+        "parallel_requests": profile.parallel_requests,
+        "lean_tools": profile.lean_tools,
         "model_limits": {
             e.model: ModelLimits(
                 temperature=e.temperature,
@@ -80,7 +84,9 @@ class ProviderService:
         self._settings = settings
         self._secrets = secrets
         self._factory = factory
-        self._cache: dict[str, Provider] = {}
+        # Each live provider behind its gate (app/llm/gate.py): turns get it as it is (their
+        # calls are foreground), background work gets `background(id)`.
+        self._cache: dict[str, GatedProvider] = {}
         self._overrides: dict[str, ProviderConfig] = {}
         # Replaced providers are closed only at shutdown: a running turn may still stream on one.
         self._retired: list[Provider] = []
@@ -96,9 +102,19 @@ class ProviderService:
         return provider_id in self._overrides
 
     def get(self, provider_id: str) -> Provider:
+        """The provider for a user's turn (its calls come first at its gate)."""
+        return self._gated(provider_id)
+
+    def background(self, provider_id: str) -> Provider:
+        """The same provider for background work (consolidation, Dream, the skill evolver): on
+        a provider with a limit it waits for the turns and is cancelled and retried for them."""
+        return self._gated(provider_id).as_background()
+
+    def _gated(self, provider_id: str) -> GatedProvider:
         cached = self._cache.get(provider_id)
         if cached is None:
-            cached = self._factory(self._config(provider_id))
+            config = self._config(provider_id)
+            cached = GatedProvider(self._factory(config), ProviderGate(parallel_limit(config)))
             self._cache[provider_id] = cached
         return cached
 
@@ -155,6 +171,11 @@ class ProviderService:
             first_token_timeout_s=profile.first_token_timeout_s,
             default_model=profile.default_model,
             model_settings=[m.ModelSettingsEntry(**e.model_dump()) for e in profile.model_settings],
+            parallel_requests=profile.parallel_requests,
+            lean_tools=profile.lean_tools,
+            local=is_local(
+                ProviderConfig(id=profile.id, kind=ProviderKind(profile.kind), base_url=profile.base_url)
+            ),
         )
 
     def list_views(self) -> m.ProviderList:
@@ -165,17 +186,26 @@ class ProviderService:
         current = self._settings.load()
         if req.id is not None and current.provider(req.id) is None:
             raise ApiFailure("not_found", say("provider.not_found", id=req.id))
+        previous = current.provider(provider_id) if req.id is not None else None
+        # A field the request leaves out keeps its saved value (a form that does not show it
+        # must not reset it); null sets the default.
+        sent = req.model_fields_set
         profile = ProviderProfile(
             id=provider_id,
             name=req.name,
             kind=req.kind,
             base_url=req.base_url,
+            parallel_requests=(
+                req.parallel_requests
+                if "parallel_requests" in sent or previous is None
+                else previous.parallel_requests
+            ),
+            lean_tools=req.lean_tools if "lean_tools" in sent or previous is None else previous.lean_tools,
             timeout_s=req.timeout_s,
             first_token_timeout_s=req.first_token_timeout_s,
             default_model=req.default_model,
             model_settings=[ModelSettings(**e.model_dump()) for e in req.model_settings],
         )
-        previous = current.provider(provider_id) if req.id is not None else None
         if previous is not None and req.api_key == m.MASK:
             _refuse_key_retarget(previous.base_url, profile.base_url)
         # The key first: if the keychain refuses it, the profile is not saved either.

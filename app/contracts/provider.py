@@ -62,6 +62,12 @@ class ProviderConfig:
     first_token_timeout_s: float | None = None
     # model id (or ALL_MODELS) -> its limits.
     model_limits: Mapping[str, ModelLimits] = field(default_factory=dict)
+    # Model calls at once: None = the default (1 for a local provider, no limit for a remote
+    # one; app/llm/local.py), 0 = no limit.
+    parallel_requests: int | None = None
+    # The lean request (core tools up front, the rest through tool_search): None = the default
+    # (on for a local provider, off for a remote one).
+    lean_tools: bool | None = None
 
     def limits_for(self, model: str) -> ModelLimits:
         """The limits of `model`: its own entry over the provider-wide one."""

@@ -51,7 +51,9 @@ class Host:
     settings: SettingsStore
     publish: Publish
     subscribe: Subscribe
-    provider: Callable[[str], Provider]  # a configured provider by id (keys from the keyring)
+    # A configured provider by id (keys from the keyring), for background work: on a local
+    # provider its calls wait for the user's turns (app/llm/gate.py).
+    provider: Callable[[str], Provider]
     provider_kind: Callable[[str], str | None]
     provider_override: ProviderConfig | None  # the CLI's provider for this process, if any
     workspace_override: Path | None  # the CLI's --workspace (a real path), if any

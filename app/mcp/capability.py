@@ -57,7 +57,7 @@ class McpCapability(Capability):
         activations: ActivationStore,
         settings: SettingsStore,
         attachments_dir: Path,
-        catalogs: tuple[Path, Path] | None = None,  # (built-in, user) for the prompt's server list
+        catalogs: tuple[Path | None, Path] | None = None,  # (built-in, user) for the prompt's server list
     ) -> None:
         self._catalogs = catalogs
         self._make_service = make_service
@@ -97,8 +97,10 @@ class McpCapability(Capability):
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
         from app.mcp.frozen import builtin_root
 
+        # The built-in catalog holds only the test servers: listed in the prompt only when the
+        # service knows them (a user's prompt carried three unusable servers, issue 34).
         catalogs = (
-            (builtin or builtin_root()) / "mcp_config.json",
+            (builtin or builtin_root()) / "mcp_config.json" if test_servers else None,
             paths.data_dir / "mcp" / "servers.json",
         )
         return cls(

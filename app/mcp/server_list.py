@@ -37,9 +37,11 @@ def _one_line(item: Any) -> str:
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
-def configured_servers(builtin_catalog: Path, user_catalog: Path) -> list[tuple[str, str]]:
-    """(name, one line) of the built-in and the user's servers; a user entry wins a name."""
-    merged = {**_servers(builtin_catalog, "mcpServers"), **_servers(user_catalog, "servers")}
+def configured_servers(builtin_catalog: Path | None, user_catalog: Path) -> list[tuple[str, str]]:
+    """(name, one line) of the built-in (None: not in use) and the user's servers; a user entry
+    wins a name."""
+    builtin = _servers(builtin_catalog, "mcpServers") if builtin_catalog is not None else {}
+    merged = {**builtin, **_servers(user_catalog, "servers")}
     return [(str(name), _one_line(item)) for name, item in sorted(merged.items())]
 
 

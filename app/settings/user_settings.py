@@ -29,6 +29,7 @@ ToolPolicy = Literal["always", "ask", "never"]
 # Lowercase slug or UUID: safe inside keyring names (`provider:<id>:api_key`) and URLs.
 _PROVIDER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _URL = re.compile(r"^https?://[^\s/?#]+(?:[/?#]\S*)?$", re.IGNORECASE)
+MAX_PARALLEL_REQUESTS = 64
 
 
 class SettingsError(Exception):
@@ -68,6 +69,11 @@ class ProviderProfile(_Frozen):
     name: str = Field(min_length=1, max_length=80)
     kind: ProviderKind
     base_url: str
+    # Model calls at once (decision 307): None = 1 for a local provider, no limit for a remote
+    # one; 0 = no limit.
+    parallel_requests: int | None = Field(default=None, ge=0, le=MAX_PARALLEL_REQUESTS)
+    # The lean request (decision 309): None = on for a local provider, off for a remote one.
+    lean_tools: bool | None = None
     # Seconds a call may wait for the server (None: 60 s) and, once it answered with headers,
     # for the first part of the answer (None: no separate limit). Issue 34.
     timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)

@@ -30,8 +30,8 @@ const providers: ProviderView[] =
   scenario === "first-run"
     ? []
     : [
-        { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: "********", has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] },
-        { id: "p2", name: "Local Ollama", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] },
+        { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: "********", has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: false },
+        { id: "p2", name: "Local Ollama", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: true },
       ];
 const chats: ChatSummary[] = [
   { id: "c1", title: "Refactor the parser module", created_at: now, updated_at: "2026-11-30T09:05:00Z", running: false, message_count: 4, last_activity: now },
@@ -67,7 +67,7 @@ const fake = new FakeTransport()
   .on("chats.rename", ({ chat_id, title }) => Object.assign(chats.find((c) => c.id === chat_id)!, { title }))
   .on("chats.delete", () => ({ ok: true as const }))
   .on("providers.list", () => ({ providers }))
-  .on("providers.save", (input) => ({ id: input.id ?? "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? "********" : "", has_key: Boolean(input.api_key), timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] }))
+  .on("providers.save", (input) => ({ id: input.id ?? "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? "********" : "", has_key: Boolean(input.api_key), timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: false }))
   .on("providers.test", () => ({ ok: true, message: "Connected: 42 models available.", model_count: 42, code: null, timeout_s: null, params: {} }))
   .on("providers.delete", () => ({ ok: true as const }))
   .on("models.list", () => ({

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.contracts.events import ApprovalRequired, ApprovalResolved
+from app.contracts.events import ApprovalRequired, ApprovalResolved, Delta
 from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
 
 SLOW = {"text": "slow " * 200, "chunk_size": 5, "delay_s": 0.2}
@@ -100,6 +100,11 @@ async def test_two_chats_stream_at_the_same_time_and_a_busy_chat_refuses_a_secon
 ) -> None:
     app, events = await make_app()
     pid = await add_provider(app, fake_llm, "chat_completions")
+    # The fake runs on this computer: a local provider makes one call at a time unless its
+    # "parallel requests" setting allows more (0: no limit).
+    provider = next(p for p in (await ok(app, "providers.list"))["providers"] if p["id"] == pid)
+    fields = {k: provider[k] for k in ("id", "name", "kind", "base_url", "api_key")}
+    await ok(app, "providers.save", {**fields, "parallel_requests": 0})
     fake_llm.script(SLOW, SLOW)
     a = await ok(app, "chats.create")
     b = await ok(app, "chats.create")
@@ -118,3 +123,27 @@ async def test_two_chats_stream_at_the_same_time_and_a_busy_chat_refuses_a_secon
     await ok(app, "chat.cancel", {"chat_id": b["id"]})
     await events.turn_end(turn_a)
     await events.turn_end(turn_b)
+
+
+async def test_a_local_provider_answers_one_chat_at_a_time_by_default(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 34: a server on this computer gets one model call at a time (parallel requests 1);
+    the second chat's turn waits for the first chat's call instead of running next to it."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    listed = (await ok(app, "providers.list"))["providers"]
+    assert [(p["local"], p["parallel_requests"]) for p in listed] == [(True, None)]
+    fake_llm.script({"text": "first " * 20, "chunk_size": 5, "delay_s": 0.02}, {"text": "second"})
+    a = await ok(app, "chats.create")
+    b = await ok(app, "chats.create")
+    turn_a = await send(app, a["id"], "first", pid)
+    await events.until(lambda: "delta" in events.types(turn_a))
+    turn_b = await send(app, b["id"], "second", pid)
+    assert (await events.turn_end(turn_a)).type == "turn_done"
+    assert (await events.turn_end(turn_b)).type == "turn_done"
+    first, second = fake_llm.model_requests()
+    assert first.completed and second.completed
+    # Chat b's request was sent only once chat a's answer was complete: a's deltas all came first.
+    order = [e.turn_id for e in events.of(Delta)]
+    assert order == sorted(order, key=lambda t: t != turn_a)

@@ -54,6 +54,9 @@ async def test_every_tool_a_turn_can_offer_is_listed_once_with_its_group(
     await ok(app, "knowledge.create", {"name": "Notes"})
 
     pid = await add_provider(app, fake_llm, "chat_completions")
+    # The whole catalog up front: the lean request of a local provider is turned off (decision 309).
+    fields = {"id": pid, "name": "Fake", "kind": "chat_completions", "base_url": fake_llm.openai_base_url}
+    await ok(app, "providers.save", {**fields, "api_key": "********", "lean_tools": False})
     chat = await ok(app, "chats.create")
     fake_llm.script({"text": "ok"})
     turn = await ok(

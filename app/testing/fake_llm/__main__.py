@@ -33,6 +33,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         help="reproduce a real server's behaviour, e.g. llama_cpp (app/testing/fake_llm/quirks.py; repeat)",
     )
+    p.add_argument("--one-slot", action="store_true", help="a new request interrupts the running one")
+    p.add_argument("--default-prefill", type=float, default=0.0, help="seconds before the default answer")
+    p.add_argument("--default-delay", type=float, default=0.0, help="seconds per chunk of the default answer")
     return p.parse_args(argv)
 
 
@@ -46,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         steps=steps,
         quirks=args.quirks,
+        one_slot=args.one_slot,
+        default_prefill_s=args.default_prefill,
+        default_delay_s=args.default_delay,
     )
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

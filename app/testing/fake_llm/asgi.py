@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from app.testing.fake_llm import embeddings, errors, quirks, wire_chat, wire_ollama, wire_responses
+from app.testing.fake_llm.one_slot import OneSlot
 from app.testing.fake_llm.replies import JsonReply, Receive, Reply, Send, StreamReply, send_json, send_stream
 from app.testing.fake_llm.script import Step, WireChunk, cut_with_error, parse_steps
 from app.testing.fake_llm.state import FakeState, RecordedRequest, key_id
@@ -19,6 +20,7 @@ _SSE = "text/event-stream"
 _NDJSON = "application/x-ndjson"
 # Ollama's /v1 ignores the key; its clients send this placeholder, so it always passes.
 OLLAMA_KEY = "ollama"
+MODEL_PATHS = frozenset({"/v1/chat/completions", "/v1/responses", "/api/chat"})
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ Handler = Callable[["FakeLLMApp", Incoming], Reply]
 class FakeLLMApp:
     def __init__(self, state: FakeState) -> None:
         self.state = state
+        self._slot = OneSlot() if state.config.one_slot else None
         self._routes: dict[tuple[str, str], Handler] = {
             ("POST", "/v1/chat/completions"): FakeLLMApp._chat,
             ("POST", "/v1/responses"): FakeLLMApp._responses,
@@ -68,13 +71,19 @@ class FakeLLMApp:
             reply = refused  # a quirky server's refusal takes no scripted step
         else:
             reply = handler(self, incoming)
-        if isinstance(reply, JsonReply):
-            self.state.update(rec, status=reply.status)
-            await send_json(reply, send)
-            self.state.update(rec, completed=True)
-        else:
-            self.state.update(rec, status=200)
-            await send_stream(reply, send, receive, self.state, rec)
+        slot = self._slot if incoming.path in MODEL_PATHS else None
+        cut = slot.begin(rec) if slot is not None else None
+        try:
+            if isinstance(reply, JsonReply):
+                self.state.update(rec, status=reply.status)
+                await send_json(reply, send)
+                self.state.update(rec, completed=True)
+            else:
+                self.state.update(rec, status=200)
+                await send_stream(reply, send, receive, self.state, rec, cut=cut)
+        finally:
+            if slot is not None:
+                slot.end(rec)
 
     # ---- auth and models -----------------------------------------------------------------
 

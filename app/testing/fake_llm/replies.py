@@ -35,6 +35,8 @@ class StreamReply:
 
 Reply = JsonReply | StreamReply
 
+INTERRUPTED = "The request was interrupted by a newer one (one slot)."
+
 
 def _headers(content_type: str, extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
     pairs = [(b"content-type", content_type.encode())]
@@ -57,18 +59,34 @@ async def _wait_for_disconnect(receive: Receive) -> None:
         pass
 
 
-async def send_stream(reply: StreamReply, send: Send, receive: Receive, state: FakeState, rec: int) -> None:
+async def send_stream(
+    reply: StreamReply,
+    send: Send,
+    receive: Receive,
+    state: FakeState,
+    rec: int,
+    *,
+    cut: asyncio.Event | None = None,
+) -> None:
     """Write chunks with an optional per-chunk delay. Returning early without the final empty
-    body makes uvicorn close the socket mid-body: the client sees a truncated stream."""
+    body makes uvicorn close the socket mid-body: the client sees a truncated stream. `cut`
+    (one-slot mode) set by a newer request ends the stream that way too."""
     if reply.hang_s:
         waiting = asyncio.ensure_future(_wait_for_disconnect(receive))
-        await asyncio.wait({waiting}, timeout=reply.hang_s)
-        if waiting.done():
+        stop = {waiting} if cut is None else {waiting, asyncio.ensure_future(cut.wait())}
+        await asyncio.wait(stop, timeout=reply.hang_s)
+        for waiter in stop:
+            waiter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiter
+        if waiting.done() and not waiting.cancelled():
             state.update(rec, client_disconnected=True)
             return
-        waiting.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await waiting
+        if cut is not None and cut.is_set():
+            # Cut before the first token (a slow prompt on a CPU): the client sees a server error.
+            state.update(rec, interrupted=True, status=500)
+            await send_json(JsonReply(500, {"error": {"message": INTERRUPTED, "type": "server_error"}}), send)
+            return
     await send(
         {
             "type": "http.response.start",
@@ -77,6 +95,8 @@ async def send_stream(reply: StreamReply, send: Send, receive: Receive, state: F
         }
     )
     gone = asyncio.ensure_future(_wait_for_disconnect(receive))
+    interrupted = asyncio.ensure_future(cut.wait()) if cut is not None else None
+    wake = {gone} if interrupted is None else {gone, interrupted}
     sent_content = 0
     cut_at = reply.disconnect_after
     try:
@@ -86,15 +106,19 @@ async def send_stream(reply: StreamReply, send: Send, receive: Receive, state: F
                 return
             if reply.delay_s:
                 # Sleep, but wake at once if the client hangs up (cancel tests watch for that).
-                await asyncio.wait({gone}, timeout=reply.delay_s)
+                await asyncio.wait(wake, timeout=reply.delay_s)
             if gone.done():
                 state.update(rec, client_disconnected=True)
+                return
+            if interrupted is not None and interrupted.done():
+                state.update(rec, interrupted=True)
                 return
             await send({"type": "http.response.body", "body": chunk.data, "more_body": True})
             sent_content += chunk.content
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         state.update(rec, completed=True)
     finally:
-        gone.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await gone
+        for waiter in wake:
+            waiter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiter

@@ -48,6 +48,9 @@ class FakeLLMServer:
         port: int = 0,
         steps: Iterable[StepLike] = (),
         quirks: Iterable[str] = (),
+        one_slot: bool = False,
+        default_prefill_s: float = 0.0,
+        default_delay_s: float = 0.0,
     ) -> None:
         """`quirks`: behaviours of real local servers to reproduce (app/testing/fake_llm/quirks.py)."""
         config = FakeLLMConfig(
@@ -57,6 +60,9 @@ class FakeLLMServer:
             default_text=default_text,
             context_length=context_length,
             quirks=parse_quirks(quirks),
+            one_slot=one_slot,
+            default_prefill_s=default_prefill_s,
+            default_delay_s=default_delay_s,
         )
         self.state = FakeState(config)
         self._requested_port = port

@@ -39,6 +39,12 @@ class FakeLLMConfig:
     context_length: int = 8192
     # Behaviours of real local servers to reproduce (app/testing/fake_llm/quirks.py).
     quirks: frozenset[str] = frozenset()
+    # llama.cpp-like modes (issue 34): one slot that a new request interrupts (one_slot.py), and
+    # a slow model's default answer (scaled for tests): silence before it (the prompt being
+    # read) and a delay per chunk.
+    one_slot: bool = False
+    default_prefill_s: float = 0.0
+    default_delay_s: float = 0.0
 
     def capabilities_of(self, model: str) -> list[str]:
         return list(self.capabilities.get(model, ["completion"]))
@@ -59,6 +65,7 @@ class RecordedRequest(BaseModel):
     completed: bool = False  # the whole response was sent
     client_disconnected: bool = False  # the client went away before the response finished
     aborted: bool = False  # the server cut the stream on purpose (disconnect_after)
+    interrupted: bool = False  # one-slot mode: a newer request cut this answer short
 
 
 class FakeState:
@@ -81,7 +88,10 @@ class FakeState:
                 index = self._step_counter
                 self._step_counter += 1
                 return self._steps.popleft(), index
-        return Step(text=self.config.default_text), None
+        config = self.config
+        return Step(
+            text=config.default_text, delay_s=config.default_delay_s, hang_s=config.default_prefill_s
+        ), None
 
     def pending_steps(self) -> int:
         with self._lock:

@@ -1297,6 +1297,8 @@ export interface ProviderInput {
   first_token_timeout_s?: number | null;
   default_model?: string | null;
   model_settings?: ModelSettingsEntryInput[];
+  parallel_requests?: number | null;
+  lean_tools?: boolean | null;
 }
 
 export interface ProviderList {
@@ -1318,6 +1320,9 @@ export interface ProviderView {
   first_token_timeout_s: number | null;
   default_model: string | null;
   model_settings: ModelSettingsEntryOutput[];
+  parallel_requests: number | null;
+  lean_tools: boolean | null;
+  local: boolean;
 }
 
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */

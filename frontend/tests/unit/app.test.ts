@@ -141,7 +141,7 @@ describe("app shell", () => {
   it("first run: offers the local Ollama and creates the provider", async () => {
     const fake = backend({ first_run: true })
       .on("app.detect_ollama", () => ({ found: true, base_url: "http://127.0.0.1:11434", models: ["llama3"], message: "" }))
-      .on("providers.save", (input) => ({ id: "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] }));
+      .on("providers.save", (input) => ({ id: "p9", name: input.name, kind: input.kind, base_url: input.base_url, api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: false }));
     const { wrapper, done } = await start(fake);
     await done;
     // The onboarding view is its own chunk (lazy route): wait for it to arrive.

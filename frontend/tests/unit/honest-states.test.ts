@@ -13,7 +13,7 @@ import { message, turn } from "./helpers";
 import { mountWith, tick } from "./mount";
 
 const FOR_MODEL = "The user denied this tool call. Do not retry it; continue without it.";
-const PROVIDER: ProviderView = { id: "p1", name: "Local", kind: "chat_completions", base_url: "http://127.0.0.1:9/v1", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
+const PROVIDER: ProviderView = { id: "p1", name: "Local", kind: "chat_completions", base_url: "http://127.0.0.1:9/v1", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: true };
 
 afterEach(() => {
   document.body.innerHTML = "";

@@ -7,7 +7,7 @@ import { useSettingsStore } from "@/stores/settings";
 import { settingsView } from "./helpers";
 import { mountWith, tick } from "./mount";
 
-const PROVIDER: ProviderView = { id: "p1", name: "Work", kind: "chat_completions", base_url: "https://x/v1", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
+const PROVIDER: ProviderView = { id: "p1", name: "Work", kind: "chat_completions", base_url: "https://x/v1", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: false };
 const SETTINGS: SettingsView = settingsView();
 
 afterEach(() => {

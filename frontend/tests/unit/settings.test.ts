@@ -10,7 +10,7 @@ import { useProvidersStore } from "@/stores/providers";
 import { useSettingsStore } from "@/stores/settings";
 import { mountWith, tick } from "./mount";
 
-const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
+const STORED: ProviderView = { id: "p1", name: "OpenAI", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: false };
 const SETTINGS: SettingsView = {
   theme: "system", language: "en", workspace: "/w", last_model: null, approval_mode: "ask_writes",
   tool_policies: {}, max_iterations: 20, allow_private_network: false, exec_env: [], sandbox_hidden: [], sandbox_readable: [], local_api: false, skill_evolution: false, vision_models: {}, model_prices: [], close_to_tray: true, quick_ask_hotkey: "",
@@ -61,7 +61,7 @@ describe("providers section", () => {
     ctx.fake
       .on("providers.save", (input) => {
         saved.push(input);
-        return { id: input.id ?? "p2", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? MASK : "", has_key: Boolean(input.api_key), timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] };
+        return { id: input.id ?? "p2", name: input.name, kind: input.kind, base_url: input.base_url, api_key: input.api_key ? MASK : "", has_key: Boolean(input.api_key), timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: false };
       })
       .on("models.list", () => ({ models: [], errors: [] }))
       .on("providers.test", () => ({ ok: false, message: "401: the API key was rejected.", model_count: 0, code: "auth", timeout_s: null, params: {} }))

@@ -4,8 +4,9 @@ Protocol over its standard streams, one JSON document per line (JSON never holds
 break): the app writes a list of jobs per line to its stdin, it answers each with one line on
 stdout, in order, and exits when stdin closes. JSON, not pickle: the app never unpickles
 (decision 171), and a line is read off the pipe whole on a thread without being parsed there.
-Started as `python -m app.knowledge.worker` from source and as `CashCode --kb-worker` from a
-frozen build (its entry points check the flag first: app/cli/main.py, app/desktop/__main__.py).
+Started isolated (`python -I`, app/support/child_python.py) from source and as `CashCode
+--kb-worker` from a frozen build (its entry points check the flag first: app/cli/main.py,
+app/desktop/__main__.py).
 """
 
 from __future__ import annotations

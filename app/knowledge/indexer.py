@@ -73,7 +73,7 @@ class Indexer:
             for path in sorted(gone):
                 removed += self._store.remove_file(name, path)
             todo = [f for f in scan.files if force or f.path in known or f.path in new]
-            jobs = [Job(f.path, f.mtime_ns, None if force else known.get(f.path)) for f in todo]
+            jobs = [Job(f.path, f.mtime_ns, None if force else known.get(f.path), self._cap) for f in todo]
             skipped = list(scan.skipped)
             indexed = 0
             total = len(todo)
@@ -127,7 +127,7 @@ class Indexer:
 
     def _index_file(self, name: str, item: Found, known: FileState | None) -> bool | Skipped:
         """True: chunks written; False: content unchanged (only its size/mtime recorded)."""
-        job = Job(item.path, item.mtime_ns, known)
+        job = Job(item.path, item.mtime_ns, known, self._cap)
         result = self._settle(name, job, read_job(job))
         if isinstance(result, Prepared):
             self._store.put_files(name, [result])

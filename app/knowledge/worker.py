@@ -22,11 +22,11 @@ FLAG = "--kb-worker"
 
 
 def encode_jobs(jobs: Sequence[Job]) -> bytes:
-    return _line([[j.path, j.mtime_ns, _state(j.known) if j.known else None] for j in jobs])
+    return _line([[j.path, j.mtime_ns, _state(j.known) if j.known else None, j.cap] for j in jobs])
 
 
 def decode_jobs(line: bytes) -> list[Job]:
-    return [Job(str(p), int(m), _from_state(k) if k else None) for p, m, k in json.loads(line)]
+    return [Job(str(p), int(m), _from_state(k) if k else None, int(c)) for p, m, k, c in json.loads(line)]
 
 
 def encode_outcomes(outcomes: Sequence[Outcome]) -> bytes:

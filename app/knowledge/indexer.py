@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,10 +62,16 @@ class Indexer:
         with self._guard:
             return self._locks.setdefault(name, threading.Lock())
 
-    def run(self, name: str, on_progress: OnProgress, *, force: bool = False) -> RunResult:
-        """Bring the base's index up to date with its roots (`force`: re-read every file)."""
+    def run(
+        self, name: str, on_progress: OnProgress, *, force: bool = False, start_wait_ms: int | None = None
+    ) -> RunResult:
+        """Bring the base's index up to date with its roots (`force`: re-read every file).
+        `start_wait_ms`: how long the run's first write may wait for the database before
+        StoreBusy (a route's run answers `database_busy` as other routes do; issue 33.10);
+        None: the full busy timeout. Once started, a run's writes wait the full timeout."""
         with self._lock(name):
-            self._store.set_pending(name, True)
+            with self._store.waiting_at_most(start_wait_ms) if start_wait_ms is not None else nullcontext():
+                self._store.set_pending(name, True)
             scan = self.discovery(name).scan()
             # Streamed against the records: only changed files' states are kept (a start-up
             # scan of 10,000 unchanged files then allocates no record per file; bench README).

@@ -52,7 +52,8 @@ class Document:
 def open_flags() -> int:
     """How a file of a base is opened: never through a symbolic link, never waiting (a FIFO or
     device swapped in after the scan is refused by the caller's fstat, not blocked on)."""
-    return os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    extra = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.O_RDONLY | extra
 
 
 def looks_binary(path: Path | str) -> bool:

@@ -140,7 +140,7 @@ def read_job(job: Job) -> Outcome:
         return prepare(job.path, state, chunk(extract(Path(job.path), data), deadline), deadline)
     except Unreadable as exc:
         return Failed(job.path, str(exc))
-    except Exception as exc:  # noqa: BLE001  a hostile file fails itself, never the run (issue 33.7)
+    except Exception as exc:  # a hostile file fails itself, never the run (issue 33.7)
         _log.warning("knowledge: %s could not be read (%s)", job.path, type(exc).__name__)
         return Failed(job.path, f"could not be read ({type(exc).__name__})")
 

@@ -231,7 +231,9 @@ class TaskStore:
         when its pid now names another process (`alive(pid, start)` compares start times)."""
         rows = self._db.query("SELECT id, owner_pid, owner_start FROM task_runs WHERE status = 'running'")
         dead = [
-            r["id"] for r in rows if r["owner_pid"] is None or not alive(int(r["owner_pid"]), r["owner_start"])
+            r["id"]
+            for r in rows
+            if r["owner_pid"] is None or not alive(int(r["owner_pid"]), r["owner_start"])
         ]
         for run_id in dead:
             self.finish(run_id, status="failed", now=now, error=INTERRUPTED)

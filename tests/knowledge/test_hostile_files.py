@@ -70,7 +70,9 @@ def test_serve_answers_while_a_pathological_file_indexes(tmp_path: Path) -> None
         def add() -> None:
             with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=HANG_S) as client:
                 body = {"path": str(root), "name": "Docs"}
-                added.append(client.post("/api/invoke/knowledge.add", json=body, headers=served.bearer).json())
+                added.append(
+                    client.post("/api/invoke/knowledge.add", json=body, headers=served.bearer).json()
+                )
 
         adding = threading.Thread(target=add, daemon=True)
         adding.start()
@@ -162,7 +164,9 @@ def test_a_broken_docx_fails_only_itself_and_a_docx_bomb_is_refused(tmp_path: Pa
     good = f"<w:document {W}><w:body><w:p><w:r><w:t>quokka report</w:t></w:r></w:p></w:body></w:document>"
     (folder / "good.docx").write_bytes(_docx(good))
     (folder / "broken.docx").write_bytes(_docx(f"<w:document {W}><w:body><w:p>"))  # cut XML
-    (folder / "bomb.docx").write_bytes(_docx(good[:-len("</w:document>")], b" " * 40_000_000 + b"</w:document>"))
+    (folder / "bomb.docx").write_bytes(
+        _docx(good[: -len("</w:document>")], b" " * 40_000_000 + b"</w:document>")
+    )
     (folder / "note.md").write_text("a plain wombat note\n", encoding="utf-8")
     assert (folder / "bomb.docx").stat().st_size < 200_000
     env = base_env(tmp_path)

@@ -118,7 +118,9 @@ async def test_an_at_mentioned_base_is_searched_before_the_model_answers(
     assert not bad["ok"] and bad["error"]["code"] == "invalid"
 
 
-async def test_a_passage_cannot_close_the_data_frame(make_app: AppMaker, fake_llm: Any, tmp_path: Path) -> None:
+async def test_a_passage_cannot_close_the_data_frame(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path
+) -> None:
     app, rec = await make_app()
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = await ok(app, "chats.create")

@@ -33,7 +33,9 @@ def hostile_repo(root: Path, markers: Path, files: int = 70) -> Path:
         tag = name.replace("/", "_")
         path.write_text(f"open({str(markers / tag)!r}, 'w').close()\n", encoding="utf-8")
     for n in range(files):
-        (root / f"note-{n:03}.md").write_text(f"# Note {n}\n\nSome words about topic {n}.\n", encoding="utf-8")
+        (root / f"note-{n:03}.md").write_text(
+            f"# Note {n}\n\nSome words about topic {n}.\n", encoding="utf-8"
+        )
     return root
 
 
@@ -46,7 +48,11 @@ def test_kb_add_in_a_hostile_repo_runs_none_of_its_code(tmp_path: Path) -> None:
     env = base_env(tmp_path)
     done = subprocess.run(
         [str(CASHCODE), "kb", "add", ".", "--name", "Repo"],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=300,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert f"Repo: {70 + len(HOSTILE)} file(s) indexed" in done.stdout
@@ -78,18 +84,18 @@ def test_serve_with_an_index_run_and_an_mcp_child_runs_none_of_it(tmp_path: Path
     markers = tmp_path / "markers"
     env = isolated_env(tmp_path, {"CASHCODE_MCP_TEST_SERVERS": "1", "CASHCODE_DREAM": "off"})
     repo = hostile_repo(Path(env["WORKSPACE_DIR"]), markers)
-    with serve_process(["--no-open", "--port", "0"], env, cwd=repo, command=[str(CASHCODE), "serve"]) as served:
-        with httpx2.Client(base_url=served.base_url, trust_env=False, timeout=240) as client:
+    serving = serve_process(["--no-open", "--port", "0"], env, cwd=repo, command=[str(CASHCODE), "serve"])
+    with serving as served, httpx2.Client(base_url=served.base_url, trust_env=False, timeout=240) as client:
 
-            def invoke(route: str, body: dict[str, object]) -> dict[str, object]:
-                reply = client.post(f"/api/invoke/{route}", json=body, headers=served.bearer).json()
-                assert reply["ok"], reply
-                data: dict[str, object] = reply["data"]
-                return data
+        def invoke(route: str, body: dict[str, object]) -> dict[str, object]:
+            reply = client.post(f"/api/invoke/{route}", json=body, headers=served.bearer).json()
+            assert reply["ok"], reply
+            data: dict[str, object] = reply["data"]
+            return data
 
-            added = invoke("knowledge.add", {"path": str(repo), "name": "Repo"})
-            assert added["run"] == {**added["run"], "indexed": 70 + len(HOSTILE)}  # type: ignore[dict-item]
-            called = invoke("mcp.tools.call", {"name": "test_stdio_mcp", "tool": "say_hello"})
-            assert called["ok"] and called["text"] == "Hello, Cash", called
+        added = invoke("knowledge.add", {"path": str(repo), "name": "Repo"})
+        assert added["run"] == {**added["run"], "indexed": 70 + len(HOSTILE)}  # type: ignore[dict-item]
+        called = invoke("mcp.tools.call", {"name": "test_stdio_mcp", "tool": "say_hello"})
+        assert called["ok"] and called["text"] == "Hello, Cash", called
     assert not any("worker" in line for line in served.output), "".join(served.output)
     assert sorted(p.name for p in markers.iterdir()) == []

@@ -94,7 +94,7 @@ async def test_the_scheduler_fires_the_others_past_a_damaged_row(tmp_path: Path)
     clock = FakeClock()
     store, runner, scheduler = make(tmp_path, clock)
     good, bad = add(store, clock, seconds=600), add(store, clock, seconds=900)
-    with store._db.transaction() as conn:  # noqa: SLF001  damage one row as a crash or an old build could
+    with store._db.transaction() as conn:  # damage one row, as a crash or an old build could
         conn.execute("UPDATE tasks SET anchor = 'not a date' WHERE id = ?", (bad.id,))
     clock.advance(seconds=1000)
     fired = scheduler.tick()
@@ -106,8 +106,10 @@ async def test_the_scheduler_fires_the_others_past_a_damaged_row(tmp_path: Path)
 def _cron_task(next_run: datetime) -> TaskRecord:
     draft = TaskDraft(name="each minute", prompt="p", schedule=Cron(expr="* * * * *"), missed_policy="skip")
     anchor = datetime(2000, 1, 1, tzinfo=UTC)
-    return TaskRecord(id="t1", draft=draft, time_zone="Europe/Berlin", anchor=anchor, next_run=next_run,
-                      last_slot=None, chat_id=None, created_at=anchor, last_status=None, last_run_at=None)  # fmt: skip
+    return TaskRecord(
+        id="t1", draft=draft, time_zone="Europe/Berlin", anchor=anchor, next_run=next_run,
+        last_slot=None, chat_id=None, created_at=anchor, last_status=None, last_run_at=None,
+    )  # fmt: skip
 
 
 @pytest.mark.timeout(60)

@@ -99,3 +99,40 @@ def test_serve_with_an_index_run_and_an_mcp_child_runs_none_of_it(tmp_path: Path
         assert called["ok"] and called["text"] == "Hello, Cash", called
     assert not any("worker" in line for line in served.output), "".join(served.output)
     assert sorted(p.name for p in markers.iterdir()) == []
+
+
+@pytest.mark.desktop
+@pytest.mark.timeout(300)
+def test_the_desktop_app_started_in_a_hostile_repo_runs_none_of_it(tmp_path: Path) -> None:
+    """`cashcode desktop` (the real window under Xvfb) started from the repo: an index run large
+    enough for workers and a built-in MCP child, through its local API."""
+    import json
+
+    from tests.desktop.harness import app_dirs_env, launch
+    from tests.desktop.xvfb import xvfb
+    from tests.e2e.test_desktop_signals import READY_TIMEOUT_S, _wait_for_file
+
+    markers = tmp_path / "markers"
+    repo = hostile_repo(tmp_path / "repo", markers)
+    env = app_dirs_env(tmp_path / "cashcode")
+    config = Path(env["CASHCODE_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text(json.dumps({"local_api": True}), encoding="utf-8")
+    runtime = tmp_path / "runtime"
+    env.update(CASHCODE_RUNTIME_DIR=str(runtime), CASHCODE_QUICK_WINDOW="0", WORKSPACE_DIR=str(repo))
+    with xvfb() as display:
+        app = launch([str(CASHCODE), "desktop"], env, display.name, cdp=False, cwd=repo)
+        try:
+            info = _wait_for_file(runtime / "serve.json", lambda: app.proc.poll() is None, READY_TIMEOUT_S)
+            headers = {"authorization": f"Bearer {info['token']}"}
+            with httpx2.Client(base_url=str(info["url"]), trust_env=False, timeout=240) as client:
+                body = {"path": str(repo), "name": "Repo"}
+                added = client.post("/api/invoke/knowledge.add", json=body, headers=headers).json()
+                assert added["ok"] and added["data"]["run"]["indexed"] == 70 + len(HOSTILE), added
+                call = {"name": "test_stdio_mcp", "tool": "say_hello"}
+                called = client.post("/api/invoke/mcp.tools.call", json=call, headers=headers).json()
+                assert called["ok"] and called["data"]["text"] == "Hello, Cash", called
+        finally:
+            app.terminate()
+    assert not any("worker" in line for line in app.output), app.tail()
+    assert sorted(p.name for p in markers.iterdir()) == []

@@ -338,11 +338,17 @@ class ChatService:
         sections = [s for s in (c.prompt_section(spec) for c in caps) if s]
         if sections:
             prompt = "\n\n".join([prompt, *sections])
+        blocks = tuple(b for b in (c.turn_context(spec) for c in caps) if b)
         store: TurnStore = self._d.chats
         for cap in caps:
             store = cap.wrap_store(store)
         return TurnDeps(
-            loop=loop, store=store, system_prompt=prompt, on_stored=self._after_store, runner=self._d.lane
+            loop=loop,
+            store=store,
+            system_prompt=prompt,
+            context_blocks=blocks,
+            on_stored=self._after_store,
+            runner=self._d.lane,
         )
 
     def _record_usage(self, spec: TurnSpec, usage: UsageReport) -> None:

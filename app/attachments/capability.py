@@ -15,6 +15,7 @@ from app.attachments.store import AttachmentMissing, AttachmentStore
 from app.attachments.text_index import AttachmentTexts
 from app.contracts.capability import Capability, Handler
 from app.contracts.errors import ApiFailure, said, say
+from app.contracts.messages import safe_file_name
 
 
 class AttachmentsCapability(Capability):
@@ -28,7 +29,7 @@ class AttachmentsCapability(Capability):
         return {"attachments.upload": self.upload, "attachments.data": self.data}
 
     async def upload(self, req: a.AttachmentUpload) -> a.UploadedAttachment:
-        name = PurePath(req.name.replace("\\", "/")).name.strip() or "file"
+        name = safe_file_name(PurePath(req.name.replace("\\", "/")).name).strip() or "file"
         try:
             data = base64.b64decode(req.data_base64, validate=True)
         except (binascii.Error, ValueError) as exc:

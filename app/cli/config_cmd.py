@@ -80,7 +80,7 @@ def run_trust(args: argparse.Namespace) -> int:
     from app.settings.config_errors import ConfigError
     from app.settings.user_settings import SettingsError, SettingsStore
     from app.settings.workspace_config import read_workspace_config
-    from app.settings.workspace_trust import WorkspaceTrust
+    from app.settings.workspace_trust import WorkspaceTrust, ascii_host
 
     paths = paths_from_env(os.environ)
     try:  # the same folder `ask`/`chat` would use
@@ -102,7 +102,7 @@ def run_trust(args: argparse.Namespace) -> int:
         return fail(f"{config_file} does not exist: there is nothing to trust")
     if ws.base_url is None:
         return fail(f"{config_file} sets no base_url: your key goes where you configured it already")
-    host = urlsplit(ws.base_url).netloc
+    host = ascii_host(urlsplit(ws.base_url).netloc)
     trust.trust(folder, digest, host)
     print(f"Trusted {config_file}: your API key from OPENAI_API_KEY will be sent to {host} ({ws.base_url})")
     print("Any change to the file needs `cashcode config trust` again; undo with --revoke.")

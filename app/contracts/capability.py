@@ -111,6 +111,13 @@ class Capability:
         """Text appended to the turn's system prompt (None or "" for nothing)."""
         return None
 
+    def turn_context(self, spec: TurnSpec) -> str | None:
+        """Data for this turn (passages of an @-selected knowledge base), sent as a user-role
+        block just before the user's message and never stored. Text the app did not write
+        (file contents, search results) goes here, framed as data, never into
+        `prompt_section`: the system message holds only the app's own instructions."""
+        return None
+
     def listed_tools(self) -> Sequence[ListedTool]:
         """Every tool `toolset` can offer, for Settings → Tools (tools that exist only per chat,
         like an MCP server's own tools, are managed where they come from). Static: must not

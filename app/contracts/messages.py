@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
 ToolOutcome = Literal["ok", "error", "denied"]
@@ -45,6 +46,18 @@ class Mention(BaseModel):
     label: str = ""  # what the chip showed
 
 
+# Characters that make a name read differently from what it is: right-to-left overrides and
+# isolates ("invoice\u202efdp.exe" shows as "invoiceexe.pdf").
+_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def safe_file_name(name: str) -> str:
+    """A file name as it is stored and shown: NUL and every other control character (C0, DEL,
+    C1: a newline or an escape sequence in a name), and the bidirectional controls, replaced
+    with "_" (issue 33.12)."""
+    return "".join("_" if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS else c for c in name)
+
+
 class AttachmentRef(BaseModel):
     """A file sent with a user message (SPEC S1.3). The bytes live content-addressed in the
     data folder (`sha256`); only this reference is stored with the message."""
@@ -56,6 +69,11 @@ class AttachmentRef(BaseModel):
     mime: str
     size: int
     kind: Literal["image", "text", "pdf", "file"] = "file"
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, value: str) -> str:
+        return safe_file_name(value)  # whoever made the reference (a client's chat.send)
 
 
 class Message(BaseModel):

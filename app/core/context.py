@@ -57,6 +57,9 @@ class TurnDeps:
     loop: LoopDeps
     store: TurnStore
     system_prompt: str
+    # User-role blocks of data for this turn only (Capability.turn_context), sent after the
+    # history and before the user's message; never stored.
+    context_blocks: tuple[str, ...] = ()
     # Called after the turn is stored (e.g. automatic title). Runs on the core loop.
     on_stored: Callable[[TurnSpec, Sequence[Message]], None] | None = None
     # Where `store`'s reads and writes run (the app's store lane: off the event loop).

@@ -129,7 +129,8 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
             if not history or history[-1].role != "user":
                 raise ValueError("a regenerated turn must end its history at a user message")
             history, user = history[:-1], history[-1]
-        context = [Message(role="system", content=deps.system_prompt), *history]
+        blocks = [Message(role="user", content=b) for b in deps.context_blocks]
+        context = [Message(role="system", content=deps.system_prompt), *history, *blocks]
         loop = AgentLoop(deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model)
         result = await loop.run(context, user)
     except ProviderError as exc:

@@ -38,6 +38,7 @@ from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 
+from app.settings.paths import AppPaths
 from app.support.atomic import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,9 @@ def _recv_json(conn: Connection) -> object:
 def runtime_dir(env: Mapping[str, str]) -> Path:
     """The platform's per-user runtime folder (`CASHCODE_RUNTIME_DIR` overrides it), created
     private to the user. Falls back to a per-user folder under the temp dir when the platform
-    one cannot be created (e.g. no /run/user/<uid> for root in a container)."""
+    one cannot be created (e.g. no /run/user/<uid> for root in a container), and then to one in
+    the user's cache folder: anyone can make `<tmp>/cashcode-<uid>` first, and a squatted
+    shared name must not keep the app from starting (issue 33.11)."""
     override = env.get(ENV_RUNTIME_DIR, "").strip()
     uid = os.getuid() if hasattr(os, "getuid") else 0
     candidates: list[Path] = []
@@ -116,6 +119,8 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
 
         candidates.append(Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False)))
         candidates.append(Path(tempfile.gettempdir()) / f"cashcode-{uid}")
+    if not override:
+        candidates.append(AppPaths.from_env(env).cache_dir / "run")  # inside the user's home
     problems: list[str] = []
     for candidate in candidates:
         try:

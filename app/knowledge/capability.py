@@ -95,9 +95,10 @@ class KnowledgeCapability(Capability):
             self.store, self.runner, self.searcher, self.vectors, self._embeddings, self.private_roots, files
         ).table()
 
-    def prompt_section(self, spec: TurnSpec) -> str | None:
+    def turn_context(self, spec: TurnSpec) -> str | None:
         """A knowledge base @-selected for this message is searched before the model answers:
-        its best chunks for the message, with their citations, join this turn's context."""
+        its best chunks for the message, with their citations, join this turn's context as a
+        user-role block of data (the files are not the app's instructions: issue 33.7)."""
         names = list(dict.fromkeys(m.name for m in spec.mentions if m.kind == "knowledge"))
         if not names:
             return None

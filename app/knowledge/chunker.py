@@ -13,17 +13,17 @@ chunk, so its line range is tight.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from app.knowledge.extract import Document
+from app.knowledge.extract import Document, Unreadable
 from app.knowledge.models import Chunk
 
 MAX_CHARS = 2000
 TARGET_CHARS = 1000  # a chunk this long is closed at the next seam
 OVERLAP_CHARS = 200
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _PAGE = re.compile(r"^\[page (\d+)\]$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -40,9 +40,10 @@ class _Block:
             self.size = _size(self.lines)
 
 
-def chunk(doc: Document) -> list[Chunk]:
+def chunk(doc: Document, deadline: float | None = None) -> list[Chunk]:
+    """`deadline` (time.monotonic()): past it, Unreadable (the per-file time limit)."""
     packer = _Packer()
-    for block in _blocks(doc):
+    for block in _blocks(doc, deadline):
         if block.new_section or (packer.lines and packer.size + block.size > MAX_CHARS):
             packer.close(keep_overlap=not block.new_section)
         if block.new_section or not packer.lines:
@@ -85,13 +86,15 @@ class _Packer:
         self.reset(_tail(self.lines) if keep_overlap else [])
 
 
-def _blocks(doc: Document) -> Iterator[_Block]:
+def _blocks(doc: Document, deadline: float | None) -> Iterator[_Block]:
     stack: list[tuple[int, str]] = []  # (level, title) of the headings above
     lines: list[tuple[int, str]] = []
     trail = ""
     new_section = False
     fence: str | None = None
     for number, text in enumerate(doc.lines, start=1):
+        if deadline is not None and not number % 1024 and time.monotonic() > deadline:
+            raise Unreadable("took too long to read")
         if fence is not None:
             lines.append((number, text))
             if text.strip().startswith(fence):
@@ -120,12 +123,29 @@ def _blocks(doc: Document) -> Iterator[_Block]:
 
 def _heading(doc: Document, text: str) -> tuple[int, str] | None:
     if doc.kind == "markdown":
-        match = _HEADING.match(text)
-        return (len(match.group(1)), match.group(2)) if match else None
+        return markdown_heading(text)
     if doc.kind == "pdf":
         page = _PAGE.match(text)
         return (1, f"page {page.group(1)}") if page else None
     return None
+
+
+def markdown_heading(text: str) -> tuple[int, str] | None:
+    """`(level, title)` of an ATX heading line, else None. What `^(#{1,6})\\s+(.+?)\\s*#*\\s*$`
+    matched, in linear time: that regex backtracked in cubic time on a heading line holding a
+    long run of spaces (1.5 KB froze the app for 8 s, issue 33.6)."""
+    level = len(text) - len(text.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    rest = text[level:]
+    body = rest.lstrip()
+    if len(rest) == len(body):
+        return None  # `#` not followed by whitespace
+    if not body:  # whitespace only: the regex's title was its last character (it needs one)
+        return (level, rest[-1]) if len(rest) >= 2 else None
+    # The shortest title after which only whitespace, a run of `#` and whitespace remain.
+    title = body.rstrip().rstrip("#").rstrip()
+    return level, title or body[0]
 
 
 def _pieces(lines: list[tuple[int, str]], size: int) -> Iterator[tuple[list[tuple[int, str]], int]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.knowledge.extract import BINARY_SUFFIXES, DOCUMENT_SUFFIXES, looks_binary
+from app.knowledge.extract import BINARY_SUFFIXES, DOCUMENT_SUFFIXES, HARD_LINK, looks_binary
 from app.knowledge.models import Skipped
 
 if TYPE_CHECKING:  # the matcher loads on the first scan, not at every start (`cashcode ask`)
@@ -200,6 +200,8 @@ class Discovery:
             return None if stat.S_ISDIR(st.st_mode) else Skipped(path=path, reason="not a regular file")
         if private:
             return Skipped(path=path, reason="CashCode's own folder")
+        if st.st_nlink > 1:  # another name of the file may be outside the folder (issue 33.7)
+            return Skipped(path=path, reason=HARD_LINK)
         if st.st_size > self._cap:
             return Skipped(path=path, reason=f"larger than {self._cap // (1024 * 1024)} MB")
         suffix = os.path.splitext(name)[1].lower()

@@ -10,7 +10,9 @@ paragraph, its headings written as Markdown headings (`## Title`).
 from __future__ import annotations
 
 import html
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +34,9 @@ BINARY_SUFFIXES = frozenset(
     }
 )  # fmt: skip
 SNIFF_BYTES = 8192
+DOCX_EXPANSION = 20  # a .docx may unpack to this many times its size (text compresses ~5-10x)
+DOCX_FLOOR = 4 * 1024 * 1024  # ... or this much, whichever is more (small files: fixed parts)
+HARD_LINK = "a hard link (another name of this file may be outside the folder)"
 
 
 class Unreadable(ValueError):
@@ -44,13 +49,28 @@ class Document:
     kind: Kind
 
 
+def open_flags() -> int:
+    """How a file of a base is opened: never through a symbolic link, never waiting (a FIFO or
+    device swapped in after the scan is refused by the caller's fstat, not blocked on)."""
+    extra = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.O_RDONLY | extra
+
+
 def looks_binary(path: Path | str) -> bool:
-    """A NUL byte or undecodable UTF-8 in the first 8 KB (a cut multi-byte tail is allowed)."""
+    """A NUL byte or undecodable UTF-8 in the first 8 KB (a cut multi-byte tail is allowed);
+    True for anything that is not a regular file once opened."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
+        fd = os.open(path, open_flags())
     except OSError:
         return True
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True
+        head = os.read(fd, SNIFF_BYTES)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
     if b"\0" in head:
         return True
     try:
@@ -77,20 +97,65 @@ def extract(path: Path, data: bytes) -> Document:
     return Document(lines, "text" if suffix in TEXT_SUFFIXES else "code")
 
 
-_SKIPPED_ELEMENT = re.compile(r"<(script|style|noscript|template|svg)\b.*?</\1\s*>", re.I | re.S)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_TAG = re.compile(r"<[^>]*>", re.S)
+_SKIPPED = frozenset({"script", "style", "noscript", "template", "svg"})
+_NAME = re.compile(r"[A-Za-z]+")
+_WORD = re.compile(r"\w")
+_CLOSE = {name: re.compile(rf"</{name}\s*>", re.I) for name in _SKIPPED}
 
 
 def html_lines(lines: tuple[str, ...]) -> tuple[str, ...]:
     """The visible text of each line (removed parts keep their line breaks)."""
-    source = "\n".join(lines)
-
-    def blank(match: re.Match[str]) -> str:
-        return "\n" * match.group(0).count("\n")
-
-    source = _TAG.sub(blank, _COMMENT.sub(blank, _SKIPPED_ELEMENT.sub(blank, source)))
+    source = _strip_markup("\n".join(lines))
     return tuple(" ".join(html.unescape(line).split()) for line in source.split("\n"))
+
+
+def _strip_markup(source: str) -> str:
+    """Skipped elements (script, style, …), comments and tags replaced by their line breaks,
+    in one pass: linear time. The regexes this replaces (`<!--.*?-->`, `<[^>]*>`,
+    `<(script|…)\\b.*?</\\1\\s*>`) rescanned to the end of the text from every unclosed `<`,
+    quadratic in its length (issue 33.6). Here a search that found no end is remembered: a
+    later one from further on cannot find one either."""
+    out: list[str] = []
+    missing: dict[str, int] = {}  # needle -> a position from which it was not found
+
+    def find(needle: str, start: int) -> int:
+        if missing.get(needle, len(source) + 1) <= start:
+            return -1
+        if needle in _CLOSE:
+            found = _CLOSE[needle].search(source, start)
+            at = found.end() if found else -1
+        else:
+            at = source.find(needle, start)
+            at = at + len(needle) if at >= 0 else -1
+        if at < 0:
+            missing[needle] = start
+        return at
+
+    def blank(start: int, end: int) -> None:
+        out.append("\n" * source.count("\n", start, end))
+
+    i = 0
+    while (lt := source.find("<", i)) >= 0:
+        out.append(source[i:lt])
+        end = -1
+        if source.startswith("<!--", lt):
+            end = find("-->", lt + 4)
+        else:
+            name = _NAME.match(source, lt + 1)
+            word = name.group(0).lower() if name else ""
+            after = name.end() if name else lt
+            if word in _SKIPPED and not _WORD.match(source, after):  # `\\b` after the name
+                end = find(word, after)
+        if end < 0:
+            end = find(">", lt + 1)  # a tag (or an unclosed element or comment: up to its `>`)
+        if end < 0:
+            out.append("<")  # no `>` anywhere after it: plain text
+            i = lt + 1
+            continue
+        blank(lt, end)
+        i = end
+    out.append(source[i:])
+    return "".join(out)
 
 
 def _pdf_lines(data: bytes) -> tuple[str, ...]:
@@ -119,9 +184,18 @@ def _docx_lines(data: bytes) -> tuple[str, ...]:
     import docx
 
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(max(0, i.file_size) for i in archive.infolist())
+        # A zip member never inflates past its declared size (zipfile stops there), so the
+        # declared total bounds what reading it costs (issue 33.7: a .docx bomb).
+        if unpacked > max(DOCX_EXPANSION * len(data), DOCX_FLOOR):
+            raise Unreadable(f"the .docx unpacks to more than {DOCX_EXPANSION}x its size")
         document = docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise Unreadable(f"the .docx could not be read ({exc})") from exc
+    except Unreadable:
+        raise
+    except (zipfile.BadZipFile, KeyError, ValueError, SyntaxError, EOFError, OSError) as exc:
+        # SyntaxError: lxml's XMLSyntaxError (a damaged part); one file fails, not the run
+        raise Unreadable(f"the .docx could not be read ({type(exc).__name__})") from exc
     out: list[str] = []
     for paragraph in document.paragraphs:
         text = paragraph.text.replace("\n", " ")

@@ -19,6 +19,7 @@ from app.knowledge.runner import Runner
 from app.knowledge.search import KnowledgeSearcher
 from app.knowledge.store import KnowledgeStore, check_name
 from app.knowledge.vectors import VectorStore
+from app.store.db import LOOP_WAIT_MS
 
 
 class KnowledgeHandlers:
@@ -84,7 +85,8 @@ class KnowledgeHandlers:
         raise ApiFailure("not_found", say("kb.not_found", name=name))
 
     async def _run(self, name: str, *, force: bool = False) -> k.KbRun:
-        r: RunResult = await self._runner.run(name, force=force)
+        # A route's run starts within the bound every route has (decision 183): busy → database_busy
+        r: RunResult = await self._runner.run(name, force=force, start_wait_ms=LOOP_WAIT_MS)
         return k.KbRun(
             name=name, indexed=r.indexed, unchanged=r.unchanged, removed=r.removed, skipped=r.skipped
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,10 +62,16 @@ class Indexer:
         with self._guard:
             return self._locks.setdefault(name, threading.Lock())
 
-    def run(self, name: str, on_progress: OnProgress, *, force: bool = False) -> RunResult:
-        """Bring the base's index up to date with its roots (`force`: re-read every file)."""
+    def run(
+        self, name: str, on_progress: OnProgress, *, force: bool = False, start_wait_ms: int | None = None
+    ) -> RunResult:
+        """Bring the base's index up to date with its roots (`force`: re-read every file).
+        `start_wait_ms`: how long the run's first write may wait for the database before
+        StoreBusy (a route's run answers `database_busy` as other routes do; issue 33.10);
+        None: the full busy timeout. Once started, a run's writes wait the full timeout."""
         with self._lock(name):
-            self._store.set_pending(name, True)
+            with self._store.waiting_at_most(start_wait_ms) if start_wait_ms is not None else nullcontext():
+                self._store.set_pending(name, True)
             scan = self.discovery(name).scan()
             # Streamed against the records: only changed files' states are kept (a start-up
             # scan of 10,000 unchanged files then allocates no record per file; bench README).
@@ -73,7 +80,7 @@ class Indexer:
             for path in sorted(gone):
                 removed += self._store.remove_file(name, path)
             todo = [f for f in scan.files if force or f.path in known or f.path in new]
-            jobs = [Job(f.path, f.mtime_ns, None if force else known.get(f.path)) for f in todo]
+            jobs = [Job(f.path, f.mtime_ns, None if force else known.get(f.path), self._cap) for f in todo]
             skipped = list(scan.skipped)
             indexed = 0
             total = len(todo)
@@ -127,7 +134,7 @@ class Indexer:
 
     def _index_file(self, name: str, item: Found, known: FileState | None) -> bool | Skipped:
         """True: chunks written; False: content unchanged (only its size/mtime recorded)."""
-        job = Job(item.path, item.mtime_ns, known)
+        job = Job(item.path, item.mtime_ns, known, self._cap)
         result = self._settle(name, job, read_job(job))
         if isinstance(result, Prepared):
             self._store.put_files(name, [result])

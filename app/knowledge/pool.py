@@ -22,14 +22,13 @@ import logging
 import os
 import queue
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import IO
 
 from app.knowledge.prepare import Job, Outcome, read_job
 from app.knowledge.worker import FLAG, decode_outcomes, encode_jobs
+from app.support import child_python
 
 _log = logging.getLogger(__name__)
 
@@ -49,9 +48,9 @@ def default_workers() -> int:
 
 
 def worker_argv() -> list[str]:
-    if getattr(sys, "frozen", False):
-        return [sys.executable, FLAG]
-    return [sys.executable, "-m", "app.knowledge.worker"]
+    """Isolated from the current folder and the user's environment: indexing a cloned repo
+    holding `json.py` must not run it (issue 33.1, app/support/child_python.py)."""
+    return child_python.module_argv("app.knowledge.worker", frozen_flag=FLAG)
 
 
 def outcomes(jobs: Sequence[Job], sizes: Sequence[int], *, workers: int) -> Iterator[Outcome]:
@@ -95,11 +94,8 @@ class _Worker:
     AHEAD = 4  # answers a worker may have ready (each up to ~2 x GROUP_BYTES)
 
     def __init__(self, groups: list[list[Job]]) -> None:
-        root = str(Path(__file__).resolve().parents[2])  # where `app` is, from source
-        paths = [root, os.environ.get("PYTHONPATH")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
         self._proc = subprocess.Popen(
-            worker_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True
+            worker_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True
         )
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._lines: queue.Queue[bytes | None] = queue.Queue(self.AHEAD)

@@ -9,16 +9,27 @@ writes as JSON.
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
+import stat
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.knowledge.chunker import chunk
-from app.knowledge.extract import Unreadable, extract
+from app.knowledge.extract import HARD_LINK, Unreadable, extract, open_flags
 from app.knowledge.models import Chunk
+
+_log = logging.getLogger(__name__)
 
 # A chunk as stored: (start_line, end_line, heading, text, index tokens).
 Row = tuple[int, int, str, str, str]
+
+READ_CAP = 20 * 1024 * 1024  # a Job's default cap: the capability's default size cap
+# One file's reading, chunking and tokenising; a file that takes longer is skipped (a guard
+# behind the linear-time parsing, issue 33.6: it never holds a run or a worker for long).
+FILE_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True)  # a scan holds one per changed file
@@ -64,6 +75,7 @@ class Job:
     path: str
     mtime_ns: int
     known: FileState | None
+    cap: int = READ_CAP  # bytes; a file grown past it since the scan is skipped
 
 
 def index_text(path: str, chunk: Chunk) -> str:
@@ -72,11 +84,38 @@ def index_text(path: str, chunk: Chunk) -> str:
     return _tokens(path, chunk.heading, chunk.text)
 
 
-def prepare(path: str, state: FileState, chunks: Sequence[Chunk]) -> Prepared:
-    rows = tuple(
-        (c.start_line, c.end_line, c.heading, c.text, _tokens(path, c.heading, c.text)) for c in chunks
-    )
-    return Prepared(path, state, rows, sum(len(c.text) for c in chunks))
+def prepare(path: str, state: FileState, chunks: Sequence[Chunk], deadline: float | None = None) -> Prepared:
+    rows = []
+    for c in chunks:
+        if deadline is not None and time.monotonic() > deadline:
+            raise Unreadable("took too long to read")
+        rows.append((c.start_line, c.end_line, c.heading, c.text, _tokens(path, c.heading, c.text)))
+    return Prepared(path, state, tuple(rows), sum(len(c.text) for c in chunks))
+
+
+def read_file(path: str, cap: int) -> bytes:
+    """The bytes of the regular file at `path`, read safely: the name is opened without
+    following a link (a file swapped for a symbolic link since the scan is refused), without
+    blocking (a file swapped for a FIFO or device is refused after the open, never waited
+    on), refused if it has other names (a hard link may be a file outside the folder, as the
+    read tools rule: app/tools/workspace.py) and read up to `cap` bytes (issue 33.7).
+    Unreadable (with the reason) otherwise; OSError when it cannot be opened."""
+    fd = os.open(path, open_flags())
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable("not a regular file")
+        if st.st_nlink > 1:
+            raise Unreadable(HARD_LINK)
+        if st.st_size > cap:
+            raise Unreadable(f"larger than {cap // (1024 * 1024)} MB")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(cap + 1)
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        raise Unreadable(f"larger than {cap // (1024 * 1024)} MB")
+    return data
 
 
 def _tokens(path: str, heading: str, text: str) -> str:
@@ -87,18 +126,23 @@ def _tokens(path: str, heading: str, text: str) -> str:
 
 
 def read_job(job: Job) -> Outcome:
+    deadline = time.monotonic() + FILE_SECONDS
     try:
-        data = Path(job.path).read_bytes()
+        data = read_file(job.path, job.cap)
+    except Unreadable as exc:
+        return Failed(job.path, str(exc))
     except OSError as exc:
         return Failed(job.path, f"cannot be read ({exc.strerror or exc})")
     state = FileState(size=len(data), mtime_ns=job.mtime_ns, sha256=hashlib.sha256(data).hexdigest())
     if job.known is not None and job.known.sha256 == state.sha256:
         return Unchanged(job.path, state)
     try:
-        chunks = chunk(extract(Path(job.path), data))
+        return prepare(job.path, state, chunk(extract(Path(job.path), data), deadline), deadline)
     except Unreadable as exc:
         return Failed(job.path, str(exc))
-    return prepare(job.path, state, chunks)
+    except Exception as exc:  # a hostile file fails itself, never the run (issue 33.7)
+        _log.warning("knowledge: %s could not be read (%s)", job.path, type(exc).__name__)
+        return Failed(job.path, f"could not be read ({type(exc).__name__})")
 
 
 def read_jobs(jobs: Sequence[Job]) -> list[Outcome]:

@@ -50,9 +50,11 @@ class Runner:
             KnowledgeProgress(base=p.base, done=p.done, total=p.total, current=p.current, finished=p.finished)
         )
 
-    async def run(self, name: str, *, force: bool = False) -> RunResult:
+    async def run(self, name: str, *, force: bool = False, start_wait_ms: int | None = None) -> RunResult:
         sink = self.sink()
-        result = await asyncio.to_thread(self.indexer.run, name, sink, force=force)
+        result = await asyncio.to_thread(
+            self.indexer.run, name, sink, force=force, start_wait_ms=start_wait_ms
+        )
         # The worker's last progress callbacks are queued on the loop: let them run first.
         await asyncio.sleep(0)
         await self.embed_pending()

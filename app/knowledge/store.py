@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from app.contracts.errors import ApiFailure, say
@@ -143,6 +144,10 @@ class KnowledgeStore:
                 raise ApiFailure("not_found", say("kb.not_a_source", path=path, name=name))
 
     # ---- index state ------------------------------------------------------------------------
+
+    def waiting_at_most(self, wait_ms: int) -> AbstractContextManager[None]:
+        """On this thread, wait at most `wait_ms` for the database (Database.waiting_at_most)."""
+        return self._db.waiting_at_most(wait_ms)
 
     def set_pending(self, name: str, pending: bool) -> None:
         with self._db.transaction() as conn:

@@ -4,8 +4,9 @@ Protocol over its standard streams, one JSON document per line (JSON never holds
 break): the app writes a list of jobs per line to its stdin, it answers each with one line on
 stdout, in order, and exits when stdin closes. JSON, not pickle: the app never unpickles
 (decision 171), and a line is read off the pipe whole on a thread without being parsed there.
-Started as `python -m app.knowledge.worker` from source and as `CashCode --kb-worker` from a
-frozen build (its entry points check the flag first: app/cli/main.py, app/desktop/__main__.py).
+Started isolated (`python -I`, app/support/child_python.py) from source and as `CashCode
+--kb-worker` from a frozen build (its entry points check the flag first: app/cli/main.py,
+app/desktop/__main__.py).
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ FLAG = "--kb-worker"
 
 
 def encode_jobs(jobs: Sequence[Job]) -> bytes:
-    return _line([[j.path, j.mtime_ns, _state(j.known) if j.known else None] for j in jobs])
+    return _line([[j.path, j.mtime_ns, _state(j.known) if j.known else None, j.cap] for j in jobs])
 
 
 def decode_jobs(line: bytes) -> list[Job]:
-    return [Job(str(p), int(m), _from_state(k) if k else None) for p, m, k in json.loads(line)]
+    return [Job(str(p), int(m), _from_state(k) if k else None, int(c)) for p, m, k, c in json.loads(line)]
 
 
 def encode_outcomes(outcomes: Sequence[Outcome]) -> bytes:

@@ -1,7 +1,8 @@
 """How MCP child processes are started from source and from a frozen (PyInstaller) build.
 
 From source, "Python" is `sys.executable`: the guard runs as `python -I -S child_guard.py` and a
-built-in server as `python resources/mcp_servers/<name>/server.py`. A frozen build has no
+built-in server as `python -I resources/mcp_servers/<name>/server.py` (isolated from the current
+folder and the user's environment: app/support/child_python.py). A frozen build has no
 Python of its own to hand out — `sys.executable` is the CashCode executable — and a Python the
 user installed must never be used instead (other version, no MCP SDK). So the frozen executable
 runs them itself, through two hidden arguments its entry point checks before anything else
@@ -19,6 +20,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from app.support import child_python
 
 GUARD_FLAG = "--mcp-guard"
 BUILTIN_FLAG = "--mcp-builtin"
@@ -39,14 +42,14 @@ def guard_argv(parent_pid: int, argv: Sequence[str]) -> list[str]:
     """The command line that runs `argv` under the child guard."""
     if is_frozen():
         return [sys.executable, GUARD_FLAG, str(parent_pid), *argv]
-    return [sys.executable, "-I", "-S", str(GUARD), str(parent_pid), *argv]
+    return child_python.script_argv(GUARD, [str(parent_pid), *argv], no_site=True)
 
 
 def script_argv(script: str, args: Sequence[str]) -> list[str]:
     """The command line that runs a built-in server script with this app's Python."""
     if is_frozen():
         return [sys.executable, BUILTIN_FLAG, script, *args]
-    return [sys.executable, script, *args]
+    return child_python.script_argv(script, args)  # isolated: issue 33.1
 
 
 def hidden_entry(argv: Sequence[str]) -> int | None:

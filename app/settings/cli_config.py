@@ -38,7 +38,7 @@ from app.settings.user_settings import (
     validate_base_url,
 )
 from app.settings.workspace_config import WorkspaceConfig, read_workspace_config
-from app.settings.workspace_trust import WorkspaceTrust
+from app.settings.workspace_trust import WorkspaceTrust, ascii_host
 
 ApiMode = Literal["chat_completions", "responses"]
 
@@ -150,7 +150,7 @@ def resolve_cli_config(
     key, key_source, warnings = _resolve_key(env, secrets, profile, p.sources["base_url"] == prof_src)
     untrusted: UntrustedWorkspace | None = None
     if key and p.sources["base_url"] == ws_src and ws_digest is not None:
-        host = urlsplit(cast(str, p.values["base_url"])).netloc or "?"
+        host = ascii_host(urlsplit(cast(str, p.values["base_url"])).netloc) or "?"
         if trust is not None and trust.is_trusted(workspace, ws_digest):
             warnings.append(f"the base URL comes from {ws_path} (trusted); your API key is sent to {host}")
         else:

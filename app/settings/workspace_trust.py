@@ -37,6 +37,28 @@ class _TrustFile(BaseModel):
     records: list[TrustRecord] = Field(default_factory=list)
 
 
+def ascii_host(netloc: str) -> str:
+    """A URL's host (with its port) as the app connects to it: a name with non-ASCII letters in
+    its IDNA ASCII (punycode) form, so a look-alike such as "аpple.com" with a Cyrillic "а" is
+    shown as the "xn--pple-43d.com" it is (issue 33.13). The same encoding as the HTTP client
+    (the `idna` package httpx2 uses); a name that has none is shown escaped."""
+    userinfo, at, hostport = netloc.rpartition("@")
+    host, port = hostport, ""
+    if not hostport.startswith("["):  # an IPv6 literal is ASCII
+        name, colon, digits = hostport.rpartition(":")
+        if colon and digits.isdigit():
+            host, port = name, colon + digits
+    if host.isascii():
+        return netloc
+    import idna  # lazy: only for a non-ASCII host
+
+    try:
+        shown = idna.encode(host.lower()).decode("ascii")
+    except (idna.IDNAError, UnicodeError):
+        shown = host.encode("ascii", "backslashreplace").decode("ascii")
+    return f"{userinfo}{at}{shown}{port}"
+
+
 def config_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.tasks.model import TaskRecord, Trigger
-from app.tasks.schedule import next_after, time_zone
+from app.tasks.schedule import last_through, next_after, time_zone
 
 MISSED_COUNT_LIMIT = 10_000
 
@@ -43,12 +43,7 @@ def plan(task: TaskRecord, now: datetime, grace: timedelta) -> Fire | Miss | Non
     following = next_after(schedule, max(now, slot), zone, task.anchor)
     if now - slot <= grace:
         return Fire(task, slot, following, "schedule")
-    latest, count = slot, 1
-    while count < MISSED_COUNT_LIMIT:
-        later = next_after(schedule, latest, zone, task.anchor)
-        if later is None or later > now:
-            break
-        latest, count = later, count + 1
+    latest, count = last_through(schedule, slot, now, zone, task.anchor, MISSED_COUNT_LIMIT)
     if task.draft.missed_policy == "run_once":
         return Fire(task, latest, following, "missed")
     return Miss(task, latest, count, following)

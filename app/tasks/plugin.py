@@ -30,11 +30,18 @@ def _tasks_v1(conn: sqlite3.Connection) -> None:
     run_script(conn, TASKS_V1)
 
 
+def _tasks_v2(conn: sqlite3.Connection) -> None:
+    from app.store.migrations import run_script
+    from app.tasks.schema import TASKS_V2
+
+    run_script(conn, TASKS_V2)
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="tasks",
     build=_build,
     routes="app.tasks.api_routes",
     events="app.tasks.events",
-    migrations=(_tasks_v1,),
+    migrations=(_tasks_v1, _tasks_v2),
     settings=SettingsSection("tasks", _settings_model),
 )

@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Coroutine
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from app.contracts.events import AppEvent
@@ -26,20 +27,37 @@ GRACE = timedelta(minutes=5)
 MIN_DELAY_S = 0.25  # never spin, even if a write keeps failing
 
 
-def pid_alive(pid: int) -> bool:
-    """Is the process that claimed a run still there? (Windows: assume not, so a crashed run
-    never blocks its task; a run of a second process is then failed early at worst.)"""
-    if pid == os.getpid():
-        return True
+def process_start(pid: int) -> str | None:
+    """When process `pid` started, as the kernel counts it (Linux: field 22 of
+    /proc/<pid>/stat, clock ticks since boot); None where that cannot be read. A pid is reused
+    once its process is gone; the pair (pid, start) names one process."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+        # the command name (field 2) may hold spaces and ")": count from the last ")"
+        return data[data.rindex(b")") + 2 :].split()[19].decode()
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def pid_alive(pid: int, start: str | None = None) -> bool:
+    """Is the process that claimed a run still there — that process, not a later one that got
+    its pid (`start`: its process_start when it claimed the run; None for runs recorded
+    without it, or where start times cannot be read: then the pid alone decides)?
+    (Windows: assume not, so a crashed run never blocks its task; a run of a second process is
+    then failed early at worst.)"""
     if sys.platform == "win32":
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+    if pid != os.getpid():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+    if start is None:
         return True
-    return True
+    now = process_start(pid)
+    return now is None or now == start
 
 
 class Scheduler:
@@ -52,7 +70,7 @@ class Scheduler:
         *,
         poll_s: float,
         grace: timedelta = GRACE,
-        alive: Callable[[int], bool] = pid_alive,
+        alive: Callable[[int, str | None], bool] = pid_alive,
     ) -> None:
         self._store = store
         self._runner = runner
@@ -61,6 +79,7 @@ class Scheduler:
         self._poll_s = poll_s
         self._grace = grace
         self._alive = alive
+        self._start = process_start(os.getpid())  # recorded with each run this process claims
         self._loop_task: asyncio.Task[None] | None = None
         self._runs: set[asyncio.Task[Any]] = set()
         self._wake = asyncio.Event()
@@ -70,18 +89,36 @@ class Scheduler:
     def tick(self) -> list[RunRecord]:
         """Fire every due task once (runs start in the background); returns what was recorded."""
         now = self._clock()
-        recorded: list[RunRecord] = []
+        return self._apply(self._steps(now), now)
+
+    async def _tick(self) -> list[RunRecord]:
+        """tick() with the reading and planning in a thread: counting the runs a long-closed app
+        (or a clock jump) missed must never hold the event loop (issue 33.8)."""
+        now = self._clock()
+        steps = await asyncio.to_thread(self._steps, now)
+        return self._apply(steps, now)
+
+    def _steps(self, now: datetime) -> list[Fire | Miss]:
+        steps: list[Fire | Miss] = []
         for task in self._store.due(now):
             try:
                 step = plan(task, now, self._grace)
-                if isinstance(step, Fire):
-                    recorded.append(self._fire(step, now))
-                elif isinstance(step, Miss):
-                    recorded.append(self._miss(step, now))
-            except Conflict:
-                continue  # another process fired this slot first
             except Exception:  # one broken task must not stop the others
                 _log.warning("task %s could not be scheduled", task.id, exc_info=True)
+                continue
+            if step is not None:
+                steps.append(step)
+        return steps
+
+    def _apply(self, steps: list[Fire | Miss], now: datetime) -> list[RunRecord]:
+        recorded: list[RunRecord] = []
+        for step in steps:
+            try:
+                recorded.append(self._fire(step, now) if isinstance(step, Fire) else self._miss(step, now))
+            except Conflict:
+                continue  # another process (or a change meanwhile) moved this slot first
+            except Exception:  # one broken task must not stop the others
+                _log.warning("task %s could not be scheduled", step.task.id, exc_info=True)
         if recorded:
             self._publish(TasksChanged())
         return recorded
@@ -90,15 +127,16 @@ class Scheduler:
         self._store.fail_orphans(self._alive, now)
         run = self._store.fire(
             step.task.id, slot=step.slot, next_run=step.next_run, trigger=step.trigger, now=now,
-            pid=os.getpid(), expected_next=step.task.next_run,
+            pid=os.getpid(), start=self._start, expected_next=step.task.next_run,
         )  # fmt: skip
         self._spawn(self._runner.execute(step.task, run))
         return run
 
     def _miss(self, step: Miss, now: datetime) -> RunRecord:
         run = self._store.record_missed(
-            step.task.id, slot=step.slot, count=step.count, next_run=step.next_run, now=now
-        )
+            step.task.id, slot=step.slot, count=step.count, next_run=step.next_run, now=now,
+            expected_next=step.task.next_run,
+        )  # fmt: skip
         self._spawn(self._runner.execute(step.task, run))  # publishes the finished event
         return run
 
@@ -108,7 +146,9 @@ class Scheduler:
         """A run outside the schedule (run now); the schedule is not moved."""
         now = self._clock()
         self._store.fail_orphans(self._alive, now)
-        run = self._store.fire(task.id, slot=None, next_run=None, trigger="manual", now=now, pid=os.getpid())
+        run = self._store.fire(
+            task.id, slot=None, next_run=None, trigger="manual", now=now, pid=os.getpid(), start=self._start
+        )
         job = self._runner.execute(task, run, fallback=fallback, approvals=approvals)
         if wait:
             return await job
@@ -134,7 +174,7 @@ class Scheduler:
     async def _loop(self) -> None:
         while True:
             try:
-                self.tick()
+                await self._tick()
                 delay = self._delay()
             except Exception:  # e.g. the database briefly locked by another process
                 _log.warning("the task scheduler's tick failed", exc_info=True)

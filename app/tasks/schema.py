@@ -37,3 +37,6 @@ CREATE INDEX task_runs_by_task ON task_runs (task_id, started_at);
 -- One run per task at a time, also across processes (a CLI `tasks run` beside `serve`).
 CREATE UNIQUE INDEX task_runs_one_running ON task_runs (task_id) WHERE status = 'running';
 """
+
+# Which process owns a run: its start time beside its pid (a pid is reused; issue 33.8).
+TASKS_V2 = "ALTER TABLE task_runs ADD COLUMN owner_start TEXT;"

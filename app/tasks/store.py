@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
@@ -15,6 +16,7 @@ from app.store.ids import new_id
 from app.tasks.model import RunRecord, RunStatus, TaskDraft, TaskRecord, Trigger
 from app.tasks.times import from_db, maybe, to_db
 
+_log = logging.getLogger(__name__)
 RECENT_RUNS = 200
 INTERRUPTED = "interrupted: the app stopped during the run (nothing of the turn was kept)"
 
@@ -78,7 +80,7 @@ class TaskStore:
         return _task(rows[0])
 
     def all(self) -> list[TaskRecord]:
-        return [_task(r) for r in self._db.query(_TASK_SELECT + " ORDER BY t.name")]
+        return _tasks(self._db.query(_TASK_SELECT + " ORDER BY t.name"))
 
     def remove(self, task_id: str) -> None:
         with self._db.transaction() as conn:
@@ -96,7 +98,7 @@ class TaskStore:
             " ORDER BY t.next_run",
             (to_db(now),),
         )
-        return [_task(r) for r in rows]
+        return _tasks(rows)
 
     def earliest_next(self) -> datetime | None:
         rows = self._db.query("SELECT MIN(next_run) FROM tasks WHERE enabled = 1 AND next_run IS NOT NULL")
@@ -113,11 +115,13 @@ class TaskStore:
         trigger: Trigger,
         now: datetime,
         pid: int,
+        start: str | None = None,
         expected_next: datetime | None = None,
     ) -> RunRecord:
         """Advance the schedule past `slot` and start a run; if one is running, record this one
-        as skipped instead. `expected_next`: fire only if the task's next run is still that
-        (another process may have fired it first) — otherwise raise Conflict."""
+        as skipped instead. `pid` and `start` (its process_start) name the process that owns
+        the run. `expected_next`: fire only if the task's next run is still that (another
+        process may have fired it first) — otherwise raise Conflict."""
         run_id = new_id()
         with self._db.transaction() as conn:
             if slot is not None:
@@ -133,24 +137,35 @@ class TaskStore:
             status: RunStatus = "skipped" if busy else "running"
             conn.execute(
                 "INSERT INTO task_runs (id, task_id, status, trigger, slot, started_at, finished_at,"
-                " duration_ms, error, owner_pid) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                " duration_ms, error, owner_pid, owner_start) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, task_id, status, trigger, _opt(slot), to_db(now),
                  to_db(now) if busy else None, 0.0 if busy else None,
-                 "the previous run was still running" if busy else None, pid),
+                 "the previous run was still running" if busy else None, pid, start),
             )  # fmt: skip
         return self.run(run_id)
 
     def record_missed(
-        self, task_id: str, *, slot: datetime, count: int, next_run: datetime | None, now: datetime
+        self,
+        task_id: str,
+        *,
+        slot: datetime,
+        count: int,
+        next_run: datetime | None,
+        now: datetime,
+        expected_next: datetime | None = None,
     ) -> RunRecord:
-        """Skip slots missed while the app was closed: one `missed` row, schedule advanced."""
+        """Skip slots missed while the app was closed: one `missed` row, schedule advanced
+        (Conflict when the task's next run is no longer `expected_next`, if given)."""
         run_id = new_id()
         note = "missed while the app was not running" + (f" ({count} runs)" if count > 1 else "")
         with self._db.transaction() as conn:
-            conn.execute(
-                "UPDATE tasks SET last_slot = ?, next_run = ? WHERE id = ?",
-                (to_db(slot), _opt(next_run), task_id),
-            )
+            sql = "UPDATE tasks SET last_slot = ?, next_run = ? WHERE id = ?"
+            params = [to_db(slot), _opt(next_run), task_id]
+            if expected_next is not None:
+                sql, params = sql + " AND next_run IS ?", [*params, to_db(expected_next)]
+            cur = conn.execute(sql, params)
+            if expected_next is not None and not cur.rowcount:
+                raise Conflict("this slot was already handled")
             conn.execute(
                 "INSERT INTO task_runs (id, task_id, status, trigger, slot, started_at, finished_at,"
                 " duration_ms, error) VALUES (?,?,'missed','missed',?,?,?,0,?)",
@@ -211,10 +226,15 @@ class TaskStore:
         )
         return [_run(r) for r in rows]
 
-    def fail_orphans(self, alive: Callable[[int], bool], now: datetime) -> int:
-        """Runs left `running` by a process that is gone (crash, kill -9) become failed."""
-        rows = self._db.query("SELECT id, owner_pid FROM task_runs WHERE status = 'running'")
-        dead = [r["id"] for r in rows if r["owner_pid"] is None or not alive(int(r["owner_pid"]))]
+    def fail_orphans(self, alive: Callable[[int, str | None], bool], now: datetime) -> int:
+        """Runs left `running` by a process that is gone (crash, kill -9) become failed; also
+        when its pid now names another process (`alive(pid, start)` compares start times)."""
+        rows = self._db.query("SELECT id, owner_pid, owner_start FROM task_runs WHERE status = 'running'")
+        dead = [
+            r["id"]
+            for r in rows
+            if r["owner_pid"] is None or not alive(int(r["owner_pid"]), r["owner_start"])
+        ]
         for run_id in dead:
             self.finish(run_id, status="failed", now=now, error=INTERRUPTED)
         return len(dead)
@@ -236,6 +256,18 @@ def _duration(conn: sqlite3.Connection, run_id: str, now: datetime) -> float:
     if row is None:
         raise NotFound(say("task.run_not_found", id=run_id))
     return round(max(0.0, (now - from_db(row[0])).total_seconds() * 1000), 1)
+
+
+def _tasks(rows: list[sqlite3.Row]) -> list[TaskRecord]:
+    """The tasks of `rows`; a row that does not read (a damaged draft or date) is skipped with a
+    warning naming it, so it never stops the others or the list (issue 33.8)."""
+    out = []
+    for row in rows:
+        try:
+            out.append(_task(row))
+        except (ValueError, TypeError, KeyError) as exc:  # pydantic's ValidationError is a ValueError
+            _log.warning("task %s is damaged and was skipped (%s)", str(row["id"])[:64], type(exc).__name__)
+    return out
 
 
 def _task(row: sqlite3.Row) -> TaskRecord:

@@ -71,7 +71,23 @@ def _global_options() -> list[str]:
 
 def _not_given(flags: tuple[str, ...], args: list[str]) -> list[str]:
     """The flags the caller did not pass already (a duplicated flag reads as a mistake)."""
-    return [f for f in flags if f not in args]
+    return [f for f in flags if not _given(f, args)]
+
+
+def _given(flag: str, args: list[str]) -> bool:
+    """`flag` is among `args` (what follows the sub-command) as a switch: before `--` or
+    `--end-of-options` (after them every word is a path or revision: `git diff --
+    --no-ext-diff` names a file, issue 33.14), and not where it may be the value of the option
+    before it (`git log --grep --no-ext-diff`). When in doubt it counts as not given: our
+    flag is added, and a duplicate switch is harmless."""
+    for i, arg in enumerate(args):
+        if arg in ("--", "--end-of-options"):
+            return False
+        if arg == flag:
+            before = args[i - 1] if i else ""
+            if not before.startswith("-") or "=" in before:
+                return True
+    return False
 
 
 def hardened_git_argv(argv: tuple[str, ...]) -> tuple[str, ...]:

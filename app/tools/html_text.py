@@ -76,9 +76,52 @@ class _Extractor(HTMLParser):
                 self.parts.append(text)
 
 
+# Marked sections (`<![CDATA[ … ]]>`, `<![if …]>`) as html.parser (_markupbase) reads them: the
+# keyword decides the end it looks for; any other `<![` makes it raise AssertionError.
+_SECTION = re.compile(r"<!\[(cdata|temp|ignore|include|rcdata|if|else|endif)(?![-_.a-zA-Z0-9])", re.I)
+_SECTION_ENDS = {"if": re.compile(r"\]\s*>"), "other": re.compile(r"\]\s*\]\s*>")}
+
+
+def _defuse(html: str) -> str:
+    """`html` with every `<` that opens nothing closed later written as `&lt;` (the text shown
+    stays the same). html.parser searches to the end of the page from each unclosed `<`,
+    `<!--` or `<![`: a page of them took time quadratic in its size (a 50 KB one 3 s, a
+    5 MiB one hours; issue 33.6). One pass: where each kind of end was last found (or that it
+    was not found) is remembered, so every search starts past the previous one."""
+    out: list[str] = []
+    found_at: dict[str | re.Pattern[str], int] = {}  # where an end was found; -1: nowhere after
+
+    def ends(end: str | re.Pattern[str], start: int) -> bool:
+        known = found_at.get(end)
+        if known is not None and (known < 0 or known >= start):
+            return known >= 0
+        if isinstance(end, re.Pattern):
+            match = end.search(html, start)
+            found_at[end] = match.start() if match else -1
+        else:
+            found_at[end] = html.find(end, start)
+        return found_at[end] >= 0
+
+    i = 0
+    while (lt := html.find("<", i)) >= 0:
+        out.append(html[i:lt])
+        if html.startswith("<!--", lt):
+            closed = ends("-->", lt + 4)
+        elif html.startswith("<![", lt):
+            section = _SECTION.match(html, lt)
+            kind = "if" if section and section.group(1).lower() in ("if", "else", "endif") else "other"
+            closed = section is not None and ends(_SECTION_ENDS[kind], section.end())
+        else:
+            closed = ends(">", lt + 1)
+        out.append("<" if closed else "&lt;")
+        i = lt + 1
+    out.append(html[i:])
+    return "".join(out)
+
+
 def html_to_text(html: str, base_url: str = "") -> str:
     parser = _Extractor(base_url)
-    parser.feed(html)
+    parser.feed(_defuse(html))
     parser.close()
     lines = [line.rstrip() for line in "".join(parser.parts).split("\n")]
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")

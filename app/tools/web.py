@@ -120,7 +120,8 @@ class WebFetchTool(Tool):
             ) from exc
         except httpx2.HTTPError as exc:
             raise ToolError(f"Fetching {target.url} failed: {type(exc).__name__}: {exc}.") from exc
-        return _to_result(fetched, target.offset, page_chars(ctx.output_budget))
+        # HTML to text is CPU work on up to the download cap: in a thread, never on the loop.
+        return await asyncio.to_thread(_to_result, fetched, target.offset, page_chars(ctx.output_budget))
 
     async def vet(self, target: Target, ctx: ToolContext) -> IPAddress:
         """Resolve the host and check every address; return the one to connect to."""

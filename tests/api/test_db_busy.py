@@ -212,3 +212,25 @@ async def test_stop_answers_at_once_while_a_finished_answer_waits_for_the_databa
     assert (await events.turn_end(retried["turn_id"])).type == "turn_done"
     detail = await ok(app, "chats.get", {"chat_id": chat["id"]})
     assert [m["content"] for m in detail["messages"]] == ["stop it", "stored now"]
+
+
+async def test_knowledge_reindex_answers_database_busy_at_once(
+    make_app: AppMaker, paths: AppPaths, tmp_path: Path
+) -> None:
+    """Issue 33.10: it waited SQLite's full 10 s busy timeout (its run's first write ran on a
+    worker thread, outside the route bound of decision 183)."""
+    app, _events = await make_app()
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nsome words\n", encoding="utf-8")
+    await ok(app, "knowledge.add", {"path": str(folder), "name": "Notes"})
+    holder = _hold(paths.db_path)
+    try:
+        busy = await _answer(app, "knowledge.reindex", {"name": "Notes"})
+        assert not busy["ok"] and busy["error"]["code"] == "database_busy", busy
+    finally:
+        _release(holder)
+    listed = await ok(app, "knowledge.list")
+    assert [(b["name"], b["pending"]) for b in listed["bases"]] == [("Notes", False)]  # nothing changed
+    again = await ok(app, "knowledge.reindex", {"name": "Notes"})
+    assert again["runs"][0]["indexed"] == 1

@@ -199,3 +199,27 @@ async def test_a_pdf_bomb_is_told_to_the_model_as_too_complex(make_app: AppMaker
     parts = _user_message(fake_llm.requests[-1].body)["content"]
     assert "[bomb.pdf: this PDF is too complex to read]" in parts[1]["text"]
     assert "LimitReached" not in json.dumps(fake_llm.requests[-1].body)
+
+
+HOSTILE_NAME = "evil\x00name\x1b[31m\u202etxt.exe\nsecond line\x7f.md"
+
+
+async def test_control_characters_in_a_name_are_replaced_on_store(
+    make_app: AppMaker, fake_llm: Any, paths: Any
+) -> None:
+    """Issue 33.12: NUL, escape sequences, line breaks and bidirectional overrides in a file
+    name are replaced, both when uploaded and in a reference a client sends itself."""
+    app, rec = await make_app()
+    ref = await upload(app, HOSTILE_NAME, b"plain text\n", "text/markdown")
+    assert ref["name"] == "evil_name_[31m_txt.exe_second line_.md"
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    chat = await ok(app, "chats.create")
+    raw = {**ref, "name": HOSTILE_NAME}  # a client that skips the upload's answer
+    await _send(app, rec, chat["id"], pid, "fake-model", [raw], "Read it")
+    detail = await ok(app, "chats.get", {"chat_id": chat["id"]})
+    assert [a["name"] for a in detail["messages"][0]["attachments"]] == [ref["name"]]
+    with sqlite3.connect(paths.db_path) as db:
+        metas = "".join(r[0] for r in db.execute("SELECT meta FROM messages"))
+    assert "\\u0000" not in metas and "\\u001b" not in metas and "\\u202e" not in metas
+    sent = _user_message(fake_llm.requests[-1].body)["content"][1]["text"]
+    assert sent.startswith(f'<attachment name="{ref["name"]}"')

@@ -112,3 +112,41 @@ def test_on_a_terminal_the_user_is_asked_once_naming_the_host(
         assert proc.returncode == 0
         assert out.decode().strip() in ("asked", "not asked")
     assert _keys_received(fake_llm) == [True, True]
+
+
+LOOK_ALIKE = "http://\u0430pple.test:9/v1"  # a Cyrillic "а": reads as apple.test, is not
+PUNYCODE = "xn--pple-43d.test:9"
+
+
+def test_a_non_ascii_host_is_named_in_its_ascii_form(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+    """Issue 33.13: the prompt, the refusal and `config trust` name the host as the app will
+    connect to it (punycode), never as a look-alike of another."""
+    repo = _cloned_repo(home, LOOK_ALIKE)
+    attacked = _attacker_env(env)
+    refused = cashcode("ask", "hi", env=attacked, cwd=repo)
+    assert refused.returncode == 1 and PUNYCODE in refused.stderr and "\u0430" not in refused.stderr
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "ask", "--no-stream", "hi"],
+        env=attacked,
+        cwd=repo,
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+    )
+    os.close(follower)
+    seen = b""
+    while b"[y/N]" not in seen:
+        chunk = os.read(leader, 1024)
+        assert chunk, seen
+        seen += chunk
+    os.write(leader, b"n\n")
+    proc.communicate(timeout=60)
+    os.close(leader)
+    prompt = seen.decode("utf-8", "replace")
+    assert PUNYCODE in prompt and "\u0430" not in prompt, prompt
+    assert proc.returncode == 1 and fake_llm.requests == []
+    trusted = cashcode("config", "trust", env=attacked, cwd=repo)
+    assert trusted.returncode == 0 and PUNYCODE in trusted.stdout.splitlines()[0].split("(")[0]
+    stored = json.loads((home / "config" / "trusted_workspaces.json").read_text())
+    assert stored["records"][0]["host"] == PUNYCODE

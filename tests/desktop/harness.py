@@ -128,8 +128,11 @@ class DesktopProcess:
         return "\n".join(self.output[-lines:])
 
 
-def launch(argv: Sequence[str], env: Mapping[str, str], display: str, *, cdp: bool = True) -> DesktopProcess:
-    """Start a window program in its own session (so its whole process tree can be found)."""
+def launch(
+    argv: Sequence[str], env: Mapping[str, str], display: str, *, cdp: bool = True, cwd: Path = ROOT
+) -> DesktopProcess:
+    """Start a window program in its own session (so its whole process tree can be found), in
+    `cwd` (the checkout unless a test needs another current folder)."""
     port = free_port()
     full_env = {**os.environ, **env, "DISPLAY": display, "CASHCODE_STARTUP_MARKS": "1"}
     full_env["QTWEBENGINE_CHROMIUM_FLAGS"] = _with_flag(full_env.get("QTWEBENGINE_CHROMIUM_FLAGS", ""))
@@ -138,7 +141,7 @@ def launch(argv: Sequence[str], env: Mapping[str, str], display: str, *, cdp: bo
     started = time.time()
     proc = subprocess.Popen(
         list(argv),
-        cwd=ROOT,
+        cwd=cwd,
         env=full_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

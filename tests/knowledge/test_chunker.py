@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from app.knowledge.chunker import MAX_CHARS, chunk
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.knowledge.chunker import MAX_CHARS, chunk, markdown_heading
 from app.knowledge.extract import Document
 
 
@@ -43,3 +48,20 @@ def test_a_code_fence_is_not_split_at_its_blank_lines_and_a_huge_line_is_cut() -
 def test_hash_lines_in_code_are_not_headings() -> None:
     doc = _doc("# a comment\nx = 1\n\n# another\ny = 2", kind="code")
     assert [(c.heading, c.start_line, c.end_line) for c in chunk(doc)] == [("", 1, 5)]
+
+
+# The regex the linear heading parser replaced (issue 33.6); kept here as the specification.
+_OLD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["#", " ", "\t", "a", "b", "\u3000", "\x1c", "\xa0"]), max_size=14))
+def test_the_heading_parser_reads_what_the_regex_read(line: str) -> None:
+    match = _OLD_HEADING.match(line)
+    assert markdown_heading(line) == ((len(match.group(1)), match.group(2)) if match else None)
+
+
+def test_a_heading_with_a_long_run_of_spaces_is_read_at_once() -> None:
+    """That regex backtracked in cubic time here (100 KB: hours); the parser is linear."""
+    line = "# alpha" + " " * 100_000 + "omega   ##  "
+    assert markdown_heading(line) == (1, "alpha" + " " * 100_000 + "omega")

@@ -52,7 +52,8 @@ def test_frozen_command_lines_use_the_executable_not_a_python(monkeypatch: pytes
     monkeypatch.setattr(sys, "frozen", False)
     assert guarded_argv(["prog"])[1:4] == ["-I", "-S", str(frozen.GUARD)]
     source = {e.name: e for e in load_builtin(builtin_dir())}["test_stdio_mcp"]
-    assert source.argv[0] == sys.executable and source.argv[1].endswith("server.py")  # from source: a script
+    # from source: a script, isolated from the current folder and PYTHON* variables (issue 33.1)
+    assert source.argv[:2] == (sys.executable, "-I") and source.argv[2].endswith("server.py")
 
 
 def test_the_hidden_entry_runs_only_bundled_server_scripts(tmp_path: Path) -> None:

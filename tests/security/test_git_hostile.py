@@ -214,3 +214,31 @@ def test_hardening_keeps_the_users_own_switches_once() -> None:
     assert bare[1] == "--no-pager" and "core.fsmonitor=false" in bare
     auto = hardened_git_argv(("/usr/bin/git", "diff", "--no-ext-diff"))
     assert auto.count("--no-ext-diff") == 1
+
+
+async def test_a_path_after_double_dash_is_not_read_as_the_switch(
+    repo: Path, evil: Path, marker: Path, ctx: ToolContext
+) -> None:
+    """Issue 33.14: a tracked file named `--no-ext-diff`; `git diff -- --no-ext-diff` names that
+    file, so the hardening must still switch the repository's diff driver off."""
+    (repo / "--no-ext-diff").write_text("one\n")
+    (repo / ".gitattributes").write_text("* diff=x\n")
+    git("add", "--", "--no-ext-diff", ".gitattributes", cwd=repo)
+    git("commit", "-qm", "a file named like a switch", cwd=repo)
+    git("config", "diff.x.command", str(evil), cwd=repo)  # after the test's own git calls
+    (repo / "--no-ext-diff").write_text("two\n")
+    for argv in (
+        ["git", "diff", "--", "--no-ext-diff"],
+        ["git", "log", "-p", "-n", "1", "--", "--no-ext-diff"],
+        ["git", "diff", "--end-of-options", "HEAD", "--", "--no-ext-diff"],
+    ):
+        output = await run_approved(argv, ctx)
+        assert "+two" in output or "+one" in output, (argv, output)  # git's own diff ran
+    assert not marker.exists()
+
+
+def test_a_switch_that_may_be_an_options_value_does_not_count() -> None:
+    from app.tools.git_guard import hardened_approved_git_argv
+
+    grep = hardened_approved_git_argv(("/usr/bin/git", "log", "--grep", "--no-ext-diff", "-p"))
+    assert grep[grep.index("log") + 1 : grep.index("--grep")] == ("--no-ext-diff", "--no-textconv")

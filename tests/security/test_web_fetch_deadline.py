@@ -38,3 +38,28 @@ async def test_a_slow_drip_is_stopped_at_the_overall_deadline(workspace: Path) -
     finally:
         server.close()
     assert time.monotonic() - started < 15  # bounded by the deadline, not the 20 s read timeout
+
+
+@pytest.mark.timeout(120)
+async def test_a_page_of_unclosed_markup_converts_without_hanging(workspace: Path) -> None:
+    """Issue 33.6 (the web side): html.parser searched to the end of the page from every
+    unclosed `<`; a megabyte of them took a quarter of an hour, on the event loop."""
+    body = b"<html><body><p>visible words</p>" + b"<a" * 400_000 + b"<!--" * 100_000
+
+    async def page(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {len(body)}\r\n\r\n"
+        writer.write(head.encode() + body)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(page, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    ctx = ToolContext(workspace=workspace, allow_private_network=True)
+    tool = WebFetchTool()
+    try:
+        prepared = await tool.prepare({"url": f"http://127.0.0.1:{port}/page"}, ctx)
+        result = await tool.execute(prepared, ctx)
+    finally:
+        server.close()
+    assert "visible words" in result.content and "<a<a" in result.content

@@ -74,10 +74,13 @@ def _pump(stream: object, sink: Queue[str | None], lines: list[str]) -> None:
 
 
 @contextlib.contextmanager
-def serve_process(args: list[str], env: Mapping[str, str], cwd: Path | None = None) -> Iterator[ServeProcess]:
-    """Run the server until the block ends, then stop it with SIGINT (like Ctrl+C)."""
+def serve_process(
+    args: list[str], env: Mapping[str, str], cwd: Path | None = None, command: list[str] | None = None
+) -> Iterator[ServeProcess]:
+    """Run the server until the block ends, then stop it with SIGINT (like Ctrl+C). `command`:
+    what starts it (default `python -m app.server`; e.g. the installed `cashcode serve`)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.server", *args],
+        [*(command or [sys.executable, "-m", "app.server"]), *args],
         env=dict(env),
         cwd=cwd,
         stdout=subprocess.PIPE,

@@ -156,6 +156,6 @@ def test_a_run_left_running_by_a_dead_process_is_failed_on_start(tmp_path: Path)
     run = store.fire(task.id, slot=None, next_run=None, trigger="manual", now=clock(), pid=dead_pid)
     alive = store.fire(task.id, slot=None, next_run=None, trigger="manual", now=clock(), pid=os.getpid())
     assert alive.status == "skipped"  # one run per task, even across processes
-    assert store.fail_orphans(lambda pid: pid == os.getpid(), clock()) == 1
+    assert store.fail_orphans(lambda pid, _start: pid == os.getpid(), clock()) == 1
     failed = store.run(run.id)
     assert failed.status == "failed" and failed.error == INTERRUPTED

@@ -23,7 +23,8 @@ _SCRIPT = """(function () {
   var names = ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "WebTransport"];
   for (var i = 0; i < names.length; i++) {
     try {
-      Object.defineProperty(self, names[i], { value: undefined, writable: false, configurable: false, enumerable: false });
+      Object.defineProperty(self, names[i],
+        { value: undefined, writable: false, configurable: false, enumerable: false });
     } catch (e) { /* already removed in this realm */ }
   }
 })();"""

@@ -40,7 +40,9 @@ def window(desktop_app: DesktopProcess) -> Iterator[Page]:
         yield page
 
 
-def test_an_artifact_in_the_window_reaches_nothing_through_webrtc(window: Page, fresh_llm: FakeLLMProcess) -> None:
+def test_an_artifact_in_the_window_reaches_nothing_through_webrtc(
+    window: Page, fresh_llm: FakeLLMProcess
+) -> None:
     with packet_listener() as listener:
         fresh_llm.script({"text": webrtc_answer(listener.port)})
         window.get_by_test_id("composer-input").fill("Make me a page")

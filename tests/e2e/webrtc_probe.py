@@ -78,17 +78,25 @@ def webrtc_artifact(port: int) -> str:
     `port` with that address (without its fragment: a TURN user name is at most 509 bytes) in
     the TURN user name: in its own page, in a `srcdoc` frame and in
     a `javascript:` frame (fresh realms a script in the page cannot reach)."""
-    ice = json.dumps([f"stun:127.0.0.1:{port}", f"turn:127.0.0.1:{port}?transport=udp", f"turn:127.0.0.1:{port}?transport=tcp"])
+    ice = json.dumps(
+        [
+            f"stun:127.0.0.1:{port}",
+            f"turn:127.0.0.1:{port}?transport=udp",
+            f"turn:127.0.0.1:{port}?transport=tcp",
+        ]
+    )
     connect = (
-        "var pc = new RTCPeerConnection({iceServers: [{urls: %s, username: 'leak:' + location.href.split('#')[0],"
-        " credential: 'x'}]}); pc.createDataChannel('x');"
-        " pc.createOffer().then(function (o) { return pc.setLocalDescription(o); });" % ice
+        f"var pc = new RTCPeerConnection({{iceServers: [{{urls: {ice},"
+        " username: 'leak:' + location.href.split('#')[0], credential: 'x'}]});"
+        " pc.createDataChannel('x');"
+        " pc.createOffer().then(function (o) { return pc.setLocalDescription(o); });"
     )
     nested = connect.replace('"', "&quot;")
+    in_js_url = nested.replace("'", "\\'")
     return (
         '<!doctype html><html><body><p id="where">waiting</p><p id="webrtc">waiting</p>'
         f'<iframe srcdoc="<script>{nested}</script>"></iframe>'
-        f"<iframe src=\"javascript:'&lt;script&gt;{nested.replace(chr(39), chr(92) + chr(39))}&lt;/script&gt;'\"></iframe>"
+        f"<iframe src=\"javascript:'&lt;script&gt;{in_js_url}&lt;/script&gt;'\"></iframe>"
         "<script>\n"
         "document.getElementById('where').textContent = location.href;\n"
         f"try {{ {connect} document.getElementById('webrtc').textContent = 'opened'; }}\n"

@@ -127,3 +127,34 @@ def test_quick_ask_follows_its_stream(
               after: document.querySelector('.message-scroller').scrollTop })"""
         )
         raise AssertionError(f"not at the bottom: {debug}") from None
+
+
+def test_quick_ask_follows_a_follow_up_sent_while_scrolled_up(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Issue 41 item 2: in Quick Ask, a follow-up sent while scrolled up to read showed neither
+    the question nor its answer (both streamed below the fold); the main chat brings them into
+    view. Now Quick Ask does the same."""
+    page, _, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.set_viewport_size({"width": 640, "height": 420})  # the size of the Quick Ask window
+    page.goto(page.url.split("#")[0] + "#/quick")
+    expect(page.get_by_test_id("quick-view")).to_be_visible()
+    fresh_llm.script({"text": LONG, "chunk_size": 200})
+    page.get_by_test_id("composer-input").fill("First question")
+    page.get_by_test_id("send-button").click()
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    wait_for(page, lambda: _scrolled_up_shows_jump(page), "Jump to latest after scrolling up")
+
+    fresh_llm.script({"text": LONG, "chunk_size": 24, "delay_s": 0.02})
+    page.get_by_test_id("composer-input").fill("A follow-up")
+    page.get_by_test_id("send-button").click()
+    expect(last(page, "message-user")).to_contain_text("A follow-up")
+    expect(last(page, "message-user")).to_be_in_viewport()
+    expect(page.get_by_test_id("jump-latest")).to_have_count(0)
+    expect(last(page, "message-assistant")).to_contain_text("A line of a long answer")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    wait_for(page, lambda: _at_bottom(page), "Quick Ask followed the follow-up's answer to its end")

@@ -41,7 +41,8 @@ SEQUENCE_TEXT = ("Rate > 0? a >= b & 'q' \"x\" #35;2 好 🚀", "Rate > 0? a >= 
 def diagram_answer() -> str:
     nodes = [label for label, _ in FLOWCHART_LABELS]
     chain = [f"  {nodes[0]} -->|{EDGE_LABEL[0]}| {nodes[1]}"]
-    chain += [f"  {a.split('[')[0].split('{')[0]} --> {b}" for a, b in zip(nodes[1:], nodes[2:], strict=False)]
+    ids = [label.split("[")[0].split("{")[0] for label in nodes]
+    chain += [f"  {a} --> {b}" for a, b in zip(ids[1:], nodes[2:], strict=False)]
     flowchart = "\n".join(["```mermaid", "flowchart TD", *chain, "```"])
     sequence = "\n".join(["```mermaid", "sequenceDiagram", f"  Alice->>Bob: {SEQUENCE_TEXT[0]}", "```"])
     return f"Two diagrams:\n\n{flowchart}\n\n{sequence}\n\nDone."

@@ -69,6 +69,14 @@ def test_the_view_follows_the_stream_offers_jump_to_latest_and_esc_stops(
     # Scrolled up to read: "Jump to latest" appears; sending brings the new message into view.
     wait_for(page, lambda: _scrolled_up_shows_jump(page), "Jump to latest after scrolling up")
     expect(page.get_by_test_id("jump-latest")).to_be_visible()
+    # Centred above the composer, not over the message column's edge (issue 41).
+    jump = page.get_by_test_id("jump-latest").bounding_box()
+    composer = page.get_by_test_id("composer").bounding_box()
+    assert jump is not None and composer is not None
+    jump_centre = jump["x"] + jump["width"] / 2
+    composer_centre = composer["x"] + composer["width"] / 2
+    assert abs(jump_centre - composer_centre) <= 4, (jump, composer)
+    assert jump["y"] + jump["height"] <= composer["y"], (jump, composer)
     fresh_llm.script({"text": LONG, "chunk_size": 8, "delay_s": 0.03})
     send(page, "And another one")
     expect(last(page, "message-user")).to_be_in_viewport()

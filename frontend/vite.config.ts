@@ -2,12 +2,13 @@
 import { fileURLToPath } from "node:url";
 import vue from "@vitejs/plugin-vue";
 import { defineConfig } from "vite";
+import { mermaidLabelText } from "./dev/mermaidLabelText";
 
 // pywebview serves the built folder from its own static server with no SPA fallback, so the
 // bundle uses relative asset URLs (`base: './'`) and the router uses hash history.
 export default defineConfig({
   base: "./",
-  plugins: [vue()],
+  plugins: [vue(), mermaidLabelText()],
   resolve: {
     alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) },
   },

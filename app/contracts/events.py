@@ -195,6 +195,14 @@ class BundleOpenRequested(Event):
     path: str
 
 
+class KnowledgeAddRequested(Event):
+    """A file or folder was dropped on the Knowledge view of the window (app/desktop/dnd.py,
+    which alone gets its full path): the view offers to add `path` to a knowledge base."""
+
+    type: Literal["knowledge_add_requested"] = "knowledge_add_requested"
+    path: str
+
+
 class DesktopCommand(Event):
     """The desktop shell asks ONE window's page to do something (never published on the bus:
     it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
@@ -228,5 +236,6 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     DatabaseStatus,
     ImportSkillRequested,
     BundleOpenRequested,
+    KnowledgeAddRequested,
     DesktopCommand,
 )

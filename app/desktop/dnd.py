@@ -10,7 +10,10 @@ handlers once each page has loaded: `dragenter` and `dragover` with preventDefau
 `dragenter` one QtWebEngine treats the drop as a navigation and hands the file to the desktop),
 and `drop`, which publishes `ImportSkillRequested(path)` on the core loop for every dropped
 `.zip` or folder, and `BundleOpenRequested(path)` for every `.mcpb` (anywhere, the composer
-too: a bundle is never an attachment). The UI's previews listen to those events. Propagation is
+too: a bundle is never an attachment). A drop on the Knowledge view (`data-dropzone="knowledge"`
+on it or an element above the target; the listener notes the nearest zone on the event as
+`cashcodeDropzone`, which pywebview sends along) is `KnowledgeAddRequested(path)` for every
+dropped file or folder instead, and nothing else. The UI's previews listen to those events. Propagation is
 not stopped, so the page's own handlers still see the drop (overlay, polite refusal of other
 files); other drops on the composer are left to the composer.
 """
@@ -32,9 +35,26 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 
+def _paths(event: dict[str, Any]) -> list[str]:
+    files = (event.get("dataTransfer") or {}).get("files") or []
+    found = (item.get("pywebviewFullPath") if isinstance(item, dict) else None for item in files)
+    return [path for path in found if isinstance(path, str) and path]
+
+
+def _on_knowledge(event: dict[str, Any]) -> bool:
+    return event.get("cashcodeDropzone") == "knowledge"
+
+
+def knowledge_paths(event: dict[str, Any]) -> list[str]:
+    """Full paths of the files and folders dropped on the Knowledge view, in drop order."""
+    if not _on_knowledge(event):
+        return []
+    return [path for path in _paths(event) if os.path.isdir(path) or os.path.isfile(path)]
+
+
 def skill_paths(event: dict[str, Any]) -> list[str]:
     """Full paths of the dropped Skill candidates (.zip files and folders), in drop order."""
-    if _on_composer(event):
+    if _on_composer(event) or _on_knowledge(event):
         return []
     files = (event.get("dataTransfer") or {}).get("files") or []
     out: list[str] = []
@@ -49,6 +69,8 @@ def skill_paths(event: dict[str, Any]) -> list[str]:
 
 def bundle_paths(event: dict[str, Any]) -> list[str]:
     """Full paths of the dropped MCP Bundles (.mcpb files), in drop order."""
+    if _on_knowledge(event):
+        return []
     files = (event.get("dataTransfer") or {}).get("files") or []
     out: list[str] = []
     for item in files:
@@ -80,6 +102,8 @@ _LISTENERS_JS = """(function (nodeId) {
   document.addEventListener("dragover", function (e) { e.preventDefault(); });
   document.addEventListener("drop", function (e) {
     e.preventDefault();
+    var zone = e.target && e.target.closest ? e.target.closest("[data-dropzone]") : null;
+    e.cashcodeDropzone = zone ? zone.getAttribute("data-dropzone") : "";
     pw._jsApiCallback("pywebviewEventHandler", { event: e, nodeId: nodeId }, "eventHandler");
   });
 })(%s);"""
@@ -103,8 +127,10 @@ def install(window: Any, loop: asyncio.AbstractEventLoop, app_task: asyncio.Futu
     def on_drop(event: dict[str, Any]) -> None:  # pywebview runs it on its own thread
         # Imported here, not at the top: the events' pydantic models cost ~0.1 s on the GUI
         # thread, which is installing this before the window is shown.
-        from app.contracts.events import BundleOpenRequested, ImportSkillRequested
+        from app.contracts.events import BundleOpenRequested, ImportSkillRequested, KnowledgeAddRequested
 
+        for path in knowledge_paths(event):
+            loop.call_soon_threadsafe(publish, KnowledgeAddRequested(path=path))
         for path in skill_paths(event):
             loop.call_soon_threadsafe(publish, ImportSkillRequested(path=path))
         for path in bundle_paths(event):

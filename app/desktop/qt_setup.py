@@ -8,6 +8,8 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+from app.desktop import webrtc_off
+
 FLAGS_VAR = "QTWEBENGINE_CHROMIUM_FLAGS"
 
 
@@ -24,7 +26,8 @@ SHARED_RENDERER_FLAG = "--process-per-site"
 def prepare_qt_environment(env: MutableMapping[str, str], *, is_root: bool | None = None) -> None:
     """Chromium flags for Qt WebEngine, added to whatever the user already set there.
 
-    `--process-per-site`: the main and Quick Ask pages share one renderer. `--no-sandbox` only
+    `--process-per-site`: the main and Quick Ask pages share one renderer. The WebRTC policy
+    sends no UDP from any page (app/desktop/webrtc_off.py). `--no-sandbox` only
     when running as root: Chromium refuses to start its renderer sandbox as root and the page
     stays blank; root in a container or CI is the only case this covers. Normal users keep the
     sandbox. Must run before the QApplication exists: Chromium reads the variable once.
@@ -33,7 +36,7 @@ def prepare_qt_environment(env: MutableMapping[str, str], *, is_root: bool | Non
         return
     root = os.geteuid() == 0 if is_root is None else is_root
     flags = env.get(FLAGS_VAR, "").split()
-    wanted = [SHARED_RENDERER_FLAG] + (["--no-sandbox"] if root else [])
+    wanted = [SHARED_RENDERER_FLAG, webrtc_off.WEBRTC_FLAG] + (["--no-sandbox"] if root else [])
     added = [flag for flag in wanted if flag not in flags]
     if added:
         env[FLAGS_VAR] = " ".join([*flags, *added])
@@ -99,7 +102,8 @@ def share_webengine_profile(storage: Path | None = None, cache: Path | None = No
     (Quick Ask) neither page ever finishes loading (measured: both stay "loading" with no
     resource requested). pywebview imports the class from qtpy when `webview.start` loads the
     backend, so replacing it here first, with a factory that hands out one profile per name,
-    fixes that; the off-the-record profile (no name) stays per window as before.
+    fixes that; the off-the-record profile (no name) stays per window as before. Every profile
+    it hands out takes WebRTC away from its pages (app/desktop/webrtc_off.py).
     """
     from qtpy import QtWebEngineWidgets
 
@@ -110,10 +114,13 @@ def share_webengine_profile(storage: Path | None = None, cache: Path | None = No
 
     def profile(*args: Any) -> Any:
         if not args:
-            return real()
+            made = real()
+            webrtc_off.install(made)
+            return made
         name = str(args[0])
         if name not in shared:
             shared[name] = _named_profile(real, args, storage, cache)
+            webrtc_off.install(shared[name])
         return shared[name]
 
     profile._cashcode_shared = True  # type: ignore[attr-defined]

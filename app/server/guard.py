@@ -60,8 +60,9 @@ class Guard:
         await self._app(inner_scope, receive, send)
 
     def _headers_for(self, response: Response | None, inner_scope: Scope) -> list[tuple[bytes, bytes]]:
-        # Only an admitted request for the artifact page (cookie checked, prefix stripped) gets
-        # the artifact's policy; every refusal and every other path keeps the app's.
+        # Only an admitted request for the artifact page (outside the prefix, or inside it with
+        # the cookie checked and the prefix stripped) gets the artifact's policy; every refusal
+        # and every other path keeps the app's.
         if response is None and inner_scope["type"] == "http" and inner_scope.get("path") == ARTIFACT_PATH:
             return self._artifact_headers
         return self._headers
@@ -87,6 +88,11 @@ class Guard:
             ), scope
         if self._policy.under_prefix(path):
             return self._cookie_route(scope, headers, host, path)
+        if scope["type"] == "http" and path == ARTIFACT_PATH and scope.get("method") in _SAFE_METHODS:
+            # The artifact page lives outside the prefix, so an artifact reading its own
+            # `location` learns no secret (docs/decisions.md 290). It is a static file of the
+            # build, holds nothing, and gets the artifact's policy (no cookie needed or sent).
+            return None, scope
         if scope["type"] == "http" and path == "/" and self._has_start_token(scope):
             return self._exchange(scope), scope
         if is_script_path(path):

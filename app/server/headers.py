@@ -45,6 +45,34 @@ def artifact_content_security_policy(port: int) -> str:
     )
 
 
+# What an artifact frame may not use, for the browsers that apply these headers (docs/decisions.md
+# 290). Connection-Allowlist (Chromium) with an empty list and `webrtc=block`: no connection to
+# any host and no RTCPeerConnection, which a Content-Security-Policy does not govern. The
+# artifact page takes WebRTC away itself too (frontend/public/artifact.html), for browsers
+# without that header.
+ARTIFACT_CONNECTION_ALLOWLIST = "();webrtc=block"
+# Powerful features a frame could ask for, all off (the frame's `allow` attribute says the same:
+# frontend/src/model/sandboxedFrame.ts).
+ARTIFACT_PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "camera",
+        "microphone",
+        "display-capture",
+        "geolocation",
+        "usb",
+        "serial",
+        "hid",
+        "bluetooth",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "clipboard-read",
+        "clipboard-write",
+    )
+)
+
+
 def security_headers(port: int) -> list[tuple[bytes, bytes]]:
     return [
         (b"content-security-policy", content_security_policy(port).encode("ascii")),
@@ -60,6 +88,9 @@ def artifact_security_headers(port: int) -> list[tuple[bytes, bytes]]:
     """The artifact page's headers: its policy, and no X-Frame-Options (the app frames it)."""
     return [
         (b"content-security-policy", artifact_content_security_policy(port).encode("ascii")),
+        (b"connection-allowlist", ARTIFACT_CONNECTION_ALLOWLIST.encode("ascii")),
+        (b"permissions-policy", ARTIFACT_PERMISSIONS_POLICY.encode("ascii")),
+        (b"x-dns-prefetch-control", b"off"),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"no-referrer"),
         (b"cross-origin-opener-policy", b"same-origin"),

@@ -35,7 +35,9 @@ class _Dropper(QtCore.QObject):
         view = main.webview
         mime = QtCore.QMimeData()
         mime.setUrls([QtCore.QUrl.fromLocalFile(path)])
-        pos = QtCore.QPoint(200, 200)
+        # Where in the window the drop lands: CASHCODE_TEST_DROP_AT="x,y" (default 200,200).
+        x, y = (int(v) for v in os.environ.get("CASHCODE_TEST_DROP_AT", "200,200").split(","))
+        pos = QtCore.QPoint(x, y)
         action = QtCore.Qt.DropAction.CopyAction
         button = QtCore.Qt.MouseButton.LeftButton
         mods = QtCore.Qt.KeyboardModifier.NoModifier

@@ -38,3 +38,25 @@ def test_mcpb_files_are_bundle_requests_anywhere_and_never_skills(tmp_path: Path
     assert bundle_paths(event) == [str(bundle)]
     assert skill_paths(event) == [str(folder)]
     assert bundle_paths(_event(str(bundle), dropzone="composer")) == [str(bundle)]
+
+
+def test_drops_on_the_knowledge_view_are_knowledge_requests_and_nothing_else(tmp_path: Path) -> None:
+    """Issue 41 item 6: a file (or folder) dropped on the Knowledge view is offered to a
+    knowledge base, never taken for a Skill or a bundle."""
+    from app.desktop.dnd import bundle_paths, knowledge_paths
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    doc = tmp_path / "report.md"
+    doc.write_text("# Report\n", encoding="utf-8")
+    archive = tmp_path / "docs.zip"
+    archive.write_bytes(b"PK")
+    bundle = tmp_path / "kit.mcpb"
+    bundle.write_bytes(b"PK")
+    event = _event(str(doc), str(folder), str(archive), str(bundle), str(tmp_path / "gone.md"), None)
+    on_knowledge = {**event, "cashcodeDropzone": "knowledge"}
+    assert knowledge_paths(on_knowledge) == [str(doc), str(folder), str(archive), str(bundle)]
+    assert skill_paths(on_knowledge) == [] and bundle_paths(on_knowledge) == []
+    # Anywhere else the drop means what it meant before.
+    assert knowledge_paths(event) == [] and knowledge_paths({**event, "cashcodeDropzone": "chat"}) == []
+    assert skill_paths(event) == [str(folder), str(archive)]

@@ -9,6 +9,7 @@ import pytest
 
 from app.desktop.heap_trim import trim_heap, trim_when_settled
 from app.desktop.qt_setup import FLAGS_VAR, SHARED_RENDERER_FLAG, prepare_qt_environment
+from app.desktop.webrtc_off import WEBRTC_FLAG
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Qt flags are for Linux")
 
@@ -18,7 +19,7 @@ def test_the_shared_renderer_flag_is_added_to_the_users_own_flags_once() -> None
     env = {FLAGS_VAR: "--enable-logging --v=1"}
     prepare_qt_environment(env, is_root=False)
     prepare_qt_environment(env, is_root=False)  # idempotent
-    assert env[FLAGS_VAR].split() == ["--enable-logging", "--v=1", SHARED_RENDERER_FLAG]
+    assert env[FLAGS_VAR].split() == ["--enable-logging", "--v=1", SHARED_RENDERER_FLAG, WEBRTC_FLAG]
 
 
 @linux_only
@@ -28,7 +29,7 @@ def test_no_sandbox_is_added_only_for_root() -> None:
     assert "--no-sandbox" not in user[FLAGS_VAR].split()
     root = {FLAGS_VAR: "--no-sandbox"}
     prepare_qt_environment(root, is_root=True)
-    assert root[FLAGS_VAR].split() == ["--no-sandbox", SHARED_RENDERER_FLAG]
+    assert root[FLAGS_VAR].split() == ["--no-sandbox", SHARED_RENDERER_FLAG, WEBRTC_FLAG]
 
 
 def _rss_kib() -> int:

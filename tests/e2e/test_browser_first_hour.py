@@ -69,6 +69,14 @@ def test_the_view_follows_the_stream_offers_jump_to_latest_and_esc_stops(
     # Scrolled up to read: "Jump to latest" appears; sending brings the new message into view.
     wait_for(page, lambda: _scrolled_up_shows_jump(page), "Jump to latest after scrolling up")
     expect(page.get_by_test_id("jump-latest")).to_be_visible()
+    # Centred above the composer, not over the message column's edge (issue 41).
+    jump = page.get_by_test_id("jump-latest").bounding_box()
+    composer = page.get_by_test_id("composer").bounding_box()
+    assert jump is not None and composer is not None
+    jump_centre = jump["x"] + jump["width"] / 2
+    composer_centre = composer["x"] + composer["width"] / 2
+    assert abs(jump_centre - composer_centre) <= 4, (jump, composer)
+    assert jump["y"] + jump["height"] <= composer["y"], (jump, composer)
     fresh_llm.script({"text": LONG, "chunk_size": 8, "delay_s": 0.03})
     send(page, "And another one")
     expect(last(page, "message-user")).to_be_in_viewport()
@@ -127,3 +135,34 @@ def test_quick_ask_follows_its_stream(
               after: document.querySelector('.message-scroller').scrollTop })"""
         )
         raise AssertionError(f"not at the bottom: {debug}") from None
+
+
+def test_quick_ask_follows_a_follow_up_sent_while_scrolled_up(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Issue 41 item 2: in Quick Ask, a follow-up sent while scrolled up to read showed neither
+    the question nor its answer (both streamed below the fold); the main chat brings them into
+    view. Now Quick Ask does the same."""
+    page, _, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.set_viewport_size({"width": 640, "height": 420})  # the size of the Quick Ask window
+    page.goto(page.url.split("#")[0] + "#/quick")
+    expect(page.get_by_test_id("quick-view")).to_be_visible()
+    fresh_llm.script({"text": LONG, "chunk_size": 200})
+    page.get_by_test_id("composer-input").fill("First question")
+    page.get_by_test_id("send-button").click()
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    wait_for(page, lambda: _scrolled_up_shows_jump(page), "Jump to latest after scrolling up")
+
+    fresh_llm.script({"text": LONG, "chunk_size": 24, "delay_s": 0.02})
+    page.get_by_test_id("composer-input").fill("A follow-up")
+    page.get_by_test_id("send-button").click()
+    expect(last(page, "message-user")).to_contain_text("A follow-up")
+    expect(last(page, "message-user")).to_be_in_viewport()
+    expect(page.get_by_test_id("jump-latest")).to_have_count(0)
+    expect(last(page, "message-assistant")).to_contain_text("A line of a long answer")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    wait_for(page, lambda: _at_bottom(page), "Quick Ask followed the follow-up's answer to its end")

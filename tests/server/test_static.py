@@ -96,3 +96,35 @@ async def test_the_artifact_page_gets_its_own_policy_and_only_behind_the_session
     assert anonymous.headers["content-security-policy"] == content_security_policy(served.port)
     assert app_page.headers["content-security-policy"] == content_security_policy(served.port)
     assert app_page.headers["x-frame-options"] == "DENY"
+
+
+async def test_the_artifact_page_is_served_outside_the_prefix_with_webrtc_and_connections_off(
+    served: Served,
+) -> None:
+    """Issue 33 item 3: an artifact reading its own `location` must not learn the UI prefix, so
+    its page is served at `/artifact.html` (no prefix, no cookie needed: a static file holding
+    nothing), with the artifact's policy plus what a CSP does not govern: Connection-Allowlist
+    with no host and `webrtc=block`, every powerful feature off, no DNS prefetch."""
+    (served.static_dir / "artifact.html").write_text("<!doctype html><p>artifact</p>", encoding="utf-8")
+    async with served.client() as client:
+        page = await client.get(f"http://127.0.0.1:{served.port}/artifact.html")
+        posted = await client.post(f"http://127.0.0.1:{served.port}/artifact.html")
+        other = await client.get(f"http://127.0.0.1:{served.port}/index.html")
+        bad_host = await client.get(
+            f"http://127.0.0.1:{served.port}/artifact.html", headers={"host": "evil.test"}
+        )
+    assert page.status_code == 200 and "artifact" in page.text
+    assert served.prefix not in page.text
+    assert "set-cookie" not in page.headers
+    assert page.headers.get_list("content-security-policy") == [artifact_content_security_policy(served.port)]
+    assert page.headers["connection-allowlist"] == "();webrtc=block"
+    permissions = page.headers["permissions-policy"]
+    for feature in ("camera=()", "microphone=()", "display-capture=()", "geolocation=()"):
+        assert feature in permissions
+    assert page.headers["x-dns-prefetch-control"] == "off"
+    assert "x-frame-options" not in page.headers
+    # Only reading that one file is open: a POST and any other path stay refused.
+    assert posted.status_code == 401
+    assert posted.headers["content-security-policy"] == content_security_policy(served.port)
+    assert other.status_code == 401
+    assert bad_host.status_code == 400

@@ -771,6 +771,15 @@ export interface KeyringStatus {
   message: string;
 }
 
+/**
+ * A file or folder was dropped on the Knowledge view of the window (app/desktop/dnd.py,
+ * which alone gets its full path): the view offers to add `path` to a knowledge base.
+ */
+export interface KnowledgeAddRequested {
+  type: "knowledge_add_requested";
+  path: string;
+}
+
 /** An index run of a base read one more file, or finished (`finished`). */
 export interface KnowledgeProgress {
   type: "knowledge_progress";
@@ -2044,6 +2053,7 @@ export type AppEvent =
   | DatabaseStatus
   | ImportSkillRequested
   | BundleOpenRequested
+  | KnowledgeAddRequested
   | DesktopCommand
   | KnowledgeProgress
   | McpServerStatus

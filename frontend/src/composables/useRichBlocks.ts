@@ -1,9 +1,10 @@
 import { onMounted, onUnmounted, watch } from "vue";
 import type { Ref } from "vue";
 import type { MessageKey } from "@/i18n/en";
-import { ARTIFACT_SANDBOX, type ArtifactKind, artifactUrl, openArtifact } from "@/model/artifacts";
+import { type ArtifactKind, artifactUrl, openArtifact } from "@/model/artifacts";
 import { renderDiagram } from "@/model/diagrams";
 import { svgToPng } from "@/model/fileSave";
+import { applySandboxRules } from "@/model/sandboxedFrame";
 
 type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 type Save = (blob: Blob, filename: string) => Promise<string>;
@@ -105,11 +106,10 @@ function decorateArtifact(block: HTMLElement, t: Translate): void {
   block.prepend(bar);
 }
 
-/** A frame for an artifact: sandbox="allow-scripts" only, never allow-same-origin. */
+/** A frame for an artifact, with the rules of model/sandboxedFrame.ts. */
 export function createArtifactFrame(kind: ArtifactKind, source: string, title: string): HTMLIFrameElement {
   const frame = document.createElement("iframe");
-  frame.setAttribute("sandbox", ARTIFACT_SANDBOX);
-  frame.setAttribute("referrerpolicy", "no-referrer");
+  applySandboxRules(frame);
   frame.title = title;
   frame.src = artifactUrl(kind, source);
   return frame;

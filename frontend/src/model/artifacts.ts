@@ -1,15 +1,14 @@
 /**
  * HTML and SVG artifacts: the fence's text shown in a sandboxed frame. The frame loads
- * `artifact.html` (frontend/public, served with its own policy, docs/decisions.md 150) with the
- * content in the URL fragment, so nothing is stored or posted anywhere and the same file works in
- * `cashcode serve` and in the desktop window.
+ * `artifact.html` (frontend/public, served with its own policy, docs/decisions.md 150 and 290)
+ * with the content in the URL fragment, so nothing is stored or posted anywhere and the same file
+ * works in `cashcode serve` and in the desktop window. The frame's rules: model/sandboxedFrame.ts.
  */
 import { shallowRef } from "vue";
 
-export type ArtifactKind = "html" | "svg";
+import { SANDBOX_PAGE } from "@/model/sandboxedFrame";
 
-/** The one sandbox an artifact frame gets: its scripts run, in an opaque origin. */
-export const ARTIFACT_SANDBOX = "allow-scripts";
+export type ArtifactKind = "html" | "svg";
 
 /** A whole document for the artifact: an SVG is put in a bare page of its own. */
 export function artifactDocument(kind: ArtifactKind, source: string): string {
@@ -27,9 +26,10 @@ function toBase64(text: string): string {
   return btoa(binary);
 }
 
-/** The frame address for an artifact, relative to the UI's page. */
+/** The frame address for an artifact: the sandbox page at the server's root, never under the
+ * UI's secret prefix (the artifact can read its own address). */
 export function artifactUrl(kind: ArtifactKind, source: string): string {
-  return `artifact.html#${encodeURIComponent(toBase64(artifactDocument(kind, source)))}`;
+  return `${SANDBOX_PAGE}#${encodeURIComponent(toBase64(artifactDocument(kind, source)))}`;
 }
 
 /** The artifact shown larger in the side panel (one at a time, for the whole page). */

@@ -1,7 +1,8 @@
 /**
  * Mermaid diagrams, loaded on demand: the first ```mermaid block imports the library (its own
  * chunk), so start-up and the entry bundle do not pay for it. `securityLevel: "strict"` (Mermaid
- * sanitises labels and refuses click handlers) and no HTML labels (no foreignObject). The SVG is
+ * sanitises labels and refuses click handlers) and no HTML labels (no foreignObject; the build fixes
+ * how Mermaid writes SVG label text: frontend/dev/mermaidLabelText.ts). The SVG is
  * sanitised again with the SVG profile before it is shown. Results are cached by source: the
  * same block re-rendered when a reply finishes streaming costs nothing.
  */

@@ -94,3 +94,21 @@ describe("chat search", () => {
     expect(entries.map((e) => e.cursors)).toEqual([[1], [2, 3, 4]]);
   });
 });
+
+describe("search results read as text (issue 41)", () => {
+  it("show a snippet without its Markdown marks, the matches still marked", async () => {
+    const hit: SearchHitView = {
+      ...HIT,
+      parts: [
+        { text: "## Setup **Install** the `cashcode` tool, see [the guide](https://x.test/g) and ", hit: false },
+        { text: "weather", hit: true },
+        { text: " ```python print(1)``` with *care*; a > b and snake_case stay", hit: false },
+      ],
+    };
+    const wrapper = (await mountWith(SearchHits, { props: { groups: [group([hit])], searching: false, error: "" } })).wrapper;
+    const snippet = wrapper.get(".hit-snippet").text();
+    expect(snippet).toContain("Setup Install the cashcode tool, see the guide and weather print(1) with care; a > b and snake_case stay");
+    expect(snippet).not.toMatch(/[*`#]|\]\(/);
+    expect(wrapper.findAll("mark").map((m) => m.text())).toEqual(["weather"]);
+  });
+});

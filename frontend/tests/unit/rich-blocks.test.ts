@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import MarkdownView from "@/components/chat/MarkdownView.vue";
-import { ARTIFACT_SANDBOX, artifactDocument, artifactUrl } from "@/model/artifacts";
+import { artifactDocument, artifactUrl } from "@/model/artifacts";
+import { applySandboxRules, SANDBOXED_FRAME_ATTRIBUTES } from "@/model/sandboxedFrame";
 import { createBlockRenderer } from "@/model/blocks";
 import { mermaidRequested } from "@/model/diagrams";
 import { chatToHtml } from "@/model/htmlExport";
@@ -55,15 +56,24 @@ describe("diagram and artifact fences", () => {
 });
 
 describe("artifact frames", () => {
-  it("get scripts only, never the app's origin", () => {
-    expect(ARTIFACT_SANDBOX).toBe("allow-scripts");
-    expect(ARTIFACT_SANDBOX).not.toContain("allow-same-origin");
+  it("get scripts only, never the app's origin, no powerful feature and no referrer", () => {
+    const frame = document.createElement("iframe");
+    applySandboxRules(frame);
+    expect(frame.getAttribute("sandbox")).toBe("allow-scripts");
+    expect(frame.getAttribute("sandbox")).not.toContain("allow-same-origin");
+    expect(frame.getAttribute("referrerpolicy")).toBe("no-referrer");
+    for (const feature of ["camera", "microphone", "display-capture", "geolocation"]) {
+      expect(frame.getAttribute("allow")).toContain(`${feature} 'none'`);
+    }
+    expect(SANDBOXED_FRAME_ATTRIBUTES.sandbox).toBe("allow-scripts");
   });
 
-  it("carry the whole document, UTF-8 safe, in the fragment", () => {
+  it("carry the whole document, UTF-8 safe, in the fragment of a page outside the UI's prefix", () => {
     const url = artifactUrl("html", "<p>你好 ✓</p>");
-    expect(url.startsWith("artifact.html#")).toBe(true);
-    const b64 = decodeURIComponent(url.slice("artifact.html#".length));
+    // Root-absolute: under `cashcode serve` a relative address would put the secret prefix
+    // into the artifact's own `location`.
+    expect(url.startsWith("/artifact.html#")).toBe(true);
+    const b64 = decodeURIComponent(url.slice("/artifact.html#".length));
     const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     expect(new TextDecoder().decode(bytes)).toBe("<p>你好 ✓</p>");
     expect(artifactDocument("svg", "<svg></svg>")).toMatch(/^<!doctype html>.*<body><svg><\/svg><\/body>/);
@@ -99,7 +109,7 @@ describe("MarkdownView while streaming", () => {
     await wrapper.find(".artifact-preview").trigger("click");
     const frame = wrapper.find("iframe.artifact-frame");
     expect(frame.attributes("sandbox")).toBe("allow-scripts");
-    expect(frame.attributes("src")?.startsWith("artifact.html#")).toBe(true);
+    expect(frame.attributes("src")?.startsWith("/artifact.html#")).toBe(true);
     wrapper.unmount();
   }, 30_000);
 });

@@ -33,7 +33,21 @@ describe("sidebar", () => {
     await wrapper.get('[data-testid="chat-search"]').setValue("sec");
     expect(wrapper.findAll('[data-testid="chat-list-item"]').map((li) => li.get(".chat-title").text())).toEqual(["Second"]);
     await wrapper.get('[data-testid="chat-search"]').setValue("zzz");
+    await new Promise((r) => setTimeout(r, 300)); // the message search answers first
     expect(wrapper.text()).toContain("No matching chats.");
+  });
+
+  it("says 'No matching chats.' only when the messages have no hits either (issue 41)", async () => {
+    const { wrapper, fake } = await sidebar();
+    const hit = { chat_id: "c1", chat_title: "First", cursor: 3, role: "user" as const, created_at: "2026-11-30T09:00:00Z", parts: [{ text: "weather", hit: true }], version: null, attachment: null };
+    fake.on("chats.search", ({ query }) => ({ groups: query === "weather" ? [{ chat_id: "c1", chat_title: "First", hit_count: 1, more: false, hits: [hit] }] : [] }));
+    await wrapper.get('[data-testid="chat-search"]').setValue("weather");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(wrapper.findAll('[data-testid="search-hit"]')).toHaveLength(1);
+    expect(wrapper.find('[data-testid="no-matching-chats"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="chat-search"]').setValue("nothing at all");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(wrapper.find('[data-testid="no-matching-chats"]').exists()).toBe(true);
   });
 
   it("renames inline: Enter commits through chats.rename, Esc cancels", async () => {

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from app.cli.memories_cmd import error, runner
+from app.cli.memories_cmd import error, reader, runner
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -15,13 +15,38 @@ if TYPE_CHECKING:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("memory", help="show MEMORY.md, its versions, or revert it")
     commands = parser.add_subparsers(dest="memory_command", required=True)
-    commands.add_parser("show", help="print MEMORY.md").set_defaults(func=runner(_show))
+    commands.add_parser("show", help="print MEMORY.md").set_defaults(func=reader(_show, _show_file))
     versions = commands.add_parser("versions", help="list MEMORY.md versions, newest first")
     versions.add_argument("--diff", action="store_true", help="print each version's diff")
-    versions.set_defaults(func=runner(_versions))
+    versions.set_defaults(func=reader(_versions, _no_versions))
     revert = commands.add_parser("revert", help="make an earlier version current again")
     revert.add_argument("version", type=int)
     revert.set_defaults(func=runner(_revert))
+
+
+def _show_file(args: argparse.Namespace) -> int:
+    """No database yet: print the file as it is (a read creates nothing)."""
+    import os
+
+    from app.cli.runtime import paths_from_env
+    from app.memory.memory_file import MEMORY_FILE, MemoryFileError, read_memory_text
+
+    path = paths_from_env(os.environ).data_dir / MEMORY_FILE
+    try:
+        text = read_memory_text(path)
+    except MemoryFileError as exc:
+        print(f"cashcode: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        print(f"MEMORY.md is empty ({path}).", file=sys.stderr)
+    return 0
+
+
+def _no_versions(args: argparse.Namespace) -> int:
+    print("No versions yet.")
+    return 0
 
 
 async def _show(app: CashCodeApp, args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ MAX_CONTENT = 10_000
 MAX_TAGS = 20
 MAX_TAG = 64
 MAX_WORDS = 20
+MAX_QUERY = 500  # characters of a search's words together
 DENSE_HITS = 2000  # index hits beyond which search reads newest-first instead (see `_dense`)
 _TAG = re.compile(r"^[^\s,]{1,64}$")
 
@@ -76,6 +77,19 @@ def normalize_words(words: Sequence[str]) -> tuple[str, ...]:
     if len(seen) > MAX_WORDS:
         raise ValueError(f"at most {MAX_WORDS} search words")
     return tuple(seen)
+
+
+def check_query(words: Sequence[str], tags: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A search's keywords and tags, or ValueError (the same words in the CLI, REST and the
+    model's tool): a blank word, words over MAX_QUERY characters, or nothing to search for."""
+    if any(not str(w).strip() for w in words):
+        raise ValueError(say("memory.search_blank"))
+    if sum(len(str(w)) for w in words) + max(len(words) - 1, 0) > MAX_QUERY:
+        raise ValueError(say("memory.search_too_long", limit=MAX_QUERY))
+    terms, required = normalize_words(words), normalize_tags(tags)
+    if not terms and not required:
+        raise ValueError(say("memory.search_empty"))
+    return terms, required
 
 
 def _search_text(content: str, tags: Sequence[str]) -> str:
@@ -144,7 +158,7 @@ class MemoryRepository:
         The most selective index leads: the trigram index for keywords of 3+ characters, else
         the first tag's (tag, updated_at) index read newest-first, else the memories in
         updated order; the other conditions filter, and reading stops at `limit`."""
-        terms, required = normalize_words(words), normalize_tags(tags)
+        terms, required = check_query(words, tags)
         match = fts_query(terms) if terms and self._has_fts() else None
         if match is not None and self._dense(match):
             match = None  # frequent keywords: newest-first reading finds `limit` hits soonest

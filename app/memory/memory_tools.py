@@ -70,7 +70,7 @@ class SearchMemoriesTool(Tool):
     name = "search_memories"
     description = (
         "Search long-term memories. Every keyword must occur in the text or a tag, and every tag "
-        "given must be present. No keywords and no tags lists the newest memories." + ONLY_WHEN_ASKED
+        "given must be present; give at least one keyword or tag." + ONLY_WHEN_ASKED
     )
     parameters = {
         "type": "object",

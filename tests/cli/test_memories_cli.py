@@ -77,7 +77,9 @@ def test_memory_show_versions_and_revert(plain_env: dict[str, str], home: Path) 
     data = Path(plain_env["CASHCODE_DATA_DIR"])
     data.mkdir(parents=True, exist_ok=True)
     (data / "MEMORY.md").write_text("- first\n", encoding="utf-8")
-    assert cashcode("memory", "show", env=plain_env, cwd=ws).stdout == "- first\n"
+    assert cashcode("memory", "show", env=plain_env, cwd=ws).stdout == "- first\n"  # no database yet
+    assert cashcode("memories", "add", "a write creates the database", "--yes", env=plain_env, cwd=ws).returncode == 0
+    assert cashcode("memory", "show", env=plain_env, cwd=ws).stdout == "- first\n"  # recorded now
     (data / "MEMORY.md").write_text("- second\n", encoding="utf-8")
     listed = cashcode("memory", "versions", env=plain_env, cwd=ws)
     assert listed.returncode == 0 and "disk" in listed.stdout
@@ -140,3 +142,55 @@ def test_add_at_a_terminal_defaults_to_yes(plain_env: dict[str, str], home: Path
     assert empty.returncode == 1 and json.loads(
         cashcode("memories", "list", "--json", env=plain_env, cwd=ws).stdout
     )
+
+
+def _v1_database(path: Path) -> None:
+    """A database an early CashCode wrote: the old single-list layout at version 1 (chats only)."""
+    from app.store.db import Database
+    from app.store.migrations import MIGRATIONS
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Database(path, migrations=MIGRATIONS[:1]) as db, db.transaction() as conn:
+        conn.execute("DROP TABLE schema_parts")
+        conn.execute("PRAGMA user_version = 1")
+
+
+def test_reads_never_create_or_convert_the_database(plain_env: dict[str, str], home: Path) -> None:
+    """Issue 39 item 5: listing, searching and showing on an empty folder create no database;
+    on a copy of a v1 database they leave the file byte-identical and say which version opens it."""
+    ws = home / "ws"
+    db = home / "data" / "cashcode.sqlite3"
+    for args in (("memories", "list"), ("memories", "search", "tea"), ("memory", "show"), ("memory", "versions")):
+        result = cashcode(*args, env=plain_env, cwd=ws)
+        assert result.returncode == 0, (args, result.stderr)
+    assert not db.exists()
+
+    _v1_database(db)
+    before = db.read_bytes()
+    for args in (("memories", "list"), ("memories", "search", "tea"), ("memory", "show")):
+        result = cashcode(*args, env=plain_env, cwd=ws)
+        assert result.returncode == 1, (args, result.stdout)
+        assert "older CashCode (schema version 1)" in result.stderr and "opens it as it is" in result.stderr
+        assert db.read_bytes() == before
+    # A write converts it, after which the reads work.
+    assert cashcode("memories", "add", "Tea, no sugar", "--yes", env=plain_env, cwd=ws).returncode == 0
+    assert "Tea, no sugar" in cashcode("memories", "list", env=plain_env, cwd=ws).stdout
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        ((), "say what to search for: give at least one word or tag"),
+        (("   ",), "a search word must not be blank"),
+        (("x" * 501,), "a search is limited to 500 characters"),
+    ],
+)
+def test_an_empty_blank_or_too_long_search_is_an_error(
+    plain_env: dict[str, str], home: Path, words: tuple[str, ...], message: str
+) -> None:
+    ws = home / "ws"
+    without_db = cashcode("memories", "search", *words, env=plain_env, cwd=ws)
+    assert without_db.returncode == 1 and message in without_db.stderr
+    cashcode("memories", "add", "Tea, no sugar", "--yes", env=plain_env, cwd=ws)
+    with_db = cashcode("memories", "search", *words, env=plain_env, cwd=ws)
+    assert with_db.returncode == 1 and message in with_db.stderr and "Tea" not in with_db.stdout

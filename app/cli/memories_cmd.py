@@ -155,7 +155,9 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     if not await confirm("Add it?", args.yes, default=True):
         print("Not added.")
         return 1
-    added = await app.invoke("memories.add", {"content": args.text, "tags": args.tag, "id": memory_id})
+    asked_by = "command: cashcode memories add"  # its provenance
+    payload = {"content": args.text, "tags": args.tag, "id": memory_id, "asked_by": asked_by}
+    added = await app.invoke("memories.add", payload)
     if not added["ok"]:
         return error(added)
     print(added["data"]["id"])

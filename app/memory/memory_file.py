@@ -31,7 +31,7 @@ from app.store.timeutil import utc_now_iso
 
 MEMORY_FILE = "MEMORY.md"
 MAX_MEMORY_CHARS = 100_000
-Author = Literal["dream", "save_memory", "user", "revert", "disk", "import"]
+Author = Literal["dream", "save_memory", "user", "revert", "disk", "import", "forget"]
 
 
 class MemoryFileError(ValueError):

@@ -147,7 +147,11 @@ def test_one_exchange_is_not_split_from_its_question() -> None:
     ]
     assert plan_consolidation("chat", None, tail, threshold=1000) is None
     # The first exchange is the oldest half: the kept part starts at the next question instead.
-    more = [*tail, _stored(3, Message(role="user", content="u" * 10)), _stored(4, Message(role="assistant", content="b"))]
+    more = [
+        *tail,
+        _stored(3, Message(role="user", content="u" * 10)),
+        _stored(4, Message(role="assistant", content="b")),
+    ]
     plan = plan_consolidation("chat", None, more, threshold=1000)
     assert plan is not None and plan.keep_from_cursor == 3
 

@@ -8,7 +8,8 @@ from tests.api.conftest import AppMaker, err, ok
 async def test_memories_routes_follow_the_contract(make_app: AppMaker) -> None:
     app, _ = await make_app()
     added = await ok(app, "memories.add", {"content": "Prefers uv", "tags": ["Python", "tooling"]})
-    assert set(added) == {"id", "content", "tags", "created_at", "updated_at"} and added["tags"] == [
+    fields = {"id", "content", "tags", "created_at", "updated_at", "asked_by"}
+    assert set(added) == fields and added["tags"] == [
         "python",
         "tooling",
     ]

@@ -157,7 +157,9 @@ async def test_deleting_a_chat_removes_its_summaries_and_dream_cursor(make_app: 
     assert app.ctx.db.query("SELECT count(*) FROM dream_cursors")[0][0] == 0
 
 
-async def test_search_memories_with_nothing_to_search_for_is_an_error(make_app: AppMaker, fake_llm: Any) -> None:
+async def test_search_memories_with_nothing_to_search_for_is_an_error(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
     """Issue 39 item 5: the tool answers with the CLI's and REST's words."""
     app, events = await make_app()
     pid = await add_provider(app, fake_llm, "chat_completions")

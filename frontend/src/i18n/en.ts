@@ -132,6 +132,7 @@ export const en = {
   "approval.summary.memory_change": "Change memory {id} (- before, + after):",
   "approval.summary.memory_delete": "Forget memory {id}:",
   "approval.summary.memory_file_add": "Add this fact to MEMORY.md:",
+  "approval.summary.memory_file_forget": "Remove these lines from MEMORY.md and never write them back:",
 
   "error.title": "Error",
   "error.provider_error": "The model provider reported an error",
@@ -941,6 +942,10 @@ export const en = {
   "apiError.memory.exists": "memory {id} already exists",
   "apiError.memory.file_changed": "MEMORY.md was changed meanwhile; reload it and apply your edit again",
   "apiError.memory.file_version_not_found": "MEMORY.md version {id} not found",
+  "apiError.memory.forgotten_not_found": "forgotten line {id} not found (it may have been un-forgotten already)",
+  "apiError.memory.line_forgotten": "this fact was forgotten by the user; it is not saved again (un-forget it first)",
+  "apiError.memory.line_not_found": "no line of MEMORY.md contains “{text}”",
+  "apiError.memory.line_query_blank": "say which line: the text must not be blank",
   "apiError.memory.not_found": "memory {id} not found",
   "apiError.memory.note_not_found": "note {id} not found",
   "apiError.memory.proposal_done": "proposal {id} was already {status}",

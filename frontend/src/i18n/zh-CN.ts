@@ -133,6 +133,7 @@ export const zhCN: Record<MessageKey, string> = {
   "approval.summary.memory_change": "修改记忆 {id}（- 修改前，+ 修改后）：",
   "approval.summary.memory_delete": "忘记记忆 {id}：",
   "approval.summary.memory_file_add": "把这条事实加入 MEMORY.md：",
+  "approval.summary.memory_file_forget": "从 MEMORY.md 删除这些行，并且不再写回：",
 
   "error.title": "错误",
   "error.provider_error": "模型提供方返回了错误",
@@ -940,6 +941,10 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.memory.exists": "记忆 {id} 已经存在。",
   "apiError.memory.file_changed": "MEMORY.md 刚被修改过；请重新加载后再应用你的修改。",
   "apiError.memory.file_version_not_found": "找不到 MEMORY.md 的版本 {id}。",
+  "apiError.memory.forgotten_not_found": "找不到已遗忘的条目 {id}（可能已经取消遗忘）。",
+  "apiError.memory.line_forgotten": "用户已让我忘记这条事实；不会再次保存（请先取消遗忘）。",
+  "apiError.memory.line_not_found": "MEMORY.md 中没有包含“{text}”的行。",
+  "apiError.memory.line_query_blank": "请说明是哪一行：文本不能为空白。",
   "apiError.memory.not_found": "找不到记忆 {id}。",
   "apiError.memory.note_not_found": "找不到笔记 {id}。",
   "apiError.memory.proposal_done": "建议 {id} 已经处理过（{status}）。",

@@ -223,22 +223,28 @@ async def bench_turn_done(app: Any, runs: int) -> list[str]:
         cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
         long_text = "z" * 2_000
 
-        async def one_turn(threshold: int, consolidates: bool) -> tuple[float, str]:
-            await app.invoke("memory.settings_update", {"consolidation_chars": threshold})
-            chat = (await app.invoke("chats.create", {}))["data"]["id"]
-            steps: list[dict[str, Any]] = [{"text": long_text, "chunk_size": 500}]
-            if consolidates:
-                steps.append({"text": "summary", "delay_s": 1.0, "chunk_size": 100})
-            script(root, *steps)
+        async def send_and_wait(chat: str, text: str) -> float:
             started = time.perf_counter()
             ref = await app.invoke(
                 "chat.send",
-                {"chat_id": chat, "text": long_text, "model": {"provider_id": pid, "model": "fake-model"}},
+                {"chat_id": chat, "text": text, "model": {"provider_id": pid, "model": "fake-model"}},
             )
             turn_id = ref["data"]["turn_id"]
             done.setdefault(turn_id, asyncio.Event())
             await asyncio.wait_for(done[turn_id].wait(), 30)
-            elapsed = (time.perf_counter() - started) * 1000
+            return (time.perf_counter() - started) * 1000
+
+        async def one_turn(threshold: int, consolidates: bool) -> tuple[float, str]:
+            await app.invoke("memory.settings_update", {"consolidation_chars": threshold})
+            chat = (await app.invoke("chats.create", {}))["data"]["id"]
+            if consolidates:  # a first exchange to fold: the kept part starts at a question (issue 39)
+                script(root, {"text": "ok"})
+                await send_and_wait(chat, "hi")
+            steps: list[dict[str, Any]] = [{"text": long_text, "chunk_size": 500}]
+            if consolidates:
+                steps.append({"text": "summary", "delay_s": 1.0, "chunk_size": 100})
+            script(root, *steps)
+            elapsed = await send_and_wait(chat, long_text)
             running = cap.services.consolidator.is_running(chat)  # still summarising at turn_done?
             await app.wait_idle(chat)
             return elapsed, str(chat) if running else ""

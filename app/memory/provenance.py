@@ -12,6 +12,7 @@ a rewording of it: the same content words, see `same_fact`) back, and Dream's pr
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -80,6 +81,7 @@ def line_key(line: str) -> str:
     return " ".join(_MARKER.sub("", line).split()).casefold()
 
 
+@functools.lru_cache(maxsize=4096)  # tombstones are compared with every new line of a run
 def fact_tokens(line: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(line_key(line)) if w not in _FILLER)
 

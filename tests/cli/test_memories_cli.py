@@ -201,7 +201,14 @@ def test_reads_never_create_or_convert_the_database(plain_env: dict[str, str], h
 
     _v1_database(db)
     before = db.read_bytes()
-    for args in (("memories", "list"), ("memories", "search", "tea"), ("memory", "show")):
+    older_reads = (
+        ("memories", "list"),
+        ("memories", "search", "tea"),
+        ("memory", "show"),
+        ("sessions", "list"),
+        ("sessions", "export", "x"),
+    )
+    for args in older_reads:
         result = cashcode(*args, env=plain_env, cwd=ws)
         assert result.returncode == 1, (args, result.stdout)
         assert "older CashCode (schema version 1)" in result.stderr and "opens it as it is" in result.stderr

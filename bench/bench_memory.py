@@ -223,22 +223,28 @@ async def bench_turn_done(app: Any, runs: int) -> list[str]:
         cap = next(c for c in app.capabilities if isinstance(c, MemoryCapability))
         long_text = "z" * 2_000
 
-        async def one_turn(threshold: int, consolidates: bool) -> tuple[float, str]:
-            await app.invoke("memory.settings_update", {"consolidation_chars": threshold})
-            chat = (await app.invoke("chats.create", {}))["data"]["id"]
-            steps: list[dict[str, Any]] = [{"text": long_text, "chunk_size": 500}]
-            if consolidates:
-                steps.append({"text": "summary", "delay_s": 1.0, "chunk_size": 100})
-            script(root, *steps)
+        async def send_and_wait(chat: str, text: str) -> float:
             started = time.perf_counter()
             ref = await app.invoke(
                 "chat.send",
-                {"chat_id": chat, "text": long_text, "model": {"provider_id": pid, "model": "fake-model"}},
+                {"chat_id": chat, "text": text, "model": {"provider_id": pid, "model": "fake-model"}},
             )
             turn_id = ref["data"]["turn_id"]
             done.setdefault(turn_id, asyncio.Event())
             await asyncio.wait_for(done[turn_id].wait(), 30)
-            elapsed = (time.perf_counter() - started) * 1000
+            return (time.perf_counter() - started) * 1000
+
+        async def one_turn(threshold: int, consolidates: bool) -> tuple[float, str]:
+            await app.invoke("memory.settings_update", {"consolidation_chars": threshold})
+            chat = (await app.invoke("chats.create", {}))["data"]["id"]
+            if consolidates:  # a first exchange to fold: the kept part starts at a question (issue 39)
+                script(root, {"text": "ok"})
+                await send_and_wait(chat, "hi")
+            steps: list[dict[str, Any]] = [{"text": long_text, "chunk_size": 500}]
+            if consolidates:
+                steps.append({"text": "summary", "delay_s": 1.0, "chunk_size": 100})
+            script(root, *steps)
+            elapsed = await send_and_wait(chat, long_text)
             running = cap.services.consolidator.is_running(chat)  # still summarising at turn_done?
             await app.wait_idle(chat)
             return elapsed, str(chat) if running else ""
@@ -260,6 +266,70 @@ async def bench_turn_done(app: Any, runs: int) -> list[str]:
             row("send → turn_done, no consolidation", without, "—"),
             f"| consolidation's cost before turn_done (median of paired differences) | "
             f"{statistics.median(diffs):+.2f} ms | 0 ms |",
+        ]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def bench_dream(app: Any, runs: int) -> list[str]:
+    """Issue 39: a Dream run's wall time over a 1,000-line MEMORY.md, first with no provenance
+    or tombstones, then with 1,000 line sources and 1,000 tombstones (scripted LLM, no delay).
+    Turns never read either table (only save_memory and Dream do), so a turn gains nothing."""
+    from app.contracts.messages import Message
+    from app.memory.capability import MemoryCapability
+    from app.memory.provenance import NewLine
+
+    s = next(c for c in app.capabilities if isinstance(c, MemoryCapability)).services
+    proc, root = start_server()
+    try:
+        saved = await app.invoke(
+            "providers.save",
+            {"name": "bench", "kind": "chat_completions", "base_url": root + "/v1", "api_key": KEY},
+        )
+        pid = saved["data"]["id"]
+        base = [f"- Fact number {i} about topic {i % 37} and project {i % 11}" for i in range(1_000)]
+        s.memory.write("\n".join(base) + "\n", "user")
+        chat = app.ctx.chats.create("dream bench").id
+        counter = iter(range(1_000_000))
+
+        async def one_run() -> None:
+            i = next(counter)
+            said = [Message(role="user", content=f"I like item {i}"), Message(role="assistant", content="ok")]
+            app.ctx.chats.append_turn(chat, f"bench-{i}", said)
+            text = s.memory.read().text + f"- Likes item {i}\n"
+            script(root, {"text": f"ADD: item {i}"}, {"text": text})
+            outcome = await s.dream.run_once((pid, "fake-model"))
+            assert outcome.status == "applied", outcome
+
+        sources = [NewLine(line, chat, (1,)) for line in base]
+        stones = [f"- Forgotten fact {i} about thing {i * 7} in place {i % 13}" for i in range(1_000)]
+        plain: list[float] = []
+        loaded: list[float] = []
+        diffs: list[float] = []
+        # Paired runs (without, then with; the tables are emptied between pairs, outside the
+        # timing), so the machine's drift does not count as their cost.
+        for i in range(runs + 2):
+            started = time.perf_counter()
+            await one_run()
+            without = (time.perf_counter() - started) * 1000
+            s.provenance.record("dream", None, sources)
+            s.tombstones.add(stones, None)
+            started = time.perf_counter()
+            await one_run()
+            with_them = (time.perf_counter() - started) * 1000
+            with app.ctx.db.transaction() as conn:
+                conn.execute("DELETE FROM memory_line_sources")
+                conn.execute("DELETE FROM memory_tombstones")
+            if i >= 2:
+                plain.append(without)
+                loaded.append(with_them)
+                diffs.append(with_them - without)
+        change = statistics.median(diffs) / statistics.median(plain) * 100
+        return [
+            row("Dream run, 1,000 MEMORY.md lines, no sources or tombstones", plain, "—"),
+            row("Dream run, same, with 1,000 line sources and 1,000 tombstones", loaded, "—"),
+            f"| provenance and tombstones' cost (median paired difference) | {change:+.1f} % | ≤ 5 % |",
         ]
     finally:
         proc.terminate()
@@ -351,17 +421,19 @@ async def bench_search(app: Any, runs: int) -> list[str]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--only", choices=["open", "plan", "turn", "search"])
+    parser.add_argument("--only", choices=["open", "plan", "turn", "search", "dream"])
     args = parser.parse_args()
     print("| metric | measured | budget |\n|---|---|---|")
     benches = (("open", bench_open), ("plan", bench_plan), ("turn", bench_turn_done))
-    for name, bench in (*benches, ("search", bench_search)):
+    for name, bench in (*benches, ("search", bench_search), ("dream", bench_dream)):
         if args.only not in (None, name):
             continue
         with tempfile.TemporaryDirectory() as tmp:
             app = make_app(Path(tmp))
             try:
-                runs = {"turn": max(5, args.runs // 2), "plan": max(5, args.runs // 5)}.get(name, args.runs)
+                half, fifth = max(5, args.runs // 2), max(5, args.runs // 5)
+                fewer = {"turn": half, "plan": fifth, "dream": half}
+                runs = fewer.get(name, args.runs)
                 for line in await bench(app, runs):
                     print(line, flush=True)
             finally:

@@ -22,7 +22,7 @@ from app.mcp_catalog.plugin import PLUGIN as MCP_CATALOG
 from app.memory.plugin import PLUGIN as MEMORY
 from app.observability.plugin import PLUGIN as OBSERVABILITY
 from app.skills.plugin import PLUGIN as SKILLS
-from app.store.db import Database, SchemaPart
+from app.store.db import Database, SchemaPart, SchemaState, schema_state
 from app.tasks.plugin import PLUGIN as TASKS
 from app.websearch.plugin import PLUGIN as WEBSEARCH
 
@@ -57,3 +57,8 @@ def registered_events(plugins: Sequence[CapabilityPlugin[Host]] = PLUGINS) -> tu
         if plugin.events is not None:
             events.extend(importlib.import_module(plugin.events).EVENTS)
     return tuple(events)
+
+
+def database_state(path: Path, plugins: Sequence[CapabilityPlugin[Host]] = PLUGINS) -> SchemaState:
+    """Whether a read may open the database at `path` (app/store/db.py `schema_state`)."""
+    return schema_state(path, schema_parts(plugins))

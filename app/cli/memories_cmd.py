@@ -32,12 +32,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.set_defaults(func=runner(_add))
     listing = commands.add_parser("list", help="list memories, newest first")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
-    listing.set_defaults(func=runner(_list))
+    listing.set_defaults(func=reader(_list, _no_memories))
     search = commands.add_parser("search", help="memories matching ALL words and ALL tags")
     search.add_argument("words", nargs="*")
     search.add_argument("--tag", action="append", default=[], help="a required tag (repeatable)")
     search.add_argument("--json", action="store_true", help="print a JSON array")
-    search.set_defaults(func=runner(_search))
+    search.set_defaults(func=reader(_search, _search_nothing))
     update = commands.add_parser("update", help="replace a memory's text and tags")
     update.add_argument("id", help="the memory id (or a unique start of it)")
     update.add_argument("--content", required=True)
@@ -64,6 +64,26 @@ def runner(body: Body) -> Callable[[argparse.Namespace], int]:
                 await app.aclose()
 
         return asyncio.run(main())
+
+    return run
+
+
+def reader(body: Body, nothing: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A read command: it never creates or converts the database (issue 39). No database yet:
+    `nothing` answers without building the app; an older one is refused, left as it is."""
+    run_body = runner(body)
+
+    def run(args: argparse.Namespace) -> int:
+        from app.api.plugins import database_state
+        from app.cli.runtime import paths_from_env
+
+        state = database_state(paths_from_env(os.environ).db_path)
+        if state.kind == "missing":
+            return nothing(args)
+        if state.kind == "older":
+            print(f"cashcode: error: {state.message}", file=sys.stderr)
+            return 1
+        return run_body(args)
 
     return run
 
@@ -135,7 +155,9 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     if not await confirm("Add it?", args.yes, default=True):
         print("Not added.")
         return 1
-    added = await app.invoke("memories.add", {"content": args.text, "tags": args.tag, "id": memory_id})
+    asked_by = "command: cashcode memories add"  # its provenance
+    payload = {"content": args.text, "tags": args.tag, "id": memory_id, "asked_by": asked_by}
+    added = await app.invoke("memories.add", payload)
     if not added["ok"]:
         return error(added)
     print(added["data"]["id"])
@@ -148,6 +170,23 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
         return error(listed)
     _print_items(listed["data"]["memories"], args.json)
     return 0
+
+
+def _no_memories(args: argparse.Namespace) -> int:
+    _print_items([], args.json)
+    return 0
+
+
+def _search_nothing(args: argparse.Namespace) -> int:
+    """No database yet: the query is still checked (the same errors as with one)."""
+    from app.memory.explicit import check_query
+
+    try:
+        check_query(args.words, args.tag)
+    except ValueError as exc:
+        print(f"cashcode: error: {exc}", file=sys.stderr)
+        return 1
+    return _no_memories(args)
 
 
 async def _search(app: CashCodeApp, args: argparse.Namespace) -> int:

@@ -38,10 +38,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--limit", "-n", type=_positive, default=LIST_DEFAULT, help="how many chats (default 50)"
     )
     listing.add_argument("--all", action="store_true", help="list every chat (fetched page by page)")
-    listing.set_defaults(func=_runner(_list))
+    listing.set_defaults(func=_runner(_list, reads=True))
     show = commands.add_parser("show", help="print a chat")
     show.add_argument("id")
-    show.set_defaults(func=_runner(_show))
+    show.set_defaults(func=_runner(_show, reads=True))
     delete = commands.add_parser("delete", help="delete a chat")
     delete.add_argument("id")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -50,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     export.add_argument("id")
     export.add_argument("--format", choices=["md", "json"], default="md", help="md (default) or json")
     export.add_argument("--output", "-o", help="write to this file instead of standard output")
-    export.set_defaults(func=_runner(_export))
+    export.set_defaults(func=_runner(_export, reads=True))
     imp = commands.add_parser("import", help="import a chat exported as JSON")
     imp.add_argument("file")
     imp.set_defaults(func=_runner(_import, creates=True))
@@ -60,10 +60,14 @@ def _runner(
     body: Callable[[CashCodeApp, argparse.Namespace], Awaitable[int]],
     *,
     creates: bool = False,
+    reads: bool = False,
 ) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         if not creates and not _has_database(os.environ):
             return _nothing_stored(args)
+        if reads and (refused := _older_database(os.environ)):
+            print(f"cashcode: error: {refused}", file=sys.stderr)
+            return 1
 
         async def main() -> int:
             from app.cli.runtime import open_plain_app
@@ -77,6 +81,15 @@ def _runner(
         return asyncio.run(main())
 
     return run
+
+
+def _older_database(env: Mapping[str, str]) -> str:
+    """Why a read may not open the database (an older layout it would convert), or ""."""
+    from app.api.plugins import database_state
+    from app.cli.runtime import paths_from_env
+
+    state = database_state(paths_from_env(env).db_path)
+    return state.message if state.kind == "older" else ""
 
 
 def _has_database(env: Mapping[str, str]) -> bool:

@@ -141,6 +141,15 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "memory.todo_not_found": "todo {id} not found",
     "memory.todo_done": "todo {id} is already done",
     "memory.proposal_not_found": "proposal {id} not found",
+    "memory.search_empty": "say what to search for: give at least one word or tag",
+    "memory.search_blank": "a search word must not be blank",
+    "memory.search_too_long": "a search is limited to {limit} characters",
+    "memory.line_not_found": "no line of MEMORY.md contains “{text}”",
+    "memory.line_query_blank": "say which line: the text must not be blank",
+    "memory.forgotten_not_found": "forgotten line {id} not found (it may have been un-forgotten already)",
+    "memory.line_forgotten": (
+        "this fact was forgotten by the user; it is not saved again (un-forget it first)"
+    ),
     "memory.proposal_done": "proposal {id} was already {status}",
     "memory.file_changed": "MEMORY.md was changed meanwhile; reload it and apply your edit again",
     "memory.file_version_not_found": "MEMORY.md version {id} not found",

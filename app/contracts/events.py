@@ -89,6 +89,7 @@ ApprovalSummaryCode = Literal[
     "memory_change",
     "memory_delete",
     "memory_file_add",
+    "memory_file_forget",
 ]
 
 

@@ -43,6 +43,7 @@ class History:
     messages: list[Message] = field(default_factory=list)
     source_cursors: list[int] = field(default_factory=list)
     summary: tuple[str, int] | None = None  # (content, keep_from_cursor) of the last summary
+    keep_from_next: bool = False  # the summary had no keep_from_cursor: it keeps what follows it
     problems: list[str] = field(default_factory=list)
 
 
@@ -96,15 +97,20 @@ def parse_history(text: str) -> History:
                 raise ValueError("cursor is not a number")
             if record.get("role") == "summary":
                 keep = record.get("keep_from_cursor")
-                if not isinstance(record.get("content"), str) or not isinstance(keep, int):
-                    raise ValueError("a summary needs content and keep_from_cursor")
-                history.summary = (record["content"], keep)
+                if not isinstance(record.get("content"), str) or not isinstance(keep, int | None):
+                    raise ValueError("a summary needs content (and keep_from_cursor as a number)")
+                # Without keep_from_cursor the summary sits before the first message after it.
+                history.summary = (record["content"], keep if keep is not None else cursor + 1)
+                history.keep_from_next = keep is None
                 continue
             message = _message(record)
         except (ValueError, RecursionError) as exc:
             history.problems.append(f"line {number}: {exc if str(exc) else 'not valid JSON'}")
             continue
         if message is not None:
+            if history.keep_from_next and history.summary is not None:
+                history.summary = (history.summary[0], cursor)
+                history.keep_from_next = False
             history.messages.append(message)
             history.source_cursors.append(cursor)
     _drop_unpaired_tool_messages(history)

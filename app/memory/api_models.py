@@ -18,6 +18,7 @@ class MemoryItem(_Model):
     tags: list[str]
     created_at: str
     updated_at: str
+    asked_by: str = ""  # which chat ("chat:<id>") or command asked for it; "" from the Memory view
 
 
 class MemoryItems(_Model):
@@ -34,6 +35,7 @@ class MemoriesAdd(_Model):
     content: str = Field(max_length=20_000)
     tags: list[str] = Field(default_factory=list, max_length=50)
     id: str | None = None  # a pre-allocated id that a confirmation showed
+    asked_by: str = Field(default="", max_length=200)  # the command or chat that asks (provenance)
 
 
 class MemoriesSearch(_Model):
@@ -84,6 +86,47 @@ class MemoryVersionList(_Model):
 
 class MemoryVersionRef(_Model):
     version_id: int = Field(ge=1)
+
+
+class LineText(_Model):
+    text: str = Field(max_length=500)  # the line, or a part of it
+
+
+class LineSourceItem(_Model):
+    author: str  # "dream" | "save_memory"
+    chat_id: str
+    cursors: list[int]  # the chat's message(s) it came from
+    version_id: int | None  # the MEMORY.md version that wrote it (None: proposed for review)
+    created_at: str
+
+
+class SourcedLineItem(_Model):
+    line: str
+    sources: list[LineSourceItem]  # newest first; empty: written by hand
+
+
+class MemoryWhy(_Model):
+    lines: list[SourcedLineItem]
+
+
+class ForgetResult(_Model):
+    forgotten: list[str]
+    version_id: int | None
+
+
+class ForgottenItem(_Model):
+    id: int
+    line: str
+    version_id: int | None  # the MEMORY.md version that removed it
+    created_at: str
+
+
+class ForgottenList(_Model):
+    forgotten: list[ForgottenItem]  # newest first
+
+
+class ForgottenRef(_Model):
+    id: int = Field(ge=1)
 
 
 class MemoryVersionText(_Model):

@@ -25,6 +25,7 @@ from app.memory.events import ContextLeftOut
 from app.memory.memory_file import MemoryFileError
 from app.memory.memory_tools import (
     ForgetMemoryTool,
+    MemorySourceTool,
     RememberMemoryTool,
     SaveMemoryTool,
     SearchMemoriesTool,
@@ -65,8 +66,9 @@ class MemoryCapability(Capability):
                 RememberMemoryTool(s.memories),
                 SearchMemoriesTool(s.memories),
                 UpdateMemoryTool(s.memories),
-                ForgetMemoryTool(s.memories),
-                SaveMemoryTool(s.memory),
+                ForgetMemoryTool(s.memories, s.lines),
+                MemorySourceTool(s.lines),
+                SaveMemoryTool(s.memory, s.provenance, s.tombstones),
                 *(cls(s.notes) for cls in NOTES_TOOLS),
             ]
         )

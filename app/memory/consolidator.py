@@ -3,7 +3,7 @@
 - Runs after `turn_done` as a background task, at most one per chat at a time.
 - Triggered when the chat's context (latest summary + messages from its keep_from_cursor)
   exceeds the threshold; the newest ~50% of those characters stay verbatim, and the kept part
-  never starts with a tool result (its tool call stays with it).
+  starts at a user message (the question of its exchange stays with its answer and tools).
 - The model gets the previous summary plus the messages to fold, and answers with the new
   cumulative summary. Only a non-empty answer is stored, in one transaction that also checks no
   other summary was written meanwhile: a failed, cancelled or empty call changes nothing.
@@ -77,8 +77,8 @@ def plan_from_head(
     max_fold_chars: int = MAX_FOLD_CHARS,
 ) -> ConsolidationPlan | None:
     """The plan of a tail over the threshold from its oldest messages only: `head` must reach
-    past min(tail_chars / 2, max_fold_chars) characters and then to a message that is not a
-    tool result (or be the whole tail). The newest ~50% of the tail stay verbatim."""
+    past min(tail_chars / 2, max_fold_chars) characters and then to a user message (or be the
+    whole tail). The newest ~50% of the tail stay verbatim."""
     sizes = [message_chars(s.message) for s in head]
     # start: the last message whose older part is at most half the tail (the kept half begins there).
     start, before = len(head), 0
@@ -88,17 +88,17 @@ def plan_from_head(
             break
         before += size
     if start < len(head):
-        # Never split a tool call from its results: the kept part must not open with a result.
-        while start > 0 and head[start].message.role == "tool":
-            start -= 1
-        if start == 0:
+        # The kept part opens with the user message of its exchange (never an answer, tool
+        # call or result whose question was folded).
+        kept = _user_boundary(head, start)
+        if kept is None:
             return None
-        if sum(sizes[:start]) <= max_fold_chars:
+        if sum(sizes[:kept]) <= max_fold_chars:
             return ConsolidationPlan(
                 chat_id=chat_id,
                 previous=previous,
-                fold=tuple(s.message for s in head[:start]),
-                keep_from_cursor=head[start].cursor,
+                fold=tuple(s.message for s in head[:kept]),
+                keep_from_cursor=head[kept].cursor,
                 context_chars=context,
             )
     # The fold is capped at max_fold_chars; the rest is folded by the next rounds.
@@ -107,16 +107,32 @@ def plan_from_head(
     while end < last and (end == 0 or folded + sizes[end] <= max_fold_chars):
         folded += sizes[end]
         end += 1
-    while end < last and head[end].message.role == "tool":  # keep results with their call
-        end += 1
+    cut = _user_boundary(head, end)
+    if cut is None:
+        return None
     return ConsolidationPlan(
         chat_id=chat_id,
         previous=previous,
-        fold=tuple(s.message for s in head[:end]),
-        keep_from_cursor=head[end].cursor,
+        fold=tuple(s.message for s in head[:cut]),
+        keep_from_cursor=head[cut].cursor,
         context_chars=context,
         partial=True,
     )
+
+
+def _user_boundary(head: Sequence[StoredMessage], index: int) -> int | None:
+    """Where a kept part may begin near `index`: back to the user message that opened its
+    exchange, else (the first exchange) forward to the next user message; None when `head`
+    has no user message after its first (one exchange: nothing can be folded yet)."""
+    back = index
+    while back > 0 and head[back].message.role != "user":
+        back -= 1
+    if back > 0:
+        return back
+    forward = max(index, 1)
+    while forward < len(head) and head[forward].message.role != "user":
+        forward += 1
+    return forward if forward < len(head) else None
 
 
 def summary_request(plan: ConsolidationPlan) -> list[Message]:
@@ -174,14 +190,14 @@ class Consolidator:
 
     def _head(self, chat_id: str, leaf: int, start: int, chars: int) -> list[StoredMessage]:
         """The path's oldest messages from `start` (what `plan_from_head` needs): past `chars`
-        characters, then up to and including the next message that is not a tool result."""
+        characters, then up to and including the next user message (where a kept part may start)."""
         head: list[StoredMessage] = []
         used, after = 0, start - 1
         while True:
             page = self._chats.path_after(chat_id, after=after, leaf=leaf, limit=HEAD_PAGE)
             for s in page:
                 head.append(s)
-                if used > chars and s.message.role != "tool":
+                if used > chars and s.message.role == "user":
                     return head
                 used += message_chars(s.message)
             if len(page) < HEAD_PAGE:

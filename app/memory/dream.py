@@ -21,6 +21,7 @@ from app.contracts.provider import Provider, ProviderError
 from app.memory.llm_call import complete, strip_fence
 from app.memory.memory_file import MemoryFile, MemoryFileError, sha256_text, unified_diff
 from app.memory.proposals import ProposalRepository
+from app.memory.provenance import NewLine, Provenance, Tombstones, best_messages, fact_lines, line_key
 from app.memory.transcript import message_chars, render
 from app.store.chats import ChatRepository, StoredMessage
 from app.store.db import Database
@@ -51,6 +52,7 @@ class ChatBatch:
     title: str
     messages: tuple[Message, ...]
     to_cursor: int
+    cursors: tuple[int, ...] = ()  # each message's cursor (where a distilled line came from)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ class DreamDeps:
     provider_for: Callable[[str], Provider]
     model_choice: Callable[[], tuple[str, str] | None]  # (provider_id, model) or None
     review_mode: Callable[[], bool]
+    provenance: Provenance
+    tombstones: Tombstones
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -106,7 +110,13 @@ class DreamCursors:
                 budget -= message_chars(s.message)
             if taken:
                 batches.append(
-                    ChatBatch(row["id"], row["title"], tuple(s.message for s in taken), taken[-1].cursor)
+                    ChatBatch(
+                        row["id"],
+                        row["title"],
+                        tuple(s.message for s in taken),
+                        taken[-1].cursor,
+                        tuple(s.cursor for s in taken),
+                    )
                 )
         return batches
 
@@ -131,6 +141,15 @@ async def _ask(provider: Provider, model: str, system: str, user: str) -> str:
 
 def _history_text(batches: list[ChatBatch]) -> str:
     return "\n\n".join(f"=== Chat “{b.title or b.chat_id}” ===\n{render(b.messages)}" for b in batches)
+
+
+def _forgotten_block(lines: list[str]) -> str:
+    if not lines:
+        return ""
+    listed = "\n".join(f"- {ln}" for ln in lines)
+    return (
+        "\n\nForgotten by the user (never add these facts back, nor rewordings of them):\n" + listed
+    )
 
 
 class Dream:
@@ -158,16 +177,17 @@ class Dream:
         chats = tuple(b.chat_id for b in batches)
         memory_block = current.strip() or "(empty)"
         history = _history_text(batches)
+        forgotten = _forgotten_block([t.line for t in self._d.tombstones.entries()])
         try:
             analysis = await _ask(
                 provider,
                 choice[1],
                 PHASE1,
-                f"Current MEMORY.md:\n{memory_block}\n\nNew history:\n\n{history}",
+                f"Current MEMORY.md:\n{memory_block}{forgotten}\n\nNew history:\n\n{history}",
             )
             if not analysis:
                 return DreamOutcome("failed", "The model returned an empty analysis; nothing changed.", chats)
-            report = f"Current MEMORY.md:\n{memory_block}\n\nAnalysis report:\n{analysis}"
+            report = f"Current MEMORY.md:\n{memory_block}{forgotten}\n\nAnalysis report:\n{analysis}"
             new_text = strip_fence(await _ask(provider, choice[1], PHASE2, report))
         except ProviderError as exc:
             return DreamOutcome("failed", f"The model call failed: {exc.message}", chats)
@@ -175,7 +195,33 @@ class Dream:
             return DreamOutcome(
                 "failed", "The model returned an empty MEMORY.md; nothing changed.", chats, model_calls=2
             )
+        # A forgotten fact the model wrote back anyway (or reworded) is dropped here.
+        new_text, dropped = self._d.tombstones.drop_forgotten(current, new_text)
+        if dropped:
+            _log.info("dream: %d forgotten line(s) were not written back", len(dropped))
         return self._store(current, new_text, analysis, batches)
+
+    def _record_sources(
+        self, current: str, new_text: str, batches: list[ChatBatch], version: int | None
+    ) -> None:
+        """Each line the run adds gets its source: the user message(s) sharing the most words
+        with it, else every message of the run's chats (the run read them all)."""
+        have = {line_key(ln) for ln in fact_lines(current)}
+        added = [ln for ln in fact_lines(new_text) if line_key(ln) not in have]
+        if not added:
+            return
+        said = [
+            (b.chat_id, cursor, m.content)
+            for b in batches
+            for m, cursor in zip(b.messages, b.cursors, strict=False)
+            if m.role == "user"
+        ]
+        lines: list[NewLine] = []
+        for ln in added:
+            found = best_messages(ln, said) or [(b.chat_id, c) for b in batches for c in b.cursors]
+            for chat in dict.fromkeys(chat for chat, _ in found):
+                lines.append(NewLine(ln, chat, tuple(c for ch, c in found if ch == chat)))
+        self._d.provenance.record("dream", version, lines)
 
     def _store(self, current: str, new_text: str, analysis: str, batches: list[ChatBatch]) -> DreamOutcome:
         chats = tuple(b.chat_id for b in batches)
@@ -186,6 +232,7 @@ class Dream:
             proposal = self._d.proposals.add(
                 sha256_text(current), new_text, unified_diff(current, new_text + "\n"), analysis
             )
+            self._record_sources(current, new_text, batches, None)  # found once it is accepted
             self.cursors.advance(batches)
             return DreamOutcome(
                 "proposed",
@@ -200,6 +247,7 @@ class Dream:
         except (MemoryFileError, OSError, ValueError) as exc:
             return DreamOutcome("failed", f"MEMORY.md was not written: {exc}", chats, model_calls=2)
         self.cursors.advance(batches)
+        self._record_sources(current, new_text, batches, written.version_id)
         diff = unified_diff(current, self._d.memory.read().text)
         return DreamOutcome(
             "applied", "MEMORY.md updated.", chats, version_id=written.version_id, diff=diff, model_calls=2

@@ -30,6 +30,7 @@ MAX_CONTENT = 10_000
 MAX_TAGS = 20
 MAX_TAG = 64
 MAX_WORDS = 20
+MAX_QUERY = 500  # characters of a search's words together
 DENSE_HITS = 2000  # index hits beyond which search reads newest-first instead (see `_dense`)
 _TAG = re.compile(r"^[^\s,]{1,64}$")
 
@@ -41,6 +42,7 @@ class MemoryRecord:
     tags: tuple[str, ...]
     created_at: str
     updated_at: str
+    asked_by: str = ""  # which chat ("chat:<id>") or command asked for it; "" from the Memory view
 
 
 def normalize_content(text: str) -> str:
@@ -78,13 +80,26 @@ def normalize_words(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def check_query(words: Sequence[str], tags: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A search's keywords and tags, or ValueError (the same words in the CLI, REST and the
+    model's tool): a blank word, words over MAX_QUERY characters, or nothing to search for."""
+    if any(not str(w).strip() for w in words):
+        raise ValueError(say("memory.search_blank"))
+    if sum(len(str(w)) for w in words) + max(len(words) - 1, 0) > MAX_QUERY:
+        raise ValueError(say("memory.search_too_long", limit=MAX_QUERY))
+    terms, required = normalize_words(words), normalize_tags(tags)
+    if not terms and not required:
+        raise ValueError(say("memory.search_empty"))
+    return terms, required
+
+
 def _search_text(content: str, tags: Sequence[str]) -> str:
     # One line per part: a keyword (which never contains whitespace) cannot match across parts.
     return "\n".join([content.casefold(), *tags])
 
 
 # What a record needs (not `search_text`, a second copy of the content used only to match).
-_COLUMNS = "m.id, m.content, m.tags, m.created_at, m.updated_at"
+_COLUMNS = "m.id, m.content, m.tags, m.created_at, m.updated_at, m.asked_by"
 
 
 class MemoryRepository:
@@ -96,23 +111,27 @@ class MemoryRepository:
         # write on this connection, `data_version` with every commit by another connection.
         self._count: tuple[tuple[int, int], int] | None = None
 
-    def add(self, content: str, tags: Sequence[str] = (), *, memory_id: str | None = None) -> MemoryRecord:
-        """A new memory. `memory_id`: the id shown in a confirmation (else a fresh one)."""
+    def add(
+        self, content: str, tags: Sequence[str] = (), *, memory_id: str | None = None, asked_by: str = ""
+    ) -> MemoryRecord:
+        """A new memory. `memory_id`: the id shown in a confirmation (else a fresh one);
+        `asked_by`: which chat or command asked for it (its provenance)."""
         mid = new_id() if memory_id is None else validate_id(memory_id, "memory id")
         text, clean_tags = normalize_content(content), normalize_tags(tags)
+        asked_by = asked_by[:200]
         now = utc_now_iso()
         try:
             with self._db.transaction() as conn:
                 _refuse_duplicate(conn, text, mid)
                 cur = conn.execute(
-                    "INSERT INTO memories (id, content, tags, search_text, created_at, updated_at)"
-                    " VALUES (?,?,?,?,?,?)",
-                    (mid, text, json.dumps(clean_tags), _search_text(text, clean_tags), now, now),
+                    "INSERT INTO memories (id, content, tags, search_text, created_at, updated_at,"
+                    " asked_by) VALUES (?,?,?,?,?,?,?)",
+                    (mid, text, json.dumps(clean_tags), _search_text(text, clean_tags), now, now, asked_by),
                 )
                 _write_tags(conn, int(cur.lastrowid or 0), clean_tags, now)
         except sqlite3.IntegrityError as exc:
             raise Conflict(say("memory.exists", id=mid)) from exc
-        return MemoryRecord(mid, text, clean_tags, now, now)
+        return MemoryRecord(mid, text, clean_tags, now, now, asked_by)
 
     def get(self, memory_id: str) -> MemoryRecord:
         mid = validate_id(memory_id, "memory id")
@@ -144,7 +163,7 @@ class MemoryRepository:
         The most selective index leads: the trigram index for keywords of 3+ characters, else
         the first tag's (tag, updated_at) index read newest-first, else the memories in
         updated order; the other conditions filter, and reading stops at `limit`."""
-        terms, required = normalize_words(words), normalize_tags(tags)
+        terms, required = check_query(words, tags)
         match = fts_query(terms) if terms and self._has_fts() else None
         if match is not None and self._dense(match):
             match = None  # frequent keywords: newest-first reading finds `limit` hits soonest
@@ -204,7 +223,7 @@ class MemoryRepository:
             )
             conn.execute("DELETE FROM memory_tags WHERE memory_num = ?", (row["num"],))
             _write_tags(conn, int(row["num"]), clean_tags, now)
-        return MemoryRecord(mid, text, clean_tags, row["created_at"], now)
+        return MemoryRecord(mid, text, clean_tags, row["created_at"], now, row["asked_by"])
 
     def delete(self, memory_id: str, *, expected_updated_at: str | None = None) -> MemoryRecord:
         mid = validate_id(memory_id, "memory id")
@@ -252,6 +271,7 @@ def _record(row: sqlite3.Row) -> MemoryRecord:
         tags=_tags(row["tags"]),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        asked_by=row["asked_by"],
     )
 
 

@@ -12,7 +12,9 @@ from app.core.prompt import MAX_SOUL_CHARS
 from app.memory import api_models as a
 from app.memory.dream import DreamOutcome
 from app.memory.explicit import MemoryRecord
+from app.memory.lines import SourcedLine
 from app.memory.memory_file import MemoryFileError, MemoryText
+from app.memory.provenance import Tombstone
 from app.memory.service import MemoryServices
 from app.memory.soul import SoulText
 from app.memory.summaries import ChatSummaryRecord
@@ -21,8 +23,33 @@ from app.settings.user_settings import UserSettings
 
 def memory_item(r: MemoryRecord) -> a.MemoryItem:
     return a.MemoryItem(
-        id=r.id, content=r.content, tags=list(r.tags), created_at=r.created_at, updated_at=r.updated_at
+        id=r.id,
+        content=r.content,
+        tags=list(r.tags),
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+        asked_by=r.asked_by,
     )
+
+
+def sourced_item(s: SourcedLine) -> a.SourcedLineItem:
+    return a.SourcedLineItem(
+        line=s.line,
+        sources=[
+            a.LineSourceItem(
+                author=x.author,
+                chat_id=x.chat_id,
+                cursors=list(x.cursors),
+                version_id=x.version_id,
+                created_at=x.created_at,
+            )
+            for x in s.sources
+        ],
+    )
+
+
+def forgotten_item(t: Tombstone) -> a.ForgottenItem:
+    return a.ForgottenItem(id=t.id, line=t.line, version_id=t.version_id, created_at=t.created_at)
 
 
 def _summary_item(s: ChatSummaryRecord) -> a.SummaryItem:
@@ -76,6 +103,10 @@ class MemoryHandlers:
             "memory.versions": self.memory_versions,
             "memory.version": self.memory_version,
             "memory.revert": self.memory_revert,
+            "memory.why": self.memory_why,
+            "memory.forget": self.memory_forget,
+            "memory.forgotten": self.memory_forgotten,
+            "memory.unforget": self.memory_unforget,
             "memory.summaries": self.memory_summaries,
             "memory.import_summary": self.import_summary,
             "memory.settings": self.settings_get,
@@ -99,7 +130,9 @@ class MemoryHandlers:
     # ---- explicit memories -----------------------------------------------------------------
 
     async def memories_add(self, req: a.MemoriesAdd) -> a.MemoryItem:
-        return memory_item(self._s.memories.add(req.content, req.tags, memory_id=req.id))
+        return memory_item(
+            self._s.memories.add(req.content, req.tags, memory_id=req.id, asked_by=req.asked_by.strip())
+        )
 
     async def memories_list(self, req: a.MemoriesList) -> a.MemoryItems:
         return self._items(self._s.memories.list(limit=req.limit + 1), req.limit)
@@ -153,7 +186,22 @@ class MemoryHandlers:
         return a.MemoryVersionText(id=req.version_id, text=self._s.memory.version_text(req.version_id))
 
     async def memory_revert(self, req: a.MemoryVersionRef) -> a.MemoryDoc:
-        return self._doc(self._s.memory.revert(req.version_id))
+        doc = self._s.memory.revert(req.version_id)
+        self._s.lines.after_revert(doc)
+        return self._doc(doc)
+
+    async def memory_why(self, req: a.LineText) -> a.MemoryWhy:
+        return a.MemoryWhy(lines=[sourced_item(s) for s in self._s.lines.why(req.text)])
+
+    async def memory_forget(self, req: a.LineText) -> a.ForgetResult:
+        done = self._s.lines.forget(req.text)
+        return a.ForgetResult(forgotten=done.lines, version_id=done.version_id)
+
+    async def memory_forgotten(self, req: m.Empty) -> a.ForgottenList:
+        return a.ForgottenList(forgotten=[forgotten_item(t) for t in self._s.tombstones.entries()])
+
+    async def memory_unforget(self, req: a.ForgottenRef) -> a.ForgottenItem:
+        return forgotten_item(self._s.lines.unforget(req.id))
 
     # ---- consolidation ----------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from app.store.timeutil import utc_now_iso
 
 MEMORY_FILE = "MEMORY.md"
 MAX_MEMORY_CHARS = 100_000
-Author = Literal["dream", "save_memory", "user", "revert", "disk", "import"]
+Author = Literal["dream", "save_memory", "user", "revert", "disk", "import", "forget"]
 
 
 class MemoryFileError(ValueError):
@@ -99,20 +99,7 @@ class MemoryFile:
             return MemoryText(text, digest, version)
 
     def _read_disk(self) -> str:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return ""
-        except OSError as exc:
-            raise MemoryFileError(f"cannot read {self.path}: {exc}") from exc
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MemoryFileError(
-                f"{self.path} is not valid UTF-8 text (byte {exc.start}); it was left unchanged. "
-                "Fix it in an editor, or save or revert MEMORY.md in the Memory view (the damaged "
-                "file is then kept next to it)."
-            ) from exc
+        return read_memory_text(self.path)
 
     # ---- writing --------------------------------------------------------------------------
 
@@ -201,6 +188,24 @@ class MemoryFile:
                 (author, note, text, sha256_text(text), unified_diff(previous, text), utc_now_iso()),
             )
             return int(cur.lastrowid or 0)
+
+
+def read_memory_text(path: Path) -> str:
+    """MEMORY.md's text ("" when absent); MemoryFileError when unreadable or not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        raise MemoryFileError(f"cannot read {path}: {exc}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MemoryFileError(
+            f"{path} is not valid UTF-8 text (byte {exc.start}); it was left unchanged. "
+            "Fix it in an editor, or save or revert MEMORY.md in the Memory view (the damaged "
+            "file is then kept next to it)."
+        ) from exc
 
 
 def _version(row: sqlite3.Row) -> MemoryVersion:

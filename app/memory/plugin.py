@@ -25,10 +25,17 @@ def _schema(conn: sqlite3.Connection) -> None:
     migrate_memory(conn)
 
 
+def _provenance(conn: sqlite3.Connection) -> None:
+    from app.memory.schema import PROVENANCE
+    from app.store.migrations import run_script
+
+    run_script(conn, PROVENANCE)
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="memory",
     build=_build,
     routes="app.memory.api_routes",
     events="app.memory.events",
-    migrations=(_schema,),
+    migrations=(_schema, _provenance),
 )

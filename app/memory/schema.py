@@ -6,6 +6,9 @@
 - `chat_summaries`: consolidation summaries; the newest row of a chat is the one in use.
 - `dream_cursors` / `dream_proposals`: Dream's per-chat progress and its review inbox.
 - `notes` / `todos`.
+- step 2 (issue 39): `memory_line_sources` (where a MEMORY.md line came from, keyed by its
+  normalised text), `memory_tombstones` (forgotten lines Dream and save_memory never write
+  back) and `memories.asked_by` (which chat or command asked for an explicit memory).
 """
 
 from __future__ import annotations
@@ -106,6 +109,31 @@ END;
 """
 
 FTS_TABLE = "memories_fts"
+
+PROVENANCE = """
+CREATE TABLE memory_line_sources (
+    id          INTEGER PRIMARY KEY,
+    line_key    TEXT NOT NULL,
+    line        TEXT NOT NULL,
+    author      TEXT NOT NULL,
+    chat_id     TEXT NOT NULL DEFAULT '',
+    turn_id     TEXT NOT NULL DEFAULT '',
+    cursors     TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(cursors)),
+    version_id  INTEGER,
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX memory_line_sources_key ON memory_line_sources(line_key, id);
+
+CREATE TABLE memory_tombstones (
+    id          INTEGER PRIMARY KEY,
+    line_key    TEXT NOT NULL UNIQUE,
+    line        TEXT NOT NULL,
+    version_id  INTEGER,
+    created_at  TEXT NOT NULL
+);
+
+ALTER TABLE memories ADD COLUMN asked_by TEXT NOT NULL DEFAULT '';
+"""
 
 
 def migrate_memory(conn: sqlite3.Connection) -> None:

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 from app.contracts.provider import Provider
 from app.memory.consolidator import Consolidator
 from app.memory.explicit import MemoryRepository
+from app.memory.lines import MemoryLines
 from app.memory.memory_file import MemoryFile
 from app.memory.notes import NotesRepository
+from app.memory.provenance import Provenance, Tombstones
 from app.memory.summaries import SummaryRepository
 from app.settings.user_settings import SettingsStore, UserSettings
 from app.store.chats import ChatRepository
@@ -48,6 +50,9 @@ class MemoryServices:
         self.chats = chats
         self.memories = MemoryRepository(db)
         self.memory = MemoryFile(db, data_dir)
+        self.provenance = Provenance(db)
+        self.tombstones = Tombstones(db)
+        self.lines = MemoryLines(self.memory, self.provenance, self.tombstones)
         self.summaries = SummaryRepository(db)
         self.notes = NotesRepository(db)
         self.consolidator = Consolidator(
@@ -86,6 +91,8 @@ class MemoryServices:
                 provider_for=self._provider_for,
                 model_choice=last_model,
                 review_mode=lambda: self._current().dream_review,
+                provenance=self.provenance,
+                tombstones=self.tombstones,
                 lock=asyncio.Lock(),
             )
         )

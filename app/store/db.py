@@ -409,3 +409,47 @@ def quick_check(path: Path) -> list[str]:
         conn.close()
     found = [str(r[0]) for r in rows]
     return [] if found == ["ok"] else found
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """What a read finds before opening the database (reads never create or convert it)."""
+
+    kind: str  # "missing" | "current" | "older" | "newer"
+    message: str = ""
+
+
+def schema_state(path: Path, parts: Sequence[SchemaPart]) -> SchemaState:
+    """Whether the database at `path` can be read as it is by the app of `parts`, found through
+    a read-only connection (`mode=ro`: nothing is created, converted or journalled)."""
+    if not path.is_file():
+        return SchemaState("missing")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return SchemaState("current")  # unreadable: the ordinary open reports it
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version != PARTS_LAYOUT:
+            if version > len(LEGACY_STEPS):
+                return SchemaState("newer")
+            have = _legacy_versions(version)
+        else:
+            have = {str(r[0]): int(r[1]) for r in conn.execute("SELECT name, version FROM schema_parts")}
+    except sqlite3.Error:
+        return SchemaState("current")
+    finally:
+        conn.close()
+    behind = [p.name for p in parts if have.get(p.name, 0) < len(p.steps)]
+    if any(have.get(p.name, 0) > len(p.steps) for p in parts):
+        return SchemaState("newer")
+    if not behind:
+        return SchemaState("current")
+    layout = f"schema version {version}" if version != PARTS_LAYOUT else f"older {', '.join(behind)} tables"
+    return SchemaState(
+        "older",
+        f"the database at {path} was written by an older CashCode ({layout}) and a read does not "
+        "convert it, so it was left unchanged. The CashCode that wrote it opens it as it is; this "
+        "version converts it the next time it writes (start `cashcode` or run a command that saves), "
+        "after which older versions refuse it",
+    )

@@ -18,6 +18,7 @@ MEMORY = [
     "search_memories",
     "update_memory",
     "forget_memory",
+    "memory_source",
     "save_memory",
     "create_note",
     "list_notes",

@@ -3,10 +3,14 @@ a version and revert, and a clear error for an oversized SOUL.md."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -53,3 +57,45 @@ def test_memory_view_memories_versions_and_soul_limit(
     expect(page.get_by_test_id("soul-error")).to_contain_text("limited to 20000 characters")
     # The refused save may log the HTTP status; nothing else may go wrong on the page.
     assert [m for m in problems.messages if "Failed to load resource" not in m] == []
+
+
+def test_a_memory_line_shows_its_source_opens_its_message_and_can_be_forgotten(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Issue 39: a Dream line's source opens the message it came from; Forget moves it to the
+    Forgotten list and Un-forget is one click."""
+    page, problems, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.get_by_test_id("nav-chat").click()
+    page.get_by_test_id("new-chat").click()
+    for question in ("I like green tea.", "My dentist is Dr Okafor"):
+        fresh_llm.script({"text": "Noted."})
+        send(page, question)
+        expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+
+    page.get_by_test_id("nav-memory").click()
+    fresh_llm.script(
+        {"text": "ADD: tea; ADD: dentist"},
+        {"text": "# About the user\n- Likes green tea\n- The user's dentist is Dr Okafor\n"},
+    )
+    page.get_by_test_id("dream-now").click()
+    line = page.get_by_test_id("memory-line").filter(has_text="Dr Okafor")
+    expect(line).to_have_count(1)
+    line.get_by_test_id("memory-line-source").click()
+    expect(line.get_by_test_id("memory-line-sources")).to_contain_text("Dream")
+    line.get_by_test_id("memory-source-open").click()
+    target = page.get_by_test_id("message-user").filter(has_text="My dentist is Dr Okafor")
+    expect(target).to_have_class(re.compile(r"(^|\s)search-flash(\s|$)"))
+
+    page.get_by_test_id("nav-memory").click()
+    okafor = page.get_by_test_id("memory-line").filter(has_text="Dr Okafor")
+    okafor.get_by_test_id("memory-line-forget").click()
+    expect(page.get_by_test_id("memory-forgotten-item")).to_contain_text("Dr Okafor")
+    expect(okafor).to_have_count(0)
+    expect(page.get_by_test_id("memory-editor")).not_to_have_value(re.compile("Okafor"))
+    page.get_by_test_id("memory-unforget").click()
+    expect(page.get_by_test_id("memory-forgotten-item")).to_have_count(0)
+    assert problems.messages == []

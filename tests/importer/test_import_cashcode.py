@@ -224,3 +224,32 @@ async def test_a_chat_an_older_build_left_partial_is_completed_and_reported(
     assert chat["status"] == "imported" and "completed" in chat["reason"] and "2 of its 6" in chat["reason"]
     messages = (await ok(app, "chats.get", {"chat_id": CHAT}))["messages"]
     assert [m["content"] for m in messages][-1] == "based on the page content..." and len(messages) == 6
+
+
+async def test_a_summary_without_keep_from_cursor_is_kept_before_the_message_after_it(
+    make_app: AppMaker, tmp_path: Path
+) -> None:
+    """Issue 39 item 4: an older CashCode wrote summaries without keep_from_cursor; the summary
+    is imported (not dropped) and the model's context begins at the first message after it."""
+    folder = tmp_path / "old" / "memory" / CHAT
+    folder.mkdir(parents=True)
+    (folder / "history.jsonl").write_text(
+        _history(
+            [
+                {"cursor": 1, "role": "user", "content": "hello"},
+                {"cursor": 2, "role": "assistant", "content": "hello!"},
+                {"cursor": 3, "role": "summary", "content": "They greeted each other."},
+                {"cursor": 4, "role": "user", "content": "what next?"},
+                {"cursor": 5, "role": "assistant", "content": "anything"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    app, _ = await make_app()
+    report = await ok(app, "import.run", {"path": str(tmp_path / "old")})
+    assert [i["status"] for i in _by(report, "summary")] == ["imported"]
+    shown = await ok(app, "memory.summaries", {"chat_id": CHAT})
+    assert shown["latest"]["content"] == "They greeted each other."
+    assert shown["latest"]["keep_from_cursor"] == 3  # the imported "what next?" (1, 2, then 3)
+    messages = (await ok(app, "chats.get", {"chat_id": CHAT}))["messages"]
+    assert [(m["cursor"], m["content"]) for m in messages][2] == (3, "what next?")

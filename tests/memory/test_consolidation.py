@@ -104,9 +104,13 @@ async def test_turn_done_does_not_wait_for_the_summary(make_app: AppMaker, fake_
     await ok(app, "memory.settings_update", {"consolidation_chars": 1000})
     chat = (await ok(app, "chats.create"))["id"]
     fake_llm.script(
-        {"text": "A1 " + WORDS + WORDS + WORDS}, {"text": "SLOW SUMMARY", "delay_s": 0.5, "chunk_size": 100}
+        {"text": "A1 " + WORDS + WORDS + WORDS},
+        {"text": "A2"},
+        {"text": "SLOW SUMMARY", "delay_s": 0.5, "chunk_size": 100},
     )
     await _turn(app, events, chat, pid, "U1 " + WORDS)
+    await memory_cap(app).wait_background()  # one exchange: nothing folds (its question stays)
+    await _turn(app, events, chat, pid, "U2")
     cap = memory_cap(app)
     assert cap.services.consolidator.is_running(chat)  # turn_done came first
     assert (await ok(app, "memory.summaries", {"chat_id": chat}))["running"] is True
@@ -122,16 +126,58 @@ def test_the_kept_part_never_starts_with_a_tool_result() -> None:
     call = ToolCall(id="c1", name="read_file", arguments="{}")
     tail = [
         _stored(1, Message(role="user", content="u" * 100)),
-        _stored(2, Message(role="assistant", content="", tool_calls=(call,))),
-        _stored(3, Message(role="tool", content="r" * 500, tool_call_id="c1", name="read_file")),
-        _stored(4, Message(role="assistant", content="a" * 500)),
+        _stored(2, Message(role="assistant", content="a" * 100)),
+        _stored(3, Message(role="user", content="q" * 50)),
+        _stored(4, Message(role="assistant", content="", tool_calls=(call,))),
+        _stored(5, Message(role="tool", content="r" * 500, tool_call_id="c1", name="read_file")),
+        _stored(6, Message(role="assistant", content="a" * 500)),
     ]
     plan = plan_consolidation("chat", None, tail, threshold=1000)
     assert plan is not None
-    # 50% would start at the tool result (cursor 3); its call (cursor 2) stays with it.
-    assert plan.keep_from_cursor == 2
-    assert [m.role for m in plan.fold] == ["user"]
+    # 50% would start at the tool result (cursor 5); its call and its question stay with it.
+    assert plan.keep_from_cursor == 3
+    assert [m.role for m in plan.fold] == ["user", "assistant"]
     assert plan_consolidation("chat", None, tail, threshold=5000) is None
+
+
+def test_one_exchange_is_not_split_from_its_question() -> None:
+    tail = [
+        _stored(1, Message(role="user", content="u" * 100)),
+        _stored(2, Message(role="assistant", content="a" * 2000)),
+    ]
+    assert plan_consolidation("chat", None, tail, threshold=1000) is None
+    # The first exchange is the oldest half: the kept part starts at the next question instead.
+    more = [
+        *tail,
+        _stored(3, Message(role="user", content="u" * 10)),
+        _stored(4, Message(role="assistant", content="b")),
+    ]
+    plan = plan_consolidation("chat", None, more, threshold=1000)
+    assert plan is not None and plan.keep_from_cursor == 3
+
+
+async def test_short_questions_long_answers_the_kept_part_starts_at_a_question(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 39 item 4: 18-character questions, 400-character answers; the first summary's kept
+    part opens with a question, so the request after it reads summary, then a user message."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "memory.settings_update", {"consolidation_chars": 1000})
+    chat = (await ok(app, "chats.create"))["id"]
+    answer = ("x" * 399) + "."
+    fake_llm.script(*({"text": f"{n}{answer[1:]}"} for n in "123"), {"text": "SUMMARY-ONE"})
+    for n in "123":
+        await _turn(app, events, chat, pid, f"Question number {n}?")  # 18 characters
+    await memory_cap(app).wait_background()
+    [(content, keep)] = _summaries(app, chat)
+    assert content == "SUMMARY-ONE"
+    fake_llm.script({"text": "A4"})
+    await _turn(app, events, chat, pid, "Question number 4?")
+    sent = _contents(fake_llm.model_requests()[-1])
+    assert sent[1] == ("system", SUMMARY_PREFIX + "SUMMARY-ONE")
+    assert sent[2] == ("user", "Question number 2?")
+    assert [role for role, _ in sent[2:]] == ["user", "assistant", "user", "assistant", "user"]
 
 
 async def test_import_summary_sets_where_the_model_context_begins(make_app: AppMaker, fake_llm: Any) -> None:

@@ -31,6 +31,7 @@ from app.memory.summaries import SummaryRepository
 from app.memory.dream import Dream, DreamDeps
 from app.memory.memory_file import MemoryFile
 from app.memory.proposals import ProposalRepository
+from app.memory.provenance import Provenance, Tombstones
 
 db_path, data_dir, base_url, key, what = sys.argv[1:6]
 db = open_database(db_path)
@@ -45,6 +46,7 @@ else:
     deps = DreamDeps(
         db=db, chats=chats, memory=MemoryFile(db, Path(data_dir)), proposals=ProposalRepository(db),
         provider_for=lambda _: provider, model_choice=lambda: ("p", "fake-model"), review_mode=lambda: False,
+        provenance=Provenance(db), tombstones=Tombstones(db),
     )
     job = Dream(deps).run_once()
 asyncio.run(job)

@@ -38,8 +38,10 @@ def test_search_is_and_over_keywords_and_tags(repo: MemoryRepository) -> None:
     assert ids(repo.search(["PIP"])) == {pip.id}
     assert ids(repo.search(["项目", "uv"])) == {cn.id}
     assert ids(repo.search(["py", "pip"])) == {pip.id}
-    # Nothing given: everything, newest first.
-    assert [r.id for r in repo.search()] == [cn.id, pip.id, uv.id]
+    # Nothing to search for is an error (listing is `list`), as are blank and over-long words.
+    for words in ((), ("  ",), ("x" * 501,)):
+        with pytest.raises(ValueError, match="search"):
+            repo.search(words)
 
 
 def test_like_wildcards_in_keywords_are_literal(repo: MemoryRepository) -> None:

@@ -12,6 +12,7 @@ from app.contracts.tools import ToolContext, ToolError
 from app.memory.explicit import MemoryRepository
 from app.memory.memory_file import MemoryFile
 from app.memory.memory_tools import RememberMemoryTool, SaveMemoryTool
+from app.memory.provenance import Provenance, Tombstones
 from app.store.db import Database
 from app.store.errors import Conflict
 
@@ -49,7 +50,7 @@ async def test_remember_memory_refuses_a_duplicate(db: Database, tmp_path: Path)
 
 async def test_save_memory_does_not_append_the_same_line_twice(db: Database, tmp_path: Path) -> None:
     mem = MemoryFile(db, tmp_path)
-    tool = SaveMemoryTool(mem)
+    tool = SaveMemoryTool(mem, Provenance(db), Tombstones(db))
     ctx = ToolContext(workspace=tmp_path, chat_id="c", turn_id="t")
     await tool.execute(await tool.prepare({"fact": "Use UTC in logs"}, ctx), ctx)
     before = mem.read().text

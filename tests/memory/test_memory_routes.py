@@ -8,7 +8,8 @@ from tests.api.conftest import AppMaker, err, ok
 async def test_memories_routes_follow_the_contract(make_app: AppMaker) -> None:
     app, _ = await make_app()
     added = await ok(app, "memories.add", {"content": "Prefers uv", "tags": ["Python", "tooling"]})
-    assert set(added) == {"id", "content", "tags", "created_at", "updated_at"} and added["tags"] == [
+    fields = {"id", "content", "tags", "created_at", "updated_at", "asked_by"}
+    assert set(added) == fields and added["tags"] == [
         "python",
         "tooling",
     ]
@@ -19,6 +20,14 @@ async def test_memories_routes_follow_the_contract(make_app: AppMaker) -> None:
     found = await ok(app, "memories.search", {"words": ["UV"], "tags": ["python"]})
     assert [m["id"] for m in found["memories"]] == [added["id"]] and found["more"] is False
     assert (await ok(app, "memories.search", {"words": ["uv", "pip"], "tags": []}))["memories"] == []
+    # Issue 39 item 5: the same errors as the CLI and the tool.
+    for words, said in (
+        ([], "say what to search for: give at least one word or tag"),
+        (["  "], "a search word must not be blank"),
+        (["x" * 501], "a search is limited to 500 characters"),
+    ):
+        refused = await err(app, "memories.search", {"words": words, "tags": []})
+        assert refused["code"] == "invalid" and refused["message"] == said
 
     updated = await ok(app, "memories.update", {"id": added["id"], "content": "Prefers uv sync", "tags": []})
     stale = await err(

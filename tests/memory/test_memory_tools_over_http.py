@@ -155,3 +155,22 @@ async def test_deleting_a_chat_removes_its_summaries_and_dream_cursor(make_app: 
     await ok(app, "chats.delete", {"chat_id": chat})
     assert app.ctx.db.query("SELECT count(*) FROM chat_summaries")[0][0] == 0
     assert app.ctx.db.query("SELECT count(*) FROM dream_cursors")[0][0] == 0
+
+
+async def test_search_memories_with_nothing_to_search_for_is_an_error(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 39 item 5: the tool answers with the CLI's and REST's words."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "memories.add", {"content": "likes tea", "tags": []})
+    fake_llm.script(
+        {"tool_calls": [{"name": "search_memories", "arguments": {"keywords": [], "tags": []}}]},
+        {"text": "ok"},
+    )
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "what do you remember?", pid)
+    assert (await events.turn_end(turn)).type == "turn_done"
+    result = [m for m in fake_llm.model_requests()[-1].body["messages"] if m["role"] == "tool"][-1]
+    assert "say what to search for: give at least one word or tag" in result["content"]
+    assert "likes tea" not in result["content"]

@@ -57,7 +57,7 @@ export interface ApprovalResolved {
  * `exact`, the text shown verbatim (the command line, the diff, the arguments; no prose).
  */
 export interface ApprovalSummary {
-  code: "run_command" | "run_unsandboxed_network" | "run_unsandboxed_files" | "run_unsandboxed_program" | "write_file_new" | "write_file_overwrite" | "edit_file" | "protected_private" | "protected_hardlink" | "fetch_url" | "web_search" | "use_tool" | "mcp_tool" | "mcp_tool_read_only" | "skill_script" | "skill_create" | "skill_update" | "note_create" | "note_delete" | "todo_add" | "todo_complete" | "todo_delete" | "memory_add" | "memory_change" | "memory_delete" | "memory_file_add";
+  code: "run_command" | "run_unsandboxed_network" | "run_unsandboxed_files" | "run_unsandboxed_program" | "write_file_new" | "write_file_overwrite" | "edit_file" | "protected_private" | "protected_hardlink" | "fetch_url" | "web_search" | "use_tool" | "mcp_tool" | "mcp_tool_read_only" | "skill_script" | "skill_create" | "skill_update" | "note_create" | "note_delete" | "todo_add" | "todo_complete" | "todo_delete" | "memory_add" | "memory_change" | "memory_delete" | "memory_file_add" | "memory_file_forget";
   params: Record<string, string>;
   exact: string;
 }
@@ -549,6 +549,26 @@ export interface FolderPick {
   path: string | null;
 }
 
+export interface ForgetResult {
+  forgotten: string[];
+  version_id: number | null;
+}
+
+export interface ForgottenItem {
+  id: number;
+  line: string;
+  version_id: number | null;
+  created_at: string;
+}
+
+export interface ForgottenList {
+  forgotten: ForgottenItem[];
+}
+
+export interface ForgottenRef {
+  id: number;
+}
+
 export interface GrantList {
   grants: GrantView[];
 }
@@ -788,6 +808,18 @@ export interface KnowledgeProgress {
   total: number;
   current: string;
   finished: boolean;
+}
+
+export interface LineSourceItem {
+  author: string;
+  chat_id: string;
+  cursors: number[];
+  version_id: number | null;
+  created_at: string;
+}
+
+export interface LineText {
+  text: string;
 }
 
 export interface McpCall {
@@ -1038,6 +1070,7 @@ export interface MemoriesAdd {
   content: string;
   tags?: string[];
   id?: string | null;
+  asked_by?: string;
 }
 
 export interface MemoriesDelete {
@@ -1075,6 +1108,7 @@ export interface MemoryItem {
   tags: string[];
   created_at: string;
   updated_at: string;
+  asked_by: string;
 }
 
 export interface MemoryItems {
@@ -1122,6 +1156,10 @@ export interface MemoryVersionRef {
 export interface MemoryVersionText {
   id: number;
   text: string;
+}
+
+export interface MemoryWhy {
+  lines: SourcedLineItem[];
 }
 
 /**
@@ -1708,6 +1746,11 @@ export interface SoulSave {
   text: string;
 }
 
+export interface SourcedLineItem {
+  line: string;
+  sources: LineSourceItem[];
+}
+
 export interface SummariesQuery {
   chat_id: string;
 }
@@ -2163,6 +2206,8 @@ export interface Routes {
   "memories.list": { request: MemoriesList; response: MemoryItems };
   "memories.search": { request: MemoriesSearch; response: MemoryItems };
   "memories.update": { request: MemoriesUpdate; response: MemoryItem };
+  "memory.forget": { request: LineText; response: ForgetResult };
+  "memory.forgotten": { request: Empty; response: ForgottenList };
   "memory.get": { request: Empty; response: MemoryDoc };
   "memory.import_summary": { request: ImportSummary; response: SummaryItem };
   "memory.revert": { request: MemoryVersionRef; response: MemoryDoc };
@@ -2170,8 +2215,10 @@ export interface Routes {
   "memory.settings": { request: Empty; response: MemorySettings };
   "memory.settings_update": { request: MemorySettingsPatch; response: MemorySettings };
   "memory.summaries": { request: SummariesQuery; response: SummaryList };
+  "memory.unforget": { request: ForgottenRef; response: ForgottenItem };
   "memory.version": { request: MemoryVersionRef; response: MemoryVersionText };
   "memory.versions": { request: Empty; response: MemoryVersionList };
+  "memory.why": { request: LineText; response: MemoryWhy };
   "models.list": { request: ModelsQuery; response: ModelList };
   "notes.create": { request: NoteCreate; response: NoteItem };
   "notes.delete": { request: ItemRef; response: Ok };
@@ -2318,6 +2365,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "memories.list",
   "memories.search",
   "memories.update",
+  "memory.forget",
+  "memory.forgotten",
   "memory.get",
   "memory.import_summary",
   "memory.revert",
@@ -2325,8 +2374,10 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "memory.settings",
   "memory.settings_update",
   "memory.summaries",
+  "memory.unforget",
   "memory.version",
   "memory.versions",
+  "memory.why",
   "models.list",
   "notes.create",
   "notes.delete",
@@ -2471,10 +2522,17 @@ export const API_ERROR_TEXTS = {
   "memory.exists": "memory {id} already exists",
   "memory.file_changed": "MEMORY.md was changed meanwhile; reload it and apply your edit again",
   "memory.file_version_not_found": "MEMORY.md version {id} not found",
+  "memory.forgotten_not_found": "forgotten line {id} not found (it may have been un-forgotten already)",
+  "memory.line_forgotten": "this fact was forgotten by the user; it is not saved again (un-forget it first)",
+  "memory.line_not_found": "no line of MEMORY.md contains “{text}”",
+  "memory.line_query_blank": "say which line: the text must not be blank",
   "memory.not_found": "memory {id} not found",
   "memory.note_not_found": "note {id} not found",
   "memory.proposal_done": "proposal {id} was already {status}",
   "memory.proposal_not_found": "proposal {id} not found",
+  "memory.search_blank": "a search word must not be blank",
+  "memory.search_empty": "say what to search for: give at least one word or tag",
+  "memory.search_too_long": "a search is limited to {limit} characters",
   "memory.todo_done": "todo {id} is already done",
   "memory.todo_not_found": "todo {id} not found",
   "path.missing": "'{path}' does not exist.",

@@ -1,6 +1,8 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
 import type {
+  ForgottenItem,
+  LineSourceItem,
   MemoryDoc,
   MemoryItem,
   MemorySettings,
@@ -27,6 +29,7 @@ export const useMemoryStore = defineStore("memory", () => {
   const notes = ref<NoteItem[]>([]);
   const todos = ref<TodoItem[]>([]);
   const settings = ref<MemorySettings | null>(null);
+  const forgotten = ref<ForgottenItem[]>([]);
 
   async function loadDoc(): Promise<void> {
     docError.value = "";
@@ -130,11 +133,32 @@ export const useMemoryStore = defineStore("memory", () => {
     settings.value = await api.invoke("memory.settings_update", patch);
   }
 
+  /** Where a MEMORY.md line came from (newest first; empty: written by hand). */
+  async function sourcesOf(line: string): Promise<LineSourceItem[]> {
+    const found = await api.invoke("memory.why", { text: line });
+    return found.lines.find((l) => l.line === line)?.sources ?? found.lines[0]?.sources ?? [];
+  }
+
+  async function loadForgotten(): Promise<void> {
+    forgotten.value = (await api.invoke("memory.forgotten", {})).forgotten;
+  }
+
+  /** Remove the line; Dream and save_memory never write it back (until un-forgotten). */
+  async function forget(line: string): Promise<void> {
+    await api.invoke("memory.forget", { text: line });
+    await Promise.all([loadDoc(), loadForgotten()]);
+  }
+
+  async function unforget(id: number): Promise<void> {
+    await api.invoke("memory.unforget", { id });
+    await loadForgotten();
+  }
+
   return {
-    doc, docError, versions, proposals, memories, total, soul, notes, todos, settings,
+    doc, docError, versions, proposals, memories, total, soul, notes, todos, settings, forgotten,
     loadDoc, saveDoc, revert, loadProposals, decide, search, addMemory, updateMemory, deleteMemory,
     loadSoul, saveSoul, loadNotes, addNote, deleteNote, addTodo, completeTodo, deleteTodo,
-    loadSettings, updateSettings,
+    loadSettings, updateSettings, sourcesOf, loadForgotten, forget, unforget,
   };
 });
 

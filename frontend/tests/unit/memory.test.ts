@@ -18,7 +18,7 @@ const VERSIONS: MemoryVersionItem[] = [
   { id: 2, author: "dream", note: "from 1 chat(s)", created_at: NOW, diff: "--- a\n+++ b\n@@ -1 +1 @@\n-- first\n+- old\n", chars: 6 },
   { id: 1, author: "user", note: "", created_at: NOW, diff: "+- first\n", chars: 8 },
 ];
-const ITEM: MemoryItem = { id: "0b6f3c1e-7d2a-4c1b-9a7e-2f5d8c9b1a00", content: "Prefers uv", tags: ["python"], created_at: NOW, updated_at: NOW };
+const ITEM: MemoryItem = { id: "0b6f3c1e-7d2a-4c1b-9a7e-2f5d8c9b1a00", content: "Prefers uv", tags: ["python"], created_at: NOW, updated_at: NOW, asked_by: "" };
 
 function memoryBackend(): FakeTransport {
   return new FakeTransport()

@@ -24,6 +24,7 @@ from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
 from app.mcp.results import cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
+from app.mcp.stderr_log import useful_line
 from app.mcp.tool_listing import list_tools
 from app.settings.secrets import SecretStoreError, redact
 
@@ -421,11 +422,13 @@ class _Opening:
         try:
             return await self._cm.__aenter__()
         except BaseException as exc:
-            tail = (
-                transports.stderr_tail(self._s.stderr_path(entry.name)) if entry.transport == "stdio" else ""
-            )
-            if tail and not isinstance(exc, asyncio.CancelledError):
-                raise ServerGone(f"{describe(exc)} — server output: {tail[-300:]}") from exc
+            log = self._s.stderr_path(entry.name)
+            line = useful_line(transports.stderr_tail(log)) if entry.transport == "stdio" else ""
+            if line and not isinstance(exc, asyncio.CancelledError):
+                # One whole line that says why, and where the rest is (app/mcp/stderr_log.py).
+                raise ServerGone(
+                    say("mcp.failed_start", reason=describe(exc), line=line, log=str(log))
+                ) from exc
             raise
 
     async def __aexit__(self, *exc: Any) -> bool | None:

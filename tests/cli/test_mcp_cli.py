@@ -144,7 +144,8 @@ def test_a_stdio_server_that_fails_to_start_is_reported_with_its_error_line_and_
     env = base_env(home)
     program = (
         "import sys\n"
-        "for i in range(60): print(f'    at Module._load (node:internal/modules/cjs/loader:{i})', file=sys.stderr)\n"
+        "for i in range(60):\n"
+        "    print(f'    at Module._load (node:internal/modules/cjs/loader:{i})', file=sys.stderr)\n"
         "import nonexistent_module_x\n"
     )
     added = cashcode("mcp", "add", "broken", "--command", sys.executable, "-c", program, env=env, cwd=home)

@@ -15,6 +15,8 @@ JSON-like dicts, so a test can serve malformed ones.
         ... set the app's registry URL to registry.base_url ...
         assert registry.requests  # the paths asked for
 
+`files` are served at `/files/<name>` (an mcpb package's bundle, on the registry's own host).
+
 Run as a process: `python -m app.testing.fake_mcp_registry --port 0 --print-port --entries FILE.json`.
 """
 
@@ -94,6 +96,7 @@ class FakeMcpRegistry:
         # answer list requests one byte every `dribble_s` seconds (a hanging registry)
         self.dribble_s: float | None = None
         self.flat = False  # answer in the older flat shape (see flat_entry)
+        self.files: dict[str, bytes] = {}  # served at /files/<name> (e.g. an mcpb package's bundle)
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
@@ -167,6 +170,13 @@ class FakeMcpRegistry:
                 registry.requests.append(self.path)
                 parts = urlsplit(self.path)
                 path = parts.path
+                if path.startswith("/files/"):
+                    data = registry.files.get(unquote(path[len("/files/") :]))
+                    return (
+                        self._send(404, {"error": "Not found"})
+                        if data is None
+                        else self._send_bytes(200, data)
+                    )
                 for prefix in ("/v0.1", "/v0"):
                     if path.startswith(prefix + "/"):
                         path = path[len(prefix) :]

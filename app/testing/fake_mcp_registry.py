@@ -159,6 +159,11 @@ class FakeMcpRegistry:
                     return flat_entry(entry) if self.flat else entry
         return None
 
+    def file_answer(self, path: str) -> tuple[int, bytes]:
+        name = unquote(path[len("/files/") :]) if path.startswith("/files/") else None
+        data = self.files.get(name) if name is not None else None
+        return (404, b'{"error": "Not found"}') if data is None else (200, data)
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         registry = self
 
@@ -170,19 +175,12 @@ class FakeMcpRegistry:
                 registry.requests.append(self.path)
                 parts = urlsplit(self.path)
                 path = parts.path
-                if path.startswith("/files/"):
-                    data = registry.files.get(unquote(path[len("/files/") :]))
-                    return (
-                        self._send(404, {"error": "Not found"})
-                        if data is None
-                        else self._send_bytes(200, data)
-                    )
                 for prefix in ("/v0.1", "/v0"):
                     if path.startswith(prefix + "/"):
                         path = path[len(prefix) :]
                         break
-                else:
-                    return self._send(404, {"error": "Not found"})
+                else:  # not the API: one of `files`, or 404
+                    return self._send_bytes(*registry.file_answer(path))
                 if path == "/servers":
                     if registry.redirect is not None:
                         self.send_response(302)

@@ -15,6 +15,7 @@ MAX_NAME = 64
 # What one call may keep in memory; the model reads it in pages (result_pages.py). At most
 # MAX_KEPT (32) results are kept per process, so this bounds their memory (decision 361).
 MAX_OUTPUT_CHARS = 2_000_000
+DIRECT_CALL_CHARS = 100_000  # what `mcp.tools.call` (a person's direct call, not paged) returns
 MAX_DESCRIPTION = 10_000  # real servers use several thousand characters (sequential-thinking: 2,781)
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}

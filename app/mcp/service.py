@@ -22,7 +22,7 @@ from app.mcp.connection import Connection, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
-from app.mcp.results import cap, result_text, tool_def
+from app.mcp.results import MAX_OUTPUT_CHARS, cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
 from app.mcp.stderr_log import useful_line
 from app.mcp.tool_listing import list_tools
@@ -331,7 +331,16 @@ class McpService:
             conn = await self.connect(name)
         return conn
 
-    async def call(self, server: str, tool: str, args: Mapping[str, Any], site: CallSite) -> CallOutcome:
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        args: Mapping[str, Any],
+        site: CallSite,
+        *,
+        limit: int = MAX_OUTPUT_CHARS,
+    ) -> CallOutcome:
+        """`limit`: the characters kept (the model pages through them; a direct call keeps fewer)."""
         conn = await self.connected(server)
         state = self._state.setdefault(server, _State())
         state.active_calls.append(site)
@@ -345,7 +354,7 @@ class McpService:
             )
         finally:
             state.active_calls.remove(site)
-        text, truncated = cap(self.redact(result_text(result)))
+        text, truncated = cap(self.redact(result_text(result)), limit)
         return CallOutcome(ok=not bool(result.is_error), text=text, truncated=truncated)
 
     async def _guarded(self, conn: Connection, request: Any) -> Any:

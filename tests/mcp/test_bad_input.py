@@ -111,7 +111,7 @@ async def test_ten_megabytes_of_output_are_capped_with_a_marker(make_app: AppMak
     await add_rough(app)
     out = await ok(app, "mcp.tools.call", {"name": "rough", "tool": "big"})
     assert out["ok"] and out["truncated"]
-    assert len(out["text"]) < 200_000 and "MCP output truncated" in out["text"]
+    assert len(out["text"]) < 200_000 and "MCP output cut" in out["text"]
 
 
 async def test_a_thousand_tools_and_an_invalid_schema(make_app: AppMaker) -> None:

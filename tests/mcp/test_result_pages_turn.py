@@ -65,7 +65,7 @@ async def test_paging_with_mcp_result_page_reaches_the_last_line_without_splitti
     app, events = await make_app()
     # Every page stays in the chat: keep the background summary (which asks the model too) out.
     await ok(app, "memory.settings_update", {"consolidation_chars": 10_000_000})
-    await add_rough(app)
+    await add_rough(app, "rough", "--numbered-lines")
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = (await ok(app, "chats.create"))["id"]
     fake_llm.script(

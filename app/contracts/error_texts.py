@@ -161,6 +161,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "mcp.no_answer": "no answer from the server within {seconds} s",
     "mcp.ended": "the connection ended: {reason}",
     "mcp.stopped": "the server stopped: {reason}",
+    "mcp.failed_start": "{reason} — the server wrote: {line} (its whole output: {log})",
     "mcp.not_mcp_handshake": (
         "the program did not answer as an MCP server ({cause}); check that it is an MCP server"
     ),

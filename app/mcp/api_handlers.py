@@ -18,6 +18,7 @@ from app.mcp.connection import ServerGone
 from app.mcp.elicitation import ElicitationError
 from app.mcp.importer import parse_snippet
 from app.mcp.resource_attach import ResourceAttachError, ResourcePart, store_parts
+from app.mcp.results import DIRECT_CALL_CHARS
 from app.mcp.service import McpService, NeedsConfirmation, NotFoundError
 from app.mcp.tools import McpDirectory
 from app.settings.secrets import MASK
@@ -208,7 +209,8 @@ class McpRoutes:
     async def call(self, req: x.McpCall) -> x.McpCallResult:
         from app.mcp.service import CallSite
 
-        out = await self._s.call(req.name, req.tool, req.arguments, CallSite())
+        # shown whole to a person (CLI, the tool tester), not paged: kept shorter (decision 361)
+        out = await self._s.call(req.name, req.tool, req.arguments, CallSite(), limit=DIRECT_CALL_CHARS)
         return x.McpCallResult(ok=out.ok, text=out.text, truncated=out.truncated)
 
     async def resources(self, req: x.McpServerRef) -> x.McpResourceList:

@@ -3,6 +3,9 @@
 An MCP call cannot be repeated to get "the rest" (it may change things), so a result longer
 than one page is kept here, in memory, and the model reads on with `mcp_result_page`. Bounded:
 the newest MAX_KEPT results of the process; an evicted id answers that it is gone.
+
+A page ends at a line end, so no line is split between two pages, except a line longer than a
+page: the page then ends inside it and its marker says so (decision 361).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from app.contracts.messages import ToolSpec
 from app.contracts.tool_args import opt_int, req_str
 from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
-from app.support.paging import char_marker, char_page, page_chars
+from app.support.paging import char_marker, page_chars
 
 MAX_KEPT = 32
 
@@ -64,10 +67,27 @@ class ResultPages:
             )
         if offset >= len(text):
             return f"[the result has {len(text)} characters; nothing is left after offset={offset}]"
-        shown, next_offset = char_page(text, offset, page_chars(budget))
+        shown, next_offset, inside_line = line_page(text, offset, page_chars(budget))
         how = f"mcp_result_page id={result_id!r}"
         marker = char_marker(offset, len(shown), len(text), next_offset, how=how)
+        if marker and inside_line:
+            marker = marker[:-1] + (
+                "; this page ends inside a line longer than one page, the next page goes on with that line]"
+            )
         return shown + (f"\n{marker}" if marker else "")
+
+
+def line_page(text: str, offset: int, max_chars: int) -> tuple[str, int | None, bool]:
+    """Characters `offset`.. of `text` up to `max_chars`, ending after the last whole line that
+    fits; the next offset (None: the end was reached); and whether the page had to end inside
+    a line because no line end fits (a line longer than a page)."""
+    end = offset + max_chars
+    if end >= len(text):
+        return text[offset:], None, False
+    brk = text.rfind("\n", offset, end)
+    if brk == -1:
+        return text[offset:end], end, True
+    return text[offset : brk + 1], brk + 1, False
 
 
 class McpResultPageTool(Tool):

@@ -12,7 +12,10 @@ from typing import Any
 from app.mcp.connection import ToolDef
 
 MAX_NAME = 64
-MAX_OUTPUT_CHARS = 100_000  # what one call may keep; the model reads it in pages (result_pages.py)
+# What one call may keep in memory; the model reads it in pages (result_pages.py). At most
+# MAX_KEPT (32) results are kept per process, so this bounds their memory (decision 361).
+MAX_OUTPUT_CHARS = 2_000_000
+DIRECT_CALL_CHARS = 100_000  # what `mcp.tools.call` (a person's direct call, not paged) returns
 MAX_DESCRIPTION = 10_000  # real servers use several thousand characters (sequential-thinking: 2,781)
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
@@ -109,8 +112,15 @@ def result_text(result: Any) -> str:
 
 
 def cap(text: str, limit: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:
+    """`text`, or its first whole lines up to `limit` with a marker saying what is left out and
+    why it cannot be paged to (the call is not repeated: it may change things)."""
     if len(text) <= limit:
         return text, False
-    return text[
-        :limit
-    ] + f"\n[… MCP output truncated: kept {limit} of {len(text)} characters, the rest is left out]", True
+    brk = text.rfind("\n", limit // 2, limit)
+    kept = brk + 1 if brk != -1 else limit
+    return text[:kept] + (
+        f"\n[… MCP output cut: the result has {len(text)} characters and only the first {kept} are kept "
+        f"(at most {limit}); the other {len(text) - kept} cannot be read with mcp_result_page. To see "
+        "them, call the tool again asking for less (a narrower query, a range or a page of its own), "
+        "if it offers that]"
+    ), True

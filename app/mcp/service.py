@@ -22,8 +22,9 @@ from app.mcp.connection import Connection, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
-from app.mcp.results import cap, result_text, tool_def
+from app.mcp.results import MAX_OUTPUT_CHARS, cap, result_text, tool_def
 from app.mcp.schema_cache import SchemaCache
+from app.mcp.stderr_log import useful_line
 from app.mcp.tool_listing import list_tools
 from app.settings.secrets import SecretStoreError, redact
 
@@ -330,7 +331,16 @@ class McpService:
             conn = await self.connect(name)
         return conn
 
-    async def call(self, server: str, tool: str, args: Mapping[str, Any], site: CallSite) -> CallOutcome:
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        args: Mapping[str, Any],
+        site: CallSite,
+        *,
+        limit: int = MAX_OUTPUT_CHARS,
+    ) -> CallOutcome:
+        """`limit`: the characters kept (the model pages through them; a direct call keeps fewer)."""
         conn = await self.connected(server)
         state = self._state.setdefault(server, _State())
         state.active_calls.append(site)
@@ -344,7 +354,7 @@ class McpService:
             )
         finally:
             state.active_calls.remove(site)
-        text, truncated = cap(self.redact(result_text(result)))
+        text, truncated = cap(self.redact(result_text(result)), limit)
         return CallOutcome(ok=not bool(result.is_error), text=text, truncated=truncated)
 
     async def _guarded(self, conn: Connection, request: Any) -> Any:
@@ -421,11 +431,13 @@ class _Opening:
         try:
             return await self._cm.__aenter__()
         except BaseException as exc:
-            tail = (
-                transports.stderr_tail(self._s.stderr_path(entry.name)) if entry.transport == "stdio" else ""
-            )
-            if tail and not isinstance(exc, asyncio.CancelledError):
-                raise ServerGone(f"{describe(exc)} — server output: {tail[-300:]}") from exc
+            log = self._s.stderr_path(entry.name)
+            line = useful_line(transports.stderr_tail(log)) if entry.transport == "stdio" else ""
+            if line and not isinstance(exc, asyncio.CancelledError):
+                # One whole line that says why, and where the rest is (app/mcp/stderr_log.py).
+                raise ServerGone(
+                    say("mcp.failed_start", reason=describe(exc), line=line, log=str(log))
+                ) from exc
             raise
 
     async def __aexit__(self, *exc: Any) -> bool | None:

@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import threading
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,12 +22,13 @@ from typing import Any
 from app.mcp import frozen
 from app.mcp.config import Resolved
 from app.mcp.not_mcp import collecting, not_mcp_message
-from app.mcp.stderr_log import open_private_log, redacted_stderr
+from app.mcp.stderr_log import open_private_log, redacted_stderr, useful_line
 
 GUARD = frozen.GUARD
 CONNECT_TIMEOUT_S = 60.0
 LAUNCH_TIMEOUT_S = 60.0
 STDERR_TAIL = 2_000
+STDERR_SETTLE_S = 2.0  # how long a failed start waits for the child's last stderr lines
 
 
 class ConnectError(Exception):
@@ -70,14 +72,23 @@ async def open_client(
         program = find_program(entry.command, env.get("PATH"))
         guarded = guarded_argv([program, *entry.args])
         params = StdioServerParameters(command=guarded[0], args=guarded[1:], env=env)
-        with redacted_stderr(stderr_path, resolved.secret_values()) as errlog, collecting() as printed:
-            try:
-                async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
-                    yield client
-            except Exception as exc:
-                if printed:  # it printed text, not JSON-RPC: say so (app/mcp/not_mcp.py)
-                    raise ConnectError(not_mcp_message(printed)) from exc
-                raise
+        copied: threading.Event | None = None
+        try:
+            with (
+                redacted_stderr(stderr_path, resolved.secret_values()) as (errlog, copied),
+                collecting() as printed,
+            ):
+                try:
+                    async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
+                        yield client
+                except Exception as exc:
+                    if printed:  # it printed text, not JSON-RPC: say so (app/mcp/not_mcp.py)
+                        raise ConnectError(not_mcp_message(printed)) from exc
+                    raise
+        except Exception:
+            if copied is not None:  # the caller quotes the log's tail: let the copier finish it
+                await asyncio.to_thread(copied.wait, STDERR_SETTLE_S)
+            raise
         return
     import httpx2
 
@@ -144,7 +155,10 @@ async def launch(command: str, args: Sequence[str], stderr_path: Path) -> Launch
         async with asyncio.timeout(LAUNCH_TIMEOUT_S):
             while not await _accepts(port):
                 if proc.returncode is not None:
-                    raise ConnectError(f"the server exited at start ({stderr_tail(stderr_path)[-400:]})")
+                    line = useful_line(stderr_tail(stderr_path))
+                    raise ConnectError(
+                        f"the server exited at start ({line}; its whole output: {stderr_path})"
+                    )
                 await asyncio.sleep(0.05)  # polling a port we just asked a child to open
     except BaseException:
         await launched.stop()

@@ -73,6 +73,23 @@ class BundleService:
             async with lock:
                 return await self._install(info, path, shown, req.inputs, req.allow_loader_env)
 
+    # ---- a downloaded bundle (a Registry package of type mcpb, app/mcp_catalog/registry_service.py)
+
+    async def preview_file(
+        self, path: Path, shown: str, given: Mapping[str, list[str]]
+    ) -> tuple[x.BundlePreview, BundleInfo]:
+        info = await self._read(path)
+        return self._preview(info, shown, given, await server_names(self._app)), info
+
+    async def install_file(
+        self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]], allow_loader: bool
+    ) -> x.CatalogInstalled:
+        lock = self._locks.setdefault(info.server_id, asyncio.Lock())
+        if lock.locked():
+            raise ApiFailure("busy", say("catalog.installing", name=info.server_id))
+        async with lock:
+            return await self._install(info, path, shown, given, allow_loader)
+
     async def _install(
         self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]], allow_loader: bool
     ) -> x.CatalogInstalled:

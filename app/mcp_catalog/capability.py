@@ -62,6 +62,7 @@ class McpCatalogCapability(Capability):
 
         uploads = host.paths.cache_dir / "mcp_bundle_uploads"
         bundles = BundleService(installer, host.app, host.publish, SystemDirs(Path.home()), uploads)
+        self._bundles, self._uploads = bundles, uploads  # the registry installs mcpb packages with it
         catalog = load_catalog(catalog_path())
         self._curated_ids = frozenset(e.id for e in catalog.servers)  # registry ids never take one
         return CatalogService(catalog, installer, host.app, host.publish, places, bundles=bundles)
@@ -85,6 +86,8 @@ class McpCatalogCapability(Capability):
             host.app,
             host.publish,
             reserved=self._curated_ids,
+            bundles=self._bundles,
+            downloads=self._uploads,
         )
 
     def _handler(self, route: str) -> Handler:

@@ -18,7 +18,7 @@ from urllib.parse import quote, urlsplit
 
 from pydantic import ValidationError
 
-from app.mcp_catalog.registry_models import WireEntry, neutral
+from app.mcp_catalog.registry_models import OFFICIAL_META, WireEntry, neutral
 from app.tools.guarded_transport import GuardRefused, guarded_transport
 from app.tools.ssrf import Resolver, system_resolve
 
@@ -60,6 +60,44 @@ def check_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
+# The first preview of the registry (2025-07) named these fields in snake case, with no
+# `transport` object: too different to read safely (decision 362).
+_PREVIEW_FIELDS = ("version_detail", "registry_name", "transport_type", "package_arguments")
+TOO_OLD = (
+    "it is in the registry's first preview format (2025-07: version_detail, registry_name), "
+    "which CashCode cannot read; the registry must serve the current format"
+)
+
+
+class TooOld(ValueError):
+    """An entry in the registry's first preview format (TOO_OLD says so)."""
+
+
+def wrapped(raw: Any) -> Any:
+    """A list item or version answer in the current shape `{"server": {...}, "_meta": {...}}`.
+    The older flat shape (2025-09 to 2025-10: the server.json fields and `_meta` side by side)
+    is wrapped; the first preview's shape raises TooOld; anything else is left to validation."""
+    if not isinstance(raw, dict) or "server" in raw or "name" not in raw:
+        return raw
+    if _has_preview_fields(raw):
+        raise TooOld(TOO_OLD)
+    server = {key: value for key, value in raw.items() if key != "_meta"}
+    meta = raw.get("_meta")
+    meta = dict(meta) if isinstance(meta, dict) else {}
+    official = meta.get(OFFICIAL_META)
+    if isinstance(raw.get("status"), str) and (not isinstance(official, dict) or "status" not in official):
+        # the flat shape kept `status` in the server itself (a deleted entry must stay hidden)
+        meta[OFFICIAL_META] = {**(official if isinstance(official, dict) else {}), "status": raw["status"]}
+    return {"server": server, "_meta": meta}
+
+
+def _has_preview_fields(raw: dict[str, Any]) -> bool:
+    if "version_detail" in raw:
+        return True
+    parts = [*(raw.get("packages") or []), *(raw.get("remotes") or [])]
+    return any(isinstance(p, dict) and any(f in p for f in _PREVIEW_FIELDS) for p in parts)
+
+
 def parse_page(data: Any) -> Page:
     if not isinstance(data, dict) or not isinstance(data.get("servers"), list):
         raise RegistryUnavailable("the registry's answer is not a server list (no `servers` array)")
@@ -67,7 +105,10 @@ def parse_page(data: Any) -> Page:
     skipped: list[str] = []
     for n, raw in enumerate(data["servers"]):
         try:
-            entry = WireEntry.model_validate(raw)
+            entry = WireEntry.model_validate(wrapped(raw))
+        except TooOld as exc:
+            skipped.append(f"entry {n + 1} ({_name_of(raw)}): {exc}")
+            continue
         except ValidationError as exc:
             skipped.append(f"entry {n + 1} ({_name_of(raw)}): {_first_error(exc)}")
             continue
@@ -75,12 +116,14 @@ def parse_page(data: Any) -> Page:
             continue
         entries.append(entry)
     meta = data.get("metadata")
-    cursor = meta.get("nextCursor") if isinstance(meta, dict) else None
+    cursor = None
+    if isinstance(meta, dict):  # `next_cursor` in the older format
+        cursor = meta.get("nextCursor", meta.get("next_cursor"))
     return Page(tuple(entries), cursor if isinstance(cursor, str) else "", tuple(skipped))
 
 
 def _name_of(raw: Any) -> str:
-    server = raw.get("server") if isinstance(raw, dict) else None
+    server = raw.get("server", raw) if isinstance(raw, dict) else None
     name = server.get("name") if isinstance(server, dict) else None
     return neutral(name[:100]) if isinstance(name, str) else "no name"
 
@@ -143,7 +186,9 @@ class RegistryClient:
         path = f"/servers/{quote(name, safe='')}/versions/{quote(version or 'latest', safe='')}"
         data = await self._get(path, {}, f"server {name[:100]!r} version {version[:40]!r}")
         try:
-            return WireEntry.model_validate(data)
+            return WireEntry.model_validate(wrapped(data))
+        except TooOld as exc:
+            raise RegistryUnavailable(f"the registry's entry {name[:100]!r} cannot be read: {exc}") from None
         except ValidationError as exc:
             problem = _first_error(exc)
             raise RegistryUnavailable(

@@ -161,8 +161,14 @@ def _unique(items: list[Input]) -> list[Input]:
 
 
 def _package_problem(pkg: WirePackage, version: str, inputs: Sequence[Input]) -> str:
+    if pkg.registry_type == "mcpb":  # a bundle: its manifest declares the command and settings
+        from app.mcp_catalog.registry_bundle import bundle_problem
+
+        if pkg.package_arguments or pkg.environment_variables:
+            return "an mcpb package takes its settings from its bundle; this entry also declares others"
+        return bundle_problem(pkg.identifier, pkg.file_sha256)
     if pkg.registry_type not in ("npm", "pypi"):
-        return f"{pkg.registry_type} packages are not supported here (only npm and PyPI)"
+        return f"{pkg.registry_type} packages are not supported here (only npm, PyPI and MCP bundles)"
     if pkg.transport.type != "stdio":
         return f"this package runs as a local {pkg.transport.type} server; only stdio packages are supported"
     if not _PKG_NAME.fullmatch(pkg.identifier):
@@ -390,6 +396,29 @@ def package_launch(
         argv=argv,
         env=env,
         loader_env=tuple(loader_names(env)),
+        url="",
+        transport=option.transport,
+        headers={},
+        secret_headers=(),
+        digest=_launch_digest(entry, option, shown),
+    )
+
+
+def bundle_launch(
+    entry: WireEntry, option: Option, argv: Sequence[str], env: Mapping[str, str], loaders: Sequence[str]
+) -> Launch:
+    """An `mcpb` package's launch, from its downloaded bundle's preview (secrets masked)."""
+    assert option.package is not None
+    shown = {"argv": list(argv), "env": sorted(env.items()), "registry": "mcpb"}
+    return Launch(
+        kind="package",
+        registry="mcpb",
+        identifier=option.identifier,
+        version=option.version,
+        file_sha256=option.package.file_sha256.lower(),
+        argv=tuple(argv),
+        env=dict(env),
+        loader_env=tuple(loaders),
         url="",
         transport=option.transport,
         headers={},

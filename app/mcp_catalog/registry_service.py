@@ -7,28 +7,35 @@ through the mcp.* routes, so it is a normal user entry (decision 140)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort, SectionStore
 from app.mcp_catalog import api_models as x
 from app.mcp_catalog import registry_api_models as r
+from app.mcp_catalog.bundle import BundleInfo
+from app.mcp_catalog.bundle_service import BundleService
 from app.mcp_catalog.events import McpCatalogProgress
 from app.mcp_catalog.installer import Installer, InstallError, Plan
 from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
 from app.mcp_catalog.registry import Page, RegistryClient, RegistryUnavailable, check_base_url
 from app.mcp_catalog.registry_address import remote_address
+from app.mcp_catalog.registry_bundle import BundleDownloadError, downloaded_bundle
 from app.mcp_catalog.registry_cache import RegistryCache
 from app.mcp_catalog.registry_models import WireEntry
 from app.mcp_catalog.registry_plan import (
     Launch,
     Option,
     RegistryInputError,
+    bundle_launch,
     catalog_entry,
     check_values,
     options,
@@ -60,6 +67,8 @@ class RegistryService:
         clock: Callable[[], float] = time.time,
         reserved: Collection[str] = (),
         resolver: Resolver = system_resolve,
+        bundles: BundleService | None = None,
+        downloads: Path | None = None,
     ) -> None:
         self._prefs = prefs
         self._env = env
@@ -75,6 +84,10 @@ class RegistryService:
         # Entries as their plan showed them, by the plan's digest: the install uses this very
         # entry, never a second answer of the registry (issue 33 item 5).
         self._pinned: OrderedDict[str, WireEntry] = OrderedDict()
+        # An `mcpb` package installs through the bundle installer, downloaded into `downloads`
+        # only while a route runs (app/mcp_catalog/registry_bundle.py).
+        self._bundles = bundles
+        self._downloads = downloads
 
     # ---- the base URL --------------------------------------------------------------------------
 
@@ -268,6 +281,8 @@ class RegistryService:
 
     async def plan(self, req: r.RegistryInstall) -> r.RegistryPlan:
         entry, option = await self._resolve(req)
+        if option.registry == "mcpb":
+            return await self._plan_bundle(req, entry, option)
         sid = self._id(entry)
         try:
             values = check_values(option, req.inputs)
@@ -318,6 +333,8 @@ class RegistryService:
         if lock.locked():
             raise ApiFailure("busy", say("catalog.installing", name=sid))
         async with lock:
+            if option.registry == "mcpb":  # the bundle installer checks its own name
+                return await self._install_bundle(req, entry, option)
             if sid in await server_names(self._app):
                 raise ApiFailure("conflict", say("catalog.exists", name=sid))
             try:
@@ -345,7 +362,8 @@ class RegistryService:
         self, entry: WireEntry, option: Option, sid: str, values: Mapping[str, list[str]], plain_http: bool
     ) -> x.CatalogInstalled:
         remote = render_remote(option, values)
-        await call_route(self._app, 
+        await call_route(
+            self._app,
             "mcp.servers.create",
             {
                 "name": sid,
@@ -404,6 +422,71 @@ class RegistryService:
             raise
         progress("done", " ".join(argv))
         return x.CatalogInstalled(server=sid, commands=[s.shown for s in plan.steps], argv=argv)
+
+    # ---- mcpb packages: through the bundle installer -----------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _bundle_file(self, option: Option) -> AsyncIterator[tuple[Path, str, BundleService]]:
+        """The package's bundle downloaded and hash-checked (removed on exit), its shown name."""
+        assert option.package is not None
+        if self._bundles is None or self._downloads is None:
+            raise ApiFailure("unsupported", "MCP bundles cannot be installed here")
+        url, sha = option.identifier, option.package.file_sha256
+        shown = Path(urlsplit(url).path).name or "bundle.mcpb"
+        try:
+            async with downloaded_bundle(url, sha, self._downloads, self.base_url(), self._resolver) as path:
+                yield path, shown, self._bundles
+        except BundleDownloadError as exc:
+            raise ApiFailure("invalid", str(exc)) from None
+
+    async def _bundle_launch(
+        self,
+        req: r.RegistryInstall,
+        entry: WireEntry,
+        option: Option,
+        path: Path,
+        shown: str,
+        bundles: BundleService,
+    ) -> tuple[Launch, x.BundlePreview, BundleInfo]:
+        preview, info = await bundles.preview_file(path, shown, req.inputs)
+        problem = preview.problem or preview.input_problem or preview.conflict
+        if problem:
+            raise ApiFailure("invalid", say("registry.cannot_install", name=req.name[:100], reason=problem))
+        return bundle_launch(entry, option, preview.argv, preview.env, preview.loader_env), preview, info
+
+    async def _plan_bundle(self, req: r.RegistryInstall, entry: WireEntry, option: Option) -> r.RegistryPlan:
+        async with self._bundle_file(option) as (path, shown, bundles):
+            launch, preview, _ = await self._bundle_launch(req, entry, option, path, shown, bundles)
+        self._pin(launch.digest, entry)
+        fetch = f"download {option.identifier} and check its SHA-256 is {launch.file_sha256}"
+        return r.RegistryPlan(
+            id=preview.id,
+            commands=[fetch, *preview.commands],
+            folder=preview.folder,
+            kind="package",
+            registry="mcpb",
+            identifier=option.identifier,
+            version=option.version,
+            file_sha256=launch.file_sha256,
+            argv=list(launch.argv),
+            env=launch.env,
+            loader_env=list(launch.loader_env),
+            url="",
+            transport=option.transport,
+            headers={},
+            address="",
+            plain_http_secrets=[],
+            confirm=launch.digest,
+        )
+
+    async def _install_bundle(
+        self, req: r.RegistryInstall, entry: WireEntry, option: Option
+    ) -> x.CatalogInstalled:
+        async with self._bundle_file(option) as (path, shown, bundles):
+            launch, _, info = await self._bundle_launch(req, entry, option, path, shown, bundles)
+            if launch.digest != req.confirm:  # not what the user was shown: nothing is written
+                raise ApiFailure("conflict", say("registry.changed", name=req.name[:100]))
+            return await bundles.install_file(info, path, shown, req.inputs, req.allow_loader_env)
 
     # ---- helpers -------------------------------------------------------------------------------
 

@@ -4,6 +4,9 @@
         -> {"servers": [{"server": {...}, "_meta": {...}}], "metadata": {"nextCursor", "count"}}
     GET /v0.1/servers/{name}/versions/{version|latest} -> {"server": {...}, "_meta": {...}}
 
+With `flat = True` it answers in the older flat shape instead (2025-09 to 2025-10: each item is
+the server.json itself with `_meta` beside its fields, and the cursor is `next_cursor`).
+
 `search` is a case-insensitive substring of the name (as the published API does); the cursor
 is opaque (here the name of the last entry of the previous page). Entries are given as raw
 JSON-like dicts, so a test can serve malformed ones.
@@ -11,6 +14,8 @@ JSON-like dicts, so a test can serve malformed ones.
     with FakeMcpRegistry([server_json(...), ...]) as registry:
         ... set the app's registry URL to registry.base_url ...
         assert registry.requests  # the paths asked for
+
+`files` are served at `/files/<name>` (an mcpb package's bundle, on the registry's own host).
 
 Run as a process: `python -m app.testing.fake_mcp_registry --port 0 --print-port --entries FILE.json`.
 """
@@ -90,6 +95,8 @@ class FakeMcpRegistry:
         self.swaps: dict[str, list[Any]] = {}
         # answer list requests one byte every `dribble_s` seconds (a hanging registry)
         self.dribble_s: float | None = None
+        self.flat = False  # answer in the older flat shape (see flat_entry)
+        self.files: dict[str, bytes] = {}  # served at /files/<name> (e.g. an mcpb package's bundle)
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
@@ -136,7 +143,9 @@ class FakeMcpRegistry:
         page = found[:limit]
         metadata: dict[str, Any] = {"count": len(page)}
         if len(found) > limit:
-            metadata["nextCursor"] = _name(page[-1])
+            metadata["next_cursor" if self.flat else "nextCursor"] = _name(page[-1])
+        if self.flat:
+            page = [flat_entry(e) for e in page]
         return {"servers": page, "metadata": metadata}
 
     def one(self, name: str, version: str) -> Any | None:
@@ -147,8 +156,13 @@ class FakeMcpRegistry:
             if _name(entry) == name:
                 server = entry.get("server", {}) if isinstance(entry, dict) else {}
                 if version in ("latest", server.get("version")):
-                    return entry
+                    return flat_entry(entry) if self.flat else entry
         return None
+
+    def file_answer(self, path: str) -> tuple[int, bytes]:
+        name = unquote(path[len("/files/") :]) if path.startswith("/files/") else None
+        data = self.files.get(name) if name is not None else None
+        return (404, b'{"error": "Not found"}') if data is None else (200, data)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         registry = self
@@ -165,8 +179,8 @@ class FakeMcpRegistry:
                     if path.startswith(prefix + "/"):
                         path = path[len(prefix) :]
                         break
-                else:
-                    return self._send(404, {"error": "Not found"})
+                else:  # not the API: one of `files`, or 404
+                    return self._send_bytes(*registry.file_answer(path))
                 if path == "/servers":
                     if registry.redirect is not None:
                         self.send_response(302)
@@ -217,8 +231,15 @@ class FakeMcpRegistry:
         return Handler
 
 
+def flat_entry(entry: Any) -> Any:
+    """A wrapped item in the older flat shape: the server's fields and `_meta` side by side."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("server"), dict):
+        return entry
+    return {**entry["server"], "_meta": entry.get("_meta", {})}
+
+
 def _name(entry: Any) -> str:
-    server = entry.get("server") if isinstance(entry, dict) else None
+    server = entry.get("server", entry) if isinstance(entry, dict) else None  # wrapped or flat
     name = server.get("name") if isinstance(server, dict) else None
     return name if isinstance(name, str) else ""
 

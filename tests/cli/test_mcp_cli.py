@@ -138,6 +138,28 @@ def test_tools_of_a_program_that_is_not_an_mcp_server_is_one_line(home: Path) ->
     assert "Traceback" not in tools.stderr and tools.stdout == ""
 
 
+def test_a_stdio_server_that_fails_to_start_is_reported_with_its_error_line_and_log(home: Path) -> None:
+    """Issue 37 item 5: the line of stderr that says why (not a cut fragment such as "ule>"), and
+    where the whole output is."""
+    env = base_env(home)
+    program = (
+        "import sys\n"
+        "for i in range(60):\n"
+        "    print(f'    at Module._load (node:internal/modules/cjs/loader:{i})', file=sys.stderr)\n"
+        "import nonexistent_module_x\n"
+    )
+    added = cashcode("mcp", "add", "broken", "--command", sys.executable, "-c", program, env=env, cwd=home)
+    assert added.returncode == 0, added.stderr
+    assert cashcode("mcp", "confirm", "broken", env=env, cwd=home).returncode == 0
+    tools = cashcode("mcp", "tools", "broken", env=env, cwd=home, timeout=120)
+    assert tools.returncode == 1
+    lines = [line for line in tools.stderr.splitlines() if line.strip()]
+    log = home / "logs" / "mcp" / "broken.stderr.log"
+    assert len(lines) == 1, tools.stderr
+    assert "ModuleNotFoundError: No module named 'nonexistent_module_x'" in lines[0], lines[0]
+    assert str(log) in lines[0] and "nonexistent_module_x" in log.read_text(encoding="utf-8")
+
+
 def _tool_outputs(request: Any) -> list[str]:
     outputs = [str(i.get("output", "")) for i in request.body.get("input", []) if isinstance(i, dict)]
     outputs += [str(m.get("content")) for m in request.body.get("messages", []) if m.get("role") == "tool"]

@@ -111,7 +111,7 @@ async def test_ten_megabytes_of_output_are_capped_with_a_marker(make_app: AppMak
     await add_rough(app)
     out = await ok(app, "mcp.tools.call", {"name": "rough", "tool": "big"})
     assert out["ok"] and out["truncated"]
-    assert len(out["text"]) < 200_000 and "MCP output truncated" in out["text"]
+    assert len(out["text"]) < 200_000 and "MCP output cut" in out["text"]
 
 
 async def test_a_thousand_tools_and_an_invalid_schema(make_app: AppMaker) -> None:
@@ -152,6 +152,8 @@ async def test_a_tool_with_a_non_object_input_schema_is_skipped_with_a_diagnosti
     assert "broken" in json.dumps(listed) and "input schema" in json.dumps(listed)
     out = await ok(app, "mcp.tools.call", {"name": "raw", "tool": "good_two", "arguments": {"word": "hi"}})
     assert out["text"] == "good_two says hi"
+
+
 async def test_long_tool_descriptions_reach_the_model_and_a_cut_is_marked(make_app: AppMaker) -> None:
     """Issue 22 item 4: over a real stdio connection, a 9,000-character description is offered
     whole and one over the cap ends with a marker saying how much was left out."""
@@ -192,22 +194,29 @@ async def test_a_long_mcp_result_is_read_in_pages_with_mcp_result_page(make_app:
     assert big is not None
     result = await big.execute(await big.prepare({}, ctx), ctx)
     assert result.truncated and len(result.content) <= ctx.output_budget
-    found = re.search(r"continue with mcp_result_page id='(\w+)' offset=(\d+)\]$", result.content)
+    found = re.search(
+        r"continue with mcp_result_page id='(\w+)' offset=(\d+); this page ends inside a line[^\n]*\]$",
+        result.content,
+    )
     assert found is not None
     assert "mcp_result_page" in {s.name for s in box.specs()}
     pager = box.get("mcp_result_page")
     assert pager is not None
     seen = result.content[: result.content.index("\n[truncated:")]
     result_id, offset = found.group(1), int(found.group(2))
-    for _ in range(20):
+    for _ in range(200):
         page = await pager.execute(await pager.prepare({"id": result_id, "offset": offset}, ctx), ctx)
         assert len(page.content) <= ctx.output_budget
-        more = re.search(r"\n\[truncated: [^\n]*offset=(\d+)\]$", page.content)
+        more = re.search(
+            r"\n\[truncated: [^\n]*offset=(\d+)(; this page ends inside a line[^\n]*)?\]$", page.content
+        )
         seen += page.content[: more.start()] if more else page.content
         if more is None:
             break
+        assert more.group(2)  # one 10 MB line: every page says it ends inside that line
         offset = int(more.group(1))
-    assert seen.startswith("x" * 100_000) and "MCP output truncated: kept 100000 of 10000000" in seen
+    assert seen.startswith("x" * 2_000_000)
+    assert "MCP output cut: the result has 10000000 characters and only the first 2000000 are kept" in seen
     other = ToolContext(workspace=Path("/"), chat_id="another-chat", turn_id="t")
     with pytest.raises(ToolError, match="No kept MCP result"):
         await pager.execute(await pager.prepare({"id": result_id, "offset": 0}, other), other)

@@ -2511,6 +2511,7 @@ export const API_ERROR_TEXTS = {
   "mcp.builtin_edit": "'{name}' is a built-in server and cannot be edited",
   "mcp.elicitation_gone": "That request is no longer waiting (answered or timed out).",
   "mcp.ended": "the connection ended: {reason}",
+  "mcp.failed_start": "{reason} — the server wrote: {line} (its whole output: {log})",
   "mcp.no_answer": "no answer from the server within {seconds} s",
   "mcp.not_mcp_handshake": "the program did not answer as an MCP server ({cause}); check that it is an MCP server",
   "mcp.not_mcp_output": "the program is not an MCP server: it printed '{output}' where MCP messages were expected (check the command and its arguments)",

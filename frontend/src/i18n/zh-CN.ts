@@ -983,6 +983,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.mcp.builtin_edit": "“{name}”是内置服务器，不能编辑。",
   "apiError.mcp.elicitation_gone": "这个请求已不再等待（已回答或已超时）。",
   "apiError.mcp.ended": "连接已断开：{reason}",
+  "apiError.mcp.failed_start": "{reason}——服务器输出：{line}（完整输出见：{log}）",
   "apiError.mcp.no_answer": "服务器在 {seconds} 秒内没有响应。",
   "apiError.mcp.not_mcp_handshake": "该程序没有以 MCP 服务器的方式响应（{cause}）；请确认它是 MCP 服务器。",
   "apiError.mcp.not_mcp_output": "该程序不是 MCP 服务器：在应为 MCP 消息的位置输出了“{output}”（请检查命令及其参数）。",

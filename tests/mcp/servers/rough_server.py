@@ -1,6 +1,7 @@
 """A misbehaving MCP test server (stdio, or streamable HTTP with `--http PORT`).
 
-Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), progress (progress and
+Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), numbered_lines (with
+`--numbered-lines`: many numbered lines, one longer than a page), progress (progress and
 log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
 (an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). Resources: a
 text, an image blob and an opaque blob; prompt `review` (arguments, two messages). `--many N`
@@ -145,6 +146,19 @@ if "--many" in sys.argv:
             return f"tool {i}"
 
         server.add_tool(make, name=f"extra_tool_{i}", description=f"Extra tool number {i} for load tests")
+
+
+def numbered_lines(count: int = 1_500, long_at: int = 700) -> str:
+    """Return `count` numbered lines of 100 characters; line `long_at` has 30,000 characters."""
+    lines = []
+    for n in range(1, count + 1):
+        width = 30_000 if n == long_at else 100
+        lines.append(f"line {n:05d} ".ljust(width - 4, "." if n != long_at else "~") + f" {n % 97:02d}")
+    return "\n".join(lines) + f"\nLAST LINE {count}"
+
+
+if "--numbered-lines" in sys.argv:
+    server.add_tool(numbered_lines)
 
 if "--long-descriptions" in sys.argv:
     # Real servers document tools at length; 9,000 characters must arrive whole, 12,000 cut with a marker.

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -89,6 +90,23 @@ class ChatService:
 
     def __init__(self, deps: ChatDeps) -> None:
         self._d = deps
+        # Delete and the start of a turn are ordered per chat: each claims the chat before its
+        # first await, so a turn never starts on a chat being deleted (nor is a chat deleted
+        # under a turn that is starting); the loser gets `busy`, or `not_found` once it is gone.
+        self._starting: set[str] = set()
+        self._deleting: set[str] = set()
+
+    @contextlib.contextmanager
+    def _claim_start(self, chat_id: str) -> Iterator[None]:
+        if chat_id in self._deleting:
+            raise ApiFailure("busy", say("chat.busy_deleting"))
+        if chat_id in self._starting or self._d.turns.is_running(chat_id):
+            raise ChatBusy(say("chat.already_running", id=chat_id))
+        self._starting.add(chat_id)
+        try:
+            yield
+        finally:
+            self._starting.discard(chat_id)
 
     # ---- chats -------------------------------------------------------------------------------
 
@@ -167,10 +185,17 @@ class ChatService:
         return await self._summary_of(record)
 
     async def delete(self, req: m.ChatRef) -> None:
-        if self._d.turns.is_running(req.chat_id):
+        chat_id = req.chat_id
+        if chat_id in self._starting or self._d.turns.is_running(chat_id):
             raise ApiFailure("busy", say("chat.busy_delete"))
-        await self._d.lane.write(lambda: self._d.chats.delete(req.chat_id))
-        self._d.emit(SessionDeleted(chat_id=req.chat_id))
+        if chat_id in self._deleting:
+            raise ApiFailure("busy", say("chat.busy_deleting"))
+        self._deleting.add(chat_id)
+        try:
+            await self._d.lane.write(lambda: self._d.chats.delete(chat_id))
+        finally:
+            self._deleting.discard(chat_id)
+        self._d.emit(SessionDeleted(chat_id=chat_id))
 
     # ---- turns -------------------------------------------------------------------------------
 
@@ -186,22 +211,23 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] = (),
     ) -> m.TurnRef:
         """Start a turn (returns at once). `provider` is the live Provider for `provider_id`."""
-        parent = None
-        if not self._d.chats.is_reserved(chat_id):
-            # The turn attaches where the chat is now, even if another branch is chosen meanwhile.
-            # NotFound / InvalidId before anything starts.
-            parent = await self._d.lane.read(lambda: self._d.chats.leaf(chat_id))
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=text,
-            provider_id=provider_id,
-            model=model,
-            mentions=mentions,
-            attachments=attachments,
-            parent_cursor=parent,
-        )
-        return await self._start(spec, provider)
+        with self._claim_start(chat_id):
+            parent = None
+            if not self._d.chats.is_reserved(chat_id):
+                # The turn attaches where the chat is now, even if another branch is chosen meanwhile.
+                # NotFound / InvalidId before anything starts.
+                parent = await self._d.lane.read(lambda: self._d.chats.leaf(chat_id))
+            spec = TurnSpec(
+                chat_id=chat_id,
+                turn_id=str(uuid.uuid4()),
+                user_text=text,
+                provider_id=provider_id,
+                model=model,
+                mentions=mentions,
+                attachments=attachments,
+                parent_cursor=parent,
+            )
+            return await self._start(spec, provider)
 
     async def edit(
         self,
@@ -213,47 +239,50 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] | None,
     ) -> m.TurnRef:
         """A new user message next to message `cursor` (same parent): a new branch, answered."""
-        edited = await self._d.lane.read(lambda: self._d.chats.message(chat_id, cursor))
-        if edited.message.role != "user":
-            raise ApiFailure("invalid", say("chat.edit_not_user"))
-        files = edited.message.attachments if attachments is None else attachments
-        if not text.strip() and not files:
-            raise ApiFailure("invalid", say("chat.empty_message"))
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=text,
-            provider_id=choice.provider_id,
-            model=choice.model,
-            mentions=edited.message.mentions,
-            attachments=files,
-            parent_cursor=edited.parent_cursor,
-        )
-        return await self._start(spec, provider)
+        with self._claim_start(chat_id):
+            edited = await self._d.lane.read(lambda: self._d.chats.message(chat_id, cursor))
+            if edited.message.role != "user":
+                raise ApiFailure("invalid", say("chat.edit_not_user"))
+            files = edited.message.attachments if attachments is None else attachments
+            if not text.strip() and not files:
+                raise ApiFailure("invalid", say("chat.empty_message"))
+            spec = TurnSpec(
+                chat_id=chat_id,
+                turn_id=str(uuid.uuid4()),
+                user_text=text,
+                provider_id=choice.provider_id,
+                model=choice.model,
+                mentions=edited.message.mentions,
+                attachments=files,
+                parent_cursor=edited.parent_cursor,
+            )
+            return await self._start(spec, provider)
 
     async def regenerate(
         self, chat_id: str, cursor: int, choice: m.ModelRef, provider: Provider
     ) -> m.TurnRef:
         """A new answer to the user message that message `cursor` answers (or is)."""
-        user = await self._d.lane.read(lambda: self._d.chats.user_message_at_or_above(chat_id, cursor))
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=user.message.content,
-            provider_id=choice.provider_id,
-            model=choice.model,
-            mentions=user.message.mentions,
-            attachments=user.message.attachments,
-            parent_cursor=user.cursor,
-            regenerate=True,
-        )
-        return await self._start(spec, provider)
+        with self._claim_start(chat_id):
+            user = await self._d.lane.read(lambda: self._d.chats.user_message_at_or_above(chat_id, cursor))
+            spec = TurnSpec(
+                chat_id=chat_id,
+                turn_id=str(uuid.uuid4()),
+                user_text=user.message.content,
+                provider_id=choice.provider_id,
+                model=choice.model,
+                mentions=user.message.mentions,
+                attachments=user.message.attachments,
+                parent_cursor=user.cursor,
+                regenerate=True,
+            )
+            return await self._start(spec, provider)
 
     async def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
-        await self._d.lane.read(lambda: self._d.chats.get(chat_id))
-        old = self._d.turns.retry_spec(chat_id)
-        spec = replace(old, turn_id=str(uuid.uuid4()))
-        return await self._start(spec, provider_for(old.provider_id))
+        with self._claim_start(chat_id):
+            await self._d.lane.read(lambda: self._d.chats.get(chat_id))
+            old = self._d.turns.retry_spec(chat_id)
+            spec = replace(old, turn_id=str(uuid.uuid4()))
+            return await self._start(spec, provider_for(old.provider_id))
 
     async def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
         deps = self._turn_deps(spec, provider)

@@ -49,6 +49,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
     "chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
     "chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+    "chat.busy_deleting": "This chat is being deleted.",
     "chat.already_running": "chat {id} is already running a turn",
     "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
     "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",

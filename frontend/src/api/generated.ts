@@ -2335,6 +2335,7 @@ export const API_ERROR_TEXTS = {
   "chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
   "chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
   "chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+  "chat.busy_deleting": "This chat is being deleted.",
   "chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
   "chat.cannot_import": "Cannot import this chat: {reason}",
   "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",

@@ -880,6 +880,7 @@ export const en = {
   "apiError.chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
   "apiError.chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
   "apiError.chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+  "apiError.chat.busy_deleting": "This chat is being deleted.",
   "apiError.chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
   "apiError.chat.cannot_import": "Cannot import this chat: {reason}",
   "apiError.chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",

@@ -879,6 +879,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.chat.bad_cursor": "`before` 必须是之前某一页返回的 `next_before` 值。",
   "apiError.chat.busy": "这个对话仍在生成回答；请先停止或等待它完成。",
   "apiError.chat.busy_delete": "这个对话正在生成回答；请先停止再删除对话。",
+  "apiError.chat.busy_deleting": "这个对话正在被删除。",
   "apiError.chat.busy_switch": "这个对话正在生成回答；请先停止或等待完成后再切换分支。",
   "apiError.chat.cannot_import": "无法导入这个对话：{reason}",
   "apiError.chat.edit_not_user": "只能编辑你自己的消息；回答请使用“重新生成”。",

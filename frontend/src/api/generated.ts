@@ -1824,7 +1824,7 @@ export interface TraceView {
   provider_id: string;
   api_mode: string | null;
   model: string;
-  status: "done" | "failed" | "cancelled";
+  status: "done" | "done_with_errors" | "failed" | "cancelled";
   error_code: string | null;
   started_at: string;
   ttft_ms: number | null;

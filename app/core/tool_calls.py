@@ -25,6 +25,25 @@ from app.support.paging import cut_middle
 _log = logging.getLogger(__name__)
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
+# A model that repeats a call that keeps giving the same result is stuck (one called
+# `list_notes {}` 20 times): after this many identical results the call is not run again.
+REPEAT_LIMIT = 3
+
+
+def repeated_call_note(name: str, times: int) -> str:
+    return (
+        f"Not run again: {name} was called with these exact arguments {times} times in this turn "
+        "and returned the same result each time; it will not change. Use the result you already "
+        "have, try different arguments or another tool, or answer the user."
+    )
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    """The call's identity: its name and its arguments as canonical JSON (key order ignored)."""
+    try:
+        return call.name, json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except json.JSONDecodeError:
+        return call.name, call.arguments
 
 
 def truncate_for_model(text: str, limit: int) -> tuple[str, bool]:
@@ -63,6 +82,9 @@ class ToolCallRunner:
             if ctx.output_budget == deps.max_tool_output_chars
             else replace(ctx, output_budget=deps.max_tool_output_chars)
         )
+        # Per turn (one runner per turn): the last result of each distinct call and how many
+        # times in a row that call returned it.
+        self._repeats: dict[tuple[str, str], tuple[str, int]] = {}
 
     async def run_all(self, calls: Sequence[ToolCall]) -> list[Message]:
         for call in calls:
@@ -82,7 +104,15 @@ class ToolCallRunner:
 
     async def _run_one(self, call: ToolCall) -> Message:
         started = time.perf_counter()
-        result = await self._result_for(call)
+        key = _call_key(call)
+        seen = self._repeats.get(key)
+        if seen is not None and seen[1] >= REPEAT_LIMIT:
+            # A refusal by the loop, not a failure of the tool: marked like a denied call.
+            result = ToolResult(ok=False, content=repeated_call_note(call.name, seen[1]), denied=True)
+        else:
+            result = await self._result_for(call)
+            count = seen[1] + 1 if seen is not None and seen[0] == result.content else 1
+            self._repeats[key] = (result.content, count)
         content, cut = truncate_for_model(result.content, self._deps.max_tool_output_chars)
         self._deps.emit(
             ToolResultEvent(

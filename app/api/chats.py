@@ -113,7 +113,7 @@ class ChatService:
     async def _summary_of(self, record: ChatRecord) -> m.ChatSummary:
         return self.summary(record, await self._d.lane.read(lambda: self._d.chats.activity_of(record.id)))
 
-    def summary(self, record: ChatRecord, activity: ChatActivity | None) -> m.ChatSummary:
+    def summary(self, record: ChatRecord, activity: ChatActivity | None, preview: str = "") -> m.ChatSummary:
         return m.ChatSummary(
             id=record.id,
             title=record.title,
@@ -122,6 +122,7 @@ class ChatService:
             running=self._d.turns.is_running(record.id),
             message_count=activity.message_count if activity else 0,
             last_activity=(activity.last_message_at if activity else None) or record.created_at,
+            preview=preview,
         )
 
     async def list(self, req: m.ChatListQuery) -> m.ChatList:
@@ -131,14 +132,17 @@ class ChatService:
 
         chats = self._d.chats
 
-        def read() -> tuple[list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity]]:
-            records, following = chats.list_page(req.limit, before=before, title_contains=title or None)
-            return records, following, chats.activity([c.id for c in records])
+        Page = tuple[list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity], dict[str, str]]
 
-        records, following, activity = await self._d.lane.read(read)
+        def read() -> Page:
+            records, following = chats.list_page(req.limit, before=before, title_contains=title or None)
+            ids = [c.id for c in records]
+            return records, following, chats.activity(ids), chats.previews(ids)
+
+        records, following, activity, previews = await self._d.lane.read(read)
         none = ChatActivity(0, None)
         return m.ChatList(
-            chats=[self.summary(c, activity.get(c.id, none)) for c in records],
+            chats=[self.summary(c, activity.get(c.id, none), previews.get(c.id, "")) for c in records],
             next_before=_encode_page_key(following) if following else None,
         )
 

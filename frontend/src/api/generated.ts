@@ -341,6 +341,7 @@ export interface ChatSummary {
   running: boolean;
   message_count: number;
   last_activity: string;
+  preview: string;
 }
 
 export interface ConnectionTest {

@@ -211,7 +211,8 @@ class ProviderInput(ApiModel):
     name: str = Field(min_length=1, max_length=80)
     kind: ProviderKindName
     base_url: str = Field(min_length=1, max_length=2000)
-    api_key: str = ""  # MASK keeps the stored key; "" clears it
+    api_key: str = ""  # "" or MASK keep the stored key; blank (only spaces) is refused
+    clear_key: bool = False  # remove the stored key (with api_key "" or MASK)
 
 
 class ProviderRef(ApiModel):

@@ -88,6 +88,10 @@ ERROR_TEXTS: Final[dict[str, str]] = {
         "The stored API key is only sent to the host it was entered for: "
         "enter the key again (or clear it) to save this change."
     ),
+    "provider.blank_key": (
+        "The API key is only spaces: enter the key, or leave the field empty to keep the stored one."
+    ),
+    "provider.key_and_clear": "Either enter a new API key or clear the stored one, not both.",
     "prices.duplicate": "each provider and model may have one price only",
     "workspace.not_absolute": "the workspace must be an absolute path, got '{path}'",
     "workspace.not_folder": "the workspace '{path}' does not exist or is not a folder",

@@ -1276,6 +1276,7 @@ export interface ProviderInput {
   kind: "chat_completions" | "responses" | "ollama";
   base_url: string;
   api_key?: string;
+  clear_key?: boolean;
 }
 
 export interface ProviderList {
@@ -2408,6 +2409,8 @@ export const API_ERROR_TEXTS = {
   "path.must_be_absolute": "The path must be absolute.",
   "path.not_absolute": "The path must be absolute, got '{path}'.",
   "prices.duplicate": "each provider and model may have one price only",
+  "provider.blank_key": "The API key is only spaces: enter the key, or leave the field empty to keep the stored one.",
+  "provider.key_and_clear": "Either enter a new API key or clear the stored one, not both.",
   "provider.key_retarget": "The base URL now points at {new} instead of {old}. The stored API key is only sent to the host it was entered for: enter the key again (or clear it) to save this change.",
   "provider.not_configured": "provider '{id}' is not configured",
   "provider.not_found": "provider '{id}' does not exist",

@@ -953,6 +953,8 @@ export const en = {
   "apiError.path.not_absolute": "The path must be absolute, got '{path}'.",
   "apiError.prices.duplicate": "each provider and model may have one price only",
   "apiError.provider.key_retarget": "The base URL now points at {new} instead of {old}. The stored API key is only sent to the host it was entered for: enter the key again (or clear it) to save this change.",
+  "apiError.provider.blank_key": "The API key is only spaces: enter the key, or leave the field empty to keep the stored one.",
+  "apiError.provider.key_and_clear": "Either enter a new API key or clear the stored one, not both.",
   "apiError.provider.not_configured": "provider '{id}' is not configured",
   "apiError.provider.not_found": "provider '{id}' does not exist",
   "apiError.registry.cannot_install": "{name} cannot be installed here: {reason}",

@@ -952,6 +952,8 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.path.not_absolute": "路径必须是绝对路径，收到的是“{path}”。",
   "apiError.prices.duplicate": "每个服务商和模型只能有一个价格。",
   "apiError.provider.key_retarget": "基础地址现在指向 {new}，而不是 {old}。已保存的 API 密钥只会发送给录入它时的主机：请重新输入密钥（或清空）后再保存此更改。",
+  "apiError.provider.blank_key": "API 密钥只有空格：请输入密钥，或留空以保留已保存的密钥。",
+  "apiError.provider.key_and_clear": "请输入新的 API 密钥或清除已保存的密钥，不能同时进行。",
   "apiError.provider.not_configured": "服务商“{id}”尚未配置。",
   "apiError.provider.not_found": "服务商“{id}”不存在。",
   "apiError.registry.cannot_install": "{name} 无法在此安装：{reason}",

@@ -13,7 +13,7 @@ from app.contracts.errors import ApiFailure, said, say
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput, mask_url
-from app.mcp.config import ConfigError, ServerEntry
+from app.mcp.config import ConfigError, NameTaken, ServerEntry
 from app.mcp.connection import ServerGone
 from app.mcp.elicitation import ElicitationError
 from app.mcp.importer import parse_snippet
@@ -303,6 +303,8 @@ def _mapped(handler: Callable[[Any], Awaitable[BaseModel]]) -> Callable[[Any], A
         except NotFoundError as exc:
             raise ApiFailure("not_found", said(exc)) from None
         except NeedsConfirmation as exc:
+            raise ApiFailure("conflict", said(exc)) from None
+        except NameTaken as exc:
             raise ApiFailure("conflict", said(exc)) from None
         except ConfigError as exc:
             raise ApiFailure("invalid", said(exc)) from None

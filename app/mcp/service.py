@@ -17,7 +17,7 @@ from app.contracts.errors import say
 from app.contracts.events import AppEvent
 from app.mcp import transports
 from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
-from app.mcp.config import ConfigError, Resolved, ServerEntry
+from app.mcp.config import ConfigError, NameTaken, Resolved, ServerEntry
 from app.mcp.connection import Connection, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
@@ -118,11 +118,15 @@ class McpService:
         return name in self._builtin
 
     def save(self, req: EntryInput, *, create: bool) -> ServerEntry:
+        if create:
+            # Compared without case: `Foo` and `foo` would share a schema-cache file on a
+            # case-insensitive disk and look alike in every list.
+            taken = next((e.name for e in self.entries() if e.name.lower() == req.name.lower()), None)
+            if taken is not None:
+                raise NameTaken(f"the name {req.name!r} is taken: a server named {taken!r} exists already")
         if req.name in self._builtin:
             raise ConfigError(f"{req.name!r} is a built-in server and cannot be changed")
         existing = next((e for e in self.catalog.entries() if e.name == req.name), None)
-        if create and existing is not None:
-            raise ConfigError(f"a server named {req.name!r} already exists")
         if not create and existing is None:
             raise NotFoundError(f"there is no user MCP server named {req.name[:60]!r}")
         saved = self.catalog.save(req, existing=existing)

@@ -96,7 +96,7 @@ class BundleService:
         payload: dict[str, Any] = {
             "name": server,
             "transport": "stdio",
-            "display_name": (m.display_name or m.name)[:200],
+            "display_name": (m.display_name or m.name)[:100],
             "description": _description(m),
             "command": plan.config.command,
             "args": list(plan.config.args),

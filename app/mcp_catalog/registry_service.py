@@ -259,7 +259,7 @@ class RegistryService:
             {
                 "name": sid,
                 "transport": remote.transport,
-                "display_name": (entry.server.title or entry.server.name)[:200],
+                "display_name": (entry.server.title or entry.server.name)[:100],
                 "description": entry.server.description[:1_000],
                 "url": remote.url,
                 "headers": remote.headers,
@@ -289,7 +289,7 @@ class RegistryService:
         payload: dict[str, Any] = {
             "name": sid,
             "transport": "stdio",
-            "display_name": (entry.server.title or entry.server.name)[:200],
+            "display_name": (entry.server.title or entry.server.name)[:100],
             "description": entry.server.description[:1_000],
             "command": argv[0],
             "args": argv[1:],

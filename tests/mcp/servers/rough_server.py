@@ -4,7 +4,8 @@ Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), progre
 log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
 (an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). Resources: a
 text, an image blob and an opaque blob; prompt `review` (arguments, two messages). `--many N`
-adds N more tools.
+adds N more tools; `--dotted` adds `get.x` and `get_x` (one tool name after sanitising);
+`--sse PORT` serves over SSE.
 """
 
 from __future__ import annotations
@@ -146,6 +147,10 @@ if "--many" in sys.argv:
 
         server.add_tool(make, name=f"extra_tool_{i}", description=f"Extra tool number {i} for load tests")
 
+if "--dotted" in sys.argv:
+    server.add_tool(lambda: "dotted", name="get.x", description="A name with a dot")
+    server.add_tool(lambda: "plain", name="get_x", description="A provider-safe name")
+
 if "--long-descriptions" in sys.argv:
     # Real servers document tools at length; 9,000 characters must arrive whole, 12,000 cut with a marker.
     server.add_tool(lambda: "long", name="long_doc", description="L" * 8_990 + " END-OF-DOC")
@@ -161,7 +166,10 @@ if __name__ == "__main__":
         print(f"token b64: {base64.b64encode(('x' + token + chr(10)).encode()).decode()}", file=sys.stderr)
         print(f"token url: {urllib.parse.quote(token, safe='')}", file=sys.stderr)
         print("ready", file=sys.stderr, flush=True)
-    if "--http" in sys.argv:
+    if "--sse" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--sse") + 1])
+        server.run(transport="sse", host="127.0.0.1", port=port)
+    elif "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run(transport="streamable-http", host="127.0.0.1", port=port)
     else:

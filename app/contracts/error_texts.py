@@ -154,6 +154,12 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "mcp.no_answer": "no answer from the server within {seconds} s",
     "mcp.ended": "the connection ended: {reason}",
     "mcp.stopped": "the server stopped: {reason}",
+    "mcp.result_too_large": (
+        "mcp_result_too_large: {server} sent a result over {limit} in one server-sent event, more than"
+        " the MCP client reads over SSE, so the connection was reset. Ask for less (a narrower query,"
+        " fewer items or one page at a time), or connect to this server over Streamable HTTP or stdio"
+        " if it offers them: large results are kept and paged there."
+    ),
     "mcp.not_mcp_handshake": (
         "the program did not answer as an MCP server ({cause}); check that it is an MCP server"
     ),

@@ -935,6 +935,7 @@ export const en = {
   "apiError.mcp.not_mcp_handshake": "the program did not answer as an MCP server ({cause}); check that it is an MCP server",
   "apiError.mcp.not_mcp_output": "the program is not an MCP server: it printed '{output}' where MCP messages were expected (check the command and its arguments)",
   "apiError.mcp.stopped": "the server stopped: {reason}",
+  "apiError.mcp.result_too_large": "mcp_result_too_large: {server} sent a result over {limit} in one server-sent event, more than the MCP client reads over SSE, so the connection was reset. Ask for less (a narrower query, fewer items or one page at a time), or connect to this server over Streamable HTTP or stdio if it offers them: large results are kept and paged there.",
   "apiError.mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
   "apiError.memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
   "apiError.memory.deleted_meanwhile": "memory {id} not found (it may have been deleted meanwhile)",

@@ -934,6 +934,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.mcp.not_mcp_handshake": "该程序没有以 MCP 服务器的方式响应（{cause}）；请确认它是 MCP 服务器。",
   "apiError.mcp.not_mcp_output": "该程序不是 MCP 服务器：在应为 MCP 消息的位置输出了“{output}”（请检查命令及其参数）。",
   "apiError.mcp.stopped": "服务器已停止：{reason}",
+  "apiError.mcp.result_too_large": "mcp_result_too_large：{server} 在一个服务器推送事件（SSE）中发送了超过 {limit} 的结果，超出 MCP 客户端通过 SSE 能读取的上限，因此连接已重置。请缩小请求（更精确的查询、更少的条目或一次一页），或在服务器支持时改用 Streamable HTTP 或 stdio 连接：那里的大结果会被保存并分页读取。",
   "apiError.mcp.unknown_tool": "“{server}”没有已知的工具“{tool}”（请先连接它）。",
   "apiError.memory.changed_meanwhile": "记忆 {id} 刚被修改过；请重新查看后再试。",
   "apiError.memory.deleted_meanwhile": "找不到记忆 {id}（可能刚被删除）。",

@@ -56,6 +56,12 @@ def fail() -> str:
 
 
 @server.tool()
+def prose() -> str:
+    """Explain an OAuth failure in words (the word bearer in ordinary text)."""
+    return "the jwt-bearer grant needs a bearer token from the Bearer of the account"
+
+
+@server.tool()
 def echo_token() -> str:
     """Echo the ROUGH_TOKEN variable (a careless server leaking a secret)."""
     return "token=" + os.environ.get("ROUGH_TOKEN", "")

@@ -188,6 +188,8 @@ class TurnRef(ApiModel):
 class ApprovalAnswer(ApiModel):
     approval_id: str
     decision: Decision
+    # With "deny": nobody is there to answer (an eval run). The model is told no one was asked.
+    unattended: bool = False
 
 
 # ---- providers & models ---------------------------------------------------------------------

@@ -63,6 +63,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "export.needs_html": "An HTML export needs the rendered page (field `html`).",
     "export.cannot_save": "Cannot save the export: {reason}",
     "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+    "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
     "grant.not_found": "grant '{id}' does not exist",
     # ---- attachments
     "attach.too_many": "At most {max} files can be attached to one message ({count} given).",

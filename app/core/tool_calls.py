@@ -25,6 +25,10 @@ from app.support.paging import cut_middle
 _log = logging.getLogger(__name__)
 
 DENIED_BY_USER = "The user denied this tool call. Do not retry it; continue without it."
+NOT_ASKED = (
+    "This call was not run: it needs the user's approval and no one is here to give it (an"
+    " unattended run), so no one was asked. Do not retry it; continue without it."
+)
 # A model that repeats a call that keeps giving the same result is stuck (one called
 # `list_notes {}` 20 times): after this many identical results the call is not run again.
 REPEAT_LIMIT = 3
@@ -174,8 +178,9 @@ class ToolCallRunner:
             tool=call.name,
             info=decision.info,
         )
-        if answer == "deny":
-            return ToolResult(ok=False, content=DENIED_BY_USER, denied=True)
+        if answer in ("deny", "unattended"):
+            told = DENIED_BY_USER if answer == "deny" else NOT_ASKED
+            return ToolResult(ok=False, content=told, denied=True)
         if answer == "always" and decision.info.grant_key is not None:
             self._deps.ledger.add(decision.info.grant_key, chat_id=self._chat_id or None)
         return None

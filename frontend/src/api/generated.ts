@@ -28,6 +28,7 @@ export interface AppInfo {
 export interface ApprovalAnswer {
   approval_id: string;
   decision: "deny" | "once" | "always";
+  unattended?: boolean;
 }
 
 export interface ApprovalRequired {
@@ -2311,6 +2312,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
  * words each key in its language (`apiError.<key>`) from the error's `params`. */
 export const API_ERROR_TEXTS = {
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "attach.bad_base64": "{name}: the upload is not valid base64",
   "attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "attach.gone": "This attachment is no longer in the data folder.",

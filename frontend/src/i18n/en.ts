@@ -861,6 +861,7 @@ export const en = {
 
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "apiError.approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
   "apiError.attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "apiError.attach.gone": "This attachment is no longer in the data folder.",

@@ -860,6 +860,7 @@ export const zhCN: Record<MessageKey, string> = {
 
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
+  "apiError.approval.unattended_deny": "无人值守的回答只能拒绝调用（decision 为 \"deny\"）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
   "apiError.attach.file_too_large": "{name} 大小为 {size}；文件最大 {max}。",
   "apiError.attach.gone": "这个附件已不在数据文件夹中。",

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
 server = MCPServer("rough")
@@ -53,6 +54,12 @@ async def progress(ctx: Context) -> str:
 def fail() -> str:
     """Report a tool error."""
     raise ValueError("this tool always fails")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def look_up() -> str:
+    """Look something up (the server marks it read-only)."""
+    return "looked up"
 
 
 @server.tool()

@@ -31,6 +31,7 @@ from app.mcp_catalog.bundle import (
 from app.mcp_catalog.bundle_inputs import BundleInputError, SystemDirs, check_values, default_values
 from app.mcp_catalog.bundle_manifest import Manifest
 from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.inputs import missing_details
 from app.mcp_catalog.installer import Installer, InstallError, Step
 from app.mcp_catalog.mcp_routes import call_route, server_names
 
@@ -82,7 +83,7 @@ class BundleService:
             values = check_values(info.manifest, given, self._dirs)
             plan = plan_bundle(info, self._installer, values, self._dirs)
         except (BundleInputError, BundleError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
 
         def progress(kind: str, text: str) -> None:
             self._publish(McpCatalogProgress(server=server, kind=kind, text=text))  # type: ignore[arg-type]
@@ -141,11 +142,11 @@ class BundleService:
             problem = tools.node_problem
         elif m.server.type == "python" and tools.uv is None:
             problem = "the bundled uv was not found; reinstall CashCode"
-        input_problem = ""
+        input_problem = missing_input = ""
         try:
             values = check_values(m, given, self._dirs)
         except BundleInputError as exc:
-            input_problem = str(exc)
+            input_problem, missing_input = str(exc), exc.missing
             values = self._shown_values(m, given)
         try:
             plan = plan_bundle(info, self._installer, values, self._dirs)
@@ -195,6 +196,7 @@ class BundleService:
             if info.server_id in names
             else "",
             input_problem=input_problem,
+            missing_input=missing_input,
         )
 
     def _shown_values(self, m: Manifest, given: Mapping[str, list[str]]) -> dict[str, list[str]]:

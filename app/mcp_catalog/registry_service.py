@@ -17,6 +17,7 @@ from app.host.host import AppPort, SectionStore
 from app.mcp_catalog import api_models as x
 from app.mcp_catalog import registry_api_models as r
 from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.inputs import missing_details
 from app.mcp_catalog.installer import Installer, InstallError
 from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
@@ -227,7 +228,7 @@ class RegistryService:
                 )
             plan = self._installer.plan(catalog_entry(entry, option, sid))
         except (RegistryInputError, InstallError, ValueError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
         return x.CatalogPlan(id=sid, commands=[s.shown for s in plan.steps], folder=str(plan.folder))
 
     async def install(self, req: r.RegistryInstall) -> x.CatalogInstalled:
@@ -242,7 +243,7 @@ class RegistryService:
             try:
                 values = check_values(option, req.inputs)
             except RegistryInputError as exc:
-                raise ApiFailure("invalid", str(exc)) from None
+                raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
             if option.kind == "remote":
                 return await self._add_remote(entry, option, sid, values)
             return await self._install_package(entry, option, sid, values)

@@ -171,6 +171,7 @@ export interface BundlePreview {
   problem: string;
   conflict: string;
   input_problem: string;
+  missing_input: string;
 }
 
 /**

@@ -56,7 +56,7 @@ def fail() -> str:
     raise ValueError("this tool always fails")
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def look_up() -> str:
     """Look something up (the server marks it read-only)."""
     return "looked up"

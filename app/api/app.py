@@ -329,7 +329,9 @@ class CashCodeApp:
 
     async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
         try:
-            answered = self.gate.answer(req.approval_id, req.decision)
+            if req.unattended and req.decision != "deny":
+                raise ApiFailure("invalid", say("approval.unattended_deny"), {"decision": "deny expected"})
+            answered = self.gate.answer(req.approval_id, "unattended" if req.unattended else req.decision)
         except AlwaysNotOffered as exc:
             raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
         if not answered:

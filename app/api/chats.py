@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -94,13 +95,30 @@ class ChatService:
     def __init__(self, deps: ChatDeps) -> None:
         self._d = deps
         self._activations = ToolActivations()  # the lean tool set's per-chat activations
+        # Delete and the start of a turn are ordered per chat: each claims the chat before its
+        # first await, so a turn never starts on a chat being deleted (nor is a chat deleted
+        # under a turn that is starting); the loser gets `busy`, or `not_found` once it is gone.
+        self._starting: set[str] = set()
+        self._deleting: set[str] = set()
+
+    @contextlib.contextmanager
+    def _claim_start(self, chat_id: str) -> Iterator[None]:
+        if chat_id in self._deleting:
+            raise ApiFailure("busy", say("chat.busy_deleting"))
+        if chat_id in self._starting or self._d.turns.is_running(chat_id):
+            raise ChatBusy(say("chat.already_running", id=chat_id))
+        self._starting.add(chat_id)
+        try:
+            yield
+        finally:
+            self._starting.discard(chat_id)
 
     # ---- chats -------------------------------------------------------------------------------
 
     async def _summary_of(self, record: ChatRecord) -> m.ChatSummary:
         return self.summary(record, await self._d.lane.read(lambda: self._d.chats.activity_of(record.id)))
 
-    def summary(self, record: ChatRecord, activity: ChatActivity | None) -> m.ChatSummary:
+    def summary(self, record: ChatRecord, activity: ChatActivity | None, preview: str = "") -> m.ChatSummary:
         return m.ChatSummary(
             id=record.id,
             title=record.title,
@@ -109,6 +127,7 @@ class ChatService:
             running=self._d.turns.is_running(record.id),
             message_count=activity.message_count if activity else 0,
             last_activity=(activity.last_message_at if activity else None) or record.created_at,
+            preview=preview,
         )
 
     async def list(self, req: m.ChatListQuery) -> m.ChatList:
@@ -118,14 +137,17 @@ class ChatService:
 
         chats = self._d.chats
 
-        def read() -> tuple[list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity]]:
-            records, following = chats.list_page(req.limit, before=before, title_contains=title or None)
-            return records, following, chats.activity([c.id for c in records])
+        Page = tuple[list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity], dict[str, str]]
 
-        records, following, activity = await self._d.lane.read(read)
+        def read() -> Page:
+            records, following = chats.list_page(req.limit, before=before, title_contains=title or None)
+            ids = [c.id for c in records]
+            return records, following, chats.activity(ids), chats.previews(ids)
+
+        records, following, activity, previews = await self._d.lane.read(read)
         none = ChatActivity(0, None)
         return m.ChatList(
-            chats=[self.summary(c, activity.get(c.id, none)) for c in records],
+            chats=[self.summary(c, activity.get(c.id, none), previews.get(c.id, "")) for c in records],
             next_before=_encode_page_key(following) if following else None,
         )
 
@@ -172,10 +194,17 @@ class ChatService:
         return await self._summary_of(record)
 
     async def delete(self, req: m.ChatRef) -> None:
-        if self._d.turns.is_running(req.chat_id):
+        chat_id = req.chat_id
+        if chat_id in self._starting or self._d.turns.is_running(chat_id):
             raise ApiFailure("busy", say("chat.busy_delete"))
-        await self._d.lane.write(lambda: self._d.chats.delete(req.chat_id))
-        self._d.emit(SessionDeleted(chat_id=req.chat_id))
+        if chat_id in self._deleting:
+            raise ApiFailure("busy", say("chat.busy_deleting"))
+        self._deleting.add(chat_id)
+        try:
+            await self._d.lane.write(lambda: self._d.chats.delete(chat_id))
+        finally:
+            self._deleting.discard(chat_id)
+        self._d.emit(SessionDeleted(chat_id=chat_id))
 
     # ---- turns -------------------------------------------------------------------------------
 
@@ -191,22 +220,23 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] = (),
     ) -> m.TurnRef:
         """Start a turn (returns at once). `provider` is the live Provider for `provider_id`."""
-        parent = None
-        if not self._d.chats.is_reserved(chat_id):
-            # The turn attaches where the chat is now, even if another branch is chosen meanwhile.
-            # NotFound / InvalidId before anything starts.
-            parent = await self._d.lane.read(lambda: self._d.chats.leaf(chat_id))
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=text,
-            provider_id=provider_id,
-            model=model,
-            mentions=mentions,
-            attachments=attachments,
-            parent_cursor=parent,
-        )
-        return await self._start(spec, provider)
+        with self._claim_start(chat_id):
+            parent = None
+            if not self._d.chats.is_reserved(chat_id):
+                # The turn attaches where the chat is now, even if another branch is chosen meanwhile.
+                # NotFound / InvalidId before anything starts.
+                parent = await self._d.lane.read(lambda: self._d.chats.leaf(chat_id))
+            spec = TurnSpec(
+                chat_id=chat_id,
+                turn_id=str(uuid.uuid4()),
+                user_text=text,
+                provider_id=provider_id,
+                model=model,
+                mentions=mentions,
+                attachments=attachments,
+                parent_cursor=parent,
+            )
+            return await self._start(spec, provider)
 
     async def edit(
         self,
@@ -218,47 +248,50 @@ class ChatService:
         attachments: tuple[AttachmentRef, ...] | None,
     ) -> m.TurnRef:
         """A new user message next to message `cursor` (same parent): a new branch, answered."""
-        edited = await self._d.lane.read(lambda: self._d.chats.message(chat_id, cursor))
-        if edited.message.role != "user":
-            raise ApiFailure("invalid", say("chat.edit_not_user"))
-        files = edited.message.attachments if attachments is None else attachments
-        if not text.strip() and not files:
-            raise ApiFailure("invalid", say("chat.empty_message"))
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=text,
-            provider_id=choice.provider_id,
-            model=choice.model,
-            mentions=edited.message.mentions,
-            attachments=files,
-            parent_cursor=edited.parent_cursor,
-        )
-        return await self._start(spec, provider)
+        with self._claim_start(chat_id):
+            edited = await self._d.lane.read(lambda: self._d.chats.message(chat_id, cursor))
+            if edited.message.role != "user":
+                raise ApiFailure("invalid", say("chat.edit_not_user"))
+            files = edited.message.attachments if attachments is None else attachments
+            if not text.strip() and not files:
+                raise ApiFailure("invalid", say("chat.empty_message"))
+            spec = TurnSpec(
+                chat_id=chat_id,
+                turn_id=str(uuid.uuid4()),
+                user_text=text,
+                provider_id=choice.provider_id,
+                model=choice.model,
+                mentions=edited.message.mentions,
+                attachments=files,
+                parent_cursor=edited.parent_cursor,
+            )
+            return await self._start(spec, provider)
 
     async def regenerate(
         self, chat_id: str, cursor: int, choice: m.ModelRef, provider: Provider
     ) -> m.TurnRef:
         """A new answer to the user message that message `cursor` answers (or is)."""
-        user = await self._d.lane.read(lambda: self._d.chats.user_message_at_or_above(chat_id, cursor))
-        spec = TurnSpec(
-            chat_id=chat_id,
-            turn_id=str(uuid.uuid4()),
-            user_text=user.message.content,
-            provider_id=choice.provider_id,
-            model=choice.model,
-            mentions=user.message.mentions,
-            attachments=user.message.attachments,
-            parent_cursor=user.cursor,
-            regenerate=True,
-        )
-        return await self._start(spec, provider)
+        with self._claim_start(chat_id):
+            user = await self._d.lane.read(lambda: self._d.chats.user_message_at_or_above(chat_id, cursor))
+            spec = TurnSpec(
+                chat_id=chat_id,
+                turn_id=str(uuid.uuid4()),
+                user_text=user.message.content,
+                provider_id=choice.provider_id,
+                model=choice.model,
+                mentions=user.message.mentions,
+                attachments=user.message.attachments,
+                parent_cursor=user.cursor,
+                regenerate=True,
+            )
+            return await self._start(spec, provider)
 
     async def retry(self, chat_id: str, provider_for: Callable[[str], Provider]) -> m.TurnRef:
-        await self._d.lane.read(lambda: self._d.chats.get(chat_id))
-        old = self._d.turns.retry_spec(chat_id)
-        spec = replace(old, turn_id=str(uuid.uuid4()))
-        return await self._start(spec, provider_for(old.provider_id))
+        with self._claim_start(chat_id):
+            await self._d.lane.read(lambda: self._d.chats.get(chat_id))
+            old = self._d.turns.retry_spec(chat_id)
+            spec = replace(old, turn_id=str(uuid.uuid4()))
+            return await self._start(spec, provider_for(old.provider_id))
 
     async def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
         deps = self._turn_deps(spec, provider)

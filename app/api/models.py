@@ -188,6 +188,8 @@ class TurnRef(ApiModel):
 class ApprovalAnswer(ApiModel):
     approval_id: str
     decision: Decision
+    # With "deny": nobody is there to answer (an eval run). The model is told no one was asked.
+    unattended: bool = False
 
 
 # ---- providers & models ---------------------------------------------------------------------
@@ -228,7 +230,8 @@ class ProviderInput(ApiModel):
     name: str = Field(min_length=1, max_length=80)
     kind: ProviderKindName
     base_url: str = Field(min_length=1, max_length=2000)
-    api_key: str = ""  # MASK keeps the stored key; "" clears it
+    api_key: str = ""  # "" or MASK keep the stored key; blank (only spaces) is refused
+    clear_key: bool = False  # remove the stored key (with api_key "" or MASK)
     timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
     first_token_timeout_s: float | None = Field(default=None, ge=1, le=3600, allow_inf_nan=False)
     default_model: str | None = Field(default=None, min_length=1, max_length=200)

@@ -206,13 +206,20 @@ class ProviderService:
             default_model=req.default_model,
             model_settings=[ModelSettings(**e.model_dump()) for e in req.model_settings],
         )
-        if previous is not None and req.api_key == m.MASK:
+        # "" keeps the key like the mask: a client that saves a profile without sending its key
+        # (or an emptied field) must not silently remove the only key; `clear_key` removes it.
+        keep = req.api_key in ("", m.MASK)
+        if not keep and not req.api_key.strip():
+            raise ApiFailure("invalid", say("provider.blank_key"), {"api_key": "blank"})
+        if req.clear_key and not keep:
+            raise ApiFailure("invalid", say("provider.key_and_clear"), {"api_key": "clear_key"})
+        name = provider_key_name(provider_id)
+        if previous is not None and keep and not req.clear_key and self._secrets.get(name) is not None:
             _refuse_key_retarget(previous.base_url, profile.base_url)
         # The key first: if the keychain refuses it, the profile is not saved either.
-        name = provider_key_name(provider_id)
-        if req.api_key == "":
+        if req.clear_key:
             self._secrets.delete(name)
-        elif req.api_key != m.MASK:
+        elif not keep:
             self._secrets.set(name, req.api_key)
 
         def apply(s: UserSettings) -> UserSettings:

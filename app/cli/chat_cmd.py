@@ -185,7 +185,9 @@ async def _open_chat(app: CashCodeApp, resume: str | None, provider: str, model:
     from app.cli.repl import banner
 
     if resume is None:
-        created = await app.invoke("chats.create", {})
+        # Lazy, as in `ask`: stored with its first completed turn, so a terminal closed at an
+        # idle prompt (SIGHUP/SIGTERM end the process at once) leaves no empty chat behind.
+        created = await app.invoke("chats.create", {"lazy": True})
         chat_id: str = created["data"]["id"]
         print(banner("New chat", chat_id, provider, model), file=sys.stderr)
         return chat_id

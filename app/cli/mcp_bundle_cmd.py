@@ -52,7 +52,8 @@ async def install_bundle(
                 inputs[option["key"]] = [await _ask(option)]
         preview = await _call_route(app, "mcp_catalog.bundle_preview", source)
     if preview["input_problem"]:
-        raise _Failed(preview["input_problem"])
+        missing = preview.get("missing_input")
+        raise _Failed(preview["input_problem"] + (f": add --input {missing}=VALUE" if missing else ""))
     print(f"Installing {preview['id']} into {preview['folder']}")
     for command in preview["commands"]:
         print(f"  $ {command}")

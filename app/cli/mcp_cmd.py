@@ -146,7 +146,10 @@ def _runner(
 async def _call_route(app: CashCodeApp, route: str, payload: dict[str, Any]) -> Any:
     envelope = await app.invoke(route, payload)
     if not envelope["ok"]:
-        raise _Failed(envelope["error"]["message"])
+        error = envelope["error"]
+        missing = (error.get("details") or {}).get("missing_input")
+        # The API names a required input left empty; how to give one is the CLI's own advice.
+        raise _Failed(error["message"] + (f": add --input {missing}=VALUE" if missing else ""))
     return envelope["data"]
 
 

@@ -72,11 +72,14 @@ class TerminalTurn:
         self._tasks: set[asyncio.Task[None]] = set()
         self._on_reply = on_reply
         self._asked: set[str] = set()  # calls the user was asked about: their result gets a line
+        self._tool_calls = 0  # of the current turn, for the closing note on failed tools
+        self._tool_failures = 0
 
     async def run(self, chat_id: str, text: str, model: dict[str, str]) -> TurnResult:
         done: asyncio.Future[AppEvent] = asyncio.get_running_loop().create_future()
         turn_id = ""
         wrote_text = False
+        self._tool_calls = self._tool_failures = 0
 
         spinner = Spinner(self._err, enabled=self._terminal)
 
@@ -99,6 +102,9 @@ class TerminalTurn:
                 wrote_text = self._end_segment(wrote_text)
                 self._tool_line(event, wrote_text)
             elif isinstance(event, ToolResultEvent):
+                self._tool_calls += 1
+                if not event.ok and not event.denied:
+                    self._tool_failures += 1
                 self._result_line(event)
             elif isinstance(event, ApprovalRequired):
                 self._asked.add(event.call_id)
@@ -175,6 +181,7 @@ class TerminalTurn:
                 if end.text or wrote_text:
                     self._out.write("\n")
             self._out.flush()
+            self._failed_tools_note()
             return TurnResult(EXIT_OK, text=end.text)
         if wrote_text:
             self._out.write("\n")
@@ -182,6 +189,16 @@ class TerminalTurn:
         if isinstance(end, TurnFailed):
             return TurnResult(EXIT_ERROR, error=end.error)
         return TurnResult(EXIT_CANCELLED)
+
+    def _failed_tools_note(self) -> None:
+        """The model answered (exit 0), but an answer built on failed tools deserves a word:
+        the trace's status is `done_with_errors` for the same turn."""
+        if self._tool_failures:
+            self._err.write(
+                f"cashcode: note: {self._tool_failures} of {self._tool_calls} tool calls failed;"
+                " the answer may rest on incomplete results.\n"
+            )
+            self._err.flush()
 
     def _tool_line(self, event: ToolCallEvent, wrote_text: bool) -> None:
         args = (

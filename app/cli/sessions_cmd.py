@@ -126,7 +126,8 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
         page = (await app.invoke("chats.list", query))["data"]
         for chat in page["chats"]:
             when = chat["updated_at"][:19].replace("T", " ")
-            print(f"{chat['id']}  {when}  {chat['title'] or '(untitled)'}")
+            preview = f"  — {chat['preview']}" if chat.get("preview") else ""
+            print(f"{chat['id']}  {when}  {chat['title'] or '(untitled)'}{preview}")
         printed += len(page["chats"])
         before = page["next_before"]
         if before is None:

@@ -49,6 +49,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
     "chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
     "chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+    "chat.busy_deleting": "This chat is being deleted.",
     "chat.already_running": "chat {id} is already running a turn",
     "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
     "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",
@@ -62,6 +63,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "export.needs_html": "An HTML export needs the rendered page (field `html`).",
     "export.cannot_save": "Cannot save the export: {reason}",
     "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+    "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
     "grant.not_found": "grant '{id}' does not exist",
     # ---- attachments
     "attach.too_many": "At most {max} files can be attached to one message ({count} given).",
@@ -87,6 +89,10 @@ ERROR_TEXTS: Final[dict[str, str]] = {
         "The stored API key is only sent to the host it was entered for: "
         "enter the key again (or clear it) to save this change."
     ),
+    "provider.blank_key": (
+        "The API key is only spaces: enter the key, or leave the field empty to keep the stored one."
+    ),
+    "provider.key_and_clear": "Either enter a new API key or clear the stored one, not both.",
     "prices.duplicate": "each provider and model may have one price only",
     "workspace.not_absolute": "the workspace must be an absolute path, got '{path}'",
     "workspace.not_folder": "the workspace '{path}' does not exist or is not a folder",
@@ -162,6 +168,12 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "mcp.ended": "the connection ended: {reason}",
     "mcp.stopped": "the server stopped: {reason}",
     "mcp.failed_start": "{reason} — the server wrote: {line} (its whole output: {log})",
+    "mcp.result_too_large": (
+        "mcp_result_too_large: {server} sent a result over {limit} in one server-sent event, more than"
+        " the MCP client reads over SSE, so the connection was reset. Ask for less (a narrower query,"
+        " fewer items or one page at a time), or connect to this server over Streamable HTTP or stdio"
+        " if it offers them: large results are kept and paged there."
+    ),
     "mcp.not_mcp_handshake": (
         "the program did not answer as an MCP server ({cause}); check that it is an MCP server"
     ),

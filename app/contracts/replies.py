@@ -44,6 +44,7 @@ class ChatSummary(ApiModel):
     running: bool = False
     message_count: int = 0  # user and assistant messages
     last_activity: str = ""  # when the last message was written (created_at for an empty chat)
+    preview: str = ""  # chats.list only: the last message shown, one line, at most 80 characters
 
 
 class ModelRef(ApiModel):

@@ -16,7 +16,9 @@ from typing import Literal
 from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved
 from app.contracts.tools import ApprovalInfo
 
-Answer = Literal["deny", "once", "always"]
+# "unattended": refused because nobody is there to answer (an eval run); shown as "deny", but the
+# model is told that no one was asked, not that the user said no.
+Answer = Literal["deny", "once", "always", "unattended"]
 Outcome = Literal["deny", "once", "always", "cancelled"]
 
 
@@ -104,7 +106,7 @@ class ApprovalGate:
         if decision == "always" and not pending.can_always:
             raise AlwaysNotOffered('"Always allow" is not offered for this request; answer "once" or "deny".')
         pending.future.set_result(decision)
-        self._resolved(approval_id, decision)
+        self._resolved(approval_id, "deny" if decision == "unattended" else decision)
         return True
 
     def pending_ids(self, chat_id: str | None = None) -> list[str]:

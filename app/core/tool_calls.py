@@ -29,6 +29,29 @@ ESCALATION_DENIED = (
     "The user did not allow running it without the sandbox. Do not retry it; continue without "
     "what the sandbox blocked, or tell the user what it needs."
 )
+NOT_ASKED = (
+    "This call was not run: it needs the user's approval and no one is here to give it (an"
+    " unattended run), so no one was asked. Do not retry it; continue without it."
+)
+# A model that repeats a call that keeps giving the same result is stuck (one called
+# `list_notes {}` 20 times): after this many identical results the call is not run again.
+REPEAT_LIMIT = 3
+
+
+def repeated_call_note(name: str, times: int) -> str:
+    return (
+        f"Not run again: {name} was called with these exact arguments {times} times in this turn "
+        "and returned the same result each time; it will not change. Use the result you already "
+        "have, try different arguments or another tool, or answer the user."
+    )
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    """The call's identity: its name and its arguments as canonical JSON (key order ignored)."""
+    try:
+        return call.name, json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except json.JSONDecodeError:
+        return call.name, call.arguments
 
 
 def truncate_for_model(text: str, limit: int) -> tuple[str, bool]:
@@ -67,6 +90,9 @@ class ToolCallRunner:
             if ctx.output_budget == deps.max_tool_output_chars
             else replace(ctx, output_budget=deps.max_tool_output_chars)
         )
+        # Per turn (one runner per turn): the last result of each distinct call and how many
+        # times in a row that call returned it.
+        self._repeats: dict[tuple[str, str], tuple[str, int]] = {}
 
     async def run_all(self, calls: Sequence[ToolCall]) -> list[Message]:
         for call in calls:
@@ -86,7 +112,15 @@ class ToolCallRunner:
 
     async def _run_one(self, call: ToolCall) -> Message:
         started = time.perf_counter()
-        result = await self._result_for(call)
+        key = _call_key(call)
+        seen = self._repeats.get(key)
+        if seen is not None and seen[1] >= REPEAT_LIMIT:
+            # A refusal by the loop, not a failure of the tool: marked like a denied call.
+            result = ToolResult(ok=False, content=repeated_call_note(call.name, seen[1]), denied=True)
+        else:
+            result = await self._result_for(call)
+            count = seen[1] + 1 if seen is not None and seen[0] == result.content else 1
+            self._repeats[key] = (result.content, count)
         content, cut = truncate_for_model(result.content, self._deps.max_tool_output_chars)
         self._deps.emit(
             ToolResultEvent(
@@ -174,8 +208,9 @@ class ToolCallRunner:
             tool=call.name,
             info=decision.info,
         )
-        if answer == "deny":
-            return ToolResult(ok=False, content=DENIED_BY_USER, denied=True), False
+        if answer in ("deny", "unattended"):
+            told = DENIED_BY_USER if answer == "deny" else NOT_ASKED
+            return ToolResult(ok=False, content=told, denied=True), False
         if answer == "always" and decision.info.grant_key is not None:
             self._deps.ledger.add(decision.info.grant_key, chat_id=self._chat_id or None)
         return None, False

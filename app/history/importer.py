@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from app.attachments.kinds import MAX_FILE_BYTES, MAX_IMAGE_BYTES
 from app.attachments.store import AttachmentStore, valid_digest
@@ -20,6 +20,7 @@ from app.contracts.messages import AttachmentRef, Mention, Message, Role, ToolCa
 from app.history.export import FORMAT, VERSION
 from app.store.chats import ChatRecord, ChatRepository, StoredMessage
 from app.store.ids import is_valid_id, new_id
+from app.store.timeutil import normalize_iso
 
 MAX_MESSAGES = 100_000
 # The upload limit: an import must not bring in a file the composer would refuse.
@@ -45,6 +46,12 @@ class _ChatIn(_Strict):
     updated_at: str
     active_leaf: int | None = Field(default=None, ge=0)  # None/0: the newest message
 
+    # Stored in the one fixed-width UTC form, so the chat list's text order is time order.
+    @field_validator("created_at", "updated_at")
+    @classmethod
+    def _fixed_width(cls, value: str) -> str:
+        return normalize_iso(value)
+
 
 class _MessageIn(_Strict):
     cursor: int = Field(ge=1)
@@ -60,6 +67,11 @@ class _MessageIn(_Strict):
     parent_cursor: int | None = Field(default=None, ge=0)  # None: the previous message (one line)
     stopped: bool = False  # an answer cut short by Stop
     tool_outcome: ToolOutcome | None = None  # a tool result's ok / error / denied
+
+    @field_validator("created_at")
+    @classmethod
+    def _fixed_width(cls, value: str) -> str:
+        return normalize_iso(value)
 
 
 class _DocIn(_Strict):

@@ -237,7 +237,9 @@ def _mcp_item(name: str, entry: object) -> Item:
         return invalid("mcp_server", name, key, "needs an http(s) url")
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         return invalid("mcp_server", name, key, "headers must map names to text")
-    payload: dict[str, Any] = {"name": name, "transport": entry.get("transport", "sse"), "url": url}
+    # MCP server names are lowercase now (app/mcp/config.py NEW_NAME_RE): `Docs` arrives as
+    # `docs`, still shown as "Docs".
+    payload: dict[str, Any] = {"name": name.lower(), "transport": entry.get("transport", "sse"), "url": url}
     for field_name, source_name in (
         ("display_name", "display_name"),
         ("display_name", "title"),
@@ -245,7 +247,9 @@ def _mcp_item(name: str, entry: object) -> Item:
     ):
         value = entry.get(source_name)
         if isinstance(value, str) and value and field_name not in payload:
-            payload[field_name] = value
+            payload[field_name] = value[:100] if field_name == "display_name" else value
+    if name != name.lower():
+        payload.setdefault("display_name", name[:100])
     if headers:
         payload["headers"] = {str(k): v for k, v in headers.items()}  # the route keeps them in the keyring
 

@@ -332,10 +332,10 @@ class KnowledgeStore:
         ]
 
     def search(self, query: str, base: str | None, limit: int) -> list[Hit]:
+        base_id = self.base_id(base) if base is not None else None  # an unknown base says so
         expression = match_expression(query)
-        if expression is None:
+        if expression is None:  # nothing searchable ("x", "中": one-character tokens are dropped)
             return []
-        base_id = self.base_id(base) if base is not None else None
         # FTS5 ranks and cuts first (`ORDER BY rank LIMIT` is its fast path); the joins then
         # run for those rows only. With a base filter the cut is wider; if the filter leaves
         # too few, the exact (slower) form ranks only that base's rows.

@@ -13,8 +13,8 @@ from app.contracts.errors import ApiFailure, said, say
 from app.mcp import api_models as x
 from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput, mask_url
-from app.mcp.config import ConfigError, ServerEntry
-from app.mcp.connection import ServerGone
+from app.mcp.config import ConfigError, NameTaken, ServerEntry
+from app.mcp.connection import ResultTooLarge, ServerGone
 from app.mcp.elicitation import ElicitationError
 from app.mcp.importer import parse_snippet
 from app.mcp.resource_attach import ResourceAttachError, ResourcePart, store_parts
@@ -306,8 +306,13 @@ def _mapped(handler: Callable[[Any], Awaitable[BaseModel]]) -> Callable[[Any], A
             raise ApiFailure("not_found", said(exc)) from None
         except NeedsConfirmation as exc:
             raise ApiFailure("conflict", said(exc)) from None
+        except NameTaken as exc:
+            raise ApiFailure("conflict", said(exc)) from None
         except ConfigError as exc:
             raise ApiFailure("invalid", said(exc)) from None
+        except ResultTooLarge as exc:  # the same call would fail again
+            details = {"retryable": "false", "reason": "mcp_result_too_large"}
+            raise ApiFailure("provider_error", said(exc), details) from None
         except ServerGone as exc:
             raise ApiFailure("provider_error", said(exc), {"retryable": "true"}) from None
 

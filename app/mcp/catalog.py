@@ -18,9 +18,11 @@ from app.mcp.config import (
     Launch,
     Resolved,
     ServerEntry,
+    check_display_name,
     check_env,
     check_header,
     check_name,
+    check_new_name,
     check_transport,
     check_url,
     secret_name,
@@ -197,13 +199,14 @@ SecretValues = dict[tuple[Any, str], str]
 
 def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEntry, SecretValues]:
     """Validate a request into an entry and the secret values to store (MASK keeps the old)."""
-    name = check_name(req.name)
+    # A stored mixed-case name keeps working; a new one follows the lowercase rule.
+    name = check_name(req.name) if existing is not None else check_new_name(req.name)
     transport = check_transport(req.transport)
     base = existing or ServerEntry(name=name, transport=transport, source="user")
     secrets: SecretValues = {}
     fields: dict[str, Any] = {"transport": transport}
     if req.display_name is not None:
-        fields["display_name"] = _text(req.display_name, "display_name")
+        fields["display_name"] = check_display_name(req.display_name)
     if req.description is not None:
         fields["description"] = _text(req.description, "description")
     if transport == "stdio":

@@ -20,7 +20,11 @@ Transport = Literal["stdio", "sse", "http"]
 Source = Literal["builtin", "user"]
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "sse", "http")
 
+# A new server's name: lowercase, as the tool names derived from it (`mcp_<server>_<tool>`).
+# Entries stored before that rule may be mixed-case: NAME_RE still reads and edits them.
+NEW_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
+MAX_DISPLAY_NAME = 100
 _HEADER_RE = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,100}$")
 # Variables that change which code a program loads (named in every confirmation prompt) and
@@ -31,6 +35,10 @@ SECRET_ENV_HINT = launch_env.SECRET_NAME
 
 class ConfigError(ValueError):
     """An entry is invalid; the message says what to fix."""
+
+
+class NameTaken(ConfigError):
+    """A new server's name is in use (compared without case): the API answers `conflict`."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,24 @@ def check_name(name: str) -> str:
             "with a letter or digit"
         )
     return name
+
+
+def check_new_name(name: str) -> str:
+    """The rule for a server created now (API, import, Market): see NEW_NAME_RE."""
+    if not NEW_NAME_RE.fullmatch(name):
+        raise ConfigError(
+            f"invalid server name {name[:60]!r}: use 1-48 lowercase letters, digits, '_' or '-', "
+            "starting with a letter or digit (the names of its tools are made from it)"
+        )
+    return name
+
+
+def check_display_name(value: str) -> str:
+    """1-100 characters once trimmed; "" means "show the name"."""
+    shown = value.strip()
+    if len(shown) > MAX_DISPLAY_NAME:
+        raise ConfigError(f"the display name is too long (at most {MAX_DISPLAY_NAME} characters)")
+    return shown
 
 
 def check_header(name: str) -> str:

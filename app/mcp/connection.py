@@ -50,6 +50,11 @@ class ServerGone(Exception):
     """The server closed the connection or crashed."""
 
 
+class ResultTooLarge(ServerGone):
+    """A result did not fit in one server-sent event (the SDK's SSE client reads at most 1 MiB
+    per event and then drops the connection): retrying the same call cannot help."""
+
+
 class Connection:
     def __init__(
         self,
@@ -68,6 +73,7 @@ class Connection:
         self.error_params: dict[str, str] = {}
         self.tools: list[ToolDef] = []
         self.client: Any = None
+        self.ended_by: BaseException | None = None  # why the session last ended on its own
         self._opener = opener
         self._on_change = on_change
         self._redact = redact
@@ -90,6 +96,7 @@ class Connection:
         if self._task is not None and not self._task.done():
             raise RuntimeError("already connected")
         self._stop = asyncio.Event()
+        self.ended_by = None
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._set("connecting")
         self._task = asyncio.create_task(self._owner(ready, list_tools), name=f"mcp:{self.name}")
@@ -118,6 +125,7 @@ class Connection:
                 self._set("connected")
                 await self._stop.wait()
         except BaseException as exc:
+            self.ended_by = exc
             if not ready.done():
                 ready.set_exception(exc)
             elif not self._stop.is_set() and not isinstance(exc, asyncio.CancelledError):

@@ -34,17 +34,20 @@ def parse_snippet(text: str) -> list[ImportItem]:
     if not isinstance(servers, dict):
         raise ConfigError('expected a JSON object with an "mcpServers" object inside')
     items = []
-    for name, spec in servers.items():
+    for key, spec in servers.items():
+        # Server names are lowercase (config.NEW_NAME_RE); `GitHub` from another app's config
+        # becomes `github`, shown as "GitHub" unless the entry names a display name itself.
+        name = str(key).lower()
         try:
-            entry = _entry(str(name), spec)
+            entry = _entry(name, spec, shown=str(key))
             preview, _ = build_entry(entry, None)
-            items.append(ImportItem(str(name), entry, preview, None))
+            items.append(ImportItem(name, entry, preview, None))
         except ConfigError as exc:
-            items.append(ImportItem(str(name), None, None, str(exc)))
+            items.append(ImportItem(name, None, None, str(exc)))
     return items
 
 
-def _entry(name: str, spec: Any) -> EntryInput:
+def _entry(name: str, spec: Any, *, shown: str) -> EntryInput:
     if not isinstance(spec, dict):
         raise ConfigError("each server must be a JSON object")
     kind = str(spec.get("type") or spec.get("transport") or ("stdio" if "command" in spec else "http"))
@@ -60,7 +63,7 @@ def _entry(name: str, spec: Any) -> EntryInput:
         return EntryInput(
             name=name,
             transport=kind,
-            display_name=str(spec.get("display_name", name)),
+            display_name=str(spec.get("display_name", shown)),
             description=str(spec.get("description", "")),
             command=str(spec["command"]),
             args=[str(a) for a in args],
@@ -82,7 +85,7 @@ def _entry(name: str, spec: Any) -> EntryInput:
     return EntryInput(
         name=name,
         transport=kind,
-        display_name=str(spec.get("display_name", name)),
+        display_name=str(spec.get("display_name", shown)),
         description=str(spec.get("description", "")),
         url=str(spec["url"]),
         headers={str(k): str(v) for k, v in headers.items()},

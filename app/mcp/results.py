@@ -77,10 +77,16 @@ def _hashed(server: str, tool: str, base: str) -> str:
 def name_map(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """`mcp_<server>_<tool>` per pair, sanitised to ≤ 64 chars of [A-Za-z0-9_-] and unique:
     a name that had to be shortened or that collides gets a short hash of (server, tool).
-    Deterministic for the same set of pairs."""
+    Deterministic for the same set of pairs. In a collision the pair whose name needed no
+    change keeps it and the derived one (characters replaced) gets the hash: a tool `get_x`
+    keeps `mcp_s_get_x` although `get.x` sorts first."""
     out: dict[tuple[str, str], str] = {}
     taken: set[str] = set()
-    for server, tool in sorted(set(pairs)):
+
+    def derived(pair: tuple[str, str]) -> bool:
+        return _BAD.search(f"{pair[0]}{pair[1]}") is not None
+
+    for server, tool in sorted(set(pairs), key=lambda p: (derived(p), p)):
         base = _base_name(server, tool)
         name = base if len(base) <= MAX_NAME else _hashed(server, tool, base)
         if name in taken:

@@ -17,8 +17,8 @@ from app.contracts.errors import say
 from app.contracts.events import AppEvent
 from app.mcp import transports
 from app.mcp.catalog import EntryInput, UserCatalog, load_builtin
-from app.mcp.config import ConfigError, Resolved, ServerEntry
-from app.mcp.connection import Connection, ServerGone, ToolDef, describe
+from app.mcp.config import ConfigError, NameTaken, Resolved, ServerEntry
+from app.mcp.connection import Connection, ResultTooLarge, ServerGone, ToolDef, describe
 from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
@@ -119,11 +119,15 @@ class McpService:
         return name in self._builtin
 
     def save(self, req: EntryInput, *, create: bool) -> ServerEntry:
+        if create:
+            # Compared without case: `Foo` and `foo` would share a schema-cache file on a
+            # case-insensitive disk and look alike in every list.
+            taken = next((e.name for e in self.entries() if e.name.lower() == req.name.lower()), None)
+            if taken is not None:
+                raise NameTaken(f"the name {req.name!r} is taken: a server named {taken!r} exists already")
         if req.name in self._builtin:
             raise ConfigError(f"{req.name!r} is a built-in server and cannot be changed")
         existing = next((e for e in self.catalog.entries() if e.name == req.name), None)
-        if create and existing is not None:
-            raise ConfigError(f"a server named {req.name!r} already exists")
         if not create and existing is None:
             raise NotFoundError(f"there is no user MCP server named {req.name[:60]!r}")
         saved = self.catalog.save(req, existing=existing)
@@ -368,7 +372,11 @@ class McpService:
         except Exception as exc:
             reason = self.redact(describe(exc))
             if _is_gone(exc):
-                await conn.crashed(say("mcp.stopped", reason=reason))
+                await conn.crashed(say("mcp.stopped", reason=reason))  # waits for the session's end
+                if _event_too_large(conn.ended_by):
+                    said_too_large = say("mcp.result_too_large", server=conn.name, limit=SSE_EVENT_LIMIT)
+                    await conn.crashed(said_too_large)  # the status says the same as the call
+                    raise ResultTooLarge(said_too_large) from None
                 raise ServerGone(
                     f"the server stopped during the call ({reason}); reconnect to retry"
                 ) from None
@@ -456,6 +464,18 @@ def quiet_sdk_loggers() -> None:
         logger = logging.getLogger(name)
         if logger.level == logging.NOTSET:
             logger.setLevel(level)
+
+
+SSE_EVENT_LIMIT = "1 MiB"  # what the SDK's SSE client reads per event (httpx2's default)
+
+
+def _event_too_large(exc: BaseException | None) -> bool:
+    """The session ended because one server-sent event was over the SDK's limit."""
+    if exc is None:
+        return False
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_event_too_large(e) for e in exc.exceptions)
+    return "Server-sent event exceeded" in str(exc) or _event_too_large(exc.__cause__)
 
 
 def _is_gone(exc: BaseException) -> bool:

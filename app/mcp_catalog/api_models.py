@@ -144,3 +144,4 @@ class BundlePreview(_Model):
     problem: str = ""  # why it cannot be installed here ("" = it can), e.g. no Node.js
     conflict: str = ""  # an MCP server of that name exists
     input_problem: str = ""  # the values given are not (yet) acceptable
+    missing_input: str = ""  # the key of a required option left empty (the CLI says `--input`)

@@ -21,7 +21,12 @@ _FALSE = ("false", "0", "no", "off")
 
 
 class BundleInputError(ValueError):
-    """A user_config value is missing or invalid; the message names the option."""
+    """A user_config value is missing or invalid; the message names the option. `missing`: the
+    key of a required option with no value (the CLI then says how to give it)."""
+
+    def __init__(self, message: str, *, missing: str = "") -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,7 @@ def check_values(
         if not values:
             values = default_values(option, dirs)
         if option.required and not values:
-            raise BundleInputError(
-                f"the bundle needs the option {key!r} ({option.title}): add --input {key}=VALUE"
-            )
+            raise BundleInputError(f"the bundle needs the option {key!r} ({option.title})", missing=key)
         if len(values) > 1 and not option.multiple:
             raise BundleInputError(f"the option {key!r} takes one value")
         out[key] = [_check_one(key, option, v) for v in values]

@@ -32,6 +32,7 @@ from app.mcp_catalog.bundle import (
 from app.mcp_catalog.bundle_inputs import BundleInputError, SystemDirs, check_values, default_values
 from app.mcp_catalog.bundle_manifest import Manifest
 from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.inputs import missing_details
 from app.mcp_catalog.installer import Installer, InstallError, Step
 from app.mcp_catalog.mcp_routes import call_route, server_names
 
@@ -100,7 +101,7 @@ class BundleService:
             values = check_values(info.manifest, given, self._dirs)
             plan = plan_bundle(info, self._installer, values, self._dirs)
         except (BundleInputError, BundleError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
         loaders = loader_env(plan)
         if loaders and not allow_loader:  # refused before anything is unpacked
             env = {**plan.config.env, **dict.fromkeys(plan.config.secret_env, MASK)}
@@ -120,7 +121,7 @@ class BundleService:
         payload: dict[str, Any] = {
             "name": server,
             "transport": "stdio",
-            "display_name": (m.display_name or m.name)[:200],
+            "display_name": (m.display_name or m.name)[:100],
             "description": _description(m),
             "command": plan.config.command,
             "args": list(plan.config.args),
@@ -165,11 +166,11 @@ class BundleService:
             problem = tools.node_problem
         elif m.server.type == "python" and tools.uv is None:
             problem = "the bundled uv was not found; reinstall CashCode"
-        input_problem = ""
+        input_problem = missing_input = ""
         try:
             values = check_values(m, given, self._dirs)
         except BundleInputError as exc:
-            input_problem = str(exc)
+            input_problem, missing_input = str(exc), exc.missing
             values = self._shown_values(m, given)
         try:
             plan = plan_bundle(info, self._installer, values, self._dirs)
@@ -220,6 +221,7 @@ class BundleService:
             if info.server_id in names
             else "",
             input_problem=input_problem,
+            missing_input=missing_input,
         )
 
     def _shown_values(self, m: Manifest, given: Mapping[str, list[str]]) -> dict[str, list[str]]:

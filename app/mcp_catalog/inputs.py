@@ -11,8 +11,20 @@ from app.mcp_catalog.models import INPUT_TOKEN, CatalogEntry, CatalogInput
 MAX_VALUE = 4_000
 
 
+def missing_details(exc: Exception) -> dict[str, str]:
+    """The API error's details for a required input left empty (`missing_input`: its key), so
+    a client can say how to give it in its own terms (the CLI: `--input KEY=VALUE`)."""
+    missing = getattr(exc, "missing", "")
+    return {"missing_input": missing} if missing else {}
+
+
 class InputError(ValueError):
-    """An input is missing or invalid; the message names it."""
+    """An input is missing or invalid; the message names it. `missing`: the key of a required
+    input with no value (the CLI then says how to give it; the Market has a field)."""
+
+    def __init__(self, message: str, *, missing: str = "") -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,7 @@ def check_inputs(
         if not values and item.default:
             values = [default_of(item, places)]
         if item.required and not values:
-            raise InputError(f"{entry.id} needs the input {key!r} ({item.title.en}): add --input {key}=VALUE")
+            raise InputError(f"{entry.id} needs the input {key!r} ({item.title.en})", missing=key)
         if len(values) > 1 and item.kind != "folders":
             raise InputError(f"the input {key!r} takes one value")
         for value in values:

@@ -37,7 +37,12 @@ REMOTE_TRANSPORTS = {"streamable-http": "http", "sse": "sse"}
 
 
 class RegistryInputError(ValueError):
-    """A value is missing or invalid; the message names the input."""
+    """A value is missing or invalid; the message names the input. `missing`: the key of a
+    required input with no value (the CLI then says how to give it; the Market has a field)."""
+
+    def __init__(self, message: str, *, missing: str = "") -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -237,9 +242,7 @@ def check_values(option: Option, given: Mapping[str, Sequence[str]]) -> dict[str
         if not values and item.default:
             values = [item.default]
         if item.required and not values:
-            raise RegistryInputError(
-                f"the input {key!r} is required ({item.description[:120]}): add --input {key}=VALUE"
-            )
+            raise RegistryInputError(f"the input {key!r} is required ({item.description[:120]})", missing=key)
         if len(values) > 1 and not item.repeated:
             raise RegistryInputError(f"the input {key!r} takes one value")
         for value in values:

@@ -23,6 +23,7 @@ from app.mcp_catalog import registry_api_models as r
 from app.mcp_catalog.bundle import BundleInfo
 from app.mcp_catalog.bundle_service import BundleService
 from app.mcp_catalog.events import McpCatalogProgress
+from app.mcp_catalog.inputs import missing_details
 from app.mcp_catalog.installer import Installer, InstallError, Plan
 from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
@@ -261,7 +262,7 @@ class RegistryService:
                 return remote_launch(entry, option, render_remote(option, values)), None
             plan = self._installer.plan(catalog_entry(entry, option, sid))
         except (RegistryInputError, InstallError, ValueError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
         return package_launch(entry, option, render_package(option, values), self._program(plan)), plan
 
     def _program(self, plan: Plan) -> tuple[str, ...]:
@@ -287,7 +288,7 @@ class RegistryService:
         try:
             values = check_values(option, req.inputs)
         except RegistryInputError as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
         launch, plan = self._launch(entry, option, sid, values)
         self._pin(launch.digest, entry)
         address = await remote_address(launch.url, self._resolver) if launch.url else ""
@@ -342,7 +343,7 @@ class RegistryService:
             except RegistryInputError as exc:
                 if pinned is None:  # values the shown entry took do not fit this answer: it changed
                     raise ApiFailure("conflict", say("registry.changed", name=req.name[:100])) from None
-                raise ApiFailure("invalid", str(exc)) from None
+                raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
             launch, plan = self._launch(entry, option, sid, values)
             if launch.digest != req.confirm:  # not what the user was shown: nothing is written
                 raise ApiFailure("conflict", say("registry.changed", name=req.name[:100]))
@@ -368,7 +369,7 @@ class RegistryService:
             {
                 "name": sid,
                 "transport": remote.transport,
-                "display_name": (entry.server.title or entry.server.name)[:200],
+                "display_name": (entry.server.title or entry.server.name)[:100],
                 "description": entry.server.description[:1_000],
                 "url": remote.url,
                 "headers": remote.headers,
@@ -405,7 +406,7 @@ class RegistryService:
         payload: dict[str, Any] = {
             "name": sid,
             "transport": "stdio",
-            "display_name": (entry.server.title or entry.server.name)[:200],
+            "display_name": (entry.server.title or entry.server.name)[:100],
             "description": entry.server.description[:1_000],
             "command": argv[0],
             "args": argv[1:],

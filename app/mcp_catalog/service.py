@@ -14,7 +14,7 @@ from app.contracts.events import AppEvent
 from app.host.host import AppPort
 from app.mcp_catalog import api_models as x
 from app.mcp_catalog.events import McpCatalogProgress
-from app.mcp_catalog.inputs import InputError, Places, check_inputs, default_of, render
+from app.mcp_catalog.inputs import InputError, Places, check_inputs, default_of, missing_details, render
 from app.mcp_catalog.installer import MARKER, Installer, InstallError
 from app.mcp_catalog.mcp_routes import call_route, server_names
 from app.mcp_catalog.models import Catalog, CatalogEntry
@@ -100,7 +100,7 @@ class CatalogService:
             check_inputs(entry, req.inputs, self._places(entry.id))
             plan = self._installer.plan(entry)
         except (InputError, InstallError) as exc:
-            raise ApiFailure("invalid", said(exc)) from None
+            raise ApiFailure("invalid", said(exc), missing_details(exc)) from None
         return x.CatalogPlan(id=entry.id, commands=[s.shown for s in plan.steps], folder=str(plan.folder))
 
     # ---- installing ----------------------------------------------------------------------------
@@ -120,7 +120,7 @@ class CatalogService:
                 values = check_inputs(entry, req.inputs, self._places(entry.id))
                 plan = self._installer.plan(entry)
             except (InputError, InstallError) as exc:
-                raise ApiFailure("invalid", said(exc)) from None
+                raise ApiFailure("invalid", said(exc), missing_details(exc)) from None
             rendered = render(entry, values)
             for key in entry.inputs:  # a data folder the defaults point into (e.g. the memory file)
                 if key.kind == "file" and values.get(key.key):

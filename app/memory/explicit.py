@@ -133,6 +133,13 @@ class MemoryRepository:
             raise Conflict(say("memory.exists", id=mid)) from exc
         return MemoryRecord(mid, text, clean_tags, now, now, asked_by)
 
+    def refuse_duplicate(self, content: str, *, memory_id: str = "") -> None:
+        """Raise Conflict (naming it) when another memory has this text: checked before a
+        confirmation is asked (the write checks again, in its transaction)."""
+        text = normalize_content(content)
+        with self._db.reading() as conn:
+            _refuse_duplicate(conn, text, memory_id)
+
     def get(self, memory_id: str) -> MemoryRecord:
         mid = validate_id(memory_id, "memory id")
         rows = self._db.query("SELECT * FROM memories WHERE id = ?", (mid,))

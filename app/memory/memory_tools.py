@@ -71,6 +71,7 @@ class RememberMemoryTool(Tool):
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         content = guarded(lambda: normalize_content(req_str(args, "content")))
         tags = guarded(lambda: normalize_tags(str_list(args, "tags")))
+        guarded(lambda: self._repo.refuse_duplicate(content))  # before the user is asked, not after
         mid = new_id()  # the id shown in the confirmation is the one written
         info = ApprovalInfo(
             title="Remember a memory",
@@ -137,6 +138,7 @@ class UpdateMemoryTool(Tool):
         old = guarded(lambda: self._repo.get(req_str(args, "id")))
         content = guarded(lambda: normalize_content(req_str(args, "content")))
         tags = guarded(lambda: normalize_tags(str_list(args, "tags")))
+        guarded(lambda: self._repo.refuse_duplicate(content, memory_id=old.id))
         detail = (
             f"Memory {old.id}\nBefore:\n{_shown(old.content, old.tags)}\n\nAfter:\n{_shown(content, tags)}"
         )

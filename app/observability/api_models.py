@@ -28,7 +28,7 @@ class TraceView(_Model):
     provider_id: str
     api_mode: str | None
     model: str
-    status: Literal["done", "failed", "cancelled"]
+    status: Literal["done", "done_with_errors", "failed", "cancelled"]
     error_code: str | None
     started_at: str
     ttft_ms: float | None

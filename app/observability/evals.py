@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from app.contracts.events import (
     AppEvent,
     ApprovalRequired,
-    ToolCallEvent,
+    ToolResultEvent,
     TurnCancelled,
     TurnDone,
     TurnFailed,
@@ -71,7 +71,8 @@ def check(expect: Expectation, answer: str, tools: Sequence[str]) -> list[str]:
 
 
 async def run_case(app: EvalApp, case: EvalCase, model: dict[str, str] | None) -> CaseResult:
-    """One case in its own chat, deleted afterwards. Approvals are denied (nobody to ask)."""
+    """One case in its own chat, deleted afterwards. Calls that need an approval are refused as
+    unattended (nobody to ask; the model is told so) and do not count as called."""
     started = time.perf_counter()
     loop = asyncio.get_running_loop()
     created = await app.invoke("chats.create", {})
@@ -107,10 +108,10 @@ async def run_case(app: EvalApp, case: EvalCase, model: dict[str, str] | None) -
 def _on_event(app: EvalApp, turn: _Turn, event: AppEvent) -> None:
     if getattr(event, "chat_id", None) != turn.chat_id or turn.end is None:
         return
-    if isinstance(event, ToolCallEvent):
+    if isinstance(event, ToolResultEvent) and not event.denied:  # a refused call was not called
         turn.tools.append(event.name)
     elif isinstance(event, ApprovalRequired):
-        answer = {"approval_id": event.approval_id, "decision": "deny"}
+        answer = {"approval_id": event.approval_id, "decision": "deny", "unattended": True}
         task = asyncio.get_running_loop().create_task(app.invoke("chat.approve", answer))
         turn.tasks.add(task)
         task.add_done_callback(turn.tasks.discard)

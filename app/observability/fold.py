@@ -104,7 +104,7 @@ class TurnFold:
             return
         tool = self._tools[index]
         tool.duration_ms = round(event.duration_ms, 3)
-        denied = tool.approval in ("deny", "cancelled")
+        denied = event.denied or tool.approval in ("deny", "cancelled")
         tool.outcome = "ok" if event.ok else ("denied" if denied else "error")
         if not self._open_calls:
             self._next_call_pending = True
@@ -116,7 +116,8 @@ class TurnFold:
     ) -> TraceRecord:
         status: TurnStatus
         if isinstance(end, TurnDone):
-            status, error_code = "done", None
+            failed = any(t.outcome == "error" for t in self._tools)
+            status, error_code = ("done_with_errors" if failed else "done"), None
         elif isinstance(end, TurnFailed):
             status, error_code = "failed", end.error.code
         else:

@@ -16,11 +16,13 @@ import logging.handlers
 import re
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
+from app.support.bearer import BEARER, masked_bearer
 from app.support.secret_forms import encoded_forms
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -35,9 +37,9 @@ _MIN_SECRET_LEN = 4  # shorter "secrets" would mangle ordinary text
 # The current HTTP request's id (set by app/observability/request_id.py); log lines repeat it.
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("cashcode_request_id", default=None)
 
-_PATTERNS = (
+_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), MASK),
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=\-]{4,}", re.IGNORECASE), rf"\1 {MASK}"),
+    (BEARER, partial(masked_bearer, MASK)),  # a token after "Bearer", never a word of prose
     # The serve start URL carries its token as a query parameter.
     (re.compile(r"([?&#](?:token|api_key|key)=)[^&\s\"']+", re.IGNORECASE), rf"\1{MASK}"),
     (

@@ -24,10 +24,17 @@ def _traces(conn: sqlite3.Connection) -> None:
     run_script(conn, TRACES_V1)
 
 
+def _traces_done_with_errors(conn: sqlite3.Connection) -> None:
+    from app.observability.schema import TRACES_V2
+    from app.store.migrations import run_script
+
+    run_script(conn, TRACES_V2)
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="observability",
     build=_build,
     routes="app.observability.api_routes",
     events="app.observability.events",
-    migrations=(_traces,),
+    migrations=(_traces, _traces_done_with_errors),
 )

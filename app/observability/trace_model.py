@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-TurnStatus = Literal["done", "failed", "cancelled"]
+# done_with_errors: the model answered, but at least one tool call failed (not: was denied).
+TurnStatus = Literal["done", "done_with_errors", "failed", "cancelled"]
 ToolOutcome = Literal["ok", "error", "denied", "cancelled"]
 ApprovalOutcome = Literal["deny", "once", "always", "cancelled"]
 

@@ -1,10 +1,12 @@
 """A small BM25 index and the tokeniser shared by `tool_search` (MCP) and `skill_search`.
 
-Tokens: lower-cased words split at camelCase and snake/kebab boundaries (the whole word is
-kept too, so `say_hello` matches both "say_hello" and "hello"), digits as their own runs, and
-CJK text as overlapping bigrams (Chinese has no spaces; single characters would match almost
-everything). Latin words of three letters or more are reduced to their English stem (Snowball,
-`snowballstemmer`): "fields", "filling" and "forms" meet "field", "fill" and "form". The whole
+Text is NFKC-normalised first (full-width `ｆｉｌｅ` is `file`). Tokens: lower-cased words split
+at camelCase and snake/kebab boundaries (the whole word is kept too, so `say_hello` matches both
+"say_hello" and "hello"), digits as their own runs, and CJK text as overlapping bigrams (Chinese
+has no spaces). Tokens of one character are dropped, a lone CJK character included: "a", "x",
+"2" or "中" would match almost everything. Latin words of three letters or more are reduced to
+their English stem (Snowball, `snowballstemmer`): "fields", "filling" and "forms" meet "field",
+"fill" and "form". The whole
 identifier of a split name is kept as written. BM25 with k1 = 1.5 and b = 0.75 (SPEC S6.4).
 """
 
@@ -14,6 +16,7 @@ import heapq
 import math
 import re
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -43,13 +46,18 @@ _CHANGEABLE_ENDINGS = (
 def tokenize(text: str) -> list[str]:
     """Split `text` into lower-case search tokens (see module docstring)."""
     # One C-level pass over the cached word splits (knowledge bases tokenise whole files).
-    return list(chain.from_iterable(map(_chunk_tokens, _CHUNK.findall(text))))
+    return list(chain.from_iterable(map(_chunk_tokens, _CHUNK.findall(_normal(text)))))
 
 
 def token_text(text: str) -> str:
     """`" ".join(tokenize(text))`, in one join over each word's cached token string (the
     knowledge index stores exactly this; half the time of building the list first)."""
-    return " ".join(filter(None, map(_chunk_text, _CHUNK.findall(text))))
+    return " ".join(filter(None, map(_chunk_text, _CHUNK.findall(_normal(text)))))
+
+
+def _normal(text: str) -> str:
+    """NFKC (full-width Latin and digits, ligatures, compatibility forms); ASCII is already."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 @lru_cache(maxsize=65_536)
@@ -70,7 +78,7 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     # not a phrase); a single word is only its stem.
     if whole and (len(pieces) > 1 or (pieces and stem(whole) != pieces[0])):
         pieces.append(whole)
-    return tuple(pieces)
+    return tuple(p for p in pieces if len(p) > 1)
 
 
 @lru_cache(maxsize=65_536)
@@ -109,8 +117,7 @@ def stem(word: str) -> str:
 
 
 def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
+    """A lone character gives nothing (it would match every text that has it)."""
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 

@@ -12,7 +12,10 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from app.support.bearer import BEARER, masked_bearer
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -203,9 +206,9 @@ def _check_name(name: str) -> None:
         raise ValueError(f"invalid secret name {name[:60]!r}")
 
 
-_TOKEN_PATTERNS = (
+_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), MASK),
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=\-]{4,}", re.IGNORECASE), rf"\1 {MASK}"),
+    (BEARER, partial(masked_bearer, MASK)),  # a token after "Bearer", never a word of prose
 )
 _MIN_SECRET_LEN = 4  # shorter "secrets" would mangle ordinary text
 

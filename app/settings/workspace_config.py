@@ -16,7 +16,16 @@ from app.settings.config_errors import ConfigError
 from app.settings.secrets import redact
 from app.settings.user_settings import validate_base_url
 
-_SECRETISH = re.compile(r"(key|token|secret|password|passwd|credential|auth)", re.IGNORECASE)
+# A setting *named* as a secret: one of these words as a whole part of the name (`api_key`,
+# `OPENAI_API_KEY`, `authToken`), never a substring (`monkey` is no key; it is an unknown setting).
+_SECRET_WORDS = frozenset(
+    {
+        "key", "keys", "apikey", "token", "tokens", "accesstoken", "authtoken", "secret", "secrets",
+        "password", "passwd", "pwd", "passphrase", "credential", "credentials", "auth",
+        "authorization", "bearer", "privatekey", "secretkey",
+    }
+)  # fmt: skip
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 MAX_CONFIG_CHARS = 64 * 1024  # a handful of settings; anything bigger is not ours
 _URL_CREDENTIALS = re.compile(r"^[a-z]+://[^/?#]*@", re.IGNORECASE)
 
@@ -34,6 +43,10 @@ class WorkspaceConfig(BaseModel):
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
         return None if value is None else validate_base_url(value)
+
+
+def _secret_name(name: str) -> bool:
+    return any(part.lower() in _SECRET_WORDS for part in _NAME_PARTS.findall(name))
 
 
 def _looks_secret(value: object) -> bool:
@@ -69,7 +82,7 @@ def _parse(path: Path, text: str) -> WorkspaceConfig:
     if len(text) > MAX_CONFIG_CHARS:
         raise ConfigError(f"{path} is too large for a config file (over {MAX_CONFIG_CHARS} characters)")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_unique_key_loader())  # a SafeLoader: no object tags
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
     except RecursionError as exc:  # deeply nested lists/maps exhaust the parser's stack
@@ -78,14 +91,40 @@ def _parse(path: Path, text: str) -> WorkspaceConfig:
         return WorkspaceConfig()
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must be a mapping of settings, not {type(data).__name__}")
-    secret_keys = sorted(str(k) for k in data if _SECRETISH.search(str(k)) or _looks_secret(data[k]))
+    secret_keys = sorted(str(k) for k in data if _secret_name(str(k)) or _looks_secret(data[k]))
     if secret_keys:
         raise ConfigError(
             f"{path} contains {', '.join(secret_keys)}: secrets are not allowed in the workspace "
             "config; use the OPENAI_API_KEY environment variable or save the key in the app"
+        )
+    unknown = sorted(str(k) for k in data if k not in WorkspaceConfig.model_fields)
+    if unknown:
+        raise ConfigError(
+            f"{path} has unknown settings ({', '.join(unknown)}); the known ones are: "
+            + ", ".join(sorted(WorkspaceConfig.model_fields))
         )
     try:
         return WorkspaceConfig.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"{path} has invalid settings ({problems})") from exc
+
+
+def _unique_key_loader() -> type:
+    """yaml's SafeLoader, refusing a key given twice in one mapping (safe_load keeps the last
+    one silently, so the setting in effect would not be the one the reader sees first)."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+            seen: set[object] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} is given twice", key_node.start_mark
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader

@@ -14,6 +14,14 @@ from app.store.ids import new_id, validate_chat_id
 from app.store.search import like_patterns
 from app.store.timeutil import utc_now_iso
 
+PREVIEW_CHARS = 80
+
+
+def preview_text(text: str) -> str:
+    """One line, at most PREVIEW_CHARS characters (the last one `…` when cut)."""
+    line = " ".join(text.split())
+    return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
+
 
 class ChatRecords:
     def __init__(self, db: Database) -> None:
@@ -112,6 +120,25 @@ class ChatRecords:
             marks = ",".join("?" for _ in ids)
             rows = self._db.query(sql.format(where=f" WHERE chat_id IN ({marks})"), tuple(ids))
         return {r[0]: ChatActivity(message_count=int(r[1]), last_message_at=r[2]) for r in rows}
+
+    def previews(self, chat_ids: Sequence[str]) -> dict[str, str]:
+        """Per chat: its last user or assistant text on the shown branch, on one line and at most
+        PREVIEW_CHARS long ("" when it has none). One indexed read per listed chat."""
+        ids = [validate_chat_id(c) for c in chat_ids]
+        if not ids:
+            return {}
+        marks = ",".join("?" for _ in ids)
+        rows = self._db.query(
+            "SELECT c.id, (SELECT substr(m.content, 1, ?) FROM messages m"
+            "  WHERE m.chat_id = c.id AND m.role IN ('user', 'assistant') AND m.content != ''"
+            "  AND m.branch = COALESCE((SELECT l.branch FROM messages l"
+            "      WHERE l.chat_id = c.id AND l.cursor = c.leaf_cursor), 0)"
+            "  AND m.cursor <= COALESCE(c.leaf_cursor, m.cursor)"
+            "  ORDER BY m.cursor DESC LIMIT 1)"
+            f" FROM chats c WHERE c.id IN ({marks})",
+            (PREVIEW_CHARS * 4, *ids),
+        )
+        return {r[0]: preview_text(r[1] or "") for r in rows}
 
     def activity_of(self, chat_id: str) -> ChatActivity:
         """One chat's counters (kept by triggers, app/store/activity.py): no scan of its rows."""

@@ -127,6 +127,12 @@ def _visible_count(conn: sqlite3.Connection) -> None:
     migrate_visible_count(conn)
 
 
+def _fixed_width_times(conn: sqlite3.Connection) -> None:
+    from app.store.times import migrate_fixed_width_times  # imported `…00Z` sorts as time again
+
+    migrate_fixed_width_times(conn)
+
+
 # The store's own steps, one per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -134,6 +140,7 @@ MIGRATIONS: Sequence[Migration] = (
     _chat_activity,
     _grant_enabled,
     _visible_count,
+    _fixed_width_times,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -78,10 +78,7 @@ def decide(
     if mode == "read_only" and not auto_safe:
         if _is_web_host(prepared) and _granted(prepared, ledger):
             return Allow("granted")
-        return Deny(
-            f"The app is in read-only mode; '{tool.name}' would change something, so it was not run. "
-            "Ask the user to switch modes if this is needed."
-        )
+        return Deny(_read_only_refusal(tool, prepared))
     if policy == "always":
         return Allow("policy_always")
     if _granted(prepared, ledger):
@@ -95,6 +92,25 @@ def decide(
     if mode == "autonomous":
         return Allow("autonomous")
     return Ask(prepared.approval)
+
+
+def _read_only_refusal(tool: Tool, prepared: PreparedCall) -> str:
+    """Why read-only mode refused the call, without claiming what the call would do: an MCP
+    tool is refused as a kind (its server's read-only mark is a hint nobody verified)."""
+    key = prepared.approval.grant_key if prepared.approval else None
+    if key is not None and key.kind == "mcp":
+        marked = prepared.approval is not None and prepared.approval.summary is not None and (
+            prepared.approval.summary.code == "mcp_tool_read_only"
+        )
+        hint = " (its server marks it read-only, but that mark is not verified)" if marked else ""
+        return (
+            f"The app is in read-only mode, which allows no MCP tools; '{tool.name}' was not run{hint}. "
+            "Ask the user to switch modes if this is needed."
+        )
+    return (
+        f"The app is in read-only mode; '{tool.name}' would change something, so it was not run. "
+        "Ask the user to switch modes if this is needed."
+    )
 
 
 def _is_web_host(prepared: PreparedCall) -> bool:

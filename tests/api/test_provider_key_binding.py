@@ -33,5 +33,5 @@ async def test_same_host_keeps_the_key_and_a_new_host_takes_a_new_or_no_key(
     moved = {**PAYLOAD, "id": pid, "base_url": "http://localhost:9/v1", "api_key": "sk-new-key-123456"}
     assert (await ok(app, "providers.save", moved))["has_key"] is True
     assert secrets.get(provider_key_name(pid)) == "sk-new-key-123456"
-    cleared = {**PAYLOAD, "id": pid, "base_url": "http://127.0.0.1:11/v1", "api_key": ""}
+    cleared = {**PAYLOAD, "id": pid, "base_url": "http://127.0.0.1:11/v1", "api_key": "", "clear_key": True}
     assert (await ok(app, "providers.save", cleared))["has_key"] is False

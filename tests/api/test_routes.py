@@ -82,8 +82,8 @@ async def test_provider_keys_are_stored_in_the_keyring_and_never_returned(
     listed = await ok(app, "providers.list")
     assert listed["providers"][0]["name"] == "Renamed"
     assert VALID_KEY not in repr(listed) and VALID_KEY not in repr(await ok(app, "settings.get"))
-    # "" clears it
-    cleared = await ok(app, "providers.save", {**payload, "id": pid, "api_key": ""})
+    # clear_key clears it
+    cleared = await ok(app, "providers.save", {**payload, "id": pid, "api_key": "", "clear_key": True})
     assert cleared["has_key"] is False and cleared["api_key"] == ""
     assert secrets.get(provider_key_name(pid)) is None
     await ok(app, "providers.delete", {"provider_id": pid})

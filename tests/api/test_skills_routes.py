@@ -45,7 +45,7 @@ async def test_list_pages_and_searches_with_sources_and_shadowing(
     assert item["source"] == "user" and [s["source"] for s in item["shadows"]] == ["external"]
     assert item["shadows"][0]["path"].startswith("~")  # the home folder is redacted
     assert [d["directory"] for d in page1["invalid"]] == ["broken"]
-    found = await ok(app, "skills.list", {"query": "number 7 helper"})
+    found = await ok(app, "skills.list", {"query": "number 07 helper"})  # "7" alone: no token
     assert found["items"][0]["name"] == "skill-07" and found["items"][0]["score"] > 0
 
 

@@ -207,3 +207,31 @@ async def test_the_stored_tool_chain_is_sent_back_on_the_next_turn(
     body = _body_text(fake_llm.model_requests()[-1])
     for needle in ("read a", "alpha content", "It says alpha.", "and again?"):
         assert needle in body, needle
+
+
+async def test_a_call_repeated_with_the_same_result_is_not_run_a_fourth_time(
+    make_app: AppMaker, fake_llm: Any, workspace: Path
+) -> None:
+    # Issue 40 item 3: a real model called the same tool with the same arguments 20 times.
+    (workspace / "notes.txt").write_text("the only note\n")
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    same = [{"name": "read_file", "arguments": {"path": "notes.txt"}}]
+    fake_llm.script(*[{"tool_calls": same} for _ in range(5)], {"text": "One note."})
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "read my notes", pid)
+    end = await events.turn_end(turn)
+    assert isinstance(end, TurnDone) and end.text == "One note.", end
+    requests = fake_llm.model_requests()
+    assert len(requests) == 6
+
+    def last_tool_message(request: Any) -> str:
+        tool = [m for m in request.body["messages"] if m["role"] == "tool"][-1]
+        return str(tool["content"])
+
+    assert all("the only note" in last_tool_message(r) for r in requests[1:4])
+    for request in requests[4:]:  # the 4th and 5th identical call: told, not run
+        said = last_tool_message(request)
+        assert "Not run again" in said and "3 times" in said and "the only note" not in said
+    results = [e for e in events.events if e.type == "tool_result" and getattr(e, "turn_id", "") == turn]
+    assert [getattr(e, "denied", None) for e in results] == [False, False, False, True, True]

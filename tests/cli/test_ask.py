@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,33 @@ def test_desktop_and_serve_explain_when_they_are_missing_or_run(env: dict[str, s
     for command in ("desktop", "serve"):
         result = cashcode(command, "--help", env=env, cwd=home / "ws")
         assert result.returncode == 0 and command in result.stdout
+
+
+def test_a_turn_whose_tools_all_failed_says_so_and_its_trace_is_done_with_errors(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    # Issue 40 item 2: the model answered (exit 0), but both of its tool calls failed.
+    fake_llm.script(
+        {
+            "tool_calls": [
+                {"name": "read_file", "arguments": {"path": "missing-1.txt"}},
+                {"name": "read_file", "arguments": {"path": "missing-2.txt"}},
+            ]
+        },
+        {"text": "I found nothing."},
+    )
+    result = cashcode("ask", "read them", env=env, cwd=home / "ws")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "I found nothing.\n"
+    assert "cashcode: note: 2 of 2 tool calls failed" in result.stderr
+    traces = cashcode("traces", "list", "--json", env=env, cwd=home / "ws")
+    assert [t["status"] for t in json.loads(traces.stdout)] == ["done_with_errors"]
+    # A denied call is not a failure: the turn of the test above stays "done", no note.
+    fake_llm.script(
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
+        {"text": "Not written."},
+    )
+    denied = cashcode("ask", "write x", env=env, cwd=home / "ws")
+    assert denied.returncode == 0 and "tool calls failed" not in denied.stderr
+    traces = cashcode("traces", "list", "--json", env=env, cwd=home / "ws")
+    assert [t["status"] for t in json.loads(traces.stdout)] == ["done", "done_with_errors"]

@@ -165,3 +165,40 @@ def test_ask_at_a_terminal_spins_and_renders(env: dict[str, str], home: Path, fa
         os.close(master)
     shown = _plain(term.output)
     assert "bold words" in shown and "**bold words**" not in shown
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGHUP, signal.SIGTERM])
+def test_closing_the_terminal_of_an_idle_chat_leaves_no_empty_chat(
+    env: dict[str, str], home: Path, fake_llm: Any, signal_number: int
+) -> None:
+    # Issue 40 item 5: the chat was created at start, so a closed terminal left "(untitled)".
+    proc, term, master = _start_chat(env, home / "ws")
+    try:
+        term.wait_for(READY, 0)
+        os.killpg(proc.pid, signal_number)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip() in ("", "No chats yet.") and "(untitled)" not in listed.stdout
+    # A chat that got its first answer is kept (and resumable) as before.
+    fake_llm.script({"text": "KEPT ANSWER"})
+    proc, term, master = _start_chat(env, home / "ws")
+    try:
+        at = term.wait_for(READY, 0)
+        term.type(b"keep me\r")
+        at = term.wait_for(b"KEPT ANSWER", at)
+        term.wait_for(READY, at)
+        os.killpg(proc.pid, signal_number)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
+    assert len(listed.stdout.splitlines()) == 1 and "keep me" in listed.stdout

@@ -122,3 +122,25 @@ def test_a_malformed_file_exits_2_naming_the_line_and_field(
     assert fake_llm.model_requests() == []
     missing = cashcode("evals", "run", str(home / "nope.yaml"), env=env, cwd=home / "ws")
     assert missing.returncode == 2 and "cannot read the file" in missing.stderr
+
+
+def test_a_call_refused_for_want_of_an_approver_says_no_one_was_asked_and_is_not_called(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    # Issue 40 item 17: the model was told "The user denied this tool call" (nobody was asked)
+    # and `tools_called: [write_file]` passed although write_file never ran.
+    (home / "write.yaml").write_text(
+        "cases:\n  - name: writes\n    prompt: Write x.txt\n    expect:\n      tools_called: [write_file]\n"
+    )
+    fake_llm.script(
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
+        {"text": "Could not write."},
+    )
+    result = cashcode("evals", "run", str(home / "write.yaml"), "--json", env=env, cwd=home / "ws")
+    assert result.returncode == 1, result.stderr
+    case = json.loads(result.stdout)["cases"][0]
+    assert case["tools_called"] == []
+    assert "tools_called: not called write_file (called: none)" in case["reasons"]
+    told = [m for m in fake_llm.model_requests()[1].body["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "no one was asked" in told and "The user denied" not in told
+    assert not (home / "ws" / "x.txt").exists()

@@ -151,6 +151,7 @@ def test_the_cli_installs_both_bundles_calls_them_and_uninstalls(
     assert "Shout Kit 0.4.1 by Test Author" in refused.stdout and "tools: shout" in refused.stdout
     missing = cashcode("mcp", "install", str(packed["python"]), "--yes", env=env, cwd=tmp_path)
     assert missing.returncode == 1 and "needs the option 'token'" in missing.stderr
+    assert "add --input token=VALUE" in missing.stderr  # the CLI's own advice (issue 40 item 18)
     for bundle, inputs, server, tool, args, expect in (
         (
             packed["python"],

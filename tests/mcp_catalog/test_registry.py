@@ -359,3 +359,36 @@ def test_the_cli_lists_registry_entries_after_the_curated_ones_and_installs_one(
     offline = cashcode("mcp", "catalog", "--search", "nothing cached", env=env, cwd=tmp_path)
     assert offline.returncode == 0 and "MCP Registry offline:" in offline.stdout
     assert "Showing the curated catalog only" in offline.stdout
+
+
+NEEDS_TOKEN = server_json(
+    "io.example.tools/needs-token",
+    "Needs a token",
+    packages=[
+        pypi_package(
+            "needs-token",
+            "1.0",
+            environmentVariables=[
+                {"name": "NEEDS_TOKEN_KEY", "description": "the token", "isRequired": True},
+            ],
+        )
+    ],
+)
+
+
+async def test_a_missing_required_input_is_named_for_the_form_and_the_cli_adds_its_advice(
+    make_app: AppMaker, tmp_path: Path
+) -> None:
+    # Issue 40 item 18: the Market's form showed the CLI's "add --input KEY=VALUE".
+    with FakeMcpRegistry([NEEDS_TOKEN]) as registry:
+        app, _ = await make_app()
+        await use_registry(app, registry.base_url)
+        await ok(app, "mcp_catalog.registry.search")
+        name = "io.example.tools/needs-token"
+        planned = await err(app, "mcp_catalog.registry.plan", {"name": name})
+        assert "'NEEDS_TOKEN_KEY' is required" in planned["message"] and "--input" not in planned["message"]
+        assert planned["details"]["missing_input"] == "NEEDS_TOKEN_KEY"
+        env = {**base_env(tmp_path), "CASHCODE_MCP_REGISTRY_URL": registry.base_url}
+        refused = cashcode("mcp", "install", name, "--yes", env=env, cwd=tmp_path)
+        assert refused.returncode == 1
+        assert "is required (the token): add --input NEEDS_TOKEN_KEY=VALUE" in refused.stderr

@@ -42,10 +42,14 @@ async def test_remember_memory_refuses_a_duplicate(db: Database, tmp_path: Path)
     repo.add("Deploys happen on Fridays")
     tool = RememberMemoryTool(repo)
     ctx = ToolContext(workspace=tmp_path, chat_id="c", turn_id="t")
-    call = await tool.prepare({"content": "Deploys happen on Fridays"}, ctx)
+    with pytest.raises(ToolError, match="already has this text"):  # before anyone is asked
+        await tool.prepare({"content": "Deploys happen on Fridays"}, ctx)
+    # Written meanwhile (after the confirmation was asked): the write still refuses it.
+    call = await tool.prepare({"content": "Releases happen on Tuesdays"}, ctx)
+    repo.add("Releases happen on Tuesdays")
     with pytest.raises(ToolError, match="already has this text"):
         await tool.execute(call, ctx)
-    assert repo.count() == 1
+    assert repo.count() == 2
 
 
 async def test_save_memory_does_not_append_the_same_line_twice(db: Database, tmp_path: Path) -> None:

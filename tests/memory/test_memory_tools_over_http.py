@@ -174,3 +174,29 @@ async def test_search_memories_with_nothing_to_search_for_is_an_error(
     result = [m for m in fake_llm.model_requests()[-1].body["messages"] if m["role"] == "tool"][-1]
     assert "say what to search for: give at least one word or tag" in result["content"]
     assert "likes tea" not in result["content"]
+
+
+async def test_a_duplicate_memory_is_refused_before_anyone_is_asked(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    # Issue 40 item 19: the user was asked to confirm, and only then told it was a duplicate.
+    fridays = "Deploys happen on Fridays"
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    first = await ok(app, "memories.add", {"content": fridays, "tags": []})
+    other = await ok(app, "memories.add", {"content": "Deploys happen on Mondays", "tags": []})
+    fake_llm.script(
+        {"tool_calls": [{"name": "remember_memory", "arguments": {"content": f" {fridays} "}}]},
+        {"tool_calls": [{"name": "update_memory", "arguments": {"id": other["id"], "content": fridays}}]},
+        {"text": "Already known."},
+    )
+    chat = await ok(app, "chats.create")
+    turn = await send(app, chat["id"], "remember that deploys happen on Fridays", pid)
+    assert (await events.turn_end(turn)).type == "turn_done"
+    assert "approval_required" not in events.types(turn)  # nobody was asked
+    requests = fake_llm.model_requests()
+    for request in requests[1:3]:
+        told = [m for m in request.body["messages"] if m["role"] == "tool"][-1]["content"]
+        assert "already has this text" in told and first["id"] in told
+    contents = sorted(m["content"] for m in (await ok(app, "memories.list"))["memories"])
+    assert contents == ["Deploys happen on Fridays", "Deploys happen on Mondays"]

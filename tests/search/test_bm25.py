@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import math
 
-from app.search.bm25 import K1, B, BM25Index, tokenize
+from app.search.bm25 import K1, B, BM25Index, token_text, tokenize
 
 
 def test_tokens_split_camel_and_snake_case_and_keep_the_whole_word() -> None:
     assert tokenize("say_hello") == ["say", "hello", "say_hello"]
-    assert tokenize("getHTTPResponse2") == ["get", "http", "respons", "2", "gethttpresponse2"]
+    assert tokenize("getHTTPResponse2") == ["get", "http", "respons", "gethttpresponse2"]  # no "2"
     assert tokenize("kebab-case Plain") == ["kebab", "case", "kebab-case", "plain"]
 
 
-def test_cjk_text_becomes_bigrams_and_a_single_character_stays() -> None:
+def test_cjk_text_becomes_bigrams_and_a_lone_character_is_dropped() -> None:
     assert tokenize("读取文件") == ["读取", "取文", "文件"]
-    assert tokenize("读 file") == ["读", "file"]
+    # Issue 40 item 15: "读" alone would match every text that has it.
+    assert tokenize("读 file") == ["file"]
+
+
+def test_one_character_tokens_are_dropped_and_full_width_latin_is_latin() -> None:
+    assert tokenize("a x 1 b") == []
+    assert tokenize("ｆｉｌｅ ＲＥＡＤ＿ＦＩＬＥ ２０２６") == tokenize("file READ_FILE 2026")
+    assert token_text("a ｆｏｒｍｓ 表") == "form"
+    index = BM25Index([("a", ["a list of files"]), ("b", ["x marks 中 the spot"])])
+    assert index.search("a", 5) == [] and index.search("中", 5) == [] and index.search("x", 5) == []
+    assert index.search("ＦＩＬＥＳ", 5)[0][0] == "a"
 
 
 def test_search_ranks_by_bm25_with_the_specified_parameters() -> None:
@@ -44,7 +54,7 @@ def test_queries_match_across_case_styles_and_languages() -> None:
 
 
 def test_english_words_are_stemmed_so_word_forms_meet() -> None:
-    stems = ["fill", "in", "the", "field", "of", "a", "pdf", "form"]
+    stems = ["fill", "in", "the", "field", "of", "pdf", "form"]
     assert tokenize("Fill in the fields of a PDF form") == stems
     assert tokenize("filling forms") == tokenize("fill form") == ["fill", "form"]
     assert tokenize("running tests") == ["run", "test"]
@@ -61,7 +71,7 @@ def test_stemming_leaves_identifiers_cjk_digits_and_short_words_as_they_were() -
     assert tokenize("Forms") == ["form"]
     # CJK bigrams, digit runs and words of two letters are not touched
     assert tokenize("填写表单 forms") == ["填写", "写表", "表单", "form"]
-    assert tokenize("v2 is ok 2026") == ["v", "2", "v2", "is", "ok", "2026"]
+    assert tokenize("v2 is ok 2026") == ["v2", "is", "ok", "2026"]  # not the one-character parts
 
 
 def test_the_ending_filter_never_skips_a_word_the_stemmer_would_change() -> None:

@@ -268,3 +268,16 @@ def test_without_a_keychain_a_key_can_be_kept_for_the_session_only() -> None:
     assert store.get(KEY) == SECRET and store.is_session_only(KEY)
     assert SecretStore(backend=fail.Keyring()).get(KEY) is None
     assert store.delete(KEY) and store.get(KEY) is None
+
+
+def test_prose_around_the_word_bearer_is_left_alone_and_tokens_after_it_are_masked() -> None:
+    # Issue 40 item 16: "jwt-bearer grant" became "jwt-bearer ********".
+    for prose in (
+        "unsupported grant type urn:ietf:params:oauth:grant-type:jwt-bearer grant",
+        "a bearer token is required",
+        "The bearer authentication failed",
+    ):
+        assert redact(prose) == prose
+    assert redact("Authorization: bearer eyJhbGciOiJIUzI1NiJ9.e30.sig") == f"Authorization: bearer {MASK}"
+    assert redact("Bearer ghp_secret_value_123") == f"Bearer {MASK}"
+    assert redact("Bearer abcdefghijklmnopqrstuvwxyz") == f"Bearer {MASK}"  # long: a token

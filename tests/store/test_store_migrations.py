@@ -140,7 +140,9 @@ def test_a_database_of_the_old_single_list_layout_is_converted_without_rerunning
     with open_database(db_path) as db:  # would fail with "table exists" if a step ran again
         assert db.query("SELECT title FROM chats")[0][0] == "kept"
         assert db.part_version("store") == LATEST_VERSION
-        assert db.part_version("mcp") == 1 and db.part_version("observability") == 1
+        assert db.part_version("mcp") == 1
+        # Its step of the old list is kept (not re-run); the later `done_with_errors` step runs.
+        assert db.part_version("observability") == 2
         assert db.part_version("knowledge") == len(KNOWLEDGE.migrations)  # a new part: created now
 
 
@@ -172,3 +174,27 @@ def test_a_part_newer_than_its_capability_is_refused_and_left_untouched(db_path:
     with pytest.raises(SchemaTooNew, match="extra"):
         Database(db_path, parts=[SchemaPart("extra", part.steps[:1])])
     assert db_path.read_bytes() == before
+
+
+def test_timestamps_of_another_form_are_rewritten_fixed_width(db_path: Path) -> None:
+    # Issue 40 item 4: chats imported before the fix kept `…00Z`, which sorts above `…00.900000Z`.
+    with Database(db_path, migrations=MIGRATIONS[:5]) as db, db.transaction() as conn:
+        chat = "INSERT INTO chats (id, title, title_auto, created_at, updated_at) VALUES (?, ?, 0, ?, ?)"
+        conn.execute(chat, ("a", "older", "2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z"))
+        conn.execute(chat, ("b", "newer", "2026-03-01T10:00:00.900000Z", "2026-03-01T10:00:00.900000Z"))
+        conn.execute(chat, ("c", "not a time", "x", "x"))
+        conn.execute(
+            "INSERT INTO messages (chat_id, cursor, turn_id, role, content, created_at)"
+            " VALUES ('a', 1, 't', 'user', 'hi', '2026-03-01T12:00:00+02:00')"
+        )
+    with open_database(db_path) as db:
+        assert db.part_version("store") == LATEST_VERSION
+        rows = db.query("SELECT id, created_at, updated_at FROM chats ORDER BY updated_at DESC")
+        assert [tuple(r) for r in rows] == [
+            ("c", "x", "x"),  # not a date-time: left as it was
+            ("b", "2026-03-01T10:00:00.900000Z", "2026-03-01T10:00:00.900000Z"),
+            ("a", "2026-03-01T10:00:00.000000Z", "2026-03-01T10:00:00.000000Z"),
+        ]
+        assert db.query("SELECT created_at FROM messages")[0][0] == "2026-03-01T10:00:00.000000Z"
+        activity = db.query("SELECT last_message_at FROM chat_activity WHERE chat_id = 'a'")
+        assert activity[0][0] == "2026-03-01T10:00:00.000000Z"

@@ -168,3 +168,25 @@ async def test_edit_keeps_or_restarts_the_schedule_and_disable_clears_the_next_r
     assert gone["code"] == "invalid"
     await ok(app, "tasks.remove", {"task_id": saved["id"]})
     assert (await err(app, "tasks.get", {"task_id": saved["id"]}))["code"] == "not_found"
+
+
+async def test_a_read_only_task_refuses_an_mcp_tool_as_a_kind_not_as_a_change(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    # Issue 40 item 17: the refusal said the server's read-only tool "would change something".
+    from tests.mcp.helpers import add_rough
+
+    app, _ = await make_app(env=LOWERED)
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await add_rough(app)
+    task = await _task(app, pid)
+    fake_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "rough"}}]},
+        {"tool_calls": [{"name": "mcp_rough_look_up", "arguments": {}}]},
+        {"text": "Not allowed."},
+    )
+    run = await ok(app, "tasks.run", {"task_id": task["id"], "wait": True})
+    assert run["status"] == "ok" and run["refused_tools"] == ["mcp_rough_look_up"]
+    told = [m for m in fake_llm.model_requests()[2].body["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "allows no MCP tools" in told and "would change something" not in told
+    assert "marks it read-only" in told

@@ -28,6 +28,7 @@ export interface AppInfo {
 export interface ApprovalAnswer {
   approval_id: string;
   decision: "deny" | "once" | "always";
+  unattended?: boolean;
 }
 
 export interface ApprovalRequired {
@@ -171,6 +172,7 @@ export interface BundlePreview {
   problem: string;
   conflict: string;
   input_problem: string;
+  missing_input: string;
 }
 
 /**
@@ -343,6 +345,7 @@ export interface ChatSummary {
   running: boolean;
   message_count: number;
   last_activity: string;
+  preview: string;
 }
 
 export interface ConnectionTest {
@@ -1340,6 +1343,7 @@ export interface ProviderInput {
   kind: "chat_completions" | "responses" | "ollama";
   base_url: string;
   api_key?: string;
+  clear_key?: boolean;
   timeout_s?: number | null;
   first_token_timeout_s?: number | null;
   default_model?: string | null;
@@ -1939,7 +1943,7 @@ export interface TraceView {
   provider_id: string;
   api_mode: string | null;
   model: string;
-  status: "done" | "failed" | "cancelled";
+  status: "done" | "done_with_errors" | "failed" | "cancelled";
   error_code: string | null;
   started_at: string;
   ttft_ms: number | null;
@@ -2433,6 +2437,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
  * words each key in its language (`apiError.<key>`) from the error's `params`. */
 export const API_ERROR_TEXTS = {
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "attach.bad_base64": "{name}: the upload is not valid base64",
   "attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "attach.gone": "This attachment is no longer in the data folder.",
@@ -2461,6 +2466,7 @@ export const API_ERROR_TEXTS = {
   "chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
   "chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
   "chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+  "chat.busy_deleting": "This chat is being deleted.",
   "chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
   "chat.cannot_import": "Cannot import this chat: {reason}",
   "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",
@@ -2515,6 +2521,7 @@ export const API_ERROR_TEXTS = {
   "mcp.no_answer": "no answer from the server within {seconds} s",
   "mcp.not_mcp_handshake": "the program did not answer as an MCP server ({cause}); check that it is an MCP server",
   "mcp.not_mcp_output": "the program is not an MCP server: it printed '{output}' where MCP messages were expected (check the command and its arguments)",
+  "mcp.result_too_large": "mcp_result_too_large: {server} sent a result over {limit} in one server-sent event, more than the MCP client reads over SSE, so the connection was reset. Ask for less (a narrower query, fewer items or one page at a time), or connect to this server over Streamable HTTP or stdio if it offers them: large results are kept and paged there.",
   "mcp.stopped": "the server stopped: {reason}",
   "mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
   "memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
@@ -2540,6 +2547,8 @@ export const API_ERROR_TEXTS = {
   "path.must_be_absolute": "The path must be absolute.",
   "path.not_absolute": "The path must be absolute, got '{path}'.",
   "prices.duplicate": "each provider and model may have one price only",
+  "provider.blank_key": "The API key is only spaces: enter the key, or leave the field empty to keep the stored one.",
+  "provider.key_and_clear": "Either enter a new API key or clear the stored one, not both.",
   "provider.key_retarget": "The base URL now points at {new} instead of {old}. The stored API key is only sent to the host it was entered for: enter the key again (or clear it) to save this change.",
   "provider.not_configured": "provider '{id}' is not configured",
   "provider.not_found": "provider '{id}' does not exist",

@@ -915,6 +915,7 @@ export const en = {
 
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "apiError.approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
   "apiError.attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "apiError.attach.gone": "This attachment is no longer in the data folder.",
@@ -934,6 +935,7 @@ export const en = {
   "apiError.chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
   "apiError.chat.busy": "This chat is still running a turn; stop it or wait for it to finish.",
   "apiError.chat.busy_delete": "This chat is running a turn; stop it before deleting the chat.",
+  "apiError.chat.busy_deleting": "This chat is being deleted.",
   "apiError.chat.busy_switch": "This chat is running a turn; stop it or wait to switch branch.",
   "apiError.chat.cannot_import": "Cannot import this chat: {reason}",
   "apiError.chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",
@@ -989,6 +991,7 @@ export const en = {
   "apiError.mcp.not_mcp_handshake": "the program did not answer as an MCP server ({cause}); check that it is an MCP server",
   "apiError.mcp.not_mcp_output": "the program is not an MCP server: it printed '{output}' where MCP messages were expected (check the command and its arguments)",
   "apiError.mcp.stopped": "the server stopped: {reason}",
+  "apiError.mcp.result_too_large": "mcp_result_too_large: {server} sent a result over {limit} in one server-sent event, more than the MCP client reads over SSE, so the connection was reset. Ask for less (a narrower query, fewer items or one page at a time), or connect to this server over Streamable HTTP or stdio if it offers them: large results are kept and paged there.",
   "apiError.mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
   "apiError.memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
   "apiError.memory.deleted_meanwhile": "memory {id} not found (it may have been deleted meanwhile)",
@@ -1014,6 +1017,8 @@ export const en = {
   "apiError.path.not_absolute": "The path must be absolute, got '{path}'.",
   "apiError.prices.duplicate": "each provider and model may have one price only",
   "apiError.provider.key_retarget": "The base URL now points at {new} instead of {old}. The stored API key is only sent to the host it was entered for: enter the key again (or clear it) to save this change.",
+  "apiError.provider.blank_key": "The API key is only spaces: enter the key, or leave the field empty to keep the stored one.",
+  "apiError.provider.key_and_clear": "Either enter a new API key or clear the stored one, not both.",
   "apiError.provider.not_configured": "provider '{id}' is not configured",
   "apiError.provider.not_found": "provider '{id}' does not exist",
   "apiError.registry.cannot_install": "{name} cannot be installed here: {reason}",

@@ -914,6 +914,7 @@ export const zhCN: Record<MessageKey, string> = {
 
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
+  "apiError.approval.unattended_deny": "无人值守的回答只能拒绝调用（decision 为 \"deny\"）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
   "apiError.attach.file_too_large": "{name} 大小为 {size}；文件最大 {max}。",
   "apiError.attach.gone": "这个附件已不在数据文件夹中。",
@@ -933,6 +934,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.chat.bad_cursor": "`before` 必须是之前某一页返回的 `next_before` 值。",
   "apiError.chat.busy": "这个对话仍在生成回答；请先停止或等待它完成。",
   "apiError.chat.busy_delete": "这个对话正在生成回答；请先停止再删除对话。",
+  "apiError.chat.busy_deleting": "这个对话正在被删除。",
   "apiError.chat.busy_switch": "这个对话正在生成回答；请先停止或等待完成后再切换分支。",
   "apiError.chat.cannot_import": "无法导入这个对话：{reason}",
   "apiError.chat.edit_not_user": "只能编辑你自己的消息；回答请使用“重新生成”。",
@@ -988,6 +990,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.mcp.not_mcp_handshake": "该程序没有以 MCP 服务器的方式响应（{cause}）；请确认它是 MCP 服务器。",
   "apiError.mcp.not_mcp_output": "该程序不是 MCP 服务器：在应为 MCP 消息的位置输出了“{output}”（请检查命令及其参数）。",
   "apiError.mcp.stopped": "服务器已停止：{reason}",
+  "apiError.mcp.result_too_large": "mcp_result_too_large：{server} 在一个服务器推送事件（SSE）中发送了超过 {limit} 的结果，超出 MCP 客户端通过 SSE 能读取的上限，因此连接已重置。请缩小请求（更精确的查询、更少的条目或一次一页），或在服务器支持时改用 Streamable HTTP 或 stdio 连接：那里的大结果会被保存并分页读取。",
   "apiError.mcp.unknown_tool": "“{server}”没有已知的工具“{tool}”（请先连接它）。",
   "apiError.memory.changed_meanwhile": "记忆 {id} 刚被修改过；请重新查看后再试。",
   "apiError.memory.deleted_meanwhile": "找不到记忆 {id}（可能刚被删除）。",
@@ -1013,6 +1016,8 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.path.not_absolute": "路径必须是绝对路径，收到的是“{path}”。",
   "apiError.prices.duplicate": "每个服务商和模型只能有一个价格。",
   "apiError.provider.key_retarget": "基础地址现在指向 {new}，而不是 {old}。已保存的 API 密钥只会发送给录入它时的主机：请重新输入密钥（或清空）后再保存此更改。",
+  "apiError.provider.blank_key": "API 密钥只有空格：请输入密钥，或留空以保留已保存的密钥。",
+  "apiError.provider.key_and_clear": "请输入新的 API 密钥或清除已保存的密钥，不能同时进行。",
   "apiError.provider.not_configured": "服务商“{id}”尚未配置。",
   "apiError.provider.not_found": "服务商“{id}”不存在。",
   "apiError.registry.cannot_install": "{name} 无法在此安装：{reason}",

@@ -88,14 +88,17 @@ export function withKind(draft: ProviderDraft, kind: ProviderKind): ProviderDraf
   return { ...draft, kind, baseUrl: isDefault ? DEFAULT_BASE_URLS[kind] : draft.baseUrl };
 }
 
-/** The mask keeps the stored key, "" removes it, anything else replaces it. */
+/** The mask keeps the stored key, an emptied field removes it (`clear_key`: the API keeps the
+ * key for a bare ""), anything else replaces it. */
 export function toInput(draft: ProviderDraft): ProviderInput {
+  const apiKey = draft.apiKey === MASK ? MASK : draft.apiKey.trim();
   return {
     id: draft.id,
     name: draft.name.trim(),
     kind: draft.kind,
     base_url: draft.baseUrl.trim(),
-    api_key: draft.apiKey === MASK ? MASK : draft.apiKey.trim(),
+    api_key: apiKey,
+    ...(draft.id !== null && apiKey === "" ? { clear_key: true } : {}),
     timeout_s: numberOrNull(draft.timeout),
     first_token_timeout_s: numberOrNull(draft.firstTokenTimeout),
     default_model: draft.defaultModel.trim() || null,

@@ -39,7 +39,9 @@ export const useMcpRegistryStore = defineStore("mcpRegistry", () => {
     const cursor = list.value?.next_cursor ?? "";
     if (!cursor) return;
     const got: RegistryList = await api.invoke("mcp_catalog.registry.search", { search: query, cursor, refresh: false });
-    list.value = { ...got, servers: [...servers.value, ...got.servers] };
+    // The malformed entries of the pages shown so far stay listed (the notice is about the list).
+    const skipped = [...(list.value?.skipped ?? []), ...got.skipped];
+    list.value = { ...got, servers: [...servers.value, ...got.servers], skipped };
     servers.value = list.value.servers;
   }
 

@@ -27,6 +27,10 @@ describe("provider form logic", () => {
     expect(draft.apiKey).toBe(MASK);
     expect(toInput(draft).api_key).toBe(MASK);
     expect(toInput({ ...draft, apiKey: "" }).api_key).toBe("");
+    // The API keeps the key for a bare "" (issue 40): an emptied field says so with clear_key.
+    expect(toInput({ ...draft, apiKey: "" }).clear_key).toBe(true);
+    expect(toInput({ ...draft, apiKey: "   " }).clear_key).toBe(true);
+    expect(toInput(draft).clear_key).toBeUndefined();
     expect(toInput({ ...draft, apiKey: " sk-new " }).api_key).toBe("sk-new");
   });
 
@@ -106,6 +110,7 @@ describe("providers section", () => {
     await wrapper.get('[data-testid="provider-save"]').trigger("click");
     await tick();
     expect(saved.at(-1)?.api_key).toBe("");
+    expect(saved.at(-1)?.clear_key).toBe(true);
   });
 
   it("after saving a new key the form shows only the mask", async () => {

@@ -5,7 +5,8 @@ Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), number
 log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
 (an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). Resources: a
 text, an image blob and an opaque blob; prompt `review` (arguments, two messages). `--many N`
-adds N more tools.
+adds N more tools; `--dotted` adds `get.x` and `get_x` (one tool name after sanitising);
+`--sse PORT` serves over SSE.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
 server = MCPServer("rough")
@@ -53,6 +55,18 @@ async def progress(ctx: Context) -> str:
 def fail() -> str:
     """Report a tool error."""
     raise ValueError("this tool always fails")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def look_up() -> str:
+    """Look something up (the server marks it read-only)."""
+    return "looked up"
+
+
+@server.tool()
+def prose() -> str:
+    """Explain an OAuth failure in words (the word bearer in ordinary text)."""
+    return "the jwt-bearer grant needs a bearer token from the Bearer of the account"
 
 
 @server.tool()
@@ -160,6 +174,10 @@ def numbered_lines(count: int = 1_500, long_at: int = 700) -> str:
 if "--numbered-lines" in sys.argv:
     server.add_tool(numbered_lines)
 
+if "--dotted" in sys.argv:
+    server.add_tool(lambda: "dotted", name="get.x", description="A name with a dot")
+    server.add_tool(lambda: "plain", name="get_x", description="A provider-safe name")
+
 if "--long-descriptions" in sys.argv:
     # Real servers document tools at length; 9,000 characters must arrive whole, 12,000 cut with a marker.
     server.add_tool(lambda: "long", name="long_doc", description="L" * 8_990 + " END-OF-DOC")
@@ -175,7 +193,10 @@ if __name__ == "__main__":
         print(f"token b64: {base64.b64encode(('x' + token + chr(10)).encode()).decode()}", file=sys.stderr)
         print(f"token url: {urllib.parse.quote(token, safe='')}", file=sys.stderr)
         print("ready", file=sys.stderr, flush=True)
-    if "--http" in sys.argv:
+    if "--sse" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--sse") + 1])
+        server.run(transport="sse", host="127.0.0.1", port=port)
+    elif "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run(transport="streamable-http", host="127.0.0.1", port=port)
     else:

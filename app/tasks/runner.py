@@ -176,7 +176,9 @@ class TaskRunner:
         elif isinstance(event, ApprovalRequired):
             if watch.approvals == "deny":
                 watch.refused.append(event.tool)
-                answer = {"approval_id": event.approval_id, "decision": "deny"}
+                # Nobody can answer a foreground CLI run: the model is told no one was asked
+                # (not "the user denied"), as eval runs do (issue 40 item 17).
+                answer = {"approval_id": event.approval_id, "decision": "deny", "unattended": True}
                 task = asyncio.get_running_loop().create_task(app.invoke("chat.approve", answer))
                 watch.tasks.add(task)
                 task.add_done_callback(watch.tasks.discard)

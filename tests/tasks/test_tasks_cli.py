@@ -97,3 +97,22 @@ def test_a_read_only_task_run_says_write_file_was_refused(
     assert not (ws / "x.txt").exists()
     history = json.loads(cashcode("tasks", "history", "writer", "--json", env=env, cwd=ws).stdout)
     assert history[0]["refused_tools"] == ["write_file"]
+
+
+def test_a_foreground_run_that_needs_an_approval_tells_the_model_no_one_was_asked(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    # Issue 40 item 17: nobody can answer `tasks run` in the terminal's foreground, so the model
+    # is told no one was asked, never "the user denied" (nobody did).
+    ws = home / "ws"
+    cashcode("tasks", "add", "asker", "--prompt", "write it", "--every", "1h",
+             "--approval-mode", "ask_writes", env=env, cwd=ws)
+    fake_llm.script(
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "1"}}]},
+        {"text": "Could not write."},
+    )
+    ran = cashcode("tasks", "run", "asker", env=env, cwd=ws)
+    assert ran.returncode == 0, ran.stderr
+    told = [m for m in fake_llm.model_requests()[-1].body["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "no one was asked" in told and "denied" not in told.lower()
+    assert not (ws / "x.txt").exists()

@@ -191,12 +191,26 @@ class DreamResult(_Model):
     diff: str
 
 
+class ProposalSourceItem(_Model):
+    chat_id: str
+    chat_title: str  # "" when the chat has no title (or is gone)
+    cursors: list[int]  # the chat's message(s) the line came from
+    message: str  # the text of the first of them (an excerpt; "" when gone)
+    created_at: str
+
+
+class ProposedLineItem(_Model):
+    line: str
+    sources: list[ProposalSourceItem]
+
+
 class ProposalItem(_Model):
     id: str
     diff: str
     analysis: str
     status: str
     created_at: str
+    lines: list[ProposedLineItem]  # the lines it adds, each with where it came from (issue 39)
 
 
 class DreamProposalList(_Model):

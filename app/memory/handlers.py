@@ -14,6 +14,7 @@ from app.memory.dream import DreamOutcome
 from app.memory.explicit import MemoryRecord
 from app.memory.lines import SourcedLine
 from app.memory.memory_file import MemoryFileError, MemoryText
+from app.memory.proposals import ProposedLine, proposed_lines
 from app.memory.provenance import Tombstone
 from app.memory.service import MemoryServices
 from app.memory.soul import SoulText
@@ -44,6 +45,22 @@ def sourced_item(s: SourcedLine) -> a.SourcedLineItem:
                 created_at=x.created_at,
             )
             for x in s.sources
+        ],
+    )
+
+
+def _proposed_line(x: ProposedLine) -> a.ProposedLineItem:
+    return a.ProposedLineItem(
+        line=x.line,
+        sources=[
+            a.ProposalSourceItem(
+                chat_id=s.chat_id,
+                chat_title=s.chat_title,
+                cursors=list(s.cursors),
+                message=s.message,
+                created_at=s.created_at,
+            )
+            for s in x.sources
         ],
     )
 
@@ -234,7 +251,12 @@ class MemoryHandlers:
     async def dream_proposals(self, req: m.Empty) -> a.DreamProposalList:
         items = [
             a.ProposalItem(
-                id=p.id, diff=p.diff, analysis=p.analysis, status=p.status, created_at=p.created_at
+                id=p.id,
+                diff=p.diff,
+                analysis=p.analysis,
+                status=p.status,
+                created_at=p.created_at,
+                lines=[_proposed_line(x) for x in proposed_lines(p, self._s.provenance)],
             )
             for p in self._s.proposals.list()
         ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.contracts.errors import say
 from app.memory.memory_file import MemoryFile, MemoryText, sha256_text
+from app.memory.provenance import Provenance, fact_lines
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
 from app.store.ids import new_id, validate_id
@@ -30,6 +31,46 @@ class Proposal:
     status: str
     created_at: str
     decided_at: str | None
+
+
+@dataclass(frozen=True)
+class ProposedSource:
+    """A message a proposed line came from: its chat (id and title), the message and the date
+    the source was recorded (when Dream made the proposal)."""
+
+    chat_id: str
+    chat_title: str
+    cursors: tuple[int, ...]
+    message: str  # the text of the first of `cursors` (an excerpt)
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ProposedLine:
+    line: str
+    sources: builtins.list[ProposedSource]  # empty: no message shares its words (none recorded)
+
+
+def added_lines(diff: str) -> builtins.list[str]:
+    """The fact lines a proposal adds, read from its unified diff."""
+    added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return fact_lines("\n".join(added))
+
+
+def proposed_lines(proposal: Proposal, provenance: Provenance) -> builtins.list[ProposedLine]:
+    """Each line the proposal adds with the sources Dream recorded when it made the proposal
+    (version None, recorded at or after the proposal's time); sources of an earlier run that
+    wrote the same line are not this proposal's."""
+    out: builtins.list[ProposedLine] = []
+    for line in added_lines(proposal.diff):
+        sources = []
+        for s in provenance.sources(line):
+            if s.version_id is not None or s.created_at < proposal.created_at:
+                continue
+            title, message = provenance.message(s.chat_id, s.cursors[0] if s.cursors else None)
+            sources.append(ProposedSource(s.chat_id, title, s.cursors, message, s.created_at))
+        out.append(ProposedLine(line, sources))
+    return out
 
 
 class ProposalRepository:

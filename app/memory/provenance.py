@@ -74,6 +74,7 @@ _FILLER = frozenset(
 )
 SAME_FACT = 0.7  # token-set (Jaccard) similarity from which a line is the forgotten fact again
 MAX_LINE = 2_000
+MESSAGE_EXCERPT = 300  # characters of a source message shown beside a proposed line
 
 
 def line_key(line: str) -> str:
@@ -172,6 +173,20 @@ class Provenance:
                         source = replace(source, cursors=(int(asked[0]),))
                 found.append(source)
         return found
+
+    def message(self, chat_id: str, cursor: int | None) -> tuple[str, str]:
+        """The chat's title and the text of its message at `cursor` ("" for what is gone), so
+        a source reads as more than ids."""
+        with self._db.reading() as conn:
+            chat = conn.execute("SELECT title FROM chats WHERE id = ?", (chat_id,)).fetchone()
+            said = (
+                conn.execute(
+                    "SELECT content FROM messages WHERE chat_id = ? AND cursor = ?", (chat_id, cursor)
+                ).fetchone()
+                if cursor is not None
+                else None
+            )
+        return (str(chat[0]) if chat else "", str(said[0])[:MESSAGE_EXCERPT] if said else "")
 
 
 class Tombstones:

@@ -154,3 +154,36 @@ async def test_explicit_memories_record_which_chat_or_command_asked(
     assert (await events.turn_end(turn)).type == "turn_done"
     [stored] = (await ok(app, "memories.list"))["memories"]
     assert stored["asked_by"] == f"chat:{chat}"
+
+
+async def test_each_proposed_line_names_its_chat_message_and_date_in_the_review_list(
+    make_app: AppMaker, fake_llm: Any
+) -> None:
+    """Issue 39 item 3: with the review inbox on, dream.proposals returns each proposed line's
+    source (chat id and title, the message, the date)."""
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    await ok(app, "memory.settings_update", {"dream_review": True})
+    await ok(app, "memory.save", {"text": "# About the user\n- Likes green tea\n"})
+    chat = (await ok(app, "chats.create", {"title": "Health admin"}))["id"]
+    await _say(app, events, fake_llm, pid, chat, "I walk to work.")
+    await _say(app, events, fake_llm, pid, chat, "My dentist is Dr Okafor")
+    fake_llm.script(
+        {"text": "ADD: dentist"},
+        {"text": "# About the user\n- Likes green tea\n- The user's dentist is Dr Okafor\n"},
+    )
+    ran = await ok(app, "dream.run")
+    assert ran["status"] == "proposed"
+
+    [proposal] = (await ok(app, "dream.proposals"))["proposals"]
+    assert proposal["id"] == ran["proposal_id"]
+    # Only the line the proposal adds, not the one already in MEMORY.md.
+    [line] = proposal["lines"]
+    assert line["line"] == "- The user's dentist is Dr Okafor"
+    [source] = line["sources"]
+    assert source["chat_id"] == chat and source["chat_title"] == "Health admin"
+    assert source["cursors"] == [3] and source["message"] == "My dentist is Dr Okafor"
+    assert source["created_at"] >= proposal["created_at"]
+    # Rejected, it leaves the list (and its line never reaches MEMORY.md).
+    await ok(app, "dream.reject", {"id": proposal["id"]})
+    assert (await ok(app, "dream.proposals"))["proposals"] == []

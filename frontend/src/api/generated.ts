@@ -1317,6 +1317,7 @@ export interface ProposalItem {
   analysis: string;
   status: string;
   created_at: string;
+  lines: ProposedLineItem[];
 }
 
 export interface ProposalList {
@@ -1328,6 +1329,14 @@ export interface ProposalRef {
   id: string;
 }
 
+export interface ProposalSourceItem {
+  chat_id: string;
+  chat_title: string;
+  cursors: number[];
+  message: string;
+  created_at: string;
+}
+
 export interface ProposalView {
   id: string;
   status: "drafting" | "pending" | "approved" | "rejected" | "failed";
@@ -1335,6 +1344,11 @@ export interface ProposalView {
   content: string;
   reason: string;
   created_at: string;
+}
+
+export interface ProposedLineItem {
+  line: string;
+  sources: ProposalSourceItem[];
 }
 
 export interface ProviderInput {

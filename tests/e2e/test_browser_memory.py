@@ -99,3 +99,41 @@ def test_a_memory_line_shows_its_source_opens_its_message_and_can_be_forgotten(
     page.get_by_test_id("memory-unforget").click()
     expect(page.get_by_test_id("memory-forgotten-item")).to_have_count(0)
     assert problems.messages == []
+
+
+def test_a_proposed_line_in_the_review_list_shows_its_source_and_opens_its_message(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Issue 39 item 3: with the review inbox on, each proposed line shows the chat, message
+    and date it came from, and its link opens that message."""
+    page, problems, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    page.get_by_test_id("nav-chat").click()
+    page.get_by_test_id("new-chat").click()
+    for question in ("I walk to work.", "My dentist is Dr Okafor"):
+        fresh_llm.script({"text": "Noted."})
+        send(page, question)
+        expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+
+    page.get_by_test_id("nav-memory").click()
+    page.get_by_test_id("dream-review").check()
+    expect(page.get_by_test_id("dream-review")).to_be_checked()
+    fresh_llm.script(
+        {"text": "ADD: dentist"},
+        {"text": "# About the user\n- The user's dentist is Dr Okafor\n"},
+    )
+    page.get_by_test_id("dream-now").click()
+    line = page.get_by_test_id("proposal-line").filter(has_text="Dr Okafor")
+    expect(line).to_have_count(1)
+    source = line.get_by_test_id("proposal-source")
+    expect(source).to_have_count(1)
+    expect(source).to_contain_text("I walk to work.")  # the chat's title (named by its first message)
+    expect(source).to_contain_text("My dentist is Dr Okafor")
+    expect(page.get_by_test_id("memory-editor")).not_to_have_value(re.compile("Okafor"))  # not yet accepted
+    source.get_by_test_id("proposal-source-open").click()
+    target = page.get_by_test_id("message-user").filter(has_text="My dentist is Dr Okafor")
+    expect(target).to_have_class(re.compile(r"(^|\s)search-flash(\s|$)"))
+    assert problems.messages == []

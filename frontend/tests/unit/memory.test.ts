@@ -27,7 +27,7 @@ function memoryBackend(): FakeTransport {
     .on("memory.revert", ({ version_id }) => ({ ...DOC, text: "- first\n", version_id: version_id + 10 }))
     .on("memory.save", ({ text }) => ({ ...DOC, text, version_id: 3 }))
     .on("memory.settings", () => ({ consolidation_chars: 40000, dream_enabled: true, dream_interval_minutes: 5, dream_review: true }))
-    .on("dream.proposals", () => ({ proposals: [{ id: "p1", diff: "+- Has a cat\n", analysis: "ADD cat", status: "pending", created_at: NOW }] }))
+    .on("dream.proposals", () => ({ proposals: [{ id: "p1", diff: "+- Has a cat\n", analysis: "ADD cat", status: "pending", created_at: NOW, lines: [] }] }))
     .on("dream.accept", () => DOC)
     .on("memories.list", () => ({ memories: [ITEM], more: false, total: 1 }))
     .on("memories.search", () => ({ memories: [], more: false, total: 1 }))

@@ -45,9 +45,8 @@ def window_app(
     bin_dir.mkdir()
     stub = bin_dir / "xdg-open"
     fail_marker = opened_log.with_suffix(".fail")
-    stub.write_text(
-        f'#!/bin/sh\n[ -e "{fail_marker}" ] && exit 3\nprintf "%s\\n" "$@" >> "{opened_log}"\n', encoding="utf-8"
-    )
+    script = f'#!/bin/sh\n[ -e "{fail_marker}" ] && exit 3\nprintf "%s\\n" "$@" >> "{opened_log}"\n'
+    stub.write_text(script, encoding="utf-8")
     stub.chmod(stub.stat().st_mode | stat.S_IEXEC)
     env = {**seeded_env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     app = launch(desktop_command(), env, xvfb_display)
@@ -87,7 +86,8 @@ def test_a_citation_opens_the_panel_at_its_lines_then_the_editor(
         viewer = page.get_by_test_id("kb-viewer")
         expect(viewer).to_be_visible()
         expect(viewer.locator("[data-cited]")).to_have_count(3)
-        assert viewer.locator("[data-cited]").evaluate_all("rows => rows.map(r => r.dataset.line)") == ["3", "4", "5"]
+        cited = viewer.locator("[data-cited]").evaluate_all("rows => rows.map(r => r.dataset.line)")
+        assert cited == ["3", "4", "5"]
         assert "Quince jam" in viewer.locator('[data-line="5"]').inner_text()
         assert not opened_log.exists()  # the click alone hands nothing to the system
 

@@ -6,7 +6,10 @@ file of a knowledge base that is still inside its root (no `..`, no symbolic-lin
 knowledge/citations.py), and the opener gets the path that route returned, never the page's.
 The opener runs a fixed program with the path as its one argument (no shell): `xdg-open` on
 Linux, `open` on macOS, the shell's default verb on Windows. The line of a citation cannot be
-passed to an arbitrary default application; the browser's viewer shows the lines.
+passed to an arbitrary default application, so a citation opens the in-app viewer at its lines
+and this route is the viewer's second step ("Open in editor"). Its failure is reported: the
+opener's exit status is awaited for a moment (xdg-open exits non-zero when no application takes
+the file), and one still running then is taken as started.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ LOCATE_ROUTE = "knowledge.locate"
 log = logging.getLogger(__name__)
 
 Opener = Callable[[str], None]
+
+# How long the opener's exit status is awaited; xdg-open may instead wait for the application.
+OPENER_GRACE_S = 5.0
 
 
 class RouteApp(Protocol):
@@ -51,8 +57,14 @@ def system_opener(path: str) -> None:
         start_new_session=True,  # not in the app's session: it may outlive the window
         close_fds=True,
     )
-    # Reaped in the background: xdg-open may wait for the application it starts.
-    threading.Thread(target=proc.wait, name="opener-wait", daemon=True).start()
+    try:
+        status = proc.wait(timeout=OPENER_GRACE_S)
+    except subprocess.TimeoutExpired:
+        # Still running: it waits for the application it started; reaped in the background.
+        threading.Thread(target=proc.wait, name="opener-wait", daemon=True).start()
+        return
+    if status != 0:
+        raise OSError(f"{command[0]} exited with status {status}")
 
 
 def register_open_routes(app: RouteApp, opener: Opener = system_opener) -> None:

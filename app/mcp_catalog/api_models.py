@@ -144,4 +144,7 @@ class BundlePreview(_Model):
     problem: str = ""  # why it cannot be installed here ("" = it can), e.g. no Node.js
     conflict: str = ""  # an MCP server of that name exists
     input_problem: str = ""  # the values given are not (yet) acceptable
+    # input_problem's catalog entry (app/contracts/error_texts.py): the UI words it in its language
+    input_problem_key: str = ""
+    input_problem_params: dict[str, str] = Field(default_factory=dict)
     missing_input: str = ""  # the key of a required option left empty (the CLI says `--input`)

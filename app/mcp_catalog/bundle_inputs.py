@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.contracts.errors import say
 from app.mcp_catalog.bundle_manifest import USER_TOKEN, Manifest, McpConfig, UserConfigOption
 
 MAX_VALUE = 4_000
@@ -22,7 +23,8 @@ _FALSE = ("false", "0", "no", "off")
 
 class BundleInputError(ValueError):
     """A user_config value is missing or invalid; the message names the option. `missing`: the
-    key of a required option with no value (the CLI then says how to give it)."""
+    key of a required option with no value (the CLI then says how to give it). The message is a
+    `say(...)`: the preview and the UI word it in the UI's language."""
 
     def __init__(self, message: str, *, missing: str = "") -> None:
         super().__init__(message)
@@ -82,46 +84,46 @@ def check_values(
     unknown = sorted(set(given) - set(options))
     if unknown:
         choices = ", ".join(options) or "none"
-        raise BundleInputError(f"the bundle has no option {unknown[0][:60]!r} (its options: {choices})")
+        raise BundleInputError(say("bundle.input.unknown", option=unknown[0][:60], choices=choices))
     out: dict[str, list[str]] = {}
     for key, option in options.items():
         values = [v for v in given.get(key, ()) if v != ""]
         if not values:
             values = default_values(option, dirs)
         if option.required and not values:
-            raise BundleInputError(f"the bundle needs the option {key!r} ({option.title})", missing=key)
+            raise BundleInputError(say("bundle.input.missing", option=key, title=option.title), missing=key)
         if len(values) > 1 and not option.multiple:
-            raise BundleInputError(f"the option {key!r} takes one value")
+            raise BundleInputError(say("bundle.input.one_value", option=key))
         out[key] = [_check_one(key, option, v) for v in values]
     return out
 
 
 def _check_one(key: str, option: UserConfigOption, value: str) -> str:
     if len(value) > MAX_VALUE or "\n" in value or "\r" in value or "\0" in value:
-        raise BundleInputError(f"the value of {key!r} must be one line of at most {MAX_VALUE} characters")
+        raise BundleInputError(say("bundle.input.one_line", option=key, limit=MAX_VALUE))
     if option.type == "boolean":
         word = value.strip().lower()
         if word not in _TRUE + _FALSE:
-            raise BundleInputError(f"the option {key!r} is true or false, got {value[:40]!r}")
+            raise BundleInputError(say("bundle.input.boolean", option=key, value=value[:40]))
         return "true" if word in _TRUE else "false"
     if option.type == "number":
         try:
             number = float(value)
         except ValueError:
-            raise BundleInputError(f"the option {key!r} is a number, got {value[:40]!r}") from None
+            raise BundleInputError(say("bundle.input.number", option=key, value=value[:40])) from None
         if not math.isfinite(number):
-            raise BundleInputError(f"the option {key!r} is a number, got {value[:40]!r}")
+            raise BundleInputError(say("bundle.input.number", option=key, value=value[:40]))
         if option.min is not None and number < option.min:
-            raise BundleInputError(f"the option {key!r} is at least {_number_text(option.min)}")
+            raise BundleInputError(say("bundle.input.min", option=key, limit=_number_text(option.min)))
         if option.max is not None and number > option.max:
-            raise BundleInputError(f"the option {key!r} is at most {_number_text(option.max)}")
+            raise BundleInputError(say("bundle.input.max", option=key, limit=_number_text(option.max)))
         return _number_text(number)
     if option.type in ("directory", "file"):
         path = Path(value).expanduser()
         if not path.is_absolute():
-            raise BundleInputError(f"the option {key!r} must be an absolute path, got {value[:200]!r}")
+            raise BundleInputError(say("bundle.input.not_absolute", option=key, value=value[:200]))
         if option.type == "directory" and not path.is_dir():
-            raise BundleInputError(f"the folder {value[:200]!r} of {key!r} does not exist")
+            raise BundleInputError(say("bundle.input.no_folder", option=key, folder=value[:200]))
         return str(path)
     return value
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.contracts.errors import ApiFailure, say
+from app.contracts.errors import ApiFailure, Said, said, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort
 from app.mcp_catalog import api_models as x
@@ -101,7 +101,7 @@ class BundleService:
             values = check_values(info.manifest, given, self._dirs)
             plan = plan_bundle(info, self._installer, values, self._dirs)
         except (BundleInputError, BundleError) as exc:
-            raise ApiFailure("invalid", str(exc), missing_details(exc)) from None
+            raise ApiFailure("invalid", said(exc), missing_details(exc)) from None
         loaders = loader_env(plan)
         if loaders and not allow_loader:  # refused before anything is unpacked
             env = {**plan.config.env, **dict.fromkeys(plan.config.secret_env, MASK)}
@@ -166,11 +166,15 @@ class BundleService:
             problem = tools.node_problem
         elif m.server.type == "python" and tools.uv is None:
             problem = "the bundled uv was not found; reinstall CashCode"
-        input_problem = missing_input = ""
+        input_problem = missing_input = input_problem_key = ""
+        input_problem_params: dict[str, str] = {}
         try:
             values = check_values(m, given, self._dirs)
         except BundleInputError as exc:
             input_problem, missing_input = str(exc), exc.missing
+            problem_said = said(exc)
+            if isinstance(problem_said, Said):  # worded again in the UI's language
+                input_problem_key, input_problem_params = problem_said.key, problem_said.params
             values = self._shown_values(m, given)
         try:
             plan = plan_bundle(info, self._installer, values, self._dirs)
@@ -221,6 +225,8 @@ class BundleService:
             if info.server_id in names
             else "",
             input_problem=input_problem,
+            input_problem_key=input_problem_key,
+            input_problem_params=input_problem_params,
             missing_input=missing_input,
         )
 

@@ -83,7 +83,17 @@ def test_install_bundle_uploads_previews_and_installs_with_its_settings(
     expect(page.get_by_test_id("bundle-input-loud")).to_be_checked()
     expect(page.get_by_test_id("bundle-pick-root")).to_have_count(0)  # the browser types paths
     token.fill(TOKEN)
+    # The launch line and the warnings follow what is typed (issue 41): an upload, no blur.
+    gone = tmp_path / "gone"
+    page.get_by_test_id("bundle-input-root").fill(str(gone))
+    argv = page.get_by_test_id("bundle-preview-argv")
+    expect(argv).to_contain_text(f"--root {gone}")
+    expect(page.get_by_test_id("bundle-preview-input-problem")).to_have_text(
+        f"the folder '{gone}' of 'root' does not exist"
+    )
     page.get_by_test_id("bundle-input-root").fill(str(root))
+    expect(argv).to_contain_text(f"--root {root}")
+    expect(page.get_by_test_id("bundle-preview-input-problem")).to_have_count(0)
     page.get_by_test_id("bundle-preview-install").click()
     expect(page.get_by_test_id("bundle-preview-done")).to_contain_text("shout-kit", timeout=300_000)
     page.get_by_test_id("bundle-preview-cancel").click()

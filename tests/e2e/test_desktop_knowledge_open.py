@@ -1,7 +1,10 @@
-"""Issue 26 in the REAL desktop window under Xvfb: a knowledge-base citation in an answer opens
-the file with the system's opener. Everything is real (window, bridge, `desktop.open_path`,
-`knowledge.locate`, the index) except the OS boundary: `xdg-open` on PATH is a stub program
-that records its arguments. A path outside every knowledge base is refused and opens nothing."""
+"""Issues 26 and 41 in the REAL desktop window under Xvfb: a knowledge-base citation in an answer
+opens the in-app source panel at the cited lines; "Open in editor" then hands the file to the
+system's opener, and the opener's failure is shown. Everything is real (window, bridge,
+`desktop.open_path`, `knowledge.locate`, the index) except the OS boundary: `xdg-open` on PATH is
+a stub program that records its arguments (and exits 3, as xdg-open does when no application is
+found, while a marker file exists). A path outside every knowledge base is refused and opens
+nothing."""
 
 from __future__ import annotations
 
@@ -41,7 +44,9 @@ def window_app(
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     stub = bin_dir / "xdg-open"
-    stub.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{opened_log}"\n', encoding="utf-8")
+    fail_marker = opened_log.with_suffix(".fail")
+    script = f'#!/bin/sh\n[ -e "{fail_marker}" ] && exit 3\nprintf "%s\\n" "$@" >> "{opened_log}"\n'
+    stub.write_text(script, encoding="utf-8")
     stub.chmod(stub.stat().st_mode | stat.S_IEXEC)
     env = {**seeded_env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     app = launch(desktop_command(), env, xvfb_display)
@@ -52,7 +57,7 @@ def window_app(
             app.close_window()
 
 
-def test_a_citation_opens_its_file_with_the_system_opener(
+def test_a_citation_opens_the_panel_at_its_lines_then_the_editor(
     window_app: DesktopProcess, fresh_llm: FakeLLMProcess, tmp_path: Path, opened_log: Path
 ) -> None:
     kb = (tmp_path / "kb").resolve()
@@ -78,9 +83,24 @@ def test_a_citation_opens_its_file_with_the_system_opener(
         link = answer.locator("a.kb-cite")
         expect(link).to_have_text("notes/a.md:3-5", timeout=WAIT_MS)
         link.click()
+        viewer = page.get_by_test_id("kb-viewer")
+        expect(viewer).to_be_visible()
+        expect(viewer.locator("[data-cited]")).to_have_count(3)
+        cited = viewer.locator("[data-cited]").evaluate_all("rows => rows.map(r => r.dataset.line)")
+        assert cited == ["3", "4", "5"]
+        assert "Quince jam" in viewer.locator('[data-line="5"]').inner_text()
+        assert not opened_log.exists()  # the click alone hands nothing to the system
+
+        viewer.get_by_test_id("kb-viewer-open-file").click()
         wait_until(lambda: opened_log.exists() and opened_log.read_text(encoding="utf-8"), timeout_s=20)
         assert opened_log.read_text(encoding="utf-8").splitlines() == [str(note)]
-        expect(page.get_by_test_id("kb-viewer")).to_have_count(0)  # the system opened it
+        expect(viewer.get_by_test_id("kb-viewer-open-error")).to_have_count(0)
+
+        fail_marker = opened_log.with_suffix(".fail")
+        fail_marker.write_text("", encoding="utf-8")
+        viewer.get_by_test_id("kb-viewer-open-file").click()
+        expect(viewer.get_by_test_id("kb-viewer-open-error")).to_contain_text("exited with status 3")
+        fail_marker.unlink()
 
         refused = invoke(page, "desktop.open_path", {"path": str(tmp_path / "outside.md")})
         assert not refused["ok"] and refused["error"]["code"] == "not_found"

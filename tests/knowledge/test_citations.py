@@ -202,3 +202,17 @@ def test_the_system_opener_runs_xdg_open_with_the_path_alone(
     assert record.read_text(encoding="utf-8").splitlines() == ["1", str(target)]
     with pytest.raises(ValueError):
         system_opener("-relative")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="xdg-open is the Linux opener")
+def test_the_system_opener_reports_xdg_open_failing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """xdg-open exits 3 when no application takes the file: that is a failure to report (issue 41),
+    not an opened file."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "xdg-open"
+    stub.write_text("#!/bin/sh\nexit 3\n", encoding="utf-8")
+    stub.chmod(stub.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(OSError, match="exited with status 3"):
+        system_opener(str(tmp_path / "a.md"))

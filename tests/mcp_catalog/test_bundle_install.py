@@ -66,6 +66,9 @@ async def test_a_python_bundle_previews_installs_and_runs_in_a_turn(
     assert by_key["token"]["sensitive"] and by_key["token"]["required"] and by_key["token"]["default"] == []
     assert by_key["root"]["type"] == "directory" and by_key["loud"]["default"] == ["true"]
     assert "token" in preview["input_problem"]  # required and not given yet
+    # ... with its catalog entry, so the UI words it in its own language (issue 41)
+    assert preview["input_problem_key"] == "bundle.input.missing"
+    assert preview["input_problem_params"]["option"] == "token"
     assert preview["argv"][:2] == [
         str(folder / "venv" / "bin" / "python"),
         str(folder / "server" / "main.py"),
@@ -75,6 +78,11 @@ async def test_a_python_bundle_previews_installs_and_runs_in_a_turn(
 
     missing = await err(app, "mcp_catalog.bundle_install", source)
     assert missing["code"] == "invalid" and "needs the option 'token'" in missing["message"]
+    gone = {"token": [TOKEN], "root": [str(tmp_path / "gone")]}
+    no_folder = await ok(app, "mcp_catalog.bundle_preview", {**source, "inputs": gone})
+    assert no_folder["input_problem"] == f"the folder '{tmp_path / 'gone'}' of 'root' does not exist"
+    assert no_folder["input_problem_key"] == "bundle.input.no_folder"
+    assert no_folder["input_problem_params"] == {"option": "root", "folder": str(tmp_path / "gone")}
     assert not folder.exists()
 
     inputs = {"token": [TOKEN], "root": [str(root)], "loud": ["true"]}

@@ -172,6 +172,8 @@ export interface BundlePreview {
   problem: string;
   conflict: string;
   input_problem: string;
+  input_problem_key: string;
+  input_problem_params: Record<string, string>;
   missing_input: string;
 }
 
@@ -2463,6 +2465,16 @@ export const API_ERROR_TEXTS = {
   "attach.too_many": "At most {max} files can be attached to one message ({count} given).",
   "attach.unsupported_kind": "{name} cannot be attached: only images (PNG, JPEG, GIF, WebP), text files and PDFs are supported.",
   "bundle.bad_base64": "data_base64 is not valid base64.",
+  "bundle.input.boolean": "the option '{option}' is true or false, got '{value}'",
+  "bundle.input.max": "the option '{option}' is at most {limit}",
+  "bundle.input.min": "the option '{option}' is at least {limit}",
+  "bundle.input.missing": "the bundle needs the option '{option}' ({title})",
+  "bundle.input.no_folder": "the folder '{folder}' of '{option}' does not exist",
+  "bundle.input.not_absolute": "the option '{option}' must be an absolute path, got '{value}'",
+  "bundle.input.number": "the option '{option}' is a number, got '{value}'",
+  "bundle.input.one_line": "the value of '{option}' must be one line of at most {limit} characters",
+  "bundle.input.one_value": "the option '{option}' takes one value",
+  "bundle.input.unknown": "the bundle has no option '{option}' (its options: {choices})",
   "bundle.not_mcpb": "only {suffix} files can be installed as MCP Bundles",
   "bundle.path_not_absolute": "The bundle's path must be absolute.",
   "bundle.path_not_bundle": "an MCP Bundle is a {suffix} file; '{path}' is not",

@@ -1,8 +1,9 @@
 /**
  * Knowledge-base citation links (model/citations.ts): the backend resolver, installed once for
- * the page, and what a click does. In the desktop window the file opens in the system's
- * default application (`desktop.open_path`, which opens only files of a knowledge base); in the
- * browser, and if the system cannot open it, the viewer panel shows the cited lines.
+ * the page, and what a click does. A click opens the viewer panel at the cited lines, in the
+ * browser and the desktop window alike: the system's default application cannot be told a line,
+ * and its failure would go unseen. In the window "Open in editor" is a second step
+ * (`desktop.open_path`, which opens only files of a knowledge base) whose failure is reported.
  */
 import { effectScope, onBeforeUnmount, onMounted, watch, type EffectScope, type Ref } from "vue";
 import { openCitation, setCitationResolver } from "@/model/citations";
@@ -33,19 +34,20 @@ export interface CitationTarget {
   end: number;
 }
 
-/** Open a citation: the system's application in the window, the viewer panel otherwise. */
-export function useCitationOpener(): (target: CitationTarget, folder?: boolean) => Promise<void> {
+/** Open a citation: the viewer panel at its lines. */
+export function useCitationOpener(): (target: CitationTarget) => void {
+  return (target) => {
+    openCitation.value = { ...target };
+  };
+}
+
+/** The window's second step: hand the cited file (or its folder) to the system's application.
+ * Rejects with the backend's error when it cannot be opened; null outside the window. */
+export function useEditorOpener(): ((target: CitationTarget, folder?: boolean) => Promise<void>) | null {
   const api = useApiStore();
+  if (api.transport?.kind !== "pywebview") return null;
   return async (target, folder = false) => {
-    if (api.transport?.kind === "pywebview") {
-      try {
-        await api.invoke("desktop.open_path", { path: target.path, folder });
-        return;
-      } catch {
-        // No opener on this system (or it failed): show the text instead.
-      }
-    }
-    openCitation.value = { ...target, openFailed: api.transport?.kind === "pywebview" };
+    await api.invoke("desktop.open_path", { path: target.path, folder });
   };
 }
 
@@ -61,7 +63,7 @@ export function useCitationLinks(root: Ref<HTMLElement | null>): void {
     const path = link.dataset.kbPath ?? "";
     const start = Number(link.dataset.kbStart);
     const end = Number(link.dataset.kbEnd);
-    if (path && start >= 1 && end >= start) void open({ path, start, end });
+    if (path && start >= 1 && end >= start) open({ path, start, end });
   }
   onMounted(() => root.value?.addEventListener("click", onClick));
   onBeforeUnmount(() => root.value?.removeEventListener("click", onClick));

@@ -32,7 +32,6 @@ export interface OpenCitation {
   path: string; // absolute, as indexed
   start: number;
   end: number;
-  openFailed?: boolean; // the desktop's system opener failed; the viewer shows the text instead
 }
 
 /** A file path (absolute POSIX, Windows drive, `~/`, or relative with a folder or an extension)

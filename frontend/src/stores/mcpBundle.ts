@@ -8,6 +8,9 @@ import { fileToBase64 } from "./skills";
  * or a file the browser read (its bytes are sent again on install; nothing is kept server-side). */
 type Source = { path: string } | { data_base64: string; filename: string };
 
+/** How long typing pauses before the preview is asked again. */
+export const REFRESH_DELAY_MS = 300;
+
 /**
  * The MCP Bundle (.mcpb) preview: opened from Market's "Install bundle…", a drop on the window
  * or `bundle_open_requested` (desktop drop, `cashcode desktop FILE.mcpb`); installing sends the
@@ -24,6 +27,8 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
   const progress = ref<string[]>([]);
   const open = ref(false);
   let source: Source | null = null;
+  let asked = 0; // the latest preview request: an older answer arriving late is dropped
+  let pending: ReturnType<typeof setTimeout> | null = null;
 
   /** `quiet`: a refresh while the form is filled in. It never disables Install (a click on
    * Install blurs the field, whose change event refreshes: the click must still count). */
@@ -31,13 +36,16 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
     if (!source) return;
     if (!quiet) busy.value = true;
     error.value = "";
+    const mine = ++asked;
     try {
-      preview.value = await api.invoke("mcp_catalog.bundle_preview", { ...source, inputs } as BundleSource);
+      const got = await api.invoke("mcp_catalog.bundle_preview", { ...source, inputs } as BundleSource);
+      if (mine === asked) preview.value = got;
     } catch (err) {
+      if (mine !== asked) return;
       preview.value = null;
       error.value = errorMessage(err);
     } finally {
-      busy.value = false;
+      if (mine === asked) busy.value = false;
     }
   }
 
@@ -62,15 +70,31 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
     await load();
   }
 
-  /** The command line and checks again with the values typed so far (paths only: an upload
-   * would be sent again for every keystroke). */
+  function cancelPending(): void {
+    if (pending !== null) clearTimeout(pending);
+    pending = null;
+  }
+
+  /** The command line and checks again with the values typed so far, so "It will run exactly"
+   * and the warnings follow every edit (an upload's bytes are sent again: local, and debounced). */
   async function refresh(inputs: Record<string, string[]>): Promise<void> {
-    if (source && "path" in source && !installing.value) await load(inputs, true);
+    cancelPending();
+    if (source && !installing.value) await load(inputs, true);
+  }
+
+  /** `refresh` once typing pauses for `REFRESH_DELAY_MS` (one request per pause, not per key). */
+  function refreshSoon(inputs: Record<string, string[]>): void {
+    cancelPending();
+    pending = setTimeout(() => {
+      pending = null;
+      void refresh(inputs);
+    }, REFRESH_DELAY_MS);
   }
 
   /** `allowLoaderEnv`: the user's own tick for the preview's loader variables (NODE_OPTIONS, …). */
   async function install(inputs: Record<string, string[]>, allowLoaderEnv = false): Promise<boolean> {
     if (!source) return false;
+    cancelPending();
     installing.value = true;
     error.value = "";
     progress.value = [];
@@ -86,6 +110,7 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
   }
 
   function close(): void {
+    cancelPending();
     open.value = false;
     preview.value = null;
     source = null;
@@ -103,6 +128,6 @@ export const useMcpBundleStore = defineStore("mcpBundle", () => {
 
   return {
     label, preview, error, busy, installing, installed, progress, open,
-    openPath, openFile, refresh, install, close, applyBatch,
+    openPath, openFile, refresh, refreshSoon, install, close, applyBatch,
   };
 });

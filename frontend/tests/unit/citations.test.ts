@@ -1,9 +1,11 @@
 import MarkdownIt from "markdown-it";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeTransport } from "@/api/fake";
+import { ApiError } from "@/api/transport";
 import MarkdownView from "@/components/chat/MarkdownView.vue";
 import { citationEpoch, citationsPlugin, findCitations, openCitation, resetCitations, setCitationResolver, wholeCitation, type CitedFile } from "@/model/citations";
 import { renderMarkdown } from "@/model/markdown";
+import CitationViewer from "@/components/knowledge/CitationViewer.vue";
 import { mountWith, tick } from "./mount";
 
 const A: CitedFile = { base: "Notes", path: "/home/me/notes/a.md", folder: "/home/me/notes" };
@@ -109,8 +111,64 @@ describe("the app's pipeline (resolver, DOMPurify)", () => {
     const link = wrapper.find("a.kb-cite");
     expect(link.exists()).toBe(true);
     await link.trigger("click");
-    expect(openCitation.value).toEqual({ path: A.path, start: 3, end: 5, openFailed: false });
+    expect(openCitation.value).toEqual({ path: A.path, start: 3, end: 5 });
     expect(fake.callsTo("knowledge.resolve")).toEqual([{ paths: ["notes/a.md"] }]);
     wrapper.unmount();
   });
+
+  it("in the desktop window a click opens the viewer at the cited lines, not the system's opener", async () => {
+    const fake = windowFake().on("knowledge.resolve", async ({ paths }) => ({ files: paths.map((p) => (p === "notes/a.md" ? A : null)) }));
+    const { wrapper } = await mountWith(MarkdownView, { props: { source: "It is in notes/a.md:3-5." }, fake });
+    await tick();
+    await tick();
+    await wrapper.find("a.kb-cite").trigger("click");
+    expect(openCitation.value).toEqual({ path: A.path, start: 3, end: 5 });
+    expect(fake.callsTo("desktop.open_path")).toEqual([]);
+    wrapper.unmount();
+  });
+
+  it("'Open in editor' is the viewer's second step in the window, and its failure is shown", async () => {
+    let fail = true;
+    const fake = windowFake()
+      .on("knowledge.read", async () => ({ file: { ...A, base: "Notes" }, start_line: 3, end_line: 5, first_line: 1, lines: ["# P", "", "## Jam", "", "Quince"], total_lines: 5 }))
+      .on("desktop.open_path", async () => {
+        if (fail) throw new ApiError("desktop.open_path", "unsupported", "The system could not open x: no", {}, { key: "desktop.open_failed", params: { path: A.path, reason: "xdg-open exited with status 3" } });
+        return { ok: true };
+      });
+    const { wrapper } = await mountWith(CitationViewer, { fake });
+    openCitation.value = { path: A.path, start: 3, end: 5 };
+    await tick();
+    await tick();
+    expect(wrapper.findAll("[data-cited]").map((l) => l.attributes("data-line"))).toEqual(["3", "4", "5"]);
+    await wrapper.find('[data-testid="kb-viewer-open-file"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("desktop.open_path")).toEqual([{ path: A.path, folder: false }]);
+    expect(wrapper.find('[data-testid="kb-viewer-open-error"]').text()).toBe(`The system could not open ${A.path}: xdg-open exited with status 3`);
+    fail = false;
+    await wrapper.find('[data-testid="kb-viewer-open-file"]').trigger("click");
+    await tick();
+    expect(wrapper.find('[data-testid="kb-viewer-open-error"]').exists()).toBe(false);
+    wrapper.unmount();
+  });
+
+  it("the browser has no 'Open in editor'", async () => {
+    const fake = new FakeTransport().on("knowledge.read", async () => ({ file: { ...A }, start_line: 3, end_line: 3, first_line: 3, lines: ["x"], total_lines: 9 }));
+    const { wrapper } = await mountWith(CitationViewer, { fake });
+    openCitation.value = { path: A.path, start: 3, end: 3 };
+    await tick();
+    await tick();
+    expect(wrapper.find('[data-testid="kb-viewer-lines"]').exists()).toBe(true);
+    expect(wrapper.find('[data-testid="kb-viewer-open-file"]').exists()).toBe(false);
+    wrapper.unmount();
+  });
 });
+
+// jsdom has no layout: the viewer scrolls the cited lines into view.
+Element.prototype.scrollIntoView ??= () => undefined;
+
+/** A fake transport that says it is the desktop window's bridge. */
+function windowFake(): FakeTransport {
+  const fake = new FakeTransport();
+  Object.defineProperty(fake, "kind", { value: "pywebview" });
+  return fake;
+}

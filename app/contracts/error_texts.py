@@ -243,6 +243,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "bundle.path_not_bundle": "an MCP Bundle is a {suffix} file; '{path}' is not",
     "bundle.path_not_absolute": "The bundle's path must be absolute.",
     "bundle.bad_base64": "data_base64 is not valid base64.",
+    "bundle.not_here": "MCP bundles cannot be installed here.",
     "bundle.input.unknown": "the bundle has no option '{option}' (its options: {choices})",
     "bundle.input.missing": "the bundle needs the option '{option}' ({title})",
     "bundle.input.one_value": "the option '{option}' takes one value",

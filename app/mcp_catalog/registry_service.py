@@ -431,7 +431,7 @@ class RegistryService:
         """The package's bundle downloaded and hash-checked (removed on exit), its shown name."""
         assert option.package is not None
         if self._bundles is None or self._downloads is None:
-            raise ApiFailure("unsupported", "MCP bundles cannot be installed here")
+            raise ApiFailure("unsupported", say("bundle.not_here"))
         url, sha = option.identifier, option.package.file_sha256
         shown = Path(urlsplit(url).path).name or "bundle.mcpb"
         try:

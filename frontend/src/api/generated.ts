@@ -2475,6 +2475,7 @@ export const API_ERROR_TEXTS = {
   "bundle.input.one_line": "the value of '{option}' must be one line of at most {limit} characters",
   "bundle.input.one_value": "the option '{option}' takes one value",
   "bundle.input.unknown": "the bundle has no option '{option}' (its options: {choices})",
+  "bundle.not_here": "MCP bundles cannot be installed here.",
   "bundle.not_mcpb": "only {suffix} files can be installed as MCP Bundles",
   "bundle.path_not_absolute": "The bundle's path must be absolute.",
   "bundle.path_not_bundle": "an MCP Bundle is a {suffix} file; '{path}' is not",

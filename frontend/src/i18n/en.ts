@@ -901,6 +901,7 @@ export const en = {
 
   // The UI's own transport errors, worded the same way (src/api).
   "apiError.bundle.bad_base64": "data_base64 is not valid base64.",
+  "apiError.bundle.not_here": "MCP bundles cannot be installed here.",
   "apiError.bundle.input.boolean": "the option '{option}' is true or false, got '{value}'",
   "apiError.bundle.input.max": "the option '{option}' is at most {limit}",
   "apiError.bundle.input.min": "the option '{option}' is at least {limit}",

@@ -900,6 +900,7 @@ export const zhCN: Record<MessageKey, string> = {
 
   // The UI's own transport errors, worded the same way (src/api).
   "apiError.bundle.bad_base64": "data_base64 不是有效的 base64。",
+  "apiError.bundle.not_here": "此处无法安装 MCP 包。",
   "apiError.bundle.input.boolean": "选项“{option}”只能是 true 或 false，收到的是“{value}”。",
   "apiError.bundle.input.max": "选项“{option}”最大为 {limit}。",
   "apiError.bundle.input.min": "选项“{option}”最小为 {limit}。",

@@ -29,6 +29,9 @@ def _page_offsets(lines: int) -> list[int]:
 
 
 def _without_marker(content: str) -> str:
+    """The page's own text: without the closing marker and the `[text file …]` size header that
+    skill_read_resource puts first (issue 40 item 12)."""
+    content = re.sub(r"^\[text file '[^'\n]*', [\d,]+ bytes, \d+ lines?\]\n", "", content)
     return re.sub(r"\n\[truncated: [^\n]*\]$", "", content)
 
 

@@ -241,6 +241,8 @@ def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEn
         if req.network is not None:
             fields["network"] = req.network
     else:
+        if req.sandbox or req.network:
+            raise ConfigError("the sandbox is for stdio servers (a program on this computer), not remote ones")
         fields.update(_remote_fields(req, base, secrets))
     return replace(base, **fields), secrets
 

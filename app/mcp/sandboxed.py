@@ -106,6 +106,8 @@ def server_readable(argv: Sequence[str], path_env: str) -> tuple[Path, ...]:
     )
     if home is not None:
         found.append(_prefix(home / "python"))
+    if (prog.parent.parent / "pyvenv.cfg").is_file():  # a venv's program: its site-packages
+        found.append(prog.parent.parent)
     found += [_install_folder(Path(a)) for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)]
     return tuple(dict.fromkeys(found))
 

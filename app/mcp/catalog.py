@@ -242,7 +242,7 @@ def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEn
             fields["network"] = req.network
     else:
         if req.sandbox or req.network:
-            raise ConfigError("the sandbox is for stdio servers (a program on this computer), not remote ones")
+            raise ConfigError("the sandbox is for stdio servers (a program on this computer), not remote")
         fields.update(_remote_fields(req, base, secrets))
     return replace(base, **fields), secrets
 

@@ -23,6 +23,23 @@ if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
 
+_SANDBOX_HELP = (
+    "run a stdio server confined by the sandbox (Linux Landlock): it reads the system, its own "
+    "install folder and the workspace, writes only the workspace and a private temp folder, never "
+    "reads ~/.ssh, keyrings or the app's data (default: off for servers you add, on for servers "
+    "installed from the catalog, a bundle or the Registry)"
+)
+_NETWORK_HELP = (
+    "let a sandboxed server open TCP connections (Landlock filters TCP by port, not by host: "
+    "allowed means any host)"
+)
+
+
+def _sandbox_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None, help=_SANDBOX_HELP)
+    parser.add_argument("--network", action=argparse.BooleanOptionalAction, default=None, help=_NETWORK_HELP)
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("mcp", help="manage MCP servers (list, add, import, call, …)")
     sub = parser.add_subparsers(dest="mcp_command", required=True)
@@ -55,8 +72,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "to another computer",
     )
     add.add_argument("--description", help="what the server does (tool_search finds it by this)")
+    _sandbox_flags(add)  # before --command: everything after it is the command line
     add.add_argument("--command", nargs=argparse.REMAINDER, metavar="PROG [ARG ...]")
     add.set_defaults(func=_runner(_add))
+    sandbox = sub.add_parser(
+        "set", help="change a user stdio server's sandbox: --sandbox/--no-sandbox, --network"
+    )
+    sandbox.add_argument("name")
+    _sandbox_flags(sandbox)
+    sandbox.set_defaults(func=_runner(_set))
     imp = sub.add_parser("import", help="import servers from an mcpServers JSON file")
     imp.add_argument("file")
     imp.add_argument("--description", help="for imported servers without one: what they do")
@@ -165,6 +189,7 @@ async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
     for s in servers:
         where = " ".join(s["argv"]) if s["transport"] == "stdio" else s["url"]
         flag = " [needs confirmation]" if s["needs_confirmation"] else ""
+        flag += f" [{s['sandbox_status']}]" if s["sandbox_status"] else ""
         rows.append((s["name"], s["transport"], s["source"], s["status"], where + flag))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     print("  ".join(cell.ljust(width) for cell, width in zip(rows[0][:4], widths, strict=True)), rows[0][4])
@@ -234,11 +259,15 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         }
         if args.description is not None:
             payload["description"] = args.description
+        payload.update(_sandbox_fields(args))
         await _call_route(app, "mcp.servers.create", payload)
         view = await _call_route(app, "mcp.servers.confirm", {"name": args.name})
         print(f"Added {args.name} (stdio): {' '.join(view['argv'])}")
+        print(f"  {view['sandbox_status']}")
         _print_launch_env(view)
         return 0
+    if args.sandbox or args.network:
+        raise _Failed("--sandbox and --network are for stdio servers (--command)")
     payload = {
         "name": args.name,
         "transport": args.transport,
@@ -251,6 +280,23 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     await _call_route(app, "mcp.servers.create", payload)
     view = await _call_route(app, "mcp.servers.get", {"name": args.name})
     print(f"Added {args.name} ({args.transport}): {view['url']}")
+    return 0
+
+
+def _sandbox_fields(args: argparse.Namespace) -> dict[str, bool]:
+    fields = {"sandbox": args.sandbox, "network": args.network}
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+async def _set(app: CashCodeApp, args: argparse.Namespace) -> int:
+    fields = _sandbox_fields(args)
+    if not fields:
+        raise _Failed("give --sandbox/--no-sandbox and/or --network/--no-network")
+    view = await _call_route(app, "mcp.servers.get", {"name": args.name})
+    if view["transport"] != "stdio" or not view["editable"]:
+        raise _Failed(f"{args.name} is not a user stdio server: only those run under the sandbox")
+    view = await _call_route(app, "mcp.servers.update", {"name": args.name, **fields})
+    print(f"{args.name}: {view['sandbox_status']}")
     return 0
 
 
@@ -410,8 +456,13 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     for command in plan["commands"]:
         print(f"  $ {command}")
     done = await confirm_and_install(
-        app, plan["id"], "mcp_catalog.install", {"name": args.name, "inputs": inputs},
-        yes=args.yes, call=_call_route, failure=_Failed,
+        app,
+        plan["id"],
+        "mcp_catalog.install",
+        {"name": args.name, "inputs": inputs},
+        yes=args.yes,
+        call=_call_route,
+        failure=_Failed,
     )
     if done is None:
         return 1

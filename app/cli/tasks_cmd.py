@@ -42,9 +42,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add.add_argument(
         "--approval-mode",
         choices=["read_only", "ask_writes", "sandboxed", "autonomous"],
-        default="read_only",
-        help="read_only (default): refuse changes; ask_writes: ask in the app; sandboxed: run programs "
-        "confined, ask for more; autonomous: run everything",
+        default=None,
+        help="read_only: refuse changes; ask_writes: ask in the app; sandboxed: run programs "
+        "confined, ask for more; autonomous: run everything (default: sandboxed where this machine "
+        "has a sandbox, else read_only)",
     )
     add.set_defaults(func=runner(_add))
     listing = commands.add_parser("list", help="list tasks with their next run and last status")
@@ -126,8 +127,9 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         "prompt": args.prompt,
         "schedule": schedule,
         "model": args.model,
-        "approval_mode": args.approval_mode,
     }
+    if args.approval_mode is not None:  # else the app's default for new tasks
+        draft["approval_mode"] = args.approval_mode
     if args.provider is not None:
         provider = await _provider_id(app, args.provider)
         if isinstance(provider, int):

@@ -11,6 +11,7 @@ from app.attachments.store import AttachmentStore
 from app.contracts import replies as m
 from app.contracts.errors import ApiFailure, said, say
 from app.mcp import api_models as x
+from app.mcp import sandboxed
 from app.mcp.activations import ActivationStore
 from app.mcp.catalog import EntryInput, mask_url
 from app.mcp.config import ConfigError, NameTaken, ServerEntry
@@ -90,7 +91,18 @@ class McpRoutes:
             needs_confirmation=e.needs_confirmation,
             loader_env=e.loader_env(),
             editable=e.source == "user",
+            sandbox=e.sandbox,
+            network=e.network,
+            sandbox_status=self._sandbox_status(e),
             auth=self._s.auth_state(e) if not preview else "none",
+        )
+
+    def _sandbox_status(self, e: ServerEntry) -> str:
+        if not e.sandboxed:
+            return sandboxed.status(e, False, "")
+        box = self._s.sandbox() if self._s.sandbox else None
+        return sandboxed.status(
+            e, box is not None and box.spec.available, box.spec.reason if box else "no sandbox"
         )
 
     async def list(self, req: m.Empty) -> x.McpServerList:

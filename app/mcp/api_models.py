@@ -37,6 +37,10 @@ class McpServerView(_Model):
     needs_confirmation: bool = False  # the launch spec (argv, env, secret env names) changed
     loader_env: list[str] = Field(default_factory=list)  # set variables like PATH, LD_PRELOAD
     editable: bool = False
+    # stdio: confined by the Landlock sandbox; `network`: TCP allowed (by port, not by host)
+    sandbox: bool = False
+    network: bool = False
+    sandbox_status: str = ""  # "sandboxed" / "not sandboxed (why)"; "" for remote servers
     # OAuth sign-in, separate from `status` (none: this server never asked for a sign-in)
     auth: Literal["none", "signed_in", "signed_out", "expired"] = "none"
 
@@ -64,6 +68,10 @@ class _McpServerFields(_Model):
     # other than this computer is refused
     # unless the user confirms it here (the credential would cross the network unencrypted).
     allow_plain_http_auth: bool = False
+    # stdio only: run confined by the sandbox; `network` lets it open TCP connections (Landlock
+    # filters TCP by port, not by host: allowed means any host)
+    sandbox: bool | None = None
+    network: bool | None = None
 
 
 class McpServerCreate(_McpServerFields):

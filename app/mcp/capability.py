@@ -27,6 +27,7 @@ from app.store.db import Database
 if TYPE_CHECKING:
     from app.contracts.events import AppEvent
     from app.mcp.result_pages import ResultPages
+    from app.mcp.sandboxed import SandboxSource
     from app.mcp.service import McpService
     from app.mcp.tools import McpDirectory
 
@@ -46,6 +47,7 @@ class _ServiceArgs:
     call_timeout: str  # the raw ENV_CALL_TIMEOUT value ("" = the default)
     builtin: Path | None
     test_servers: bool  # ENV_TEST_SERVERS is "1": the built-in test servers are listed
+    sandbox: SandboxSource | None = None  # for servers set to run sandboxed
 
 
 class McpCapability(Capability):
@@ -91,9 +93,15 @@ class McpCapability(Capability):
         settings: SettingsStore,
         publish: Callable[[AppEvent], None],
         builtin: Path | None = None,
+        workspace: Callable[[], Path] | None = None,
     ) -> McpCapability:
         test_servers = env.get(ENV_TEST_SERVERS, "") == "1"
-        args = _ServiceArgs(paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin, test_servers)
+        from app.mcp.sandboxed import sandbox_source
+
+        source = sandbox_source(paths, settings, env, workspace) if workspace is not None else None
+        args = _ServiceArgs(
+            paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin, test_servers, source
+        )
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
         from app.mcp.frozen import builtin_root
 
@@ -239,4 +247,5 @@ def _service(args: _ServiceArgs) -> McpService:
         UserCatalog(paths.data_dir / "mcp" / "servers.json", args.secrets),
         args.publish,
         call_timeout_s=timeout,
+        sandbox=args.sandbox,
     )

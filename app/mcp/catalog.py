@@ -99,6 +99,8 @@ class EntryInput:
     env: Mapping[str, str] | None = None
     secret_env: Sequence[str] | None = None
     allow_plain_http_auth: bool = False
+    sandbox: bool | None = None  # None: keep (a new entry: off)
+    network: bool | None = None
 
 
 class UserCatalog:
@@ -237,7 +239,13 @@ def build_entry(req: EntryInput, existing: ServerEntry | None) -> tuple[ServerEn
         if missing:
             raise ConfigError(f"no value for the secret variable {missing[0]}")
         fields.update(command=command, args=args, env=env, secret_env=secret_env, url="", header_names=())
+        if req.sandbox is not None:
+            fields["sandbox"] = req.sandbox
+        if req.network is not None:
+            fields["network"] = req.network
     else:
+        if req.sandbox or req.network:
+            raise ConfigError("the sandbox is for stdio servers (a program on this computer), not remote")
         fields.update(_remote_fields(req, base, secrets))
     return replace(base, **fields), secrets
 
@@ -381,6 +389,8 @@ def _to_json(e: ServerEntry) -> dict[str, Any]:
         "env": dict(e.env),
         "secret_env": list(e.secret_env),
         "confirmed_launch": e.confirmed_launch,
+        "sandbox": e.sandbox,
+        "network": e.network,
     }
 
 
@@ -402,4 +412,6 @@ def _from_json(name: str, item: Any) -> ServerEntry:
         env={str(k): str(v) for k, v in dict(item.get("env", {})).items()},
         secret_env=tuple(str(k) for k in item.get("secret_env", [])),
         confirmed_launch=confirmed if isinstance(confirmed, str) else None,
+        sandbox=item.get("sandbox") is True,
+        network=item.get("network") is True,
     )

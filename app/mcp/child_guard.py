@@ -8,6 +8,11 @@ with the same stdin/stdout/stderr, so it adds no copying, then waits. When the a
 either way the guard kills its whole process group (the server and any children it started).
 A normal shutdown is untouched: the SDK closes stdin, then signals the group.
 
+`PARENT_PID --landlock PLAN.json PROG …` (a server the user runs sandboxed, app/mcp/sandboxed.py):
+the guard restricts itself with the Landlock ruleset of PLAN (built by the app) before it starts
+the server, which inherits it. If the restriction fails, nothing is started (exit 126): a
+sandboxed server never runs unconfined.
+
 Standalone on purpose (only the standard library, no app imports): it must start fast.
 """
 
@@ -40,8 +45,43 @@ def _watch_parent(parent: int) -> None:
         time.sleep(0.5)
 
 
+def _confine(plan_file: str) -> str | None:
+    """Apply the Landlock plan to this process; the error text, or None when confined."""
+    import json
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])  # the app's own code, never the current folder
+    if root not in sys.path:
+        sys.path.append(root)
+    try:
+        from app.sandbox.confine import RulesetPlan, apply_plan
+        from app.sandbox.landlock import Landlock
+
+        raw = json.loads(Path(plan_file).read_text(encoding="utf-8"))
+        plan = RulesetPlan(
+            abi=int(raw["abi"]),
+            fs=int(raw["fs"]),
+            net=int(raw["net"]),
+            scoped=int(raw["scoped"]),
+            rules=[(str(p), int(r)) for p, r in raw["rules"]],
+        )
+        lock = Landlock.load()
+        if lock is None:
+            return "the kernel has no Landlock"
+        apply_plan(plan, lock)
+    except Exception as exc:  # any failure: the server must not start
+        return str(exc) or type(exc).__name__
+    return None
+
+
 def main(argv: list[str]) -> int:
     parent = int(argv[0])
+    if len(argv) > 2 and argv[1] == "--landlock":
+        failed = _confine(argv[2])
+        if failed is not None:
+            print(f"the sandbox could not start, the server was not started: {failed}", file=sys.stderr)
+            return 126
+        argv = [argv[0], *argv[3:]]
     signal.signal(_DEATH_SIGNAL, _kill_group)
     if sys.platform.startswith("linux"):
         import ctypes

@@ -64,6 +64,11 @@ class ServerEntry:
     secret_env: tuple[str, ...] = ()  # values: keyring
     confirmed_launch: str | None = None  # stdio: `launch_id()` of what the user confirmed
     launch: Launch | None = None  # built-in HTTP/SSE only
+    # stdio: run the server confined by the Landlock sandbox (app/mcp/sandboxed.py), TCP only
+    # when `network` (Landlock filters TCP by port, not by host). Default on for servers installed
+    # from the catalog, a bundle or the Registry; off for ones the user adds (decision 365).
+    sandbox: bool = False
+    network: bool = False
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -117,6 +122,10 @@ class ServerEntry:
             "l": [self.launch.command, *self.launch.args] if self.launch else None,
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.transport == "stdio" and self.sandbox
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 def _build(host: Host) -> Capability:
     from app.mcp.capability import McpCapability
 
-    return McpCapability.build(host.paths, host.env, host.db, host.secrets, host.settings, host.publish)
+    return McpCapability.build(
+        host.paths, host.env, host.db, host.secrets, host.settings, host.publish, workspace=host.workspace
+    )
 
 
 def _activations(conn: sqlite3.Connection) -> None:

@@ -23,6 +23,7 @@ from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
 from app.mcp.results import MAX_OUTPUT_CHARS, cap, result_text, tool_def
+from app.mcp.sandboxed import SandboxSource
 from app.mcp.schema_cache import SchemaCache
 from app.mcp.stderr_log import useful_line
 from app.mcp.tool_listing import list_tools
@@ -85,7 +86,9 @@ class McpService:
         connect_timeout_s: float = transports.CONNECT_TIMEOUT_S,
         sign_in: Callable[[bool], SignIn] | None = None,
         client_metadata_url: str | None = None,
+        sandbox: SandboxSource | None = None,
     ) -> None:
+        self.sandbox = sandbox  # what a sandboxed stdio server is confined by (app/mcp/sandboxed.py)
         self._client_metadata_url = client_metadata_url
         self._sign_in = sign_in or (lambda interactive: BrowserSignIn(interactive))
         self._paths = paths
@@ -435,6 +438,7 @@ class _Opening:
             stderr_path=self._s.stderr_path(entry.name),
             client_kwargs=self._s.client_kwargs(entry.name),
             auth=self._s.auth_for(entry, url, self._state),
+            sandbox=self._s.sandbox,
         )
         try:
             return await self._cm.__aenter__()

@@ -22,6 +22,7 @@ from typing import Any
 from app.mcp import frozen
 from app.mcp.config import Resolved
 from app.mcp.not_mcp import collecting, not_mcp_message
+from app.mcp.sandboxed import SandboxSource, SandboxUnavailable, confine_server
 from app.mcp.stderr_log import open_private_log, redacted_stderr, useful_line
 
 GUARD = frozen.GUARD
@@ -35,9 +36,10 @@ class ConnectError(Exception):
     """Connecting failed for a reason people can act on (the message is already redacted)."""
 
 
-def guarded_argv(argv: Sequence[str]) -> list[str]:
-    """`argv` under the child guard (from source or frozen, app/mcp/frozen.py)."""
-    return frozen.guard_argv(os.getpid(), argv)
+def guarded_argv(argv: Sequence[str], guard_args: Sequence[str] = ()) -> list[str]:
+    """`argv` under the child guard (from source or frozen, app/mcp/frozen.py); `guard_args`
+    (`--landlock PLAN`) tell the guard to confine itself first."""
+    return frozen.guard_argv(os.getpid(), [*guard_args, *argv])
 
 
 def find_program(command: str, env_path: str | None) -> str:
@@ -58,7 +60,13 @@ def stderr_tail(path: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def open_client(
-    resolved: Resolved, *, url: str, stderr_path: Path, client_kwargs: dict[str, Any], auth: Any = None
+    resolved: Resolved,
+    *,
+    url: str,
+    stderr_path: Path,
+    client_kwargs: dict[str, Any],
+    auth: Any = None,
+    sandbox: SandboxSource | None = None,
 ) -> AsyncIterator[Any]:
     """`async with open_client(...) as client` — must be entered and exited in one task."""
     from mcp import Client
@@ -66,29 +74,27 @@ async def open_client(
     entry = resolved.entry
     if entry.transport == "stdio":
         from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
 
         env = dict(resolved.env)
         program = find_program(entry.command, env.get("PATH"))
-        guarded = guarded_argv([program, *entry.args])
+        confined = None
+        if entry.sandboxed:
+            if sandbox is None:
+                raise ConnectError("this server runs sandboxed, and the app offers no sandbox here")
+            try:
+                confined = confine_server(entry, program, {**os.environ, **env}, sandbox())
+            except SandboxUnavailable as exc:
+                raise ConnectError(
+                    f"{exc} (the server was not started; turn its sandbox off to run it)"
+                ) from exc
+            env.update(confined.env)
+        guarded = guarded_argv([program, *entry.args], confined.guard_args if confined else ())
         params = StdioServerParameters(command=guarded[0], args=guarded[1:], env=env)
-        copied: threading.Event | None = None
-        try:
-            with (
-                redacted_stderr(stderr_path, resolved.secret_values()) as (errlog, copied),
-                collecting() as printed,
-            ):
-                try:
-                    async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
-                        yield client
-                except Exception as exc:
-                    if printed:  # it printed text, not JSON-RPC: say so (app/mcp/not_mcp.py)
-                        raise ConnectError(not_mcp_message(printed)) from exc
-                    raise
-        except Exception:
-            if copied is not None:  # the caller quotes the log's tail: let the copier finish it
-                await asyncio.to_thread(copied.wait, STDERR_SETTLE_S)
-            raise
+        with contextlib.ExitStack() as stack:
+            if confined is not None:
+                stack.callback(confined.close)
+            async with _stdio_client(params, resolved, stderr_path, client_kwargs) as client:
+                yield client
         return
     import httpx2
 
@@ -109,6 +115,32 @@ async def open_client(
         Client(streamable_http_client(url, http_client=http), **client_kwargs) as client,
     ):
         yield client
+
+
+@contextlib.asynccontextmanager
+async def _stdio_client(
+    params: Any, resolved: Resolved, stderr_path: Path, client_kwargs: dict[str, Any]
+) -> AsyncIterator[Any]:
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    copied: threading.Event | None = None
+    try:
+        with (
+            redacted_stderr(stderr_path, resolved.secret_values()) as (errlog, copied),
+            collecting() as printed,
+        ):
+            try:
+                async with Client(stdio_client(params, errlog=errlog), **client_kwargs) as client:
+                    yield client
+            except Exception as exc:
+                if printed:  # it printed text, not JSON-RPC: say so (app/mcp/not_mcp.py)
+                    raise ConnectError(not_mcp_message(printed)) from exc
+                raise
+    except Exception:
+        if copied is not None:  # the caller quotes the log's tail: let the copier finish it
+            await asyncio.to_thread(copied.wait, STDERR_SETTLE_S)
+        raise
 
 
 def free_port() -> int:

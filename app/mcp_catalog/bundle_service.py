@@ -127,6 +127,10 @@ class BundleService:
             "args": list(plan.config.args),
             "env": {**plan.config.env, **plan.config.secret_env},
             "secret_env": list(plan.config.secret_env),
+            # Installed by the app: sandboxed by default; a server given an API key talks to
+            # its service, so it may use the network (decision 366).
+            "sandbox": True,
+            "network": bool(plan.config.secret_env),
         }
         try:
             await call_route(self._app, "mcp.servers.create", payload)

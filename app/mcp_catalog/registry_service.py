@@ -412,6 +412,10 @@ class RegistryService:
             "args": argv[1:],
             "env": {**rendered.env, **rendered.secret_env},
             "secret_env": list(rendered.secret_env),
+            # Installed by the app: sandboxed by default; a server given an API key talks to
+            # its service, so it may use the network (decision 366).
+            "sandbox": True,
+            "network": bool(rendered.secret_env),
         }
         try:
             await call_route(self._app, "mcp.servers.create", payload)

@@ -74,10 +74,19 @@ def private_temp() -> Path:
     return Path(tempfile.mkdtemp(prefix="cashcode-sandbox-"))
 
 
-def confine(policy: Policy, lock: ll.Landlock, abi: int) -> Confinement:
-    """Build the ruleset for `policy` (its temp folder already made by `private_temp`)."""
-    if abi < 1:
-        raise SandboxError("Landlock is not available")
+@dataclass(frozen=True)
+class RulesetPlan:
+    """What a ruleset handles and allows, as plain data (a launcher builds it from JSON)."""
+
+    abi: int
+    fs: int
+    net: int
+    scoped: int
+    rules: list[tuple[str, int]]
+
+
+def ruleset_plan(policy: Policy, abi: int) -> RulesetPlan:
+    """The handled rights and the rules for `policy` on a kernel of Landlock `abi`."""
     try:
         pairs = rules(policy)
     except ValueError as exc:
@@ -85,6 +94,27 @@ def confine(policy: Policy, lock: ll.Landlock, abi: int) -> Confinement:
     handled = ll.fs_rights(abi)
     net = 0 if policy.network or abi < 4 else ll.BIND_TCP | ll.CONNECT_TCP
     scoped = ll.SCOPE_ABSTRACT_UNIX_SOCKET | ll.SCOPE_SIGNAL if abi >= 6 else 0
+    return RulesetPlan(abi, handled, net, scoped, pairs)
+
+
+def apply_plan(plan: RulesetPlan, lock: ll.Landlock) -> None:
+    """Restrict the calling thread by `plan` (a launcher's main thread, before it starts the
+    program). Raises OSError; then nothing may be started."""
+    fd = lock.create(abi=plan.abi, fs=plan.fs, net=plan.net, scoped=plan.scoped)
+    try:
+        for path, rights in plan.rules:
+            lock.allow_path(fd, path, rights & plan.fs)
+        lock.restrict(fd)
+    finally:
+        os.close(fd)
+
+
+def confine(policy: Policy, lock: ll.Landlock, abi: int) -> Confinement:
+    """Build the ruleset for `policy` (its temp folder already made by `private_temp`)."""
+    if abi < 1:
+        raise SandboxError("Landlock is not available")
+    plan = ruleset_plan(policy, abi)
+    handled, net, scoped, pairs = plan.fs, plan.net, plan.scoped, plan.rules
     try:
         fd = lock.create(abi=abi, fs=handled, net=net, scoped=scoped)
     except OSError as exc:

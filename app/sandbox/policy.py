@@ -56,6 +56,8 @@ class Policy:
     # folder (user Skills live in the app's data folder); hidden paths inside them stay hidden.
     exceptions: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    # Like `exceptions`, but writable too (an MCP server's own data folder in the app's data).
+    writable: tuple[Path, ...] = ()
     network: bool = False  # TCP connect/bind allowed
     system: tuple[str, ...] = field(default=SYSTEM_READ)
 
@@ -78,10 +80,11 @@ def rules(policy: Policy) -> list[tuple[str, int]]:
     for root, rights in granted:
         if os.path.exists(root):
             _grant(_real(root), rights, hidden, out)
-    for root in policy.exceptions:
+    named = [(p, ll.READ) for p in policy.exceptions] + [(p, ll.READ | ll.WRITE) for p in policy.writable]
+    for root, rights in named:
         if os.path.exists(root):
             real = _real(root)
-            _grant(real, ll.READ, [h for h in hidden if h != real and _within(h, real)], out)
+            _grant(real, rights, [h for h in hidden if h != real and _within(h, real)], out)
     out.append(("/dev", ll.READ_DIR))
     out += [(d, DEVICE_RIGHTS) for d in DEVICES if os.path.exists(d)]
     out += [(d, DEVICE_RIGHTS | ll.READ_DIR) for d in DEVICE_DIRS if os.path.isdir(d)]

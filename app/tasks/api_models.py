@@ -82,6 +82,8 @@ class TaskSaved(_Model):
 class TaskList(_Model):
     tasks: list[TaskView]
     time_zone: str  # the user's zone (new tasks get it)
+    # what a new task gets when it names no mode: sandboxed where a sandbox can start
+    default_approval_mode: ApprovalMode = "read_only"
 
 
 class RunView(_Model):

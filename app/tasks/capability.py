@@ -16,7 +16,7 @@ from app.store.ids import is_valid_id
 from app.tasks import api_models as tm
 from app.tasks.board import OverrideBoard
 from app.tasks.events import TasksChanged
-from app.tasks.model import RunRecord, TaskDraft, TaskRecord
+from app.tasks.model import ApprovalMode, RunRecord, TaskDraft, TaskRecord
 from app.tasks.runner import RunnerDeps, TaskRunner
 from app.tasks.schedule import ScheduleError, check, describe, next_after, time_zone, upcoming
 from app.tasks.scheduler import Scheduler
@@ -86,14 +86,28 @@ class TasksCapability(Capability):
         return local_zone_name(self._host.env, self._settings.load().time_zone)
 
     async def _list(self, req: object) -> tm.TaskList:
-        return tm.TaskList(tasks=[task_view(t) for t in self.store.all()], time_zone=self.zone_name())
+        return tm.TaskList(
+            tasks=[task_view(t) for t in self.store.all()],
+            time_zone=self.zone_name(),
+            default_approval_mode=self.default_approval_mode(),
+        )
+
+    def default_approval_mode(self) -> ApprovalMode:
+        """A new task runs Sandboxed where a sandbox can start, else read-only (decision 368).
+        Probed now (one syscall): CASHCODE_SANDBOX=off or another kernel changes it."""
+        from app.sandbox.probe import landlock_abi
+
+        return "sandboxed" if landlock_abi(self._host.env)[0] >= 1 else "read_only"
 
     async def _get(self, req: tm.TaskRef) -> tm.TaskView:
         return task_view(self._task(req.task_id))
 
     async def _add(self, req: tm.TaskInput) -> tm.TaskSaved:
         zone = req.time_zone or self.zone_name()
-        draft = self._checked(req.draft, zone)
+        given = req.draft
+        if "approval_mode" not in given.model_fields_set:  # only new tasks; edits keep theirs
+            given = given.model_copy(update={"approval_mode": self.default_approval_mode()})
+        draft = self._checked(given, zone)
         now = self._clock()
         task = self.store.add(
             draft, time_zone=zone, anchor=now, next_run=self._next(draft, zone, now, now), now=now

@@ -27,8 +27,8 @@ async def test_a_read_only_task_is_refused_write_file_even_when_the_app_is_auton
     app, events = await make_app(env=LOWERED)
     pid = await add_provider(app, fake_llm, "chat_completions")
     await ok(app, "settings.update", {"approval_mode": "autonomous"})
-    task = await _task(app, pid)
-    assert task["approval_mode"] == "read_only"  # the default
+    task = await _task(app, pid, approval_mode="read_only")  # new tasks default to sandboxed (issue 36)
+    assert task["approval_mode"] == "read_only"
     fake_llm.script(WRITE, {"text": "I could not write it."})
     run = await ok(app, "tasks.run", {"task_id": task["id"], "wait": True})
     assert run["status"] == "ok" and run["answer"] == "I could not write it."

@@ -93,10 +93,12 @@ async def test_scheduled_read_only_and_ask_tasks_under_serve(tmp_path: Path) -> 
                 chat = await _invoke(client, headers, "chats.get", {"chat_id": fired["chat_id"]})
                 assert [m["content"] for m in chat["messages"][:2]] == ["Tick", "Tick ok"]
 
-                # 2. Read-only (the default): write_file is refused and the run says so.
+                # 2. Read-only (named: new tasks default to sandboxed, issue 36): write_file is
+                # refused and the run says so.
                 llm.reset()
                 llm.script(WRITE, {"text": "I may not write."})
-                draft = {"name": "writer", "prompt": "write", "schedule": {"kind": "every", "seconds": 3600}}
+                every = {"kind": "every", "seconds": 3600}
+                draft = {"name": "writer", "prompt": "write", "schedule": every, "approval_mode": "read_only"}
                 writer = (await _invoke(client, headers, "tasks.add", {"draft": draft}))["task"]
                 run = await _invoke(client, headers, "tasks.run", {"task_id": writer["id"], "wait": True})
                 assert run["status"] == "ok" and run["refused_tools"] == ["write_file"], run

@@ -972,6 +972,8 @@ export interface McpServerCreate {
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
   allow_plain_http_auth?: boolean;
+  sandbox?: boolean | null;
+  network?: boolean | null;
   name: string;
   transport: string;
 }
@@ -1005,6 +1007,8 @@ export interface McpServerUpdate {
   env?: Record<string, string> | null;
   secret_env?: string[] | null;
   allow_plain_http_auth?: boolean;
+  sandbox?: boolean | null;
+  network?: boolean | null;
   name: string;
   transport?: string | null;
 }
@@ -1031,6 +1035,9 @@ export interface McpServerView {
   needs_confirmation: boolean;
   loader_env: string[];
   editable: boolean;
+  sandbox: boolean;
+  network: boolean;
+  sandbox_status: string;
   auth: "none" | "signed_in" | "signed_out" | "expired";
 }
 
@@ -1822,6 +1829,7 @@ export interface TaskInput {
 export interface TaskList {
   tasks: TaskView[];
   time_zone: string;
+  default_approval_mode: "read_only" | "ask_writes" | "sandboxed" | "autonomous";
 }
 
 export interface TaskRef {

@@ -211,6 +211,10 @@ export const en = {
   "workspace.pick": "Choose…",
   "workspace.save": "Save",
   "workspace.unsupported": "Folder picker is not available here; type the path.",
+  "workspace.sandboxTitle": "Sandbox paths",
+  "workspace.sandboxHint": "For programs that run sandboxed (the Sandboxed mode, sandboxed MCP servers). One absolute path per line. CashCode's own folders, ~/.ssh, keyrings and browser profiles are always hidden.",
+  "workspace.sandboxHidden": "Never readable (besides the built-in list)",
+  "workspace.sandboxReadable": "Also readable (e.g. a toolchain in your home folder)",
 
   "tools.title": "Tools",
   "tools.hint": "Per-tool policy: Always runs without asking, Ask follows the approval mode, Never blocks the tool.",

@@ -212,6 +212,10 @@ export const zhCN: Record<MessageKey, string> = {
   "workspace.pick": "选择…",
   "workspace.save": "保存",
   "workspace.unsupported": "此处无法使用文件夹选择器，请直接输入路径。",
+  "workspace.sandboxTitle": "沙箱路径",
+  "workspace.sandboxHint": "用于在沙箱中运行的程序（沙箱模式、启用沙箱的 MCP 服务器）。每行一个绝对路径。CashCode 自己的文件夹、~/.ssh、密钥环和浏览器配置始终不可读。",
+  "workspace.sandboxHidden": "始终不可读（在内置列表之外）",
+  "workspace.sandboxReadable": "额外可读（例如主文件夹中的工具链）",
 
   "tools.title": "工具",
   "tools.hint": "逐个工具的策略：“总是”直接运行，“询问”遵循批准模式，“从不”禁用该工具。",

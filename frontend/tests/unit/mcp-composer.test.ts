@@ -10,7 +10,7 @@ const REF = { sha256: "a".repeat(64), name: "rough · notes", mime: "text/markdo
 function server(name: string, status: McpServerView["status"]): McpServerView {
   return {
     name, display_name: name, description: "", transport: "stdio", source: "user", status, error: null, error_key: "", error_params: {}, tool_count: 1, diagnostics: [], url: "",
-    headers: {}, command: "", args: [], env: {}, secret_env: [], argv: [], needs_confirmation: false, loader_env: [], editable: true, auth: "none",
+    headers: {}, command: "", args: [], env: {}, secret_env: [], argv: [], needs_confirmation: false, loader_env: [], editable: true, auth: "none", sandbox: false, network: false, sandbox_status: "",
   };
 }
 

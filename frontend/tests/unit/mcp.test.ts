@@ -11,7 +11,7 @@ function view(over: Partial<McpServerView>): McpServerView {
   return {
     name: "test_stdio_mcp", display_name: "stdio test MCP", description: "", transport: "stdio", source: "builtin",
     status: "disconnected", error: null, error_key: "", error_params: {}, tool_count: 0, diagnostics: [], url: "", headers: {}, command: "/py", args: ["server.py"], env: {},
-    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, loader_env: [], editable: false, auth: "none", ...over,
+    secret_env: [], argv: ["/py", "server.py"], needs_confirmation: false, loader_env: [], editable: false, auth: "none", sandbox: false, network: false, sandbox_status: "", ...over,
   };
 }
 

@@ -1,0 +1,48 @@
+"""`cashcode mcp add --sandbox`, `mcp set`, `mcp list` marking a stdio server sandboxed or not
+(issue 36), in real CLI subprocesses with a real stdio server."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.sandbox.probe import landlock_abi
+from tests.cli.conftest import base_env, cashcode
+
+ROUGH = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "rough_server.py"
+
+
+@pytest.mark.skipif(landlock_abi({})[0] < 1, reason="needs a kernel with Landlock")
+@pytest.mark.timeout(300)
+def test_add_sandboxed_list_set_and_no_sandbox_means_not_started(home: Path) -> None:
+    env = base_env(home)
+    added = cashcode(
+        "mcp", "add", "rough", "--sandbox", "--command", sys.executable, str(ROUGH),
+        "--env-plain", "ROUGH_TOKEN=plain-1", env=env, cwd=home,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "sandboxed" in added.stdout and "not sandboxed" not in added.stdout
+    listed = cashcode("mcp", "list", env=env, cwd=home)
+    row = next(line for line in listed.stdout.splitlines() if line.startswith("rough"))
+    assert row.endswith("[sandboxed]"), listed.stdout
+    called = cashcode("mcp", "call", "rough", "echo_token", env=env, cwd=home, timeout=120)
+    assert called.returncode == 0 and called.stdout.strip() == "token=plain-1", called.stderr
+
+    # no sandbox on this machine (simulated): a sandboxed server is not started, never unconfined
+    off = cashcode(
+        "mcp", "call", "rough", "echo_token", env={**env, "CASHCODE_SANDBOX": "off"}, cwd=home, timeout=120
+    )  # fmt: skip
+    assert off.returncode != 0 and "token=" not in off.stdout
+    assert "not started" in off.stderr + off.stdout
+
+    turned = cashcode("mcp", "set", "rough", "--no-sandbox", env=env, cwd=home)
+    assert turned.returncode == 0 and "not sandboxed (off for this server)" in turned.stdout
+    listed = cashcode("mcp", "list", env=env, cwd=home)
+    assert "[not sandboxed (off for this server)]" in listed.stdout
+
+    remote = cashcode("mcp", "add", "web", "--url", "https://example.com/mcp", "--sandbox", env=env, cwd=home)
+    assert remote.returncode != 0 and "stdio" in remote.stderr
+    nothing = cashcode("mcp", "set", "rough", env=env, cwd=home)
+    assert nothing.returncode != 0 and "--sandbox" in nothing.stderr

@@ -149,8 +149,14 @@ async def test_a_run_killed_with_the_server_is_failed_on_the_next_start_without_
                 task = (await _invoke(client, headers, "tasks.add", {"draft": draft}))["task"]
                 await _invoke(client, headers, "tasks.run", {"task_id": task["id"]})
                 assert await llm.wait_until_async(lambda reqs: len(reqs) > 0, timeout=WAIT_S)
-                running = (await _history(client, headers, task["id"]))[0]
-                assert running["status"] == "running"
+                # The run names its chat once `chat.send` has returned, which may be just after
+                # the model's first request arrived: wait for it (bounded).
+                for _ in range(100):
+                    running = (await _history(client, headers, task["id"]))[0]
+                    if running["chat_id"]:
+                        break
+                    await asyncio.sleep(0.1)
+                assert running["status"] == "running" and running["chat_id"]
             served.proc.kill()  # kill -9: no shutdown code runs
             served.proc.wait(timeout=WAIT_S)
         with serve_process(["--no-open", "--port", "0"], env) as served:

@@ -120,7 +120,12 @@ def test_a_second_cashcode_desktop_says_it_brought_the_running_one_to_the_front(
             "CASHCODE_RUNTIME_DIR": str(tmp_path / "run"),
         }
         second = subprocess.run(
-            [sys.executable, "-m", "app", "desktop"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "app", "desktop"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert second.returncode == 0, second.stderr
         assert second.stdout.strip() == "CashCode is already running — brought it to the front"

@@ -5,6 +5,7 @@ export const en = {
   "app.name": "CashCode",
   "app.databaseDamaged": "The database is damaged ({detail}). Your chats may be incomplete: quit CashCode, keep a copy of cashcode.sqlite3 from the data folder, then restore a backup or recover the copy with sqlite3 .recover.",
   "app.databaseBusy": "The database is busy — another program is using it; retrying…",
+  "app.connectionLost": "Connection lost — restart `cashcode serve` and open its new address",
   "app.loading": "Connecting to CashCode…",
   "app.errorTitle": "Something went wrong",
   "app.errorHint": "The CashCode backend did not answer. Check that the app is still running, then try again.",

@@ -5,6 +5,7 @@ import type { MessageKey } from "./en";
 export const zhCN: Record<MessageKey, string> = {
   "app.databaseDamaged": "数据库已损坏（{detail}）。你的对话可能不完整：请退出 CashCode，备份数据文件夹中的 cashcode.sqlite3，然后恢复备份，或用 sqlite3 .recover 修复该副本。",
   "app.databaseBusy": "数据库正忙——另一个程序正在使用它；正在重试…",
+  "app.connectionLost": "连接已断开——请重新运行 `cashcode serve` 并打开它给出的新地址",
   "app.name": "CashCode",
   "app.loading": "正在连接 CashCode…",
   "app.errorTitle": "出了点问题",

@@ -653,6 +653,8 @@ export const en = {
   "usage.unknownCostTurns_one": "{count} turn without a known cost (no usage reported or no price set)",
   "usage.tokensChart": "Tokens per day and model",
   "usage.costChart": "Estimated cost per day and model",
+  "usage.noPrices": "No prices are set for these models, so their cost cannot be estimated.",
+  "usage.setPrices": "Set prices",
   "usage.empty": "No turns in this range yet. Chat with a model and its usage appears here.",
   "usage.slowest": "Slowest turns",
   "usage.mostExpensive": "Most expensive turns",

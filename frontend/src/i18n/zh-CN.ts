@@ -652,6 +652,8 @@ export const zhCN: Record<MessageKey, string> = {
   "usage.unknownCostTurns_one": "{count} 个回合费用未知（未返回用量或未设置价格）",
   "usage.tokensChart": "每日各模型 Token",
   "usage.costChart": "每日各模型估算费用",
+  "usage.noPrices": "这些模型还没有设置价格，因此无法估算费用。",
+  "usage.setPrices": "设置价格",
   "usage.empty": "此范围内还没有回合。与模型对话后，用量会显示在这里。",
   "usage.slowest": "最慢的回合",
   "usage.mostExpensive": "费用最高的回合",

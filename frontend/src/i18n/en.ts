@@ -905,7 +905,7 @@ export const en = {
   "tasks.openChat": "Open chat",
   "tasks.waitingApproval": "waiting for approval",
   "tasks.status.running": "running",
-  "tasks.status.ok": "ok",
+  "tasks.status.ok": "OK",
   "tasks.status.failed": "failed",
   "tasks.status.skipped": "skipped",
   "tasks.status.missed": "missed",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.contracts.errors import say
 from app.mcp_catalog.bundle_manifest import USER_TOKEN, Manifest, McpConfig, UserConfigOption
 
 MAX_VALUE = 4_000
@@ -77,7 +78,7 @@ def check_values(
     unknown = sorted(set(given) - set(options))
     if unknown:
         choices = ", ".join(options) or "none"
-        raise BundleInputError(f"the bundle has no option {unknown[0][:60]!r} (its options: {choices})")
+        raise BundleInputError(say("bundle_input.unknown", option=repr(unknown[0][:60]), choices=choices))
     out: dict[str, list[str]] = {}
     for key, option in options.items():
         values = [v for v in given.get(key, ()) if v != ""]
@@ -85,40 +86,42 @@ def check_values(
             values = default_values(option, dirs)
         if option.required and not values:
             raise BundleInputError(
-                f"the bundle needs the option {key!r} ({option.title}): add --input {key}=VALUE"
+                say("bundle_input.required", option=repr(key), name=key, title=option.title)
             )
         if len(values) > 1 and not option.multiple:
-            raise BundleInputError(f"the option {key!r} takes one value")
+            raise BundleInputError(say("bundle_input.one_value", option=repr(key)))
         out[key] = [_check_one(key, option, v) for v in values]
     return out
 
 
 def _check_one(key: str, option: UserConfigOption, value: str) -> str:
     if len(value) > MAX_VALUE or "\n" in value or "\r" in value or "\0" in value:
-        raise BundleInputError(f"the value of {key!r} must be one line of at most {MAX_VALUE} characters")
+        raise BundleInputError(say("bundle_input.one_line", option=repr(key), max=MAX_VALUE))
     if option.type == "boolean":
         word = value.strip().lower()
         if word not in _TRUE + _FALSE:
-            raise BundleInputError(f"the option {key!r} is true or false, got {value[:40]!r}")
+            raise BundleInputError(say("bundle_input.boolean", option=repr(key), value=repr(value[:40])))
         return "true" if word in _TRUE else "false"
     if option.type == "number":
         try:
             number = float(value)
         except ValueError:
-            raise BundleInputError(f"the option {key!r} is a number, got {value[:40]!r}") from None
+            raise BundleInputError(
+                say("bundle_input.number", option=repr(key), value=repr(value[:40]))
+            ) from None
         if not math.isfinite(number):
-            raise BundleInputError(f"the option {key!r} is a number, got {value[:40]!r}")
+            raise BundleInputError(say("bundle_input.number", option=repr(key), value=repr(value[:40])))
         if option.min is not None and number < option.min:
-            raise BundleInputError(f"the option {key!r} is at least {_number_text(option.min)}")
+            raise BundleInputError(say("bundle_input.min", option=repr(key), min=_number_text(option.min)))
         if option.max is not None and number > option.max:
-            raise BundleInputError(f"the option {key!r} is at most {_number_text(option.max)}")
+            raise BundleInputError(say("bundle_input.max", option=repr(key), max=_number_text(option.max)))
         return _number_text(number)
     if option.type in ("directory", "file"):
         path = Path(value).expanduser()
         if not path.is_absolute():
-            raise BundleInputError(f"the option {key!r} must be an absolute path, got {value[:200]!r}")
+            raise BundleInputError(say("bundle_input.absolute", option=repr(key), value=repr(value[:200])))
         if option.type == "directory" and not path.is_dir():
-            raise BundleInputError(f"the folder {value[:200]!r} of {key!r} does not exist")
+            raise BundleInputError(say("bundle_input.no_folder", option=repr(key), value=repr(value[:200])))
         return str(path)
     return value
 

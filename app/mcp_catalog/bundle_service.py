@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.contracts.errors import ApiFailure, say
+from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort
 from app.mcp_catalog import api_models as x
@@ -83,7 +83,7 @@ class BundleService:
             values = check_values(info.manifest, given, self._dirs)
             plan = plan_bundle(info, self._installer, values, self._dirs)
         except (BundleInputError, BundleError) as exc:
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", said(exc)) from None  # keeps an input error's catalog key
         loaders = loader_env(plan)
         if loaders and not allow_loader:  # refused before anything is unpacked
             env = {**plan.config.env, **dict.fromkeys(plan.config.secret_env, MASK)}

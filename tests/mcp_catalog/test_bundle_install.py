@@ -75,6 +75,7 @@ async def test_a_python_bundle_previews_installs_and_runs_in_a_turn(
 
     missing = await err(app, "mcp_catalog.bundle_install", source)
     assert missing["code"] == "invalid" and "needs the option 'token'" in missing["message"]
+    assert missing["key"] == "bundle_input.required"  # worded in the UI's language (issue 41)
     assert not folder.exists()
 
     inputs = {"token": [TOKEN], "root": [str(root)], "loud": ["true"]}
@@ -124,6 +125,7 @@ async def test_a_node_bundle_uploaded_from_the_browser_installs_and_runs_in_a_tu
     assert wrong["code"] == "invalid" and ".mcpb" in wrong["message"]
     too_many = await err(app, "mcp_catalog.bundle_install", {**upload, "inputs": {"times": ["9"]}})
     assert "at most 3" in too_many["message"] and not folder.exists()
+    assert (too_many["key"], too_many["params"]) == ("bundle_input.max", {"option": "'times'", "max": "3"})
     inputs = {"prefix": ["Hi"], "times": ["2"], "key": [TOKEN]}
     done = await ok(app, "mcp_catalog.bundle_install", {**upload, "inputs": inputs})
     assert done["argv"] == [node, str(folder / "server" / "index.js"), "Hi", "2"]

@@ -920,7 +920,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.bundle.source": "请提供“path”或“data_base64”（附带“filename”）之一。",
   "apiError.bundle.too_large": "该包大于 {limit} MiB。",
   "apiError.bundle_input.unknown": "该包没有选项 {option}（它的选项：{choices}）。",
-  "apiError.bundle_input.required": "该包需要选项 {option}（{title}）：请填写它。",
+  "apiError.bundle_input.required": "该包需要选项 {option}（{title}）：请填写它（命令行：--input {name}=VALUE）。",
   "apiError.bundle_input.one_value": "选项 {option} 只能有一个值。",
   "apiError.bundle_input.one_line": "{option} 的值必须是一行，最多 {max} 个字符。",
   "apiError.bundle_input.boolean": "选项 {option} 只能是 true 或 false，收到的是 {value}。",

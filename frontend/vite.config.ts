@@ -18,6 +18,9 @@ export default defineConfig({
     target: "es2020",
     sourcemap: false,
     chunkSizeWarningLimit: 1200,
+    // Fonts stay files: the CSP allows fonts from 'self' only, and an inlined data: font (a
+    // small KaTeX one) was refused and logged whenever formulas rendered (issue 41).
+    assetsInlineLimit: (file: string) => (/\.(woff2?|ttf|otf|eot)$/i.test(file) ? false : undefined),
   },
   test: {
     environment: "jsdom",

@@ -128,3 +128,10 @@ class Bridge:
         except Exception as exc:  # the boundary: a bug below must become an envelope, not a JS stack
             log.exception("route %s raised", route)
             return error_envelope("internal", f"{type(exc).__name__}: {exc}", route=route)
+
+
+# pywebview lists the js_api's public methods to the page, which builds a stub for each with
+# `new Function(...)`; under the UI's `script-src 'self'` that throws an EvalError on every
+# page load (issue 41). Marked unlisted, pywebview builds none (it still dispatches calls by
+# name), and app/desktop/strict_csp.py defines `pywebview.api.invoke` as a plain closure.
+setattr(Bridge.invoke, "_serializable", False)  # noqa: B010 - an attribute pywebview reads

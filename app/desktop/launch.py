@@ -17,6 +17,8 @@ from app.desktop.launch_args import LaunchArgsError, forwarded_argv, parse
 from app.desktop.single_instance import endpoint_for, forward
 from app.settings.paths import AppPaths
 
+ALREADY_RUNNING = "CashCode is already running — brought it to the front"
+
 
 def run(argv: list[str] | None = None) -> int:
     startup_marks.mark("run")
@@ -30,6 +32,9 @@ def run(argv: list[str] | None = None) -> int:
         endpoint = endpoint_for(AppPaths.from_env(os.environ).data_dir, os.environ)
         if forward(endpoint, forwarded_argv(request)):
             startup_marks.mark("forwarded")
+            # Said, not silent: a second launch from a terminal otherwise looks like it did
+            # nothing (issue 41). The running window shows itself (or Quick Ask).
+            print(ALREADY_RUNNING)
             return 0
     except OSError as exc:
         print(f"cashcode desktop: {exc}", file=sys.stderr)

@@ -108,3 +108,29 @@ def test_the_runtime_folder_is_private_to_the_user(tmp_path: Path) -> None:
     folder = runtime_dir({"CASHCODE_RUNTIME_DIR": str(tmp_path / "run")})
     assert folder == tmp_path / "run"
     assert folder.stat().st_mode & 0o077 == 0
+
+
+def test_a_second_cashcode_desktop_says_it_brought_the_running_one_to_the_front(tmp_path: Path) -> None:
+    proc = _start_primary(tmp_path)
+    try:
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "CASHCODE_DATA_DIR": str(tmp_path / "data"),
+            "CASHCODE_RUNTIME_DIR": str(tmp_path / "run"),
+        }
+        second = subprocess.run(
+            [sys.executable, "-m", "app", "desktop"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 0, second.stderr
+        assert second.stdout.strip() == "CashCode is already running — brought it to the front"
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "GOT []"  # the running one was asked to show itself
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -36,12 +36,33 @@ def test_create_run_now_and_history_with_a_link_to_the_chat(
     page.get_by_test_id("tasks-save").click()
 
     row = page.get_by_test_id("task-Morning")
-    expect(row).to_contain_text("weekly mon@07:30")
+    expect(row).to_contain_text("every Monday at 07:30")  # worded, not the CLI's "weekly mon@07:30"
     expect(row.get_by_test_id("task-status")).to_have_text("not run yet")
     row.get_by_test_id("task-run").click()
-    expect(row.get_by_test_id("task-status")).to_have_text("ok")
+    expect(row.get_by_test_id("task-status")).to_have_text("OK")
     history = page.get_by_test_id("tasks-history")
-    expect(history.get_by_test_id("run-status").first).to_have_text("ok")
+    expect(history.get_by_test_id("run-status").first).to_have_text("OK")
+    # A finished table (issue 41): cells padded, the app's accent on the checkbox, buttons and
+    # the chat link styled as buttons (no underline).
+    styles = page.evaluate(
+        """() => {
+          const cell = document.querySelector('[data-testid="tasks-list"] td');
+          const box = document.querySelector('[data-testid="task-enabled"]');
+          const link = document.querySelector('[data-testid="run-chat"]');
+          const run = document.querySelector('[data-testid="task-run"]');
+          return {
+            padding: parseFloat(getComputedStyle(cell).paddingLeft),
+            accent: getComputedStyle(box).accentColor,
+            underline: getComputedStyle(link).textDecorationLine,
+            linkBorder: getComputedStyle(link).borderTopStyle,
+            runHeight: run.getBoundingClientRect().height,
+          };
+        }"""
+    )
+    assert styles["padding"] >= 6
+    assert styles["accent"] != "auto"
+    assert styles["underline"] == "none" and styles["linkBorder"] == "solid"
+    assert styles["runHeight"] <= 30  # the compact buttons of a table row
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "tasks-view.png"), full_page=True)
     history.get_by_test_id("run-chat").first.click()

@@ -54,6 +54,18 @@ def test_the_usage_view_renders_seeded_totals_charts_and_links_to_chats(
         " let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; }"
     )
     assert drawn > 1000
+    # Every "Open chat" link is whole inside its table's box, with no sideways scrolling (issue 41).
+    clipped = page.evaluate(
+        """() => [...document.querySelectorAll('.usage-table-box')].flatMap((box) => {
+          const edge = box.getBoundingClientRect().right;
+          const scrolls = box.scrollWidth > box.clientWidth;
+          return [...box.querySelectorAll('tbody a')]
+            .filter((a) => scrolls || a.getBoundingClientRect().right > edge + 0.5)
+            .map((a) => a.textContent);
+        })"""
+    )
+    assert clipped == []
+    expect(page.get_by_test_id("usage-set-prices")).to_have_count(0)  # the seeded turns have costs
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "usage-view.png"), full_page=True)
     # Dark theme: the charts repaint with the theme's colours (axis text read from CSS variables).
@@ -80,6 +92,13 @@ def test_the_usage_view_is_readable_with_no_data(
     page.goto(page.url.split("#")[0] + "#/usage")  # the UI lives under its private prefix
     expect(page.get_by_test_id("usage-empty")).to_be_visible()
     expect(page.get_by_test_id("usage-total-cost")).to_have_text("unknown")
+    # No prices, no costs: a link to set them instead of an empty cost chart (issue 41).
+    expect(page.locator(".usage-chart canvas")).to_have_count(1)
+    set_prices = page.get_by_test_id("usage-set-prices")
+    expect(set_prices).to_have_text("Set prices")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "usage-view-empty.png"), full_page=True)
+    set_prices.click()
+    expect(page).to_have_url(re.compile(r"#/settings\?section=prices$"))
+    expect(page.get_by_test_id("prices-section")).to_be_visible()
     assert problems.messages == []

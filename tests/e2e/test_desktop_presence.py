@@ -226,6 +226,7 @@ def test_a_second_launch_forwards_to_the_running_one_and_exits(tray_app: App, tm
 
     again = app.second_launch()
     assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == "CashCode is already running — brought it to the front"
     app.main.wait_for_function("() => document.hasFocus()")  # the first window has the focus
     assert app.proc.proc.poll() is None  # still one instance, still running
     chats_before = invoke(app.main, "chats.list")["data"]["chats"]

@@ -83,6 +83,7 @@ async def test_a_python_bundle_previews_installs_and_runs_in_a_turn(
     assert no_folder["input_problem"] == f"the folder '{tmp_path / 'gone'}' of 'root' does not exist"
     assert no_folder["input_problem_key"] == "bundle.input.no_folder"
     assert no_folder["input_problem_params"] == {"option": "root", "folder": str(tmp_path / "gone")}
+    assert missing["key"] == "bundle.input.missing"  # worded in the UI's language (issue 41)
     assert not folder.exists()
 
     inputs = {"token": [TOKEN], "root": [str(root)], "loud": ["true"]}
@@ -132,6 +133,7 @@ async def test_a_node_bundle_uploaded_from_the_browser_installs_and_runs_in_a_tu
     assert wrong["code"] == "invalid" and ".mcpb" in wrong["message"]
     too_many = await err(app, "mcp_catalog.bundle_install", {**upload, "inputs": {"times": ["9"]}})
     assert "at most 3" in too_many["message"] and not folder.exists()
+    assert (too_many["key"], too_many["params"]) == ("bundle.input.max", {"option": "times", "limit": "3"})
     inputs = {"prefix": ["Hi"], "times": ["2"], "key": [TOKEN]}
     done = await ok(app, "mcp_catalog.bundle_install", {**upload, "inputs": inputs})
     assert done["argv"] == [node, str(folder / "server" / "index.js"), "Hi", "2"]

@@ -82,3 +82,25 @@ def test_an_invalid_catalog_is_refused_with_the_reason(
 def test_a_valid_secret_input_loads(tmp_path: Path) -> None:
     catalog = load_catalog(_write(tmp_path, {**BASE, "inputs": [SECRET]}))
     assert catalog.servers[0].inputs[0].env == "DEMO_TOKEN"
+
+
+def _chinese_strings(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [
+            s
+            for k, v in value.items()
+            for s in ([v] if k == "zh-CN" and isinstance(v, str) else _chinese_strings(v))
+        ]
+    if isinstance(value, list):
+        return [s for v in value for s in _chinese_strings(v)]
+    return []
+
+
+def test_the_catalogs_chinese_strings_use_full_width_punctuation() -> None:
+    """Chinese text takes ，：；（） and not their ASCII forms (issue 41)."""
+    import re
+
+    texts = _chinese_strings(json.loads(catalog_path().read_text(encoding="utf-8")))
+    assert len(texts) > 20
+    half_width = re.compile(r"[\u4e00-\u9fff][,;:!?()]|[,;:!?()]\s*[\u4e00-\u9fff]|\([^)]*[\u4e00-\u9fff]")
+    assert [t for t in texts if half_width.search(t)] == []

@@ -49,6 +49,7 @@ export class HttpTransport implements Transport {
   private readonly location: PageLocation;
   private readonly hub = new EventHub();
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly connectionListeners = new Set<(up: boolean) => void>();
   private readonly baseDelay: number;
   private readonly maxDelay: number;
   private socket: SocketLike | null = null;
@@ -56,6 +57,7 @@ export class HttpTransport implements Transport {
   private everOpened = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  private lost = false;
 
   constructor(options: HttpOptions = {}) {
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
@@ -108,6 +110,17 @@ export class HttpTransport implements Transport {
     return () => this.reconnectListeners.delete(cb);
   }
 
+  onConnection(cb: (up: boolean) => void): () => void {
+    this.connectionListeners.add(cb);
+    return () => this.connectionListeners.delete(cb);
+  }
+
+  private setLost(lost: boolean): void {
+    if (this.lost === lost) return;
+    this.lost = lost;
+    this.connectionListeners.forEach((cb) => cb(!lost));
+  }
+
   /** Delay before reconnect attempt `attempt` (0-based). */
   delayFor(attempt: number): number {
     return Math.min(this.maxDelay, this.baseDelay * 2 ** attempt);
@@ -122,8 +135,11 @@ export class HttpTransport implements Transport {
     if (this.socket || this.closed) return;
     const socket = new this.Socket(this.url());
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
+      opened = true;
       this.attempt = 0;
+      this.setLost(false);
       if (this.everOpened) this.reconnectListeners.forEach((cb) => cb());
       this.everOpened = true;
     };
@@ -132,6 +148,9 @@ export class HttpTransport implements Transport {
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = null;
+      // One drop can be a blip; a retry that cannot even connect means the server is gone
+      // (`cashcode serve` stopped: a new one has a new port and address).
+      if (!opened && this.everOpened) this.setLost(true);
       this.scheduleReconnect();
     };
   }

@@ -62,6 +62,9 @@ export interface Transport {
   onEvents(cb: EventListener): () => void;
   /** Called after the event channel came back from an outage (events may have been missed). */
   onReconnect?(cb: () => void): () => void;
+  /** Called with false when the server seems gone (the event channel dropped and a retry
+   * failed too), and with true once it answers again. */
+  onConnection?(cb: (up: boolean) => void): () => void;
   close?(): void;
 }
 

@@ -1,5 +1,6 @@
 /** The Tasks view's schedule builder: form fields ⇄ the `tasks.*` schedule models (pure). */
 import type { TaskView, TaskDraft } from "@/api/generated";
+import type { MessageKey, Params } from "@/i18n";
 
 export type ScheduleKind = "every" | "daily" | "weekly" | "cron" | "once";
 export type EveryUnit = "minutes" | "hours" | "days";
@@ -77,4 +78,36 @@ export function localTime(iso: string | null): string {
   if (!iso) return "—";
   const d = new Date(iso);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+type Translate = (key: MessageKey, params?: Params) => string;
+
+/** Weekday names of the form's day select, for the weekly summary. */
+const DAY_KEYS: Record<Weekday, MessageKey> = {
+  mon: "tasks.day.mon", tue: "tasks.day.tue", wed: "tasks.day.wed", thu: "tasks.day.thu",
+  fri: "tasks.day.fri", sat: "tasks.day.sat", sun: "tasks.day.sun",
+};
+
+/**
+ * A schedule as one line for the task list, in the UI language ("every 2 minutes", "每 2 分钟").
+ * The backend's `schedule_text` is the CLI's English flag form ("every 2m"), kept for the terminal.
+ */
+export function scheduleSummary(schedule: TaskView["schedule"], t: Translate): string {
+  switch (schedule.kind) {
+    case "every": {
+      const s = schedule.seconds;
+      if (s % 86400 === 0) return t("tasks.summary.days", { count: s / 86400 });
+      if (s % 3600 === 0) return t("tasks.summary.hours", { count: s / 3600 });
+      if (s % 60 === 0) return t("tasks.summary.minutes", { count: s / 60 });
+      return t("tasks.summary.seconds", { count: s });
+    }
+    case "daily":
+      return t("tasks.summary.daily", { time: `${pad(schedule.hour)}:${pad(schedule.minute)}` });
+    case "weekly":
+      return t("tasks.summary.weekly", { day: t(DAY_KEYS[schedule.day]), time: `${pad(schedule.hour)}:${pad(schedule.minute)}` });
+    case "cron":
+      return t("tasks.summary.cron", { expr: schedule.expr });
+    case "once":
+      return t("tasks.summary.once", { time: localTime(schedule.at) });
+  }
 }

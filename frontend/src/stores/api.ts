@@ -15,6 +15,8 @@ export const useApiStore = defineStore("api", () => {
    * once its probe finds the database free again (app/store/lane.py).
    */
   const databaseBusy = ref(false);
+  /** `cashcode serve` is gone (the transport says so; the desktop bridge never is). */
+  const connectionLost = ref(false);
 
   function use(t: Transport): void {
     transport.value = t;
@@ -29,7 +31,7 @@ export const useApiStore = defineStore("api", () => {
     });
   }
 
-  return { transport, databaseBusy, use, invoke };
+  return { transport, databaseBusy, connectionLost, use, invoke };
 });
 
 /**

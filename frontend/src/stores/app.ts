@@ -36,9 +36,11 @@ export const useAppStore = defineStore("app", () => {
       }
     });
     const offReconnect = transport.onReconnect?.(() => void resync());
+    const offConnection = transport.onConnection?.((up) => (api.connectionLost = !up));
     unsubscribe = () => {
       offEvents();
       offReconnect?.();
+      offConnection?.();
     };
     await connect();
   }

@@ -81,6 +81,24 @@ describe("Quick Ask window", () => {
     expect(fake.callsTo("desktop.quick_chat").at(-1)).toEqual({ chat_id: null }); // next question starts fresh
   });
 
+  it("starts a fresh question when opened with text after an earlier one (`--quick-ask TEXT`)", async () => {
+    const fake = backend();
+    const { wrapper } = await start(fake, "/quick");
+    await wrapper.get('[data-testid="composer-input"]').setValue("First question");
+    await wrapper.get("form").trigger("submit");
+    await tick();
+    fake.emit([turn("q1", "t1").started("First question")]);
+    await tick();
+    expect(wrapper.find('[data-testid="quick-continue"]').attributes("disabled")).toBeUndefined();
+    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "Second", open_chat_id: null }]);
+    await tick();
+    await tick();
+    expect(fake.callsTo("desktop.quick_chat").at(-1)).toEqual({ chat_id: null });
+    expect(wrapper.get('[data-testid="quick-continue"]').attributes("disabled")).toBeDefined();
+    const input = wrapper.get('[data-testid="composer-input"]').element as HTMLTextAreaElement;
+    expect(input.value).toBe("Second");
+  });
+
   it("hides on Escape", async () => {
     const fake = backend();
     await start(fake, "/quick");

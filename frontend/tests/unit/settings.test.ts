@@ -6,6 +6,7 @@ import GrantsSection from "@/components/settings/GrantsSection.vue";
 import ProvidersSection from "@/components/settings/ProvidersSection.vue";
 import WorkspaceSection from "@/components/settings/WorkspaceSection.vue";
 import { MASK, draftFrom, toInput, withKind } from "@/model/providerForm";
+import { settingsQueryFor } from "@/model/settingsLink";
 import { useProvidersStore } from "@/stores/providers";
 import { useSettingsStore } from "@/stores/settings";
 import { mountWith, tick } from "./mount";
@@ -143,6 +144,28 @@ describe("providers section", () => {
     await wrapper.get('[data-testid="provider-test"]').trigger("click");
     await tick();
     expect(wrapper.get('[data-testid="provider-test-result"]').text()).toBe("401: the API key was rejected.");
+  });
+
+  it("opened from the vision error, the model's provider shows its models with the vision toggles", async () => {
+    const ctx = await mountWith(ProvidersSection, { path: "/settings?section=providers&provider=p1" });
+    ctx.fake.on("models.list", () => ({
+      models: [{ provider_id: "p1", provider_name: "OpenAI", model: "gpt-x", supports_tools: null, supports_vision: null }],
+      errors: [],
+    }));
+    useProvidersStore().providers = [STORED, { ...STORED, id: "p2", name: "Other" }];
+    await tick();
+    await tick();
+    expect(ctx.fake.callsTo("models.list")).toEqual([{ provider_id: "p1" }]);
+    const rows = ctx.wrapper.findAll('[data-testid="provider-row"]');
+    expect(rows[0].get('[data-testid="provider-models"]').attributes("aria-expanded")).toBe("true");
+    expect(rows[0].find('[data-testid="vision-toggle"]').exists()).toBe(true);
+    expect(rows[1].get('[data-testid="provider-models"]').attributes("aria-expanded")).toBe("false");
+  });
+
+  it("the vision error's Open settings names the provider of the model it was sent to", () => {
+    const error = { code: "invalid", message: "", retry_after_s: null, params: { model: "m" }, key: "attach.no_vision" };
+    expect(settingsQueryFor(error, { provider_id: "p1", model: "m" })).toEqual({ section: "providers", provider: "p1" });
+    expect(settingsQueryFor({ ...error, key: "" }, { provider_id: "p1", model: "m" })).toEqual({ section: "providers" });
   });
 
   it("delete asks for confirmation", async () => {

@@ -195,6 +195,28 @@ describe("HttpTransport", () => {
     expect(basePath(undefined)).toBe("/");
   });
 
+  it("says the server is gone when a retry after a drop cannot connect, and back when it answers", () => {
+    vi.useFakeTimers();
+    FakeSocket.all = [];
+    const t = new HttpTransport({ fetch: vi.fn(), location, WebSocket: FakeSocket, baseDelayMs: 100, maxDelayMs: 1000 });
+    const states: boolean[] = [];
+    t.onConnection((up) => states.push(up));
+    t.onEvents(() => undefined);
+    FakeSocket.all[0].onopen?.({});
+    FakeSocket.all[0].onclose?.({}); // a drop alone may be a blip
+    expect(states).toEqual([]);
+    vi.advanceTimersByTime(100);
+    FakeSocket.all[1].onclose?.({}); // the retry cannot connect: gone
+    expect(states).toEqual([false]);
+    vi.advanceTimersByTime(200);
+    FakeSocket.all[2].onclose?.({});
+    expect(states).toEqual([false]); // said once
+    vi.advanceTimersByTime(400);
+    FakeSocket.all[3].onopen?.({});
+    expect(states).toEqual([false, true]);
+    t.close();
+  });
+
   it("reconnects with exponential backoff and reports the reconnection", () => {
     vi.useFakeTimers();
     FakeSocket.all = [];

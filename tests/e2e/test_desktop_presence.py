@@ -232,6 +232,12 @@ def test_a_second_launch_forwards_to_the_running_one_and_exits(tray_app: App, tm
     chats_before = invoke(app.main, "chats.list")["data"]["chats"]
     assert chats_before == []  # forwarding created nothing
 
+    # The Skill's import preview is open; dialogs do not stack (decision 296), so it is closed
+    # before the next file is handed over.
+    expect(app.main.get_by_test_id("skill-preview-name")).to_contain_text("greeter")
+    app.main.get_by_test_id("skill-preview-cancel").click()
+    expect(app.main.get_by_test_id("skill-preview")).to_have_count(0)
+
     # A double-clicked .mcpb (the file association runs `cashcode desktop FILE.mcpb`): the
     # running instance's page opens the bundle preview for it.
     bundle = tmp_path / "tool kit.mcpb"

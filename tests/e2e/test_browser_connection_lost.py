@@ -16,7 +16,7 @@ def test_stopping_the_server_shows_the_connection_lost_banner(
 ) -> None:
     page, _, _ = browser_page
     page.goto(served_ui.start_url)
-    expect(page.get_by_test_id("composer-input")).to_be_editable()
+    expect(page.get_by_test_id("app-root")).to_be_visible()
     banner = page.get_by_test_id("connection-lost")
     expect(banner).to_be_hidden()
     served_ui.proc.send_signal(signal.SIGINT)  # Ctrl+C in the terminal that ran it

@@ -86,7 +86,9 @@ async def test_a_denied_call_and_a_failed_turn_are_traced(make_app: AppMaker, fa
     pid = await add_provider(app, fake_llm, "chat_completions")
     fake_llm.script(
         {"tool_calls": [{"name": "write_file", "arguments": {"path": "o.txt", "content": "x"}}]},
-        {"error": 400, "error_message": "bad request"},
+        # 403: a refusal no server takes back (a 400 next to a tool-call message is sent once
+        # more with "" content, decision 300).
+        {"error": 403, "error_message": "forbidden"},
     )
     chat = await ok(app, "chats.create")
     turn = await send(app, chat["id"], "write", pid)

@@ -179,7 +179,7 @@ async def test_a_read_only_task_refuses_an_mcp_tool_as_a_kind_not_as_a_change(
     app, _ = await make_app(env=LOWERED)
     pid = await add_provider(app, fake_llm, "chat_completions")
     await add_rough(app)
-    task = await _task(app, pid)
+    task = await _task(app, pid, approval_mode="read_only")  # new tasks default to sandboxed
     fake_llm.script(
         {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "rough"}}]},
         {"tool_calls": [{"name": "mcp_rough_look_up", "arguments": {}}]},

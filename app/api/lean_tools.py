@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from app.contracts.messages import ToolSpec
-from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
+from app.contracts.tool_args import search_query
+from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolResult
 from app.contracts.turn import ToolBox
 from app.tools import lean_specs
 
@@ -96,10 +97,7 @@ class LeanToolSearch(Tool):
         self._mcp = mcp_search
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolError("'query' must be a non-empty string")
-        return PreparedCall(tool=self.name, args={"query": query[:500]}, approval=None)
+        return PreparedCall(tool=self.name, args={"query": search_query(args)}, approval=None)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         from app.search.bm25 import BM25Index  # only when a search runs

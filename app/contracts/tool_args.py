@@ -17,6 +17,14 @@ def req_str(args: Mapping[str, Any], name: str, *, allow_empty: bool = False) ->
     return value
 
 
+def search_query(args: Mapping[str, Any], limit: int = 500) -> str:
+    """A search tool's `query`: a non-empty string, cut to `limit` characters."""
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ToolError("'query' must be a non-empty string")
+    return query[:limit]
+
+
 def opt_str(args: Mapping[str, Any], name: str) -> str | None:
     value = args.get(name)
     if value is None:

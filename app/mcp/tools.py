@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from app.contracts.events import ApprovalSummaryCode
 from app.contracts.messages import ToolSpec
+from app.contracts.tool_args import search_query
 from app.contracts.tools import (
     ApprovalInfo,
     GrantKey,
@@ -106,10 +107,7 @@ class ToolSearchTool(Tool):
         self._active = active
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolError("'query' must be a non-empty string")
-        return PreparedCall(tool=self.name, args={"query": query[:500]}, approval=None)
+        return PreparedCall(tool=self.name, args={"query": search_query(args)}, approval=None)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         d = self._dir.refresh()

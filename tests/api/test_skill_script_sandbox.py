@@ -5,9 +5,7 @@ user says no the model reads why it failed."""
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from app.sandbox.probe import landlock_abi
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 from tests.api.test_skills_runtime import _tool, _tool_contents, _write_skill
+from tests.sandbox.listener import tcp_listener
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or landlock_abi({})[0] < 1, reason="needs Landlock"
@@ -78,25 +77,7 @@ async def test_a_skill_script_runs_sandboxed_with_no_prompt_and_writes_into_the_
 async def test_a_skill_script_needing_the_network_asks_and_denied_the_model_reads_why(
     make_app: AppMaker, fake_llm: Any, tmp_path: Path, workspace: Path, report_skill: Path
 ) -> None:
-    received: list[bytes] = []
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        server.settimeout(0.2)
-        port = server.getsockname()[1]
-        stop = threading.Event()
-
-        def serve() -> None:
-            while not stop.is_set():
-                try:
-                    conn, _ = server.accept()
-                except OSError:
-                    continue
-                with conn:
-                    received.append(conn.recv(100))
-
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
+    with tcp_listener() as (port, received):
         app, events = await _sandboxed_app(make_app, tmp_path)
         pid = await add_provider(app, fake_llm, "chat_completions")
         fake_llm.script(
@@ -112,8 +93,6 @@ async def test_a_skill_script_needing_the_network_asks_and_denied_the_model_read
         assert "reporter/scripts/report.py" in asked.detail
         await ok(app, "chat.approve", {"approval_id": asked.approval_id, "decision": "deny"})
         assert (await events.turn_end(turn)).type == "turn_done"
-        stop.set()
-        thread.join(5)
     assert received == []
     assert not (workspace / "report.txt").exists()
     seen = _tool_contents(fake_llm.model_requests()[-1])[-1]
@@ -125,25 +104,7 @@ async def test_a_skill_script_needing_the_network_asks_and_denied_the_model_read
 async def test_once_without_the_sandbox_runs_the_script_again_unconfined(
     make_app: AppMaker, fake_llm: Any, tmp_path: Path, workspace: Path, report_skill: Path
 ) -> None:
-    received: list[bytes] = []
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        server.settimeout(0.2)
-        port = server.getsockname()[1]
-        stop = threading.Event()
-
-        def serve() -> None:
-            while not stop.is_set():
-                try:
-                    conn, _ = server.accept()
-                except OSError:
-                    continue
-                with conn:
-                    received.append(conn.recv(100))
-
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
+    with tcp_listener() as (port, received):
         app, events = await _sandboxed_app(make_app, tmp_path)
         pid = await add_provider(app, fake_llm, "chat_completions")
         fake_llm.script(
@@ -158,8 +119,6 @@ async def test_once_without_the_sandbox_runs_the_script_again_unconfined(
         await ok(app, "chat.approve", {"approval_id": asked.approval_id, "decision": "once"})
         assert (await events.turn_end(turn)).type == "turn_done"
         await events.until(lambda: bool(received))
-        stop.set()
-        thread.join(5)
     assert received == [b"UPLOADED"]
     assert (workspace / "report.txt").read_text() == "made by reporter"
     seen = _tool_contents(fake_llm.model_requests()[-1])[-1]

@@ -13,12 +13,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.sandbox.listener import tcp_listener
 
 from .conftest import cashcode
 
@@ -108,29 +109,9 @@ def test_a_sandboxed_exec_reads_no_secret_by_any_path(
 def test_a_sandboxed_exec_cannot_connect_and_asking_to_escape_is_denied_without_a_terminal(
     fake_llm: Any, env: dict[str, str], home: Path
 ) -> None:
-    accepted: list[bytes] = []
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        server.settimeout(0.5)
-        port = server.getsockname()[1]
-        stop = threading.Event()
-
-        def serve() -> None:
-            while not stop.is_set():
-                try:
-                    conn, _ = server.accept()
-                except OSError:
-                    continue
-                with conn:
-                    accepted.append(conn.recv(100))
-
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
+    with tcp_listener() as (port, accepted):
         upload = f"import socket; s = socket.create_connection(('127.0.0.1', {port})); s.sendall(b'LEAK')"
         content, run = _exec(fake_llm, env, home, ["/usr/bin/python3", "-c", upload])
-        stop.set()
-        thread.join(5)
     assert accepted == []
     assert "PermissionError" in content
     assert "may have blocked network access" in content

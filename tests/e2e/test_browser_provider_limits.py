@@ -35,6 +35,7 @@ def test_limits_typed_in_the_provider_form_reach_the_request(
     page.get_by_test_id("provider-temperature").fill("0.3")
     page.get_by_test_id("provider-max-tokens").fill("50")
     page.get_by_test_id("provider-save").click()
+    expect(page.get_by_test_id("add-provider-dialog")).to_be_hidden()
     expect(page.get_by_test_id("provider-row")).to_contain_text("Local llama")
 
     fresh_llm.script({"text": "Limited answer."})

@@ -15,10 +15,12 @@ export interface ReducerDeps {
   upsert(summary: ChatSummary): void;
   forget(chatId: string): void;
   loadHistory(chatId: string): Promise<void>;
+  /** Re-read one chat's list entry (a turn of a chat this window does not show). */
+  refreshSummary(chatId: string): Promise<void>;
 }
 
 export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { type: "delta" }>) => void {
-  const { summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory } = deps;
+  const { summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory, refreshSummary } = deps;
 
   function applyEvent(ev: Exclude<AppEvent, { type: "delta" }>): void {
     switch (ev.type) {
@@ -28,6 +30,9 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         rt.error = null;
         rt.approvals = [];
         setRunning(ev.chat_id, true);
+        // A turn this window did not start (a scheduled run, "Run now", Quick Ask, the CLI):
+        // its chat joins the list now, not at the next click or restart (issue 41).
+        if (!summaries.value[ev.chat_id]) void refreshSummary(ev.chat_id);
         return;
       }
       case "tool_call": {
@@ -99,6 +104,9 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
 
   function endTurn(ev: TurnEnd): void {
     const rt = runtime(ev.chat_id);
+    // A chat whose history is not loaded here: its list entry (count, preview, time) is re-read;
+    // a shown chat's is, with its history, below.
+    if (rt.history === null && currentId.value !== ev.chat_id) void refreshSummary(ev.chat_id);
     const live = liveFor(ev.chat_id, ev.turn_id);
     if (!live) return;
     rt.approvals = rt.approvals.filter((a) => a.turn_id !== ev.turn_id);

@@ -177,7 +177,23 @@ export const useChatsStore = defineStore("chats", () => {
     }
   }
 
-  const applyEvent = createEventReducer({ summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory });
+  const applyEvent = createEventReducer({ summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory, refreshSummary });
+
+  const refreshing = new Set<string>();
+  /** One chat's list entry, read again (one request per chat at a time; a chat deleted
+   * meanwhile — `forget` drops its runtime — stays out of the list). */
+  async function refreshSummary(chatId: string): Promise<void> {
+    if (refreshing.has(chatId)) return;
+    refreshing.add(chatId);
+    try {
+      const detail = await api.invoke("chats.get", { chat_id: chatId, limit: 1 });
+      if (runtimes.value[chatId]) upsert(detail.chat);
+    } catch {
+      // gone or unreadable: the list keeps what it had
+    } finally {
+      refreshing.delete(chatId);
+    }
+  }
 
   // ---- snapshots and actions -----------------------------------------------------------------
 

@@ -107,6 +107,21 @@ def test_onboarding_adds_a_provider_from_a_preset_and_tests_it_on_save(
     expect(page.get_by_test_id("provider-base-url")).to_have_value("http://127.0.0.1:8080/v1")
     expect(page.get_by_test_id("provider-key-hint")).not_to_contain_text("********")
     page.get_by_test_id("provider-base-url").fill(fresh_llm.openai_base_url)
+    # Every control uses the app's font, a bare one too (buttons drew in a serif face in the
+    # window: a control does not inherit the page's font unless the style sheet says so).
+    off_font = page.evaluate(
+        """() => {
+          const bare = document.createElement('button');
+          bare.textContent = 'bare';
+          document.body.append(bare);
+          const off = [...document.querySelectorAll('button, input, select, textarea')]
+            .filter((el) => getComputedStyle(el).fontFamily !== getComputedStyle(document.body).fontFamily)
+            .map((el) => el.outerHTML.slice(0, 80));
+          bare.remove();
+          return off;
+        }"""
+    )
+    assert off_font == []
     page.get_by_test_id("provider-save").click()
     expect(dialog).to_be_hidden()
     expect(page.get_by_test_id("onboarding")).to_contain_text("fake-model")

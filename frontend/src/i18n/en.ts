@@ -978,6 +978,7 @@ export const en = {
   "apiError.chat.no_model": "No model is available yet: add a provider in Settings → Providers (or start Ollama) and check that it lists models.",
   "apiError.chat.not_found": "chat {id} not found",
   "apiError.chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
+  "apiError.chat.not_running": "chat {id} has no running turn to steer; send the text as a message instead",
   "apiError.chat.turn_stored": "turn {turn} of chat {id} is already stored",
   "apiError.database_busy": "The database is busy: another program is using CashCode's data right now. Try again in a moment; close the other program if this persists.",
   "apiError.desktop.no_kb_folder": "{path} has no folder of its knowledge base to open.",

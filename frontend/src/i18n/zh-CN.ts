@@ -977,6 +977,7 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.chat.no_model": "还没有可用的模型：请在“设置 → 服务商”中添加服务商（或启动 Ollama），并确认它能列出模型。",
   "apiError.chat.not_found": "找不到对话 {id}。",
   "apiError.chat.nothing_to_retry": "对话 {id} 没有失败或已停止的回合可以重试。",
+  "apiError.chat.not_running": "对话 {id} 没有正在运行的回合可以引导；请把这段文字作为新消息发送。",
   "apiError.chat.turn_stored": "对话 {id} 的回合 {turn} 已经保存过了。",
   "apiError.database_busy": "数据库正忙：另一个程序正在使用 CashCode 的数据。请稍后再试；如果一直如此，请关闭那个程序。",
   "apiError.desktop.no_kb_folder": "{path} 没有可打开的知识库文件夹。",

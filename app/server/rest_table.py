@@ -97,7 +97,11 @@ REST_ROUTES: tuple[RestRoute, ...] = (
     # Steer and queue a chat's turns (issue 35): the JSON body is the route's payload
     RestRoute("POST", "/api/chats/{chat_id}/steer", "chat.steer", "Steer the chat's running turn", body=True),
     RestRoute(
-        "POST", "/api/chats/{chat_id}/queue", "chat.queue", "Queue a message as the chat's next turn", body=True
+        "POST",
+        "/api/chats/{chat_id}/queue",
+        "chat.queue",
+        "Queue a message as the chat's next turn",
+        body=True,
     ),
     # Skill self-evolution proposals
     RestRoute("GET", "/api/skill-evolution/proposals", "skills.proposals.list", "List Skill proposals"),

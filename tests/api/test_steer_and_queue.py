@@ -81,7 +81,9 @@ async def test_a_steer_while_the_answer_streams_is_answered_in_the_same_turn(
 ) -> None:
     app, events = await make_app()
     pid = await add_provider(app, fake_llm, "chat_completions")
-    fake_llm.script({"text": "inches " * 100, "chunk_size": 7, "delay_s": 0.05}, {"text": "Centimetres, then."})
+    fake_llm.script(
+        {"text": "inches " * 100, "chunk_size": 7, "delay_s": 0.05}, {"text": "Centimetres, then."}
+    )
     chat = await ok(app, "chats.create")
     turn = await send(app, chat["id"], "how long is it", pid)
     await events.until(lambda: "delta" in events.types(turn))
@@ -185,4 +187,6 @@ async def test_queue_on_an_idle_chat_sends_at_once(make_app: AppMaker, fake_llm:
     sent = await ok(app, "chat.queue", {"chat_id": chat["id"], "text": "hello", "model": model})
     assert sent["position"] == 0 and sent["turn_id"]
     await events.until(lambda: "turn_done" in events.types(sent["turn_id"]))
-    assert (await err(app, "chat.queue", {"chat_id": chat["id"], "text": " ", "model": model}))["code"] == "invalid"
+    assert (await err(app, "chat.queue", {"chat_id": chat["id"], "text": " ", "model": model}))[
+        "code"
+    ] == "invalid"

@@ -20,7 +20,11 @@ from tests.api.conftest import (  # noqa: F401  (fixtures used by name)
     workspace,
 )
 from tests.server.conftest import WAIT_S, Served
-from tests.server.test_script_ws import recv, script_socket, served_app, until_done  # noqa: F401
+from tests.server.test_script_ws import (
+    recv,
+    script_socket,
+    served_app,  # noqa: F401  (the fixture, used by name)
+)
 
 SLOW = {"text": "Hello Cash. " * 40, "chunk_size": 4, "delay_s": 0.05}
 
@@ -32,7 +36,13 @@ async def seed_example_client(url: str, headers: dict[str, str], seen: list[dict
         ready = json.loads(await ws.recv())
         chat_id = ready["chat_id"]
         await ws.send(
-            json.dumps({"type": "message", "chat_id": chat_id, "content": "Hello, please remember that my name is Cash"})
+            json.dumps(
+                {
+                    "type": "message",
+                    "chat_id": chat_id,
+                    "content": "Hello, please remember that my name is Cash",
+                }
+            )
         )
         async for msg in ws:
             data = json.loads(msg)
@@ -42,7 +52,7 @@ async def seed_example_client(url: str, headers: dict[str, str], seen: list[dict
 
 
 async def test_the_seed_example_client_finishes_while_another_connection_steers_its_chat(
-    served_app: Served,
+    served_app: Served,  # noqa: F811
     fake_llm: Any,  # noqa: F811
 ) -> None:
     fake_llm.script(SLOW, {"text": "Noted: Cash Code."})
@@ -55,7 +65,9 @@ async def test_the_seed_example_client_finishes_while_another_connection_steers_
     chat_id = seen[0]["chat_id"]
     async with script_socket(served_app) as other:
         await recv(other)
-        await other.send(json.dumps({"type": "steer", "chat_id": chat_id, "content": "my full name is Cash Code"}))
+        await other.send(
+            json.dumps({"type": "steer", "chat_id": chat_id, "content": "my full name is Cash Code"})
+        )
         async with asyncio.timeout(WAIT_S * 2):
             await client
     kinds = [f["event"] for f in seen]
@@ -69,7 +81,7 @@ async def test_the_seed_example_client_finishes_while_another_connection_steers_
 
 
 async def test_queue_frames_send_two_later_turns_in_order_and_steer_without_a_turn_is_an_error(
-    served_app: Served,
+    served_app: Served,  # noqa: F811
     fake_llm: Any,  # noqa: F811
 ) -> None:
     app: Any = served_app.app
@@ -98,7 +110,7 @@ async def test_queue_frames_send_two_later_turns_in_order_and_steer_without_a_tu
 
 
 async def test_rest_steer_and_queue_rows_reach_the_running_turn(
-    served_app: Served,
+    served_app: Served,  # noqa: F811
     fake_llm: Any,  # noqa: F811
 ) -> None:
     app: Any = served_app.app

@@ -21,7 +21,7 @@ describe("steer and queue (issue 35)", () => {
     expect(fake.callsTo("chat.send")).toEqual([{ chat_id: "c1", text: "first", model: MODEL }]);
     const t2 = turn("c1", "t2");
     chats.applyBatch([t2.started("first"), t2.done("ok")]);
-    expect(fake.callsTo("chat.send").map((c) => c.text)).toEqual(["first", "second"]);
+    expect(fake.callsTo("chat.send").map((c) => (c as { text: string }).text)).toEqual(["first", "second"]);
     expect(chats.runtime("c1").waiting).toEqual([]);
   });
 
@@ -59,7 +59,7 @@ describe("steer and queue (issue 35)", () => {
     });
     fake.on("chat.send", ({ chat_id }) => ({ chat_id, turn_id: "t2" }));
     await chats.steer("c1", "too late", MODEL);
-    expect(fake.callsTo("chat.send").map((c) => c.text)).toEqual(["too late"]);
+    expect(fake.callsTo("chat.send").map((c) => (c as { text: string }).text)).toEqual(["too late"]);
   });
 
   it("stored history keeps a steer inside its turn", () => {

@@ -190,3 +190,20 @@ async def test_queue_on_an_idle_chat_sends_at_once(make_app: AppMaker, fake_llm:
     assert (await err(app, "chat.queue", {"chat_id": chat["id"], "text": " ", "model": model}))[
         "code"
     ] == "invalid"
+
+
+async def test_a_steered_turn_exports_and_imports_with_its_steer_mark(
+    make_app: AppMaker, fake_llm: Any, workspace: Path
+) -> None:
+    app, events = await make_app()
+    chat_id, turn, _ = await _start_slow_tool_turn(app, events, fake_llm, workspace)
+    await ok(app, "chat.steer", {"chat_id": chat_id, "text": "use metric units"})
+    (workspace / "go").write_text("1")
+    await events.until(lambda: "turn_done" in events.types(turn))
+    exported = await ok(app, "chats.export", {"chat_id": chat_id, "format": "json"})
+    copy = await ok(app, "chats.import", {"content": exported["content"]})
+    messages = (await ok(app, "chats.get", {"chat_id": copy["id"]}))["messages"]
+    assert [(m["role"], m["steer"]) for m in messages if m["role"] == "user"] == [
+        ("user", False),
+        ("user", True),
+    ]

@@ -186,8 +186,9 @@ class ScriptSession:
         if route == "chat.queue":
             self._queued.setdefault(chat_id, []).append(content)
         ref = await self._call(route, payload, chat_id)
-        if route == "chat.queue" and (ref is None or ref.get("turn_id")):
-            self._queued[chat_id].remove(content)  # refused, or sent at once: nothing waits
+        waiting = self._queued.get(chat_id, [])
+        if route == "chat.queue" and (ref is None or ref.get("turn_id")) and content in waiting:
+            waiting.remove(content)  # refused, or sent at once: nothing waits
         if ref is not None and route == "chat.queue":
             await self.send({"event": "queued", "chat_id": chat_id, "position": ref["position"]})
         if ref is not None and ref.get("turn_id"):

@@ -27,6 +27,7 @@ WAIT_FOR_GO = (
 )
 SLOW = {"text": "A slow answer that keeps going. " * 60, "chunk_size": 8, "delay_s": 0.05}
 SHORTER = {"text": "A slow answer that keeps going. " * 20, "chunk_size": 8, "delay_s": 0.05}
+LONG_MS = 30_000
 LABELS = {"en": ("Steer", "Queue"), "zh-CN": ("引导", "排队")}
 
 
@@ -84,7 +85,8 @@ def test_steer_and_queue_in_the_chat_and_in_quick_ask(
     expect(waiting).to_have_count(3)
 
     (workspace / "go").write_text("1")
-    expect(page.get_by_text("QUEUED-TWO")).to_be_visible()
+    # The tool's end, the steered call and two queued turns: bounded generously on a busy machine.
+    expect(page.get_by_text("QUEUED-TWO")).to_be_visible(timeout=LONG_MS)
     expect(page.get_by_test_id("waiting-message")).to_have_count(0)
     # The steer shows inside the first turn, after its tool card and before its answer.
     first_turn = page.get_by_test_id("message-assistant").first
@@ -115,14 +117,14 @@ def test_steer_and_queue_in_the_chat_and_in_quick_ask(
     composer = page.get_by_test_id("composer-input")
     composer.fill("Quick question")
     page.get_by_test_id("send-button").click()
-    expect(last(page, "message-assistant")).to_contain_text("A slow answer")
+    expect(last(page, "message-assistant")).to_contain_text("A slow answer", timeout=LONG_MS)
     composer.fill("quick steer")
     composer.press("Control+Enter")
     composer.fill("quick follow-up")
     composer.press("Enter")
     # Given when the first answer ends (the turn goes on with it): the next step streams after it.
     steer_shown = last(page, "message-assistant").get_by_test_id("steer-message")
-    expect(steer_shown).to_contain_text("quick steer", timeout=30_000)
+    expect(steer_shown).to_contain_text("quick steer", timeout=LONG_MS)
     expect(page.get_by_test_id("waiting-message")).to_have_count(1)
     page.get_by_test_id("stop-button").click()
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "cancelled")

@@ -34,6 +34,7 @@ from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
+from app.api.turn_queue import TurnQueue
 from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
 from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import DatabaseStatus
@@ -102,6 +103,7 @@ class CashCodeApp:
                 capabilities=tuple(self.capabilities),
             )
         )
+        self.queue = TurnQueue(self.turns, self.chat_send, ctx.bus.publish)
         self.skills_watch = SkillsWatch(
             data_dir=ctx.paths.data_dir,
             home=Path(ctx.env.get("HOME") or Path.home()),
@@ -227,6 +229,7 @@ class CashCodeApp:
                 await cap.aclose()
             except Exception:  # closing must go on for the others (and the database)
                 _log.warning("%s: close failed", cap.name, exc_info=True)
+        await self.queue.aclose()
         await self.turns.aclose()
         await self.ctx.providers.aclose()
         await self.lane.aclose()
@@ -321,8 +324,26 @@ class CashCodeApp:
     async def chat_cancel(self, req: m.ChatRef) -> m.Ok:
         from app.store.ids import validate_chat_id  # like every route that names a chat
 
-        await self.turns.cancel(validate_chat_id(req.chat_id))
+        chat_id = validate_chat_id(req.chat_id)
+        self.queue.drop(chat_id)  # Stop also keeps the queued follow-ups from being sent
+        await self.turns.cancel(chat_id)
         return m.Ok()
+
+    async def chat_steer(self, req: m.ChatSteer) -> m.TurnRef:
+        from app.store.ids import validate_chat_id
+
+        if not req.text.strip():
+            raise ApiFailure("invalid", say("chat.empty_message"))
+        chat_id = validate_chat_id(req.chat_id)
+        return m.TurnRef(chat_id=chat_id, turn_id=self.turns.steer(chat_id, req.text.strip()))
+
+    async def chat_queue(self, req: m.ChatSend) -> m.QueuedTurn:
+        from app.store.ids import validate_chat_id
+
+        if not req.text.strip() and not req.attachments:
+            raise ApiFailure("invalid", say("chat.empty_message"))
+        validate_chat_id(req.chat_id)
+        return await self.queue.add(req)
 
     async def chat_retry(self, req: m.ChatRef) -> m.TurnRef:
         return await self._chat.retry(req.chat_id, self.ctx.providers.get)

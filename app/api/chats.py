@@ -28,6 +28,7 @@ from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
 from app.core.prompt import build_system_prompt, load_persona
+from app.core.steer import SteerInbox
 from app.core.turn import TurnOutcome, run_turn
 from app.core.turns import ChatBusy, TurnManager
 from app.llm.gate import turn_scope
@@ -294,7 +295,9 @@ class ChatService:
             return await self._start(spec, provider_for(old.provider_id))
 
     async def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
+        steers = SteerInbox()  # filled by chat.steer (TurnManager.steer), drained by the loop
         deps = self._turn_deps(spec, provider)
+        deps = replace(deps, loop=replace(deps.loop, steers=steers))
         if self._d.turns.is_running(spec.chat_id):  # before the title: a refused turn titles nothing
             raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
         # Titled before the turn starts (its first events), with the store work off the loop.
@@ -305,7 +308,7 @@ class ChatService:
             async with turn_scope(provider):
                 return await run_turn(s, deps)
 
-        self._d.turns.start(spec, run)
+        self._d.turns.start(spec, run, steers)
         if record is not None:
             self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
@@ -432,6 +435,7 @@ def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.Message
         mentions=list(msg.mentions),
         attachments=list(msg.attachments),
         stopped=msg.stopped,
+        steer=msg.steer,
         tool_outcome=msg.tool_outcome,
         siblings=family,
         sibling_index=family.index(stored.cursor),

@@ -156,6 +156,7 @@ class MessageView(ApiModel):
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
     stopped: bool = False  # an answer cut short by Stop
+    steer: bool = False  # a user message given to the model inside its turn (Steer)
     tool_outcome: ToolOutcome | None = None  # tool messages: ok, error or denied
     # Branches (edit/regenerate): the cursors of this message and its siblings, oldest first,
     # and which of them this is. One entry means no siblings (the UI shows no switcher).
@@ -183,6 +184,23 @@ class ChatSend(ApiModel):
 class TurnRef(ApiModel):
     chat_id: str
     turn_id: str
+
+
+class ChatSteer(ApiModel):
+    """Text for the chat's running turn: the model reads it at its next call, after the tool
+    results of the step in progress (or right after its answer, and answers again)."""
+
+    chat_id: str
+    text: str = Field(max_length=200_000)
+
+
+class QueuedTurn(ApiModel):
+    """`chat.queue`'s answer: sent at once (`turn_id`, position 0) when the chat was idle, or
+    waiting at `position` (1: next) behind the running turn."""
+
+    chat_id: str
+    position: int
+    turn_id: str | None = None
 
 
 class ApprovalAnswer(ApiModel):

@@ -31,6 +31,8 @@ CORE_ROUTES: RouteTable = {
     "chats.delete": (m.ChatRef, m.Ok),
     "chat.send": (m.ChatSend, m.TurnRef),
     "chat.cancel": (m.ChatRef, m.Ok),
+    "chat.steer": (m.ChatSteer, m.TurnRef),
+    "chat.queue": (m.ChatSend, m.QueuedTurn),
     "chat.retry": (m.ChatRef, m.TurnRef),
     "chat.approve": (m.ApprovalAnswer, m.Ok),
     "providers.list": (m.Empty, m.ProviderList),

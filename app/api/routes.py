@@ -25,6 +25,8 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "chats.delete": app.chats_delete,
         "chat.send": app.chat_send,
         "chat.cancel": app.chat_cancel,
+        "chat.steer": app.chat_steer,
+        "chat.queue": app.chat_queue,
         "chat.retry": app.chat_retry,
         "chat.approve": app.chat_approve,
         "chat.edit": app.chat_edit,

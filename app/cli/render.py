@@ -11,7 +11,7 @@ from app.api.app import CashCodeApp
 from app.cli.markdown_out import MarkdownStream
 from app.cli.safe_text import DIM, visible, write_styled
 from app.cli.spinner import Spinner
-from app.cli.terminal import StdinLines
+from app.cli.terminal import LineSource
 from app.contracts.events import (
     AppEvent,
     ApprovalRequired,
@@ -23,6 +23,7 @@ from app.contracts.events import (
     TurnDone,
     TurnFailed,
     TurnStarted,
+    TurnSteered,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class TerminalTurn:
         out: TextIO,
         err: TextIO,
         stream: bool,
-        stdin: StdinLines | None,
+        stdin: LineSource | None,
         on_reply: Callable[[], None] | None = None,
         terminal: bool = False,
     ) -> None:
@@ -101,6 +102,12 @@ class TerminalTurn:
             elif isinstance(event, ToolCallEvent):
                 wrote_text = self._end_segment(wrote_text)
                 self._tool_line(event, wrote_text)
+            elif isinstance(event, TurnSteered):  # where the model got it: between two steps
+                self._err.write("\n" if self._end_segment(wrote_text) else "")
+                wrote_text = False
+                write_styled(self._err, f"↳ steer: {_one_line(event.text)}", DIM)
+                self._err.write("\n")
+                self._err.flush()
             elif isinstance(event, ToolResultEvent):
                 self._tool_calls += 1
                 if not event.ok and not event.denied:

@@ -52,6 +52,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "chat.busy_deleting": "This chat is being deleted.",
     "chat.already_running": "chat {id} is already running a turn",
     "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
+    "chat.not_running": "chat {id} has no running turn to steer; send the text as a message instead",
     "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",
     "chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
     "chat.not_found": "chat {id} not found",

@@ -47,6 +47,25 @@ class TurnStarted(TurnEvent):
     user_text: str
 
 
+class TurnSteered(TurnEvent):
+    """Steer text reached the model inside the running turn: it is the user message after the
+    step that just ended (its tool results, or its answer), so the chat shows it there."""
+
+    type: Literal["turn_steered"] = "turn_steered"
+    text: str
+
+
+class TurnQueueChanged(Event):
+    """A chat's server-side queue (`chat.queue`) changed: `texts` wait, in order, to be sent as
+    the chat's next turns. Empty after the last was sent, or after Stop or a failed turn
+    dropped them (`returned` then holds what was dropped)."""
+
+    type: Literal["turn_queue_changed"] = "turn_queue_changed"
+    chat_id: str
+    texts: list[str] = Field(default_factory=list)
+    returned: list[str] = Field(default_factory=list)
+
+
 class Delta(TurnEvent):
     type: Literal["delta"] = "delta"
     text: str
@@ -223,6 +242,8 @@ AppEvent = Event
 
 CORE_EVENTS: tuple[type[Event], ...] = (
     TurnStarted,
+    TurnSteered,
+    TurnQueueChanged,
     Delta,
     ToolCallEvent,
     ApprovalRequired,

@@ -12,6 +12,7 @@ from app.contracts.provider import Provider, UsageReport
 from app.contracts.tools import TOOL_OUTPUT_BUDGET, ApprovalLedger, PreparedCall, Tool, ToolContext
 from app.contracts.turn import StoreRunner, ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate, PolicyDecision
+from app.core.steer import SteerInbox
 
 Emit = Callable[[AppEvent], None]
 T = TypeVar("T")
@@ -40,6 +41,8 @@ class LoopDeps:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     max_tool_output_chars: int = DEFAULT_MAX_TOOL_OUTPUT_CHARS
     stream: bool = True  # False: ask the provider for whole answers (`cashcode ask --no-stream`)
+    # Steer text for this turn (chat.steer): drained after each step, given at the next call.
+    steers: SteerInbox | None = None
 
 
 class InlineStore:

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from app.contracts.events import Delta, UsageEvent
+from app.contracts.events import Delta, TurnSteered, UsageEvent
 from app.contracts.messages import Message, ToolCall
 from app.contracts.provider import (
     ModelRequest,
@@ -88,12 +88,34 @@ class AgentLoop:
             reply = await self._model_call([*context, *new])
             if not reply.tool_calls:
                 new.append(Message(role="assistant", content=reply.text))
-                return LoopResult(new, reply.text)
+                if not self._take_steer(new, last=True):
+                    return LoopResult(new, reply.text)
+                continue  # steered while it answered: the model reads the steer next
             new.append(Message(role="assistant", content=reply.text, tool_calls=tuple(reply.tool_calls)))
             new.extend(await self._tools.run_all(reply.tool_calls))
+            self._take_steer(new, last=False)
+        if self._deps.steers is not None:
+            self._deps.steers.close()
         note = iteration_limit_note(self._deps.max_iterations)
         new.append(Message(role="assistant", content=note))
         return LoopResult(new, note, hit_limit=True)
+
+    def _take_steer(self, new: list[Message], *, last: bool) -> bool:
+        """Steer text that arrived during this step becomes one user message after it (several
+        joined: providers read one user message between steps). `last`: the step was an answer,
+        so with nothing to give the inbox closes now, before any await (no steer is lost)."""
+        inbox = self._deps.steers
+        if inbox is None:
+            return False
+        texts = inbox.drain()
+        if not texts:
+            if last:
+                inbox.close()
+            return False
+        text = "\n\n".join(texts)
+        new.append(Message(role="user", content=text, steer=True))
+        self._deps.emit(TurnSteered(chat_id=self._chat_id, turn_id=self._turn_id, text=text))
+        return True
 
     async def _model_call(self, messages: list[Message]) -> ModelReply:
         request = ModelRequest(

@@ -94,6 +94,15 @@ REST_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("POST", _MCP + "/connect", "mcp.servers.connect", "Connect and discover tools"),
     RestRoute("POST", _MCP + "/disconnect", "mcp.servers.disconnect", "Disconnect and clear live tools"),
     RestRoute("GET", _MCP + "/tools", "mcp.servers.tools", "List a server's tools"),
+    # Steer and queue a chat's turns (issue 35): the JSON body is the route's payload
+    RestRoute("POST", "/api/chats/{chat_id}/steer", "chat.steer", "Steer the chat's running turn", body=True),
+    RestRoute(
+        "POST",
+        "/api/chats/{chat_id}/queue",
+        "chat.queue",
+        "Queue a message as the chat's next turn",
+        body=True,
+    ),
     # Skill self-evolution proposals
     RestRoute("GET", "/api/skill-evolution/proposals", "skills.proposals.list", "List Skill proposals"),
     RestRoute("POST", _PROPOSAL + "/approve", "skills.proposals.approve", "Approve a Skill proposal"),

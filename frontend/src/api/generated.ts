@@ -339,6 +339,15 @@ export interface ChatSend {
   attachments?: AttachmentRefInput[];
 }
 
+/**
+ * Text for the chat's running turn: the model reads it at its next call, after the tool
+ * results of the step in progress (or right after its answer, and answers again).
+ */
+export interface ChatSteer {
+  chat_id: string;
+  text: string;
+}
+
 export interface ChatSummary {
   id: string;
   title: string;
@@ -1206,6 +1215,7 @@ export interface MessageView {
   mentions: MentionOutput[];
   attachments: AttachmentRefOutput[];
   stopped: boolean;
+  steer: boolean;
   tool_outcome: "ok" | "error" | "denied" | null;
   siblings: number[];
   sibling_index: number;
@@ -1397,6 +1407,16 @@ export interface ProviderView {
   parallel_requests: number | null;
   lean_tools: boolean | null;
   local: boolean;
+}
+
+/**
+ * `chat.queue`'s answer: sent at once (`turn_id`, position 0) when the chat was idle, or
+ * waiting at `position` (1: next) behind the running turn.
+ */
+export interface QueuedTurn {
+  chat_id: string;
+  position: number;
+  turn_id: string | null;
 }
 
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */
@@ -2005,6 +2025,18 @@ export interface TurnFailed {
   error: ErrorInfo;
 }
 
+/**
+ * A chat's server-side queue (`chat.queue`) changed: `texts` wait, in order, to be sent as
+ * the chat's next turns. Empty after the last was sent, or after Stop or a failed turn
+ * dropped them (`returned` then holds what was dropped).
+ */
+export interface TurnQueueChanged {
+  type: "turn_queue_changed";
+  chat_id: string;
+  texts: string[];
+  returned: string[];
+}
+
 export interface TurnRef {
   chat_id: string;
   turn_id: string;
@@ -2017,6 +2049,17 @@ export interface TurnStarted {
   provider_id: string;
   model: string;
   user_text: string;
+}
+
+/**
+ * Steer text reached the model inside the running turn: it is the user message after the
+ * step that just ended (its tool results, or its answer), so the chat shows it there.
+ */
+export interface TurnSteered {
+  type: "turn_steered";
+  chat_id: string;
+  turn_id: string;
+  text: string;
 }
 
 /**
@@ -2110,6 +2153,8 @@ export interface WeeklyOutput {
 /** Every event the backend pushes (discriminated by `type`). */
 export type AppEvent =
   | TurnStarted
+  | TurnSteered
+  | TurnQueueChanged
   | Delta
   | ToolCallEvent
   | ApprovalRequired
@@ -2152,9 +2197,11 @@ export interface Routes {
   "chat.approve": { request: ApprovalAnswer; response: Ok };
   "chat.cancel": { request: ChatRef; response: Ok };
   "chat.edit": { request: ChatEdit; response: TurnRef };
+  "chat.queue": { request: ChatSend; response: QueuedTurn };
   "chat.regenerate": { request: ChatRegenerate; response: TurnRef };
   "chat.retry": { request: ChatRef; response: TurnRef };
   "chat.send": { request: ChatSend; response: TurnRef };
+  "chat.steer": { request: ChatSteer; response: TurnRef };
   "chats.create": { request: ChatCreate; response: ChatSummary };
   "chats.delete": { request: ChatRef; response: Ok };
   "chats.export": { request: ChatExport; response: ExportedChat };
@@ -2311,9 +2358,11 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chat.approve",
   "chat.cancel",
   "chat.edit",
+  "chat.queue",
   "chat.regenerate",
   "chat.retry",
   "chat.send",
+  "chat.steer",
   "chats.create",
   "chats.delete",
   "chats.export",
@@ -2511,6 +2560,7 @@ export const API_ERROR_TEXTS = {
   "chat.message_not_found": "message {message} of chat {id} not found",
   "chat.no_model": "No model is available yet: add a provider in Settings → Providers (or start Ollama) and check that it lists models.",
   "chat.not_found": "chat {id} not found",
+  "chat.not_running": "chat {id} has no running turn to steer; send the text as a message instead",
   "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
   "chat.turn_stored": "turn {turn} of chat {id} is already stored",
   "database_busy": "The database is busy: another program is using CashCode's data right now. Try again in a moment; close the other program if this persists.",

@@ -15,12 +15,16 @@ export interface ReducerDeps {
   upsert(summary: ChatSummary): void;
   forget(chatId: string): void;
   loadHistory(chatId: string): Promise<void>;
+  /** Steer text reached the model (the waiting steers it joined are given). */
+  steered(chatId: string, text: string): void;
+  /** After a turn's end: the chat's queued messages go on (done) or come back (stop, failure). */
+  afterTurn(chatId: string, end: TurnEnd["type"]): void;
   /** Re-read one chat's list entry (a turn of a chat this window does not show). */
   refreshSummary(chatId: string): Promise<void>;
 }
 
 export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { type: "delta" }>) => void {
-  const { summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory, refreshSummary } = deps;
+  const { summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory, steered, afterTurn, refreshSummary } = deps;
 
   function applyEvent(ev: Exclude<AppEvent, { type: "delta" }>): void {
     switch (ev.type) {
@@ -58,6 +62,12 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         }
         return;
       }
+      case "turn_steered": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live) tx.addSteer(live.entry, ev.text);
+        steered(ev.chat_id, ev.text);
+        return;
+      }
       case "tool_result": {
         const live = liveFor(ev.chat_id, ev.turn_id);
         if (live) tx.setToolResult(live.entry, ev);
@@ -78,6 +88,7 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
       case "turn_failed":
       case "turn_cancelled":
         endTurn(ev);
+        afterTurn(ev.chat_id, ev.type);
         return;
       case "session_updated": {
         const known = summaries.value[ev.chat_id];

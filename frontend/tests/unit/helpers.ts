@@ -21,7 +21,7 @@ export function summary(id: string, title = `Chat ${id}`, updated_at = NOW): Cha
 }
 
 export function message(cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView {
-  return { cursor, turn_id: "t1", role, content, tool_calls: [], tool_call_id: null, name: null, created_at: NOW, mentions: [], attachments: [], stopped: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra };
+  return { cursor, turn_id: "t1", role, content, tool_calls: [], tool_call_id: null, name: null, created_at: NOW, mentions: [], attachments: [], stopped: false, steer: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra };
 }
 
 /** A fresh Pinia with a FakeTransport installed; the chats store paints synchronously on flush. */

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox.probe import landlock_abi
+from app.sandbox.probe import landlock_abi, private_namespaces
 from tests.cli.conftest import base_env, cashcode
 
 ROUGH = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "rough_server.py"
@@ -26,7 +26,9 @@ def test_add_sandboxed_list_set_and_no_sandbox_means_not_started(home: Path) -> 
     assert "sandboxed" in added.stdout and "not sandboxed" not in added.stdout
     listed = cashcode("mcp", "list", env=env, cwd=home)
     row = next(line for line in listed.stdout.splitlines() if line.startswith("rough"))
-    assert row.endswith("[sandboxed]"), listed.stdout
+    # where user namespaces are allowed, a server without the network grant also gets its own
+    private = private_namespaces({})[0]
+    assert row.endswith("[sandboxed, private network and /tmp]" if private else "[sandboxed]"), listed.stdout
     called = cashcode("mcp", "call", "rough", "echo_token", env=env, cwd=home, timeout=120)
     assert called.returncode == 0 and called.stdout.strip() == "token=plain-1", called.stderr
 

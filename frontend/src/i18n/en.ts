@@ -92,6 +92,7 @@ export const en = {
   "tool.denied": "Denied",
   "tool.deniedNote": "This call was denied, so it did not run.",
   "tool.sandboxed": "sandboxed",
+  "tool.sandboxedPrivate": "sandboxed, private network and /tmp",
   "tool.notSandboxed": "not sandboxed ({why})",
   "tool.arguments": "Arguments",
   "tool.progress": "Progress and server log",

@@ -93,6 +93,7 @@ export const zhCN: Record<MessageKey, string> = {
   "tool.denied": "已拒绝",
   "tool.deniedNote": "此调用已被拒绝，未执行。",
   "tool.sandboxed": "在沙箱中运行",
+  "tool.sandboxedPrivate": "在沙箱中运行，独立的网络和 /tmp",
   "tool.notSandboxed": "未在沙箱中运行（{why}）",
   "tool.arguments": "参数",
   "tool.progress": "进度与服务器日志",

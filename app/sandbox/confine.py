@@ -13,13 +13,14 @@ The thread costs about nothing (docs/decisions.md 314, bench/bench_sandbox.py).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,11 +76,16 @@ class Confinement:
     def _launch(self, argv: Sequence[str], kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
         """Start `argv` through the launcher, which enters the namespaces, restricts itself
         with the ruleset (inherited) and execs it; its error pipe says whether that worked."""
+        # The launcher runs unconfined until it restricts itself: the dynamic loader's variables
+        # (LD_PRELOAD…) must not load anything into it, so they reach the program by argument.
+        env = dict(kwargs.pop("env", None) or os.environ)
+        moved = {k: env.pop(k) for k in list(env) if launch.read_by_loader(k)}
         read_end, write_end = os.pipe()
         try:
             child = subprocess.Popen(
-                launcher_argv(self.ruleset_fd, write_end, self.temp, self.private or [], argv),
+                launcher_argv(self.ruleset_fd, write_end, self.temp, self.private or [], argv, moved),
                 pass_fds=(self.ruleset_fd, write_end),
+                env=env,
                 **kwargs,
             )
         except BaseException:
@@ -92,9 +98,18 @@ class Confinement:
         if not said:
             return child
         child.wait()
+        for stream in (child.stdin, child.stdout, child.stderr):
+            if stream is not None:
+                stream.close()
         if said.startswith("E"):
             code, _, text = said[1:].partition(" ")
-            raise OSError(int(code), text) if code.isdigit() else SandboxError(text)
+            if not code.isdigit():
+                raise SandboxError(text)
+            if int(code) == errno.ENOENT and os.path.isabs(argv[0]) and os.path.exists(argv[0]):
+                # There for the app, not inside (under the host's /tmp, not granted): the same
+                # answer as without namespaces, so the user is offered to run it unconfined.
+                raise PermissionError(errno.EACCES, "not visible in the sandbox")
+            raise OSError(int(code), text)
         raise SandboxError(said[1:])
 
     def close(self) -> None:
@@ -104,13 +119,20 @@ class Confinement:
 
 
 def launcher_argv(
-    ruleset_fd: int, err_fd: int, temp: Path, keep: Sequence[str], argv: Sequence[str]
+    ruleset_fd: int,
+    err_fd: int,
+    temp: Path,
+    keep: Sequence[str],
+    argv: Sequence[str],
+    setenv: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The launcher's command line (from source: this Python, isolated; frozen: the app's own
-    executable with its hidden flag)."""
+    executable with its hidden flag); `setenv`: variables only the program gets."""
     args = [str(ruleset_fd), str(err_fd), str(temp)]
     for path in launch.kept_under_tmp(list(keep), os.path.realpath(temp)):
         args += ["--keep", path]
+    for name, value in (setenv or {}).items():
+        args += ["--setenv", f"{name}={value}"]
     args += ["--", *argv]
     if getattr(sys, "frozen", False):
         return [sys.executable, launch.LAUNCH_FLAG, *args]

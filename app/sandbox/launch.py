@@ -11,7 +11,8 @@ top of Landlock (docs/decisions.md 435):
 
 Order matters: Landlock forbids a restricted process to mount anything, and a thread cannot
 enter a user or mount namespace (the kernel refuses a multi-threaded caller). So a launcher
-process does it: `python -I -S launch.py RULESET_FD ERR_FD TEMP [--keep PATH]... -- ARGV`
+process does it: `python -I -S launch.py RULESET_FD ERR_FD TEMP [--keep PATH]...
+[--setenv NAME=VALUE]... -- ARGV`
 enters the namespaces, mounts, restricts itself with the ruleset the app built (the fd is
 inherited), then execs the program. A failure before the exec is written to ERR_FD (which the
 exec closes) and nothing is started: `S<text>` when the sandbox could not be set up,
@@ -45,6 +46,16 @@ SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 1
 TMP = "/tmp"
+# Read by the dynamic loader and glibc at the launcher's own start, before it is confined: the
+# app hands them over with --setenv NAME=VALUE instead, for the program only.
+LOADER_PREFIX = "LD_"
+LOADER_VARS = ("GCONV_PATH", "MALLOC_CONF", "LOCPATH", "HOSTALIASES")
+
+
+def read_by_loader(name: str) -> bool:
+    return name.startswith(LOADER_PREFIX) or name in LOADER_VARS
+
+
 LAUNCH_FLAG = "--sandbox-launch"  # a frozen build's hidden entry (app/mcp/frozen.py)
 
 
@@ -169,9 +180,14 @@ def main(argv: list[str]) -> int:
     ruleset_fd, err_fd, temp = int(argv[0]), int(argv[1]), argv[2]
     os.set_inheritable(err_fd, False)  # the exec closes it: the app reads EOF = started
     keep: list[str] = []
+    env = dict(os.environ)
     rest = argv[3:]
-    while rest and rest[0] == "--keep":
-        keep.append(rest[1])
+    while rest and rest[0] in ("--keep", "--setenv"):
+        if rest[0] == "--keep":
+            keep.append(rest[1])
+        else:
+            name, _, value = rest[1].partition("=")
+            env[name] = value
         rest = rest[2:]
     program = rest[1:] if rest[:1] == ["--"] else rest
     try:
@@ -183,7 +199,7 @@ def main(argv: list[str]) -> int:
         os.write(err_fd, f"S{exc.strerror or exc}".encode())
         return 126
     try:
-        os.execvpe(program[0], program, os.environ)
+        os.execvpe(program[0], program, env)
     except OSError as exc:
         os.write(err_fd, f"E{exc.errno} {exc.strerror}".encode())
         return 127

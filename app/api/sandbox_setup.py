@@ -1,13 +1,14 @@
 """The Sandboxed mode's confinement for a turn, and the report of `cashcode config sandbox`.
 
-Availability is probed at each turn (one syscall, and one short child that tries the private
-namespaces): a setting, `CASHCODE_SANDBOX=off` or `CASHCODE_SANDBOX_NAMESPACES=off` may change
-while the app runs, and a turn must never believe in a sandbox that cannot start.
+Availability is probed at each turn (one syscall): a setting or `CASHCODE_SANDBOX=off` may
+change while the app runs, and a turn must never believe in a sandbox that cannot start. Whether
+private namespaces work costs a child process to find out; the caller may hand in a kept answer
+(the app asks once in its life: decision 437).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from app.api import models as m
@@ -22,12 +23,17 @@ def app_folders(paths: AppPaths) -> tuple[Path, ...]:
     return (paths.data_dir, paths.config_dir, paths.log_dir, paths.cache_dir)
 
 
-def sandbox_spec(paths: AppPaths, settings: UserSettings, env: Mapping[str, str]) -> SandboxSpec:
+def sandbox_spec(
+    paths: AppPaths,
+    settings: UserSettings,
+    env: Mapping[str, str],
+    namespaces: Callable[[Mapping[str, str]], bool] = lambda env: private_namespaces(env)[0],
+) -> SandboxSpec:
     abi, reason = landlock_abi(env)
     home = Path(env.get("HOME") or Path.home())
     hidden = never_readable(home, env, (*app_folders(paths), *(Path(p) for p in settings.sandbox_hidden)))
     readable = tuple(Path(p) for p in settings.sandbox_readable)
-    private = abi >= 1 and private_namespaces(env)[0]
+    private = abi >= 1 and namespaces(env)
     return SandboxSpec(
         available=abi >= 1, reason=reason, hidden=hidden, readable=readable, namespaces=private
     )

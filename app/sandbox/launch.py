@@ -45,6 +45,9 @@ SYS_RESTRICT_SELF = 446
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 1
+IFREQ_SIZE = 40
+AF_INET = 2
+SOCK_DGRAM = 2
 TMP = "/tmp"
 # Read by the dynamic loader and glibc at the launcher's own start, before it is confined: the
 # app hands them over with --setenv NAME=VALUE instead, for the program only.
@@ -142,20 +145,24 @@ def enter(temp: str, keep: list[str]) -> None:
         os.chdir(cwd)  # through the mounts just made (a workspace under /tmp)
     except OSError:
         pass
-    _loopback_up()
+    _loopback_up(libc)
 
 
-def _loopback_up() -> None:
+def _loopback_up(libc: ctypes.CDLL) -> None:
     """The new network namespace's loopback, up: programs that talk to themselves on
-    127.0.0.1 still work; nothing outside is reachable."""
-    import fcntl
-    import socket
-    import struct
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        got = fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack("16sH22x", b"lo", 0))
-        flags = struct.unpack("16sH", got[:18])[1]
-        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | IFF_UP))
+    127.0.0.1 still work; nothing outside is reachable. Through ctypes: importing `socket`
+    costs more than the rest of the launcher under load."""
+    fd = libc.socket(AF_INET, SOCK_DGRAM, 0)
+    if fd < 0:
+        _check(-1, "socket")
+    try:
+        ifreq = ctypes.create_string_buffer(b"lo", IFREQ_SIZE)  # name, then the flags (a short)
+        _check(libc.ioctl(fd, SIOCGIFFLAGS, ifreq), "ioctl(SIOCGIFFLAGS)")
+        flags = int.from_bytes(ifreq.raw[16:18], sys.byteorder) | IFF_UP
+        ctypes.memmove(ctypes.addressof(ifreq) + 16, flags.to_bytes(2, sys.byteorder), 2)
+        _check(libc.ioctl(fd, SIOCSIFFLAGS, ifreq), "ioctl(SIOCSIFFLAGS)")
+    finally:
+        os.close(fd)
 
 
 def restrict(libc: ctypes.CDLL, ruleset_fd: int) -> None:

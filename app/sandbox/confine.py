@@ -205,6 +205,7 @@ def confine(policy: Policy, lock: ll.Landlock, abi: int, *, private: bool = Fals
     except OSError as exc:
         os.close(fd)
         raise SandboxError(str(exc)) from exc
-    temp = launch.TMP if private else str(policy.temp)  # inside, /tmp is the private folder
+    # Inside, /tmp is the private folder (unless the workspace is /tmp: launch.kept_under_tmp).
+    temp = launch.TMP if private else str(policy.temp)
     env = {"TMPDIR": temp, "TMP": temp, "TEMP": temp, "HOME": temp}
     return Confinement(fd, policy.temp, lock, env, [p for p, _ in pairs] if private else None)

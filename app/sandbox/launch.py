@@ -102,7 +102,10 @@ def _within(path: str, root: str) -> bool:
 
 def kept_under_tmp(paths: list[str], temp: str) -> list[str]:
     """The granted paths under /tmp that must stay visible (outermost only), not the temp
-    folder itself, which becomes /tmp."""
+    folder itself, which becomes /tmp. `[/tmp]` when a granted path is /tmp itself or holds it
+    (the workspace is /tmp): then /tmp stays the host's, as the user chose."""
+    if any(_within(TMP, p) for p in paths):
+        return [TMP]
     found = sorted({p for p in paths if _within(p, TMP) and p != TMP and not _within(p, temp)})
     out: list[str] = []
     for p in found:
@@ -119,9 +122,13 @@ def enter(temp: str, keep: list[str]) -> None:
     unshare(libc)
     # Private first: nothing mounted below may propagate back to the host.
     _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    kept = kept_under_tmp(keep, temp)
+    if kept == [TMP]:  # the workspace is /tmp: the private network only
+        _loopback_up(libc)
+        return
     cwd = os.getcwd()
     held = []
-    for path in kept_under_tmp(keep, temp):
+    for path in kept:
         try:
             held.append((os.open(path, os.O_PATH | os.O_CLOEXEC), path))
         except OSError:

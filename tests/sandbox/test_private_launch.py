@@ -71,3 +71,23 @@ def test_the_workspace_under_the_hosts_tmp_is_kept_and_tmp_is_private(tmp_path: 
     assert "in the workspace" in out and f"{ws}\nt\n" in out
     assert (ws / "out.txt").read_text() == "w\n"
     assert not (Path("/tmp") / name).exists()
+
+
+def test_a_workspace_that_is_tmp_stays_the_hosts_tmp_with_a_private_network() -> None:
+    name = f"cashcode-launch-{uuid.uuid4().hex}"
+    try:
+        argv = ["/bin/sh", "-c", f"echo shared > /tmp/{name}"]
+        code, out = _run(Path("/tmp"), argv, {"PATH": "/usr/bin:/bin"})
+        assert code == 0, out
+        assert (Path("/tmp") / name).read_text() == "shared\n"  # the user's chosen workspace
+    finally:
+        (Path("/tmp") / name).unlink(missing_ok=True)
+
+
+def test_kept_paths_under_tmp() -> None:
+    from app.sandbox.launch import kept_under_tmp
+
+    temp = "/tmp/cashcode-sandbox-x"
+    rules = ["/usr", "/tmp/a/ws", "/tmp/a/ws/sub", "/tmp/b", temp, f"{temp}/plan.json", "/tmpx"]
+    assert kept_under_tmp(rules, temp) == ["/tmp/a/ws", "/tmp/b"]
+    assert kept_under_tmp(["/usr", "/tmp", "/tmp/b"], temp) == ["/tmp"]

@@ -83,6 +83,7 @@ class AppContext:
 class CashCodeApp:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
+        self._namespaces: list[bool] = []  # app/sandbox/probe.py private_namespaces, once
         self.bus = ctx.bus
         self.gate = ApprovalGate(ctx.bus.publish)
         self.turns = TurnManager(ctx.bus.publish)
@@ -447,6 +448,15 @@ class CashCodeApp:
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
         return choice
 
+    def _private_namespaces(self, env: Mapping[str, str]) -> bool:
+        """Whether confined programs get a private network and /tmp: probed once (a child
+        process; the switch is in the app's environment, which does not change)."""
+        if not self._namespaces:
+            from app.sandbox.probe import private_namespaces
+
+            self._namespaces.append(private_namespaces(env)[0])
+        return self._namespaces[0]
+
     def _turn_environment(self, overrides: TurnOverrides | None = None) -> TurnEnvironment:
         settings = self.ctx.settings.load()
         workspace = (overrides.workspace if overrides else None) or self.ctx.settings.workspace(settings)
@@ -455,7 +465,7 @@ class CashCodeApp:
         if mode == "sandboxed":
             from app.api.sandbox_setup import sandbox_spec  # ctypes and the probe: only in this mode
 
-            sandbox = sandbox_spec(self.ctx.paths, settings, self.ctx.env)
+            sandbox = sandbox_spec(self.ctx.paths, settings, self.ctx.env, self._private_namespaces)
         return TurnEnvironment(
             workspace=workspace,
             max_iterations=self.ctx.settings.max_iterations(settings),

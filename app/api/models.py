@@ -331,7 +331,8 @@ class SandboxReport(ApiModel):
     available: bool
     reason: str
     tcp_rules: bool  # Landlock ABI >= 4
-    user_namespaces: bool
+    user_namespaces: bool  # each program gets a private network and /tmp
+    namespaces_reason: str = ""  # why not, when it does not
     bwrap: str | None
     plan: str  # one sentence: what the app will do
     never_readable: list[str]

@@ -111,7 +111,8 @@ def _main(argv: Sequence[str] | None, startup_gc: StartupGc) -> int:
         from app.knowledge.worker import main as kb_worker
 
         return kb_worker()
-    if args_list and args_list[0].startswith("--mcp-"):  # a frozen build's MCP children
+    # a frozen build's MCP children and sandbox launcher (app/mcp/frozen.py)
+    if args_list and (args_list[0].startswith("--mcp-") or args_list[0] == "--sandbox-launch"):
         startup_gc.resume()
         from app.mcp.frozen import hidden_entry
 

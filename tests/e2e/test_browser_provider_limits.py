@@ -106,6 +106,7 @@ def test_parallel_requests_and_lean_tools_set_in_the_form_reach_the_provider_and
     page.get_by_test_id("provider-parallel-requests").fill("3")
     page.get_by_test_id("provider-lean-tools").select_option("off")
     page.get_by_test_id("provider-save").click()
+    expect(page.get_by_test_id("add-provider-dialog")).to_be_hidden()
     expect(page.get_by_test_id("provider-row")).to_contain_text("Local llama")
     wait_for(page, lambda: "parallel_requests" in _saved(serve_env), "the saved provider")
     assert (_saved(serve_env)["parallel_requests"], _saved(serve_env)["lean_tools"]) == (3, False)

@@ -30,6 +30,7 @@ from app.api.capabilities import CapabilitySet
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
 from app.api.providers import ProviderService
+from app.api.resume import ResumeService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
@@ -43,6 +44,7 @@ from app.core.approvals import AlwaysNotOffered, ApprovalGate
 from app.core.bus import EventBus, Subscriber
 from app.core.turns import TurnManager
 from app.host.host import Host
+from app.resume.store import CheckpointStore
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.store.approvals import SqliteApprovalLedger
@@ -88,6 +90,9 @@ class CashCodeApp:
         # The core routes' and turns' database work runs here, off the event loop.
         self.lane = StoreLane(ctx.db, on_busy=lambda busy: ctx.bus.publish(DatabaseStatus(busy=busy)))
         self.capabilities = CapabilitySet(ctx.plugins, self._host, ctx.extra_capabilities)
+        # Waiting turns survive a restart (issue 35 item 3); only with the checkpoint tables.
+        checkpoints = CheckpointStore(ctx.db) if ctx.db.has_table("turn_checkpoints") else None
+        self.resume = ResumeService(checkpoints, self.lane) if checkpoints is not None else None
         self._chat = ChatService(
             ChatDeps(
                 chats=ctx.chats,
@@ -100,8 +105,11 @@ class CashCodeApp:
                 environment=self._turn_environment,
                 lane=self.lane,
                 capabilities=tuple(self.capabilities),
+                resume=self.resume,
             )
         )
+        if self.resume is not None:
+            self.resume.bind(lambda cp, r: self._chat.resume(cp, r, self.ctx.providers.get(cp.provider_id)))
         self.skills_watch = SkillsWatch(
             data_dir=ctx.paths.data_dir,
             home=Path(ctx.env.get("HOME") or Path.home()),
@@ -227,6 +235,8 @@ class CashCodeApp:
                 await cap.aclose()
             except Exception:  # closing must go on for the others (and the database)
                 _log.warning("%s: close failed", cap.name, exc_info=True)
+        if self.resume is not None:
+            self.resume.closing = True  # a turn waiting on a question goes on after the restart
         await self.turns.aclose()
         await self.ctx.providers.aclose()
         await self.lane.aclose()
@@ -331,7 +341,10 @@ class CashCodeApp:
         try:
             if req.unattended and req.decision != "deny":
                 raise ApiFailure("invalid", say("approval.unattended_deny"), {"decision": "deny expected"})
-            answered = self.gate.answer(req.approval_id, "unattended" if req.unattended else req.decision)
+            decision = "unattended" if req.unattended else req.decision
+            answered = self.gate.answer(req.approval_id, decision)
+            if not answered and self.resume is not None:  # asked before a restart: the turn goes on
+                answered = await self.resume.answer(req.approval_id, decision)
         except AlwaysNotOffered as exc:
             raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
         if not answered:

@@ -64,6 +64,11 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "export.cannot_save": "Cannot save the export: {reason}",
     "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
     "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
+    "approval.resume_unreadable": (
+        "This question's turn was saved when the app ended, but the saved turn cannot be read"
+        " ({reason}), so it cannot go on. Delete the chat to clear it."
+    ),
+    "approval.resume_busy": "This chat is running another turn; answer when it has finished.",
     "grant.not_found": "grant '{id}' does not exist",
     # ---- attachments
     "attach.too_many": "At most {max} files can be attached to one message ({count} given).",

@@ -67,10 +67,18 @@ class ApprovalGate:
         self._pending: dict[str, _Pending] = {}
 
     async def request(
-        self, *, chat_id: str, turn_id: str, call_id: str, tool: str, info: ApprovalInfo
+        self,
+        *,
+        chat_id: str,
+        turn_id: str,
+        call_id: str,
+        tool: str,
+        info: ApprovalInfo,
+        approval_id: str | None = None,
     ) -> Answer:
-        """Announce the request and wait for the answer. Cancellation propagates (Stop)."""
-        approval_id = str(uuid.uuid4())
+        """Announce the request and wait for the answer. Cancellation propagates (Stop).
+        `approval_id`: chosen by the caller when it was checkpointed before (issue 35 item 3)."""
+        approval_id = approval_id or str(uuid.uuid4())
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._pending[approval_id] = _Pending(chat_id, turn_id, future, info.grant_key is not None)
         self._emit(

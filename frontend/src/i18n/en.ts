@@ -948,6 +948,8 @@ export const en = {
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "apiError.approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
+  "apiError.approval.resume_unreadable": "This question's turn was saved when the app ended, but the saved turn cannot be read ({reason}), so it cannot go on. Delete the chat to clear it.",
+  "apiError.approval.resume_busy": "This chat is running another turn; answer when it has finished.",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
   "apiError.attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "apiError.attach.gone": "This attachment is no longer in the data folder.",

@@ -946,6 +946,8 @@ export const zhCN: Record<MessageKey, string> = {
 
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
+  "apiError.approval.resume_unreadable": "这个问题所属的回合在应用退出时已保存，但保存的回合无法读取（{reason}），无法继续。删除该对话即可清除。",
+  "apiError.approval.resume_busy": "这个对话正在运行另一个回合；请在它结束后再回答。",
   "apiError.approval.unattended_deny": "无人值守的回答只能拒绝调用（decision 为 \"deny\"）。",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
   "apiError.attach.file_too_large": "{name} 大小为 {size}；文件最大 {max}。",

@@ -29,6 +29,8 @@ from app.api import models as m
 from app.api.capabilities import CapabilitySet
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
+from app.api.inbox import InboxDeps, InboxService, Label
+from app.api.inbox_models import InboxAnswer, InboxList, InboxQuery
 from app.api.providers import ProviderService
 from app.api.resume import ResumeService
 from app.api.route_types import ROUTE_TYPES
@@ -50,6 +52,7 @@ from app.settings.secrets import SecretStore
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
+from app.store.inbox import InboxStore
 from app.store.lane import StoreLane
 from app.store.usage import UsageRepository
 
@@ -93,6 +96,19 @@ class CashCodeApp:
         # Waiting turns survive a restart (issue 35 item 3); only with the checkpoint tables.
         checkpoints = CheckpointStore(ctx.db) if ctx.db.has_table("turn_checkpoints") else None
         self.resume = ResumeService(checkpoints, self.lane) if checkpoints is not None else None
+        # Every question a run asks, for every surface (issue 35); it records what the gate announces.
+        self.inbox = InboxService(
+            InboxDeps(
+                store=InboxStore(ctx.db),
+                lane=self.lane,
+                gate=self.gate,
+                publish=ctx.bus.publish,
+                chat_title=self._chat_title,
+                cancel_turn=self._cancel_turn,
+                invoke=self.invoke,
+            )
+        )
+        ctx.bus.subscribe(self.inbox.on_event)
         self._chat = ChatService(
             ChatDeps(
                 chats=ctx.chats,
@@ -106,6 +122,7 @@ class CashCodeApp:
                 lane=self.lane,
                 capabilities=tuple(self.capabilities),
                 resume=self.resume,
+                on_overrides=self._label_turn,
             )
         )
         if self.resume is not None:
@@ -238,6 +255,7 @@ class CashCodeApp:
         if self.resume is not None:
             self.resume.closing = True  # a turn waiting on a question goes on after the restart
         await self.turns.aclose()
+        await self.inbox.aclose()
         await self.ctx.providers.aclose()
         await self.lane.aclose()
         self.ctx.db.close()
@@ -338,18 +356,43 @@ class CashCodeApp:
         return await self._chat.retry(req.chat_id, self.ctx.providers.get)
 
     async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
+        """Answered through the Inbox's item: the first answer of any surface wins (issue 35)."""
         try:
             if req.unattended and req.decision != "deny":
                 raise ApiFailure("invalid", say("approval.unattended_deny"), {"decision": "deny expected"})
-            decision = "unattended" if req.unattended else req.decision
-            answered = self.gate.answer(req.approval_id, decision)
-            if not answered and self.resume is not None:  # asked before a restart: the turn goes on
-                answered = await self.resume.answer(req.approval_id, decision)
+            await self.inbox.answer_approval(
+                req.approval_id, "unattended" if req.unattended else req.decision, req.via
+            )
         except AlwaysNotOffered as exc:
             raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
-        if not answered:
-            raise ApiFailure("not_found", say("approval.not_pending"))
         return m.Ok()
+
+    # ---- the Inbox (issue 35) -----------------------------------------------------------------
+
+    async def inbox_list(self, req: InboxQuery) -> InboxList:
+        return InboxList(items=await self.inbox.list(req.include_answered))
+
+    async def inbox_answer(self, req: InboxAnswer) -> m.Ok:
+        try:
+            await self.inbox.answer(req)
+        except AlwaysNotOffered as exc:
+            raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
+        return m.Ok()
+
+    def _label_turn(self, chat_id: str, overrides: TurnOverrides | None) -> None:
+        """A task's turn: its items say which task asks."""
+        if overrides is not None and overrides.task_id is not None:
+            self.inbox.label(chat_id, Label("task", overrides.asker or "", overrides.task_id))
+
+    async def _cancel_turn(self, chat_id: str) -> None:
+        await self.turns.cancel(chat_id)
+
+    def _chat_title(self, chat_id: str) -> str | None:
+        try:
+            record = self.ctx.chats.get(chat_id)
+        except Exception:  # gone or never stored (a lazy `ask` chat): the item names its origin
+            return None
+        return record.title or None
 
     # ---- providers & models -------------------------------------------------------------------
 

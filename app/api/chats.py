@@ -90,6 +90,8 @@ class ChatDeps:
     clock: Callable[[], datetime] = datetime.now
     capabilities: tuple[Capability, ...] = ()
     resume: ResumeService | None = None  # checkpoints of waiting turns (issue 35 item 3)
+    # Told each turn's overrides (the Inbox names the task that asks); chat_id, overrides.
+    on_overrides: Callable[[str, TurnOverrides | None], None] = lambda _chat, _o: None
 
 
 class ChatService:
@@ -320,7 +322,9 @@ class ChatService:
             )
             fixed = None
             if cp.approval_mode is not None or cp.workspace is not None or cp.task_id is not None:
-                fixed = TurnOverrides(approval_mode=cp.approval_mode, workspace=cp.workspace)
+                fixed = TurnOverrides(
+                    approval_mode=cp.approval_mode, workspace=cp.workspace, asker=cp.asker, task_id=cp.task_id
+                )
             return await self._start(spec, provider, resume=resumption, overrides=fixed)
 
     async def _start(
@@ -374,6 +378,7 @@ class ChatService:
     def _turn_deps(self, spec: TurnSpec, provider: Provider, fixed: TurnOverrides | None = None) -> TurnDeps:
         caps = self._d.capabilities
         overrides = fixed or next((o for o in (c.turn_overrides(spec) for c in caps) if o is not None), None)
+        self._d.on_overrides(spec.chat_id, overrides)
         env = self._d.environment(overrides)
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))

@@ -131,7 +131,7 @@ class _Sink:
         cp = TurnCheckpoint(
             chat_id=spec.chat_id,
             turn_id=spec.turn_id,
-            task_id=getattr(o, "task_id", None),
+            task_id=o.task_id if o else None,
             provider_id=spec.provider_id,
             model=spec.model,
             user_text=spec.user_text,
@@ -141,7 +141,7 @@ class _Sink:
             regenerate=spec.regenerate,
             approval_mode=o.approval_mode if o else None,
             workspace=o.workspace if o else None,
-            asker=getattr(o, "asker", None),
+            asker=o.asker if o else None,
             reserved_title=self._reserved[0] if self._reserved else None,
             reserved_title_auto=self._reserved[1] if self._reserved else True,
             created_at=self._created,

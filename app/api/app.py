@@ -39,7 +39,7 @@ from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
 from app.contracts.errors import ApiFailure, said, say
-from app.contracts.events import DatabaseStatus
+from app.contracts.events import AppEvent, DatabaseStatus
 from app.contracts.messages import AttachmentRef
 from app.contracts.provider import ProviderConfig
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
@@ -106,9 +106,11 @@ class CashCodeApp:
                 chat_title=self._chat_title,
                 cancel_turn=self._cancel_turn,
                 invoke=self.invoke,
+                resume=self.resume,
             )
         )
         ctx.bus.subscribe(self.inbox.on_event)
+        ctx.bus.subscribe(self._on_task_removed)
         self._chat = ChatService(
             ChatDeps(
                 chats=ctx.chats,
@@ -126,7 +128,10 @@ class CashCodeApp:
             )
         )
         if self.resume is not None:
-            self.resume.bind(lambda cp, r: self._chat.resume(cp, r, self.ctx.providers.get(cp.provider_id)))
+            self.resume.bind(
+                lambda cp, r: self._chat.resume(cp, r, self.ctx.providers.get(cp.provider_id)),
+                self.turns.is_running,
+            )
         self.skills_watch = SkillsWatch(
             data_dir=ctx.paths.data_dir,
             home=Path(ctx.env.get("HOME") or Path.home()),
@@ -139,6 +144,7 @@ class CashCodeApp:
         self._routes: dict[str, Handler] = bind_routes(self)
         self._all_routes = False  # capability routes are bound on first use (`ask` never needs them)
         self._background_start: asyncio.Task[None] | None = None
+        self._side_tasks: set[asyncio.Task[None]] = set()
 
     def _host(self, capability: Callable[[str], Capability]) -> Host:
         """What every capability is built from (app/host/host.py)."""
@@ -224,8 +230,38 @@ class CashCodeApp:
         """Start what long-lived surfaces need (desktop, serve): Skill hot reload, and each
         capability's background work."""
         self.skills_watch.start()
+        await self._relist_waiting_turns()
         for cap in self.capabilities:
             await cap.start()
+
+    def _on_task_removed(self, event: AppEvent) -> None:
+        """A removed task's waiting turns can never go on: their checkpoints and items go."""
+        removed = getattr(event, "removed", None) if event.type == "tasks_changed" else None
+        if self.resume is None or not isinstance(removed, str):
+            return
+        resume, inbox = self.resume, self.inbox
+
+        async def forget() -> None:
+            try:
+                inbox.forget(await resume.forget_task(removed))
+            except Exception:
+                _log.warning("could not forget the saved turns of task %s", removed, exc_info=True)
+
+        task = asyncio.get_running_loop().create_task(forget())
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    async def _relist_waiting_turns(self) -> None:
+        """The questions of turns checkpointed before a quit, crash or kill are Inbox items again
+        (issue 35 item 3); answering one continues its turn here."""
+        if self.resume is None:
+            return
+        from app.api.resume_inbox import relist
+
+        try:
+            await relist(self.resume, self.inbox, db=self.ctx.db, lane=self.lane, chat_title=self._chat_title)
+        except Exception:  # the app works without them; they are listed again at the next start
+            _log.exception("could not list the questions of saved turns again")
 
     def start_background_soon(self, delay_s: float) -> None:
         """`start_background` as a task of the running loop, after `delay_s`: in the desktop the

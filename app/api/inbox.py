@@ -25,6 +25,7 @@ from typing import Any
 
 from app.api.inbox_forms import FormError, checked_form, form_fields
 from app.api.inbox_models import InboxAnswer
+from app.api.resume import ResumeService
 from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved, InboxChanged, SessionDeleted
 from app.contracts.inbox import InboxItem, InboxOrigin, InboxStatus, InboxSurface
@@ -60,6 +61,8 @@ class InboxDeps:
     invoke: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]  # capability routes
     alive: Callable[[int, str | None], bool] = pid_alive
     poll_s: float = POLL_S
+    # Questions asked before a restart: their answer continues the checkpointed turn (item 3).
+    resume: ResumeService | None = None
 
 
 class InboxService:
@@ -73,6 +76,33 @@ class InboxService:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
         self.default_origin: InboxOrigin = "chat"
+
+    # ---- questions listed again after a restart (issue 35 item 3, app/api/resume.py) ---------
+
+    @property
+    def owner(self) -> tuple[int, str | None]:
+        """This process as an item's owner (pid, start time)."""
+        return self._pid, self._start
+
+    def adopt(self, items: list[InboxItem]) -> None:
+        """Restored items this process owns now: an answer given here or by another process
+        (read back by the watcher) continues the checkpointed turn here."""
+        for item in items:
+            self._owned[item.id] = item
+        if self._owned and self._watcher is None:
+            self._watcher = self._spawn(self._watch())
+
+    async def changed(self, item_id: str, status: InboxStatus) -> None:
+        await self._changed(item_id, status)
+
+    def forget(self, ids: list[str], *, write: bool = True) -> None:
+        """Items whose turn can never go on (its chat or task was deleted): gone from every view."""
+        for item_id in ids:
+            self._owned.pop(item_id, None)
+        if write and ids:
+            store = self._d.store
+            self._d.lane.write_later(lambda: store.delete_ids(ids), "the inbox items of a deleted task")
+            self._spawn(self._changed(ids[-1], "cancelled"))
 
     # ---- who asks ----------------------------------------------------------------------------
 
@@ -92,6 +122,7 @@ class InboxService:
         elif event.type == ELICITATION_EVENT:
             self._elicitation(event)
         elif isinstance(event, SessionDeleted):
+            self.forget([k for k, i in self._owned.items() if i.chat_id == event.chat_id], write=False)
             self._d.lane.write_later(
                 lambda: self._d.store.delete_chat(event.chat_id), "the chat's inbox items"
             )
@@ -250,6 +281,8 @@ class InboxService:
             raise ApiFailure(
                 "invalid", say("inbox.always_not_offered"), {"decision": "always is not offered"}
             )
+        if row.item.resumable and self._d.resume is not None:  # nothing counts if it cannot go on
+            await self._d.resume.vet(approval_id, decision)
         stored = "deny" if decision == "unattended" else decision
         await self._claim(row, stored, None, via, "answered", deliver=decision)
 
@@ -305,6 +338,12 @@ class InboxService:
                     await self._d.cancel_turn(item.chat_id)  # stopped-turn rules: no half turn kept
                 return
             if item.status == "answered" and item.answer in ("deny", "once", "always"):
+                if item.resumable and self._d.resume is not None:  # asked before a restart
+                    others = await self._d.resume.go_on(item.id, decision or item.answer)  # type: ignore[arg-type]
+                    for other in others:  # asked again by the resumed turn, as new items
+                        self._owned.pop(other, None)
+                        await self._closed(other, "cancelled", "cancelled", None)
+                    return
                 self._d.gate.answer(item.id, decision or item.answer, item.answered_by)  # type: ignore[arg-type]
             return
         if item.kind == "elicitation":

@@ -46,9 +46,12 @@ class ResumeService:
         self._lane = lane
         self.closing = False  # the app quits: waiting turns keep their checkpoints
         self._start: StartResumed | None = None
+        self._busy: Callable[[str], bool] = lambda _chat: False
 
-    def bind(self, start: StartResumed) -> None:
+    def bind(self, start: StartResumed, busy: Callable[[str], bool]) -> None:
+        """`start`: ChatService.resume; `busy`: whether a chat runs a turn now."""
         self._start = start
+        self._busy = busy
 
     def sink(
         self, spec: TurnSpec, overrides: TurnOverrides | None, reserved: tuple[str, bool] | None
@@ -91,16 +94,32 @@ class ResumeService:
             raise AlwaysNotOffered('"Always allow" is not offered for this request; answer "once" or "deny".')
         return cp
 
-    async def answer(self, approval_id: str, decision: Answer) -> bool:
-        """Continue the checkpointed turn waiting on `approval_id` with `decision`. False when no
-        checkpoint waits on it; ApiFailure when it cannot go on (unreadable, chat busy)."""
+    async def vet(self, approval_id: str, decision: Answer) -> None:
+        """Before an answer to a restored question counts: ApiFailure (nothing changed) when its
+        turn cannot go on — the checkpoint is gone or unreadable, or the chat runs a turn."""
         stored = await self.find(approval_id)
         if stored is None:
-            return False
-        cp = self.check(stored, approval_id, decision)
-        assert self._start is not None, "ResumeService.bind was not called"
-        await self._start(cp, Resumption(cp.progress, {approval_id: decision}))
-        return True
+            raise ApiFailure("not_found", say("approval.not_pending"))
+        self.check(stored, approval_id, decision)
+        if self._busy(stored.chat_id):
+            raise ApiFailure("busy", say("approval.resume_busy"))
+
+    async def go_on(self, approval_id: str, decision: Answer) -> list[str]:
+        """Continue the checkpointed turn waiting on `approval_id` with `decision` (the answer
+        was recorded). Returns the turn's other restored questions: the resumed turn asks them
+        again (new items), so these are closed. Nothing, logged, when the turn cannot go on: the
+        checkpoint stays for the next start."""
+        try:
+            stored = await self.find(approval_id)
+            if stored is None:
+                return []
+            cp = self.check(stored, approval_id, decision)
+            assert self._start is not None, "ResumeService.bind was not called"
+            await self._start(cp, Resumption(cp.progress, {approval_id: decision}))
+        except Exception:  # the answer is recorded; the turn is offered again after a restart
+            _log.warning("could not continue the turn waiting on %s", approval_id, exc_info=True)
+            return []
+        return [w.approval_id for w in cp.progress.waiting if w.approval_id != approval_id]
 
     # ---- deleting ----------------------------------------------------------------------------
 

@@ -128,6 +128,10 @@ class InboxStore:
                 )
         return gone
 
+    def delete_ids(self, ids: Iterable[str]) -> None:
+        with self._db.transaction() as conn:
+            conn.executemany("DELETE FROM inbox_items WHERE id = ?", [(i,) for i in ids])
+
     def delete_chat(self, chat_id: str) -> None:
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM inbox_items WHERE chat_id = ?", (chat_id,))

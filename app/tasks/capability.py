@@ -146,7 +146,7 @@ class TasksCapability(Capability):
         if any(r.status == "running" for r in self.store.runs(task.id, limit=1)):
             raise ApiFailure("busy", say("task.busy_remove"))
         self.store.remove(task.id)
-        self._changed()
+        self._changed(removed=task.id)
         return Ok()
 
     async def _run(self, req: tm.TaskRun) -> tm.RunView:
@@ -209,9 +209,9 @@ class TasksCapability(Capability):
         warnings = [AUTONOMOUS_WARNING] if task.draft.approval_mode == "autonomous" else []
         return tm.TaskSaved(task=task_view(task), warnings=warnings)
 
-    def _changed(self) -> None:
+    def _changed(self, removed: str | None = None) -> None:
         self.scheduler.poke()
-        self._host.publish(TasksChanged())
+        self._host.publish(TasksChanged(removed=removed))
 
 
 def task_view(task: TaskRecord) -> tm.TaskView:

@@ -27,7 +27,8 @@ from tests.server.process import STOP_TIMEOUT_S, ServeProcess, isolated_env, ser
 WAIT_S = 30.0
 
 
-def _seed(env: dict[str, str], base_url: str, workspace: Path) -> None:
+def _seed(env: dict[str, str], base_url: str, workspace: Path) -> str:
+    """A provider for the scripted LLM and the workspace; the provider's id."""
     done = subprocess.run(
         [sys.executable, "-m", "tests.desktop.seed", "--base-url", base_url, "--workspace", str(workspace)],
         env=env,
@@ -36,6 +37,8 @@ def _seed(env: dict[str, str], base_url: str, workspace: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+    provider_id: str = json.loads(done.stdout)["provider_id"]
+    return provider_id
 
 
 class Api:
@@ -310,3 +313,45 @@ async def test_a_quit_while_an_approval_waits_keeps_the_question_for_the_next_st
     assert (workspace / "q.txt").read_text() == "q"
     assert len(llm.model_requests()) == 2
     assert [m["role"] for m in detail["messages"]] == ["user", "assistant", "tool", "assistant"]
+
+
+async def test_removing_the_task_removes_its_restored_question_and_checkpoint(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    workspace = tmp_path / "workspace"
+    with FakeLLMServer() as llm:
+        pid = await asyncio.to_thread(_seed, env, llm.openai_base_url, workspace)
+        llm.script(
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "t.txt", "content": "t"}}]},
+            {"text": "unused"},
+        )
+        draft = {
+            "name": "nightly", "prompt": "write t", "schedule": {"kind": "every", "seconds": 3600},
+            "provider_id": pid, "model": "fake-model", "approval_mode": "ask_writes",
+        }  # fmt: skip
+        with _serve(env) as served:
+            api = Api(served)
+            try:
+                task_id = (await api.ok("tasks.add", {"draft": draft}))["task"]["id"]
+                await api.ok("tasks.run", {"task_id": task_id})
+                await api.pending_item()
+                _kill_9(served)
+            finally:
+                await api.aclose()
+        with _serve(env) as served:
+            api = Api(served)
+            try:
+                item = await api.pending_item()
+                await api.ok("tasks.remove", {"task_id": task_id})
+                async with asyncio.timeout(WAIT_S):
+                    while items := await api.inbox():  # removed in the background of the route
+                        await api.ok("app.info")  # (a round trip, not a sleep)
+                late = await api.call("inbox.answer", {"id": item["id"], "decision": "once"})
+            finally:
+                await api.aclose()
+    assert item["task_id"] == task_id and item["origin"] == "task" and item["resumable"] is True
+    assert items == []
+    assert late["ok"] is False and late["error"]["code"] == "not_found", late
+    with sqlite3.connect(tmp_path / "data" / "cashcode.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM turn_checkpoints").fetchone() == (0,)
+    assert not (workspace / "t.txt").exists()
+    assert len(llm.model_requests()) == 1

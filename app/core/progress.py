@@ -41,9 +41,14 @@ class ProgressTracker:
         self._done.clear()
         self._waiting.clear()
 
-    def restore(self, done: list[Message]) -> None:
-        """A resumed turn: the results that finished before the restart count as done."""
+    async def resumed(self, done: list[Message]) -> None:
+        """A turn going on from its checkpoint: the results that finished before the restart
+        count as done, and the checkpoint goes now (the answered question must not be offered
+        again; a question not answered yet is asked again, and checkpointed again)."""
         self._done = {m.tool_call_id: m for m in done if m.tool_call_id}
+        self._waiting.clear()
+        self.saved = True
+        await self._write()
 
     async def waiting(
         self, call: ToolCall, approval_id: str, info: ApprovalInfo, *, blocked: str | None = None

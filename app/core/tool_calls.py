@@ -132,7 +132,7 @@ class ToolCallRunner:
         done = {m.tool_call_id: m for m in saved.done if m.tool_call_id}
         waiting = {w.call_id: w for w in saved.waiting}
         self._progress.new_round()
-        self._progress.restore(list(saved.done))
+        await self._progress.resumed(list(saved.done))
 
         async def one(call: ToolCall) -> Message:
             if call.id in done:

@@ -113,7 +113,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps, resume: Resumption | None = N
     `resume`: the turn goes on from its checkpoint after a restart (issue 35 item 3). While a
     question waits its progress is checkpointed (`deps.checkpoints`); whatever way the turn ends
     the checkpoint is dropped, except when the app quits while the question waits.
-"""
+    """
     progress = ProgressTracker(deps.checkpoints)
     try:
         return await _run(spec, deps, resume, progress)
@@ -182,6 +182,7 @@ async def _run(
         except Exception:  # Stop must still stop: a store failure loses the partial answer only
             _log.warning("could not store the stopped turn %s", turn_id, exc_info=True)
             kept = []
+        await _forget(progress)  # before it is announced: a stopped turn has no checkpoint
         emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
         if kept:
             raise TurnStopped(stored=True) from None

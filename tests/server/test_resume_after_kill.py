@@ -176,6 +176,8 @@ async def test_kill_9_while_an_approval_waits_then_approving_it_after_the_restar
     assert len({m["turn_id"] for m in messages}) == 1
     assert messages[-1]["content"] == "Written after the restart."
     assert left == []
+    with sqlite3.connect(tmp_path / "data" / "cashcode.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM turn_checkpoints").fetchone() == (0,)
 
 
 async def test_a_finished_sibling_call_is_not_run_again_after_the_restart(tmp_path: Path) -> None:

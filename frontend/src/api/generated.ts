@@ -1868,6 +1868,7 @@ export interface TaskDraft {
   chat_mode?: "same_chat" | "new_chat";
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
+  wait_for_answers_s?: number;
 }
 
 export interface TaskEdit {
@@ -1935,6 +1936,7 @@ export interface TaskView {
   chat_mode: "same_chat" | "new_chat";
   missed_policy: "run_once" | "skip";
   enabled: boolean;
+  wait_for_answers_s: number;
   time_zone: string;
   next_run: string | null;
   last_status: "running" | "ok" | "failed" | "skipped" | "missed" | null;

@@ -72,7 +72,9 @@ def test_ask_wait_is_answered_from_another_process(env: dict[str, str], home: Pa
     assert [(i["status"], i["answered_by"]) for i in listed] == [("answered", "cli")]
 
 
-def test_ask_wait_denied_from_the_inbox_tells_the_model(env: dict[str, str], home: Path, fake_llm: Any) -> None:
+def test_ask_wait_denied_from_the_inbox_tells_the_model(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
     fake_llm.script(WRITE, {"text": "I was not allowed."})
     asking = _ask(env, home / "ws")
     try:

@@ -38,6 +38,7 @@ _log = logging.getLogger(__name__)
 POLL_S = 1.0  # how soon an answer given by another process reaches the waiting run
 USER_PERMISSIONS = "user_permissions"  # warning code: the program runs with the user's rights
 ELICITATION_EVENT = "mcp_elicitation"  # app/mcp/events.py McpElicitation (read by name: mcp may be absent)
+PROPOSED_EVENT = "memory_proposed"  # app/memory/events.py MemoryProposed
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ class InboxService:
             self._spawn(self._closed(event.approval_id, "cancelled", "cancelled", None))
         elif event.type == ELICITATION_EVENT:
             self._elicitation(event)
+        elif event.type == PROPOSED_EVENT:
+            self._spawn(self._changed(str(getattr(event, "proposal_id", "")), "pending"))
         elif isinstance(event, SessionDeleted):
             self._d.lane.write_later(
                 lambda: self._d.store.delete_chat(event.chat_id), "the chat's inbox items"

@@ -922,6 +922,7 @@ export interface McpElicitation {
   requested_schema: Record<string, unknown>;
   defaults: Record<string, unknown>;
   closed: boolean;
+  outcome: "accept" | "decline" | "cancel" | "timeout" | null;
 }
 
 export interface McpElicitationAnswer {
@@ -1187,6 +1188,12 @@ export interface MemoryItems {
   memories: MemoryItem[];
   more: boolean;
   total: number;
+}
+
+/** Dream stored a MEMORY.md change for review (review mode): a new Inbox item (issue 35). */
+export interface MemoryProposed {
+  type: "memory_proposed";
+  proposal_id: string;
 }
 
 export interface MemorySave {
@@ -2195,6 +2202,7 @@ export type AppEvent =
   | McpElicitation
   | McpCatalogProgress
   | ContextLeftOut
+  | MemoryProposed
   | EvalProgress
   | DatabaseProblem
   | SkillsChanged

@@ -39,6 +39,7 @@ _log = logging.getLogger(__name__)
 POLL_S = 1.0  # how soon an answer given by another process reaches the waiting run
 USER_PERMISSIONS = "user_permissions"  # warning code: the program runs with the user's rights
 ELICITATION_EVENT = "mcp_elicitation"  # app/mcp/events.py McpElicitation (read by name: mcp may be absent)
+PROPOSED_EVENT = "memory_proposed"  # app/memory/events.py MemoryProposed
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,8 @@ class InboxService:
             self._spawn(self._closed(event.approval_id, "cancelled", "cancelled", None))
         elif event.type == ELICITATION_EVENT:
             self._elicitation(event)
+        elif event.type == PROPOSED_EVENT:
+            self._spawn(self._changed(str(getattr(event, "proposal_id", "")), "pending"))
         elif isinstance(event, SessionDeleted):
             self.forget([k for k, i in self._owned.items() if i.chat_id == event.chat_id], write=False)
             self._d.lane.write_later(

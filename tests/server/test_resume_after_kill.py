@@ -58,10 +58,8 @@ class Api:
 
     async def inbox(self) -> list[dict[str, Any]]:
         reply = await self.client.get("/api/inbox", headers=self.served.bearer)
-        if reply.status_code == 404:  # TEMP until the REST route is merged
-            return list((await self.ok("inbox.list"))["items"])
         assert reply.status_code == 200, reply.text
-        items: list[dict[str, Any]] = reply.json()["items"]
+        items: list[dict[str, Any]] = reply.json()["data"]["items"]
         return items
 
     async def pending_item(self) -> dict[str, Any]:
@@ -152,7 +150,10 @@ async def test_kill_9_while_an_approval_waits_then_approving_it_after_the_restar
                 async with connect(
                     f"ws://127.0.0.1:{served.port}/api/events", additional_headers=served.bearer, proxy=None
                 ) as ws:
-                    await api.ok("inbox.answer", {"id": item["id"], "decision": "once"})  # TEMP
+                    answered = await api.client.post(
+                        f"/api/inbox/{item['id']}/answer", json={"decision": "once"}, headers=served.bearer
+                    )
+                    assert answered.status_code == 200, answered.text
                     events = await _events(ws, {"turn_done", "turn_failed"})
                 detail = await api.ok("chats.get", {"chat_id": chat_id})
                 left = [i for i in await api.inbox() if i["status"] == "pending"]

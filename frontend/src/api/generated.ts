@@ -1955,6 +1955,7 @@ export interface TaskView {
 /** A task was added, edited, enabled/disabled, removed or its next run moved. */
 export interface TasksChanged {
   type: "tasks_changed";
+  removed: string | null;
 }
 
 export interface TodoCreate {
@@ -2536,6 +2537,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
  * words each key in its language (`apiError.<key>`) from the error's `params`. */
 export const API_ERROR_TEXTS = {
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "approval.resume_busy": "This chat is running another turn; answer when it has finished.",
+  "approval.resume_unreadable": "This question's turn was saved when the app ended, but the saved turn cannot be read ({reason}), so it cannot go on. Delete the chat to clear it.",
   "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "attach.bad_base64": "{name}: the upload is not valid base64",
   "attach.file_too_large": "{name} is {size}; files may be at most {max}.",

@@ -414,6 +414,10 @@ def _orphan(row: InboxRow, alive: Callable[[int, str | None], bool]) -> bool:
 
 
 def _conflict(item: InboxItem) -> ApiFailure:
+    """Answered (or expired) first elsewhere: `conflict`, naming who. A cancelled item (its turn
+    was stopped) was answered by nobody: it is simply no longer pending."""
+    if item.status == "cancelled":
+        return ApiFailure("not_found", say("approval.not_pending"))
     by = item.answered_by or item.status
     return ApiFailure("conflict", say("inbox.answered", by=by, status=item.status), {"answered_by": by})
 

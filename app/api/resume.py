@@ -179,5 +179,10 @@ class _Sink:
         except Exception:  # listed again after a restart; `restored` drops it if the turn was stored
             _log.warning("could not forget the checkpoint of turn %s", turn_id, exc_info=True)
 
+    def drop_soon(self) -> None:
+        store, turn_id = self._service._store, self._spec.turn_id
+        lane = self._service._lane
+        lane.write_later(lambda: store.drop(turn_id), f"the end of turn {turn_id}'s checkpoint")
+
     def closing(self) -> bool:
         return self._service.closing

@@ -78,6 +78,9 @@ class CheckpointSink(Protocol):
     async def drop(self) -> None:
         """The turn ended (or no question waits any more): forget its checkpoint."""
 
+    def drop_soon(self) -> None:
+        """The turn was stopped: forget its checkpoint in the background (Stop answers at once)."""
+
     def closing(self) -> bool:
         """True while the app quits: a waiting turn that is cancelled then keeps its checkpoint
         (it goes on after the restart) instead of ending as a stopped turn."""

@@ -86,11 +86,20 @@ class ProgressTracker:
         self._waiting.clear()
         await self._write()
 
+    def drop_soon(self) -> None:
+        """The turn was stopped: the checkpoint goes in the background, so Stop is not held up
+        by the database (the stopped turn's partial answer, if any, is stored first)."""
+        self._waiting.clear()
+        if self._sink is not None and self.saved:
+            self._sink.drop_soon()
+            self.saved = False
+
     async def _write(self) -> None:
         if self._sink is None:
             return
         async with self._lock:
             if self._waiting:
+                self.saved = True  # before the write: a Stop meanwhile must still drop it
                 await self._sink.save(
                     TurnProgress(
                         messages=list(self._messages),
@@ -99,7 +108,6 @@ class ProgressTracker:
                         waiting=list(self._waiting.values()),
                     )
                 )
-                self.saved = True
             elif self.saved:
                 await self._sink.drop()
                 self.saved = False

@@ -119,7 +119,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps, resume: Resumption | None = N
         return await _run(spec, deps, resume, progress)
     except asyncio.CancelledError:
         if not progress.closing():
-            await _forget(progress)
+            progress.drop_soon()
         raise
     except BaseException:
         await _forget(progress)
@@ -182,7 +182,7 @@ async def _run(
         except Exception:  # Stop must still stop: a store failure loses the partial answer only
             _log.warning("could not store the stopped turn %s", turn_id, exc_info=True)
             kept = []
-        await _forget(progress)  # before it is announced: a stopped turn has no checkpoint
+        progress.drop_soon()  # a stopped turn has no checkpoint
         emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
         if kept:
             raise TurnStopped(stored=True) from None

@@ -68,6 +68,7 @@ async def test_stop_and_deny_leave_no_checkpoint(make_app: AppMaker, fake_llm: A
     assert len(_checkpoints(app)) == 1
     await ok(app, "chat.cancel", {"chat_id": chat["id"]})
     assert (await events.turn_end(stopped)).type == "turn_cancelled"
+    await app.lane.write(lambda: None)  # forgotten in the background of the Stop: after it
     assert _checkpoints(app) == []
 
     fake_llm.reset()

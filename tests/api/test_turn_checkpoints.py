@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from app.api.app import CashCodeApp
+from app.api.bootstrap import build_app
 from app.contracts.checkpoint import TurnCheckpoint
 from app.contracts.events import ApprovalRequired
+from app.settings.paths import AppPaths
+from app.settings.secrets import SecretStore
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 
 WRITE = {"name": "write_file", "arguments": {"path": "n.txt", "content": "hi"}}
@@ -78,3 +81,46 @@ async def test_stop_and_deny_leave_no_checkpoint(make_app: AppMaker, fake_llm: A
     await ok(app, "chat.approve", {"approval_id": asked.approval_id, "decision": "deny"})
     assert (await events.turn_end(denied)).type == "turn_done"
     assert _checkpoints(app) == []
+
+
+async def test_two_questions_saved_at_a_quit_one_answer_continues_and_the_other_is_asked_again(
+    make_app: AppMaker, fake_llm: Any, workspace: Path, paths: AppPaths, secrets: SecretStore
+) -> None:
+    first = build_app(paths, {}, workspace=workspace, secrets=secrets)
+    seen = Recorder()
+    first.subscribe(seen)
+    pid = await add_provider(first, fake_llm, "chat_completions")
+    two = [
+        {"name": "write_file", "arguments": {"path": "a.txt", "content": "a"}},
+        {"name": "write_file", "arguments": {"path": "b.txt", "content": "b"}},
+    ]
+    fake_llm.script({"tool_calls": two}, {"text": "Both written."})
+    chat = await ok(first, "chats.create")
+    turn = await send(first, chat["id"], "write both", pid)
+    await seen.until(lambda: events_count(seen, turn, "approval_required") == 2)
+    await first.aclose()  # a quit while both wait
+
+    app, events = await make_app()
+    await app.start_background()
+    restored = (await ok(app, "inbox.list"))["items"]
+    assert len(restored) == 2
+    assert all(i["resumable"] and i["status"] == "pending" for i in restored)
+    by_file = {("a.txt" if "a.txt" in i["detail"] else "b.txt"): i for i in restored}
+    await ok(app, "inbox.answer", {"id": by_file["a.txt"]["id"], "decision": "once"})
+    await events.until(lambda: bool(events.of(ApprovalRequired)))
+    again = events.of(ApprovalRequired)[0]
+    assert again.turn_id == turn and "b.txt" in again.detail and again.approval_id != by_file["b.txt"]["id"]
+    shown = {i["id"]: i["status"] for i in (await ok(app, "inbox.list", {"include_answered": True}))["items"]}
+    assert shown[by_file["a.txt"]["id"]] == "answered"
+    assert shown[by_file["b.txt"]["id"]] == "cancelled"  # asked again as a new item
+    await ok(app, "chat.approve", {"approval_id": again.approval_id, "decision": "once"})
+    assert (await events.turn_end(turn)).type == "turn_done"
+    assert (workspace / "a.txt").read_text() == "a" and (workspace / "b.txt").read_text() == "b"
+    assert len(fake_llm.model_requests()) == 2
+    roles = [m["role"] for m in (await ok(app, "chats.get", {"chat_id": chat["id"]}))["messages"]]
+    assert roles == ["user", "assistant", "tool", "tool", "assistant"]
+    assert _checkpoints(app) == []
+
+
+def events_count(recorder: Recorder, turn_id: str, kind: str) -> int:
+    return recorder.types(turn_id).count(kind)

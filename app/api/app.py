@@ -131,6 +131,7 @@ class CashCodeApp:
             self.resume.bind(
                 lambda cp, r: self._chat.resume(cp, r, self.ctx.providers.get(cp.provider_id)),
                 self.turns.is_running,
+                self.ctx.providers.get,
             )
         self.skills_watch = SkillsWatch(
             data_dir=ctx.paths.data_dir,

@@ -47,11 +47,16 @@ class ResumeService:
         self.closing = False  # the app quits: waiting turns keep their checkpoints
         self._start: StartResumed | None = None
         self._busy: Callable[[str], bool] = lambda _chat: False
+        self._provider: Callable[[str], object] = lambda _pid: None
 
-    def bind(self, start: StartResumed, busy: Callable[[str], bool]) -> None:
-        """`start`: ChatService.resume; `busy`: whether a chat runs a turn now."""
+    def bind(
+        self, start: StartResumed, busy: Callable[[str], bool], provider: Callable[[str], object]
+    ) -> None:
+        """`start`: ChatService.resume; `busy`: whether a chat runs a turn now; `provider`: the
+        turn's provider by id (raises when it was removed)."""
         self._start = start
         self._busy = busy
+        self._provider = provider
 
     def sink(
         self, spec: TurnSpec, overrides: TurnOverrides | None, reserved: tuple[str, bool] | None
@@ -100,9 +105,10 @@ class ResumeService:
         stored = await self.find(approval_id)
         if stored is None:
             raise ApiFailure("not_found", say("approval.not_pending"))
-        self.check(stored, approval_id, decision)
+        cp = self.check(stored, approval_id, decision)
         if self._busy(stored.chat_id):
             raise ApiFailure("busy", say("approval.resume_busy"))
+        self._provider(cp.provider_id)  # a removed provider: its own clear error, nothing changed
 
     async def go_on(self, approval_id: str, decision: Answer) -> list[str]:
         """Continue the checkpointed turn waiting on `approval_id` with `decision` (the answer

@@ -124,3 +124,38 @@ async def test_two_questions_saved_at_a_quit_one_answer_continues_and_the_other_
 
 def events_count(recorder: Recorder, turn_id: str, kind: str) -> int:
     return recorder.types(turn_id).count(kind)
+
+
+async def test_a_restored_question_is_not_taken_while_its_turn_cannot_go_on(
+    make_app: AppMaker, fake_llm: Any, workspace: Path, paths: AppPaths, secrets: SecretStore
+) -> None:
+    first = build_app(paths, {}, workspace=workspace, secrets=secrets)
+    seen = Recorder()
+    first.subscribe(seen)
+    pid = await add_provider(first, fake_llm, "chat_completions")
+    fake_llm.script(
+        {"tool_calls": [WRITE]}, {"text": "A slow other turn. " * 40, "chunk_size": 1, "delay_s": 0.02}
+    )
+    chat = await ok(first, "chats.create")
+    turn = await send(first, chat["id"], "write", pid)
+    await seen.until(lambda: "approval_required" in seen.types(turn))
+    await first.aclose()
+
+    app, events = await make_app()
+    await app.start_background()
+    [item] = (await ok(app, "inbox.list"))["items"]
+    # The chat runs another turn: the answer is refused and changes nothing.
+    other = await send(app, chat["id"], "meanwhile", pid)
+    await events.until(lambda: "delta" in events.types(other))
+    busy = await app.invoke("inbox.answer", {"id": item["id"], "decision": "once"})
+    assert busy["ok"] is False and busy["error"]["key"] == "approval.resume_busy", busy
+    await ok(app, "chat.cancel", {"chat_id": chat["id"]})
+    await events.turn_end(other)
+    # Its provider was removed: the answer gets that error and changes nothing.
+    await ok(app, "providers.delete", {"provider_id": pid})
+    gone = await app.invoke("inbox.answer", {"id": item["id"], "decision": "once"})
+    assert gone["ok"] is False and gone["error"]["code"] == "not_found", gone
+    [still] = (await ok(app, "inbox.list"))["items"]
+    assert still["id"] == item["id"] and still["status"] == "pending"
+    assert len(_checkpoints(app)) == 1
+    assert not (workspace / "n.txt").exists()

@@ -118,7 +118,7 @@ class InboxService:
     def on_event(self, event: AppEvent) -> None:
         if isinstance(event, ApprovalRequired):
             self._record(self._approval(event), None)
-        elif isinstance(event, ApprovalResolved) and event.answered_by is None:
+        elif isinstance(event, ApprovalResolved) and event.decision == "cancelled":
             self._spawn(self._closed(event.approval_id, "cancelled", "cancelled", None))
         elif event.type == ELICITATION_EVENT:
             self._elicitation(event)

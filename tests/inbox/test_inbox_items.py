@@ -160,3 +160,20 @@ async def test_a_memory_proposal_awaiting_review_is_an_inbox_item(make_app: AppM
     assert (await ok(app, "inbox.list"))["items"] == []
     again = await err(app, "inbox.answer", {"id": proposal, "decision": "deny"})
     assert again["code"] == "not_found"  # decided: no longer an item
+
+
+async def test_deleting_a_chat_removes_its_items(make_app: AppMaker, fake_llm: Any, workspace: Path) -> None:
+    app, events, turn, approval = await _asking(make_app, fake_llm)
+    await ok(app, "inbox.answer", {"id": approval.approval_id, "decision": "deny"})
+    assert (await events.turn_end(turn)).type == "turn_done"
+    assert len((await ok(app, "inbox.list", {"include_answered": True}))["items"]) == 1
+    await ok(app, "chats.delete", {"chat_id": approval.chat_id})
+
+    async def gone() -> bool:
+        return (await ok(app, "inbox.list", {"include_answered": True}))["items"] == []
+
+    for _ in range(100):  # the delete of the items is written on the store lane, after the chat's
+        if await gone():
+            break
+        await asyncio.sleep(0.05)
+    assert await gone()

@@ -29,6 +29,8 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "chat.queue": app.chat_queue,
         "chat.retry": app.chat_retry,
         "chat.approve": app.chat_approve,
+        "inbox.list": app.inbox_list,
+        "inbox.answer": app.inbox_answer,
         "chat.edit": app.chat_edit,
         "chat.regenerate": app.chat_regenerate,
         "chats.switch_branch": app.chats_switch_branch,

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+from app.contracts.checkpoint import CheckpointSink
 from app.contracts.events import AppEvent
 from app.contracts.messages import Message
 from app.contracts.provider import Provider, UsageReport
@@ -67,3 +68,5 @@ class TurnDeps:
     on_stored: Callable[[TurnSpec, Sequence[Message]], None] | None = None
     # Where `store`'s reads and writes run (the app's store lane: off the event loop).
     runner: StoreRunner = field(default_factory=InlineStore)
+    # Where the progress of a turn waiting on a question is checkpointed (issue 35 item 3).
+    checkpoints: CheckpointSink | None = None

@@ -29,6 +29,7 @@ export interface ApprovalAnswer {
   approval_id: string;
   decision: "deny" | "once" | "always";
   unattended?: boolean;
+  via?: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout";
 }
 
 export interface ApprovalRequired {
@@ -51,6 +52,7 @@ export interface ApprovalResolved {
   turn_id: string;
   approval_id: string;
   decision: "deny" | "once" | "always" | "cancelled";
+  answered_by: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout" | null;
 }
 
 /**
@@ -660,6 +662,64 @@ export interface ImportSummary {
   keep_from_cursor: number;
 }
 
+export interface InboxAnswer {
+  id: string;
+  decision?: "deny" | "once" | "always" | null;
+  fields?: Record<string, string>;
+  via?: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout";
+}
+
+/**
+ * An Inbox item was added, answered, expired or cancelled (issue 35): `pending` is how
+ * many items wait now, so a badge needs no second call.
+ */
+export interface InboxChanged {
+  type: "inbox_changed";
+  pending: number;
+  item_id: string;
+  status: "pending" | "answered" | "expired" | "cancelled";
+}
+
+/** One field of an elicitation form (a flat JSON-schema property). */
+export interface InboxField {
+  name: string;
+  title: string;
+  type: string;
+  required: boolean;
+  enum: string[] | null;
+}
+
+export interface InboxItem {
+  id: string;
+  kind: "approval" | "elicitation" | "memory_review";
+  chat_id: string | null;
+  turn_id: string | null;
+  task_id: string | null;
+  who: string;
+  origin: "chat" | "quick_ask" | "task" | "api" | "cli";
+  tool: string;
+  title: string;
+  detail: string;
+  argv: string[] | null;
+  summary: ApprovalSummary | null;
+  warnings: string[];
+  can_always: boolean;
+  fields: InboxField[];
+  created_at: string;
+  status: "pending" | "answered" | "expired" | "cancelled";
+  answer: string | null;
+  answered_by: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout" | null;
+  resumable: boolean;
+}
+
+export interface InboxList {
+  items: InboxItem[];
+}
+
+export interface InboxQuery {
+  include_answered?: boolean;
+}
+
 export interface ItemRef {
   id: string;
 }
@@ -871,6 +931,7 @@ export interface McpElicitation {
   requested_schema: Record<string, unknown>;
   defaults: Record<string, unknown>;
   closed: boolean;
+  outcome: "accept" | "decline" | "cancel" | "timeout" | null;
 }
 
 export interface McpElicitationAnswer {
@@ -1136,6 +1197,12 @@ export interface MemoryItems {
   memories: MemoryItem[];
   more: boolean;
   total: number;
+}
+
+/** Dream stored a MEMORY.md change for review (review mode): a new Inbox item (issue 35). */
+export interface MemoryProposed {
+  type: "memory_proposed";
+  proposal_id: string;
 }
 
 export interface MemorySave {
@@ -1828,6 +1895,7 @@ export interface TaskDraft {
   chat_mode?: "same_chat" | "new_chat";
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
+  wait_for_answers_s?: number;
 }
 
 export interface TaskEdit {
@@ -1895,6 +1963,7 @@ export interface TaskView {
   chat_mode: "same_chat" | "new_chat";
   missed_policy: "run_once" | "skip";
   enabled: boolean;
+  wait_for_answers_s: number;
   time_zone: string;
   next_run: string | null;
   last_status: "running" | "ok" | "failed" | "skipped" | "missed" | null;
@@ -1906,6 +1975,7 @@ export interface TaskView {
 /** A task was added, edited, enabled/disabled, removed or its next run moved. */
 export interface TasksChanged {
   type: "tasks_changed";
+  removed: string | null;
 }
 
 export interface TodoCreate {
@@ -2159,6 +2229,7 @@ export type AppEvent =
   | ToolCallEvent
   | ApprovalRequired
   | ApprovalResolved
+  | InboxChanged
   | ToolResultEvent
   | UsageEvent
   | TurnDone
@@ -2177,6 +2248,7 @@ export type AppEvent =
   | McpElicitation
   | McpCatalogProgress
   | ContextLeftOut
+  | MemoryProposed
   | EvalProgress
   | DatabaseProblem
   | SkillsChanged
@@ -2229,6 +2301,8 @@ export interface Routes {
   "files.save_download": { request: FileSave; response: SavedFile };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
+  "inbox.answer": { request: InboxAnswer; response: Ok };
+  "inbox.list": { request: InboxQuery; response: InboxList };
   "knowledge.add": { request: KbAdd; response: KbAddResult };
   "knowledge.add_root": { request: KbRoot; response: KbAddResult };
   "knowledge.create": { request: KbName; response: KbView };
@@ -2390,6 +2464,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "files.save_download",
   "import.preview",
   "import.run",
+  "inbox.answer",
+  "inbox.list",
   "knowledge.add",
   "knowledge.add_root",
   "knowledge.create",
@@ -2510,6 +2586,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
  * words each key in its language (`apiError.<key>`) from the error's `params`. */
 export const API_ERROR_TEXTS = {
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "approval.resume_busy": "This chat is running another turn; answer when it has finished.",
+  "approval.resume_unreadable": "This question's turn was saved when the app ended, but the saved turn cannot be read ({reason}), so it cannot go on. Delete the chat to clear it.",
   "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "attach.bad_base64": "{name}: the upload is not valid base64",
   "attach.file_too_large": "{name} is {size}; files may be at most {max}.",
@@ -2581,6 +2659,11 @@ export const API_ERROR_TEXTS = {
   "import.not_absolute": "Give the folder as an absolute path.",
   "import.not_folder": "{path} is not a folder: choose a CashCode data folder or a cdy-agent workspace.",
   "import.unknown_folder": "{path} is neither a CashCode data folder (memory/, data/skills/) nor a cdy-agent workspace (.cdy-agent/).",
+  "inbox.always_not_offered": "\"Always allow\" is not offered for this request; answer \"once\" or \"deny\".",
+  "inbox.answered": "This question was already answered (status: {status}, by: {by}).",
+  "inbox.bad_field": "The answer does not fit the form: {reason}",
+  "inbox.decision_required": "Answer an approval with a decision: deny, once or always.",
+  "inbox.not_found": "No Inbox item {id} (see `cashcode inbox`).",
   "internal": "Internal error in {route} ({kind}); see the log for details.",
   "kb.embeddings_pair": "Choose both a provider and an embeddings model, or neither.",
   "kb.exists": "A knowledge base named '{name}' already exists.",

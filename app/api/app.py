@@ -29,6 +29,8 @@ from app.api import models as m
 from app.api.capabilities import CapabilitySet
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
+from app.api.inbox import InboxDeps, InboxService, Label
+from app.api.inbox_models import InboxAnswer, InboxList, InboxQuery
 from app.api.providers import ProviderService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
@@ -48,6 +50,7 @@ from app.settings.secrets import SecretStore
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
+from app.store.inbox import InboxStore
 from app.store.lane import StoreLane
 from app.store.usage import UsageRepository
 
@@ -88,6 +91,19 @@ class CashCodeApp:
         # The core routes' and turns' database work runs here, off the event loop.
         self.lane = StoreLane(ctx.db, on_busy=lambda busy: ctx.bus.publish(DatabaseStatus(busy=busy)))
         self.capabilities = CapabilitySet(ctx.plugins, self._host, ctx.extra_capabilities)
+        # Every question a run asks, for every surface (issue 35); it records what the gate announces.
+        self.inbox = InboxService(
+            InboxDeps(
+                store=InboxStore(ctx.db),
+                lane=self.lane,
+                gate=self.gate,
+                publish=ctx.bus.publish,
+                chat_title=self._chat_title,
+                cancel_turn=self._cancel_turn,
+                invoke=self.invoke,
+            )
+        )
+        ctx.bus.subscribe(self.inbox.on_event)
         self._chat = ChatService(
             ChatDeps(
                 chats=ctx.chats,
@@ -100,6 +116,7 @@ class CashCodeApp:
                 environment=self._turn_environment,
                 lane=self.lane,
                 capabilities=tuple(self.capabilities),
+                on_overrides=self._label_turn,
             )
         )
         self.skills_watch = SkillsWatch(
@@ -228,6 +245,7 @@ class CashCodeApp:
             except Exception:  # closing must go on for the others (and the database)
                 _log.warning("%s: close failed", cap.name, exc_info=True)
         await self.turns.aclose()
+        await self.inbox.aclose()
         await self.ctx.providers.aclose()
         await self.lane.aclose()
         self.ctx.db.close()
@@ -328,15 +346,43 @@ class CashCodeApp:
         return await self._chat.retry(req.chat_id, self.ctx.providers.get)
 
     async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
+        """Answered through the Inbox's item: the first answer of any surface wins (issue 35)."""
         try:
             if req.unattended and req.decision != "deny":
                 raise ApiFailure("invalid", say("approval.unattended_deny"), {"decision": "deny expected"})
-            answered = self.gate.answer(req.approval_id, "unattended" if req.unattended else req.decision)
+            await self.inbox.answer_approval(
+                req.approval_id, "unattended" if req.unattended else req.decision, req.via
+            )
         except AlwaysNotOffered as exc:
             raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
-        if not answered:
-            raise ApiFailure("not_found", say("approval.not_pending"))
         return m.Ok()
+
+    # ---- the Inbox (issue 35) -----------------------------------------------------------------
+
+    async def inbox_list(self, req: InboxQuery) -> InboxList:
+        return InboxList(items=await self.inbox.list(req.include_answered))
+
+    async def inbox_answer(self, req: InboxAnswer) -> m.Ok:
+        try:
+            await self.inbox.answer(req)
+        except AlwaysNotOffered as exc:
+            raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
+        return m.Ok()
+
+    def _label_turn(self, chat_id: str, overrides: TurnOverrides | None) -> None:
+        """A task's turn: its items say which task asks."""
+        if overrides is not None and overrides.task_id is not None:
+            self.inbox.label(chat_id, Label("task", overrides.asker or "", overrides.task_id))
+
+    async def _cancel_turn(self, chat_id: str) -> None:
+        await self.turns.cancel(chat_id)
+
+    def _chat_title(self, chat_id: str) -> str | None:
+        try:
+            record = self.ctx.chats.get(chat_id)
+        except Exception:  # gone or never stored (a lazy `ask` chat): the item names its origin
+            return None
+        return record.title or None
 
     # ---- providers & models -------------------------------------------------------------------
 

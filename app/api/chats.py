@@ -86,6 +86,8 @@ class ChatDeps:
     lane: StoreLane  # every database call of these routes and their turns runs there
     clock: Callable[[], datetime] = datetime.now
     capabilities: tuple[Capability, ...] = ()
+    # Told each turn's overrides (the Inbox names the task that asks); chat_id, overrides.
+    on_overrides: Callable[[str, TurnOverrides | None], None] = lambda _chat, _o: None
 
 
 class ChatService:
@@ -337,6 +339,7 @@ class ChatService:
     def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
         caps = self._d.capabilities
         overrides = next((o for o in (c.turn_overrides(spec) for c in caps) if o is not None), None)
+        self._d.on_overrides(spec.chat_id, overrides)
         env = self._d.environment(overrides)
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))

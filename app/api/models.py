@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from app.api.mentions import clean_mentions
-from app.contracts.events import ErrorInfo
+from app.contracts.events import ErrorInfo, InboxSurface
 from app.contracts.messages import AttachmentRef, Mention, ToolOutcome
 from app.contracts.replies import (  # shared with capabilities (re-exported for app/api)
     MASK as MASK,
@@ -190,6 +190,7 @@ class ApprovalAnswer(ApiModel):
     decision: Decision
     # With "deny": nobody is there to answer (an eval run). The model is told no one was asked.
     unattended: bool = False
+    via: InboxSurface = "chat"  # which surface answered (the Inbox shows it, issue 35)
 
 
 # ---- providers & models ---------------------------------------------------------------------

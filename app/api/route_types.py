@@ -52,7 +52,7 @@ CORE_ROUTES: RouteTable = {
 # Tables that are not a capability's: the branch routes of the core, and the desktop adapter's
 # own routes (declared here so every surface and the TypeScript types know them; served only
 # by the window, others answer `unsupported`). Capabilities declare theirs in their plugin.
-OWN_TABLES: tuple[str, ...] = ("app.api.branch_routes", "app.desktop.api_routes")
+OWN_TABLES: tuple[str, ...] = ("app.api.branch_routes", "app.api.inbox_routes", "app.desktop.api_routes")
 CAPABILITY_TABLES: tuple[str, ...] = (*(p.routes for p in PLUGINS if p.routes is not None), *OWN_TABLES)
 
 

@@ -27,6 +27,8 @@ def bind_routes(app: CashCodeApp) -> dict[str, Handler]:
         "chat.cancel": app.chat_cancel,
         "chat.retry": app.chat_retry,
         "chat.approve": app.chat_approve,
+        "inbox.list": app.inbox_list,
+        "inbox.answer": app.inbox_answer,
         "chat.edit": app.chat_edit,
         "chat.regenerate": app.chat_regenerate,
         "chats.switch_branch": app.chats_switch_branch,

@@ -63,7 +63,12 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "export.needs_html": "An HTML export needs the rendered page (field `html`).",
     "export.cannot_save": "Cannot save the export: {reason}",
     "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
-    "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
+    "approval.unattended_deny": 'An unattended answer can only refuse the call (decision "deny").',
+    "inbox.not_found": "No Inbox item {id} (see `cashcode inbox`).",
+    "inbox.answered": "This question was already answered (status: {status}, by: {by}).",
+    "inbox.decision_required": "Answer an approval with a decision: deny, once or always.",
+    "inbox.always_not_offered": ('"Always allow" is not offered for this request; answer "once" or "deny".'),
+    "inbox.bad_field": "The answer does not fit the form: {reason}",
     "grant.not_found": "grant '{id}' does not exist",
     # ---- attachments
     "attach.too_many": "At most {max} files can be attached to one message ({count} given).",

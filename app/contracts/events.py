@@ -116,10 +116,25 @@ class ApprovalRequired(TurnEvent):
     summary: ApprovalSummary | None = None  # the same, for the UI to word in its language
 
 
+# Where an Inbox answer came from (app/contracts/inbox.py); "timeout": nobody answered in time.
+InboxSurface = Literal["chat", "inbox", "cli", "api", "tray", "quick_ask", "timeout"]
+
+
 class ApprovalResolved(TurnEvent):
     type: Literal["approval_resolved"] = "approval_resolved"
     approval_id: str
     decision: Literal["deny", "once", "always", "cancelled"]
+    answered_by: InboxSurface | None = None  # None: cancelled with its turn (Stop)
+
+
+class InboxChanged(Event):
+    """An Inbox item was added, answered, expired or cancelled (issue 35): `pending` is how
+    many items wait now, so a badge needs no second call."""
+
+    type: Literal["inbox_changed"] = "inbox_changed"
+    pending: int
+    item_id: str
+    status: Literal["pending", "answered", "expired", "cancelled"]
 
 
 class ToolResultEvent(TurnEvent):
@@ -229,6 +244,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     ToolCallEvent,
     ApprovalRequired,
     ApprovalResolved,
+    InboxChanged,
     ToolResultEvent,
     UsageEvent,
     TurnDone,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved
+from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved, InboxSurface
 from app.contracts.tools import ApprovalInfo
 
 # "unattended": refused because nobody is there to answer (an eval run); shown as "deny", but the
@@ -95,8 +95,9 @@ class ApprovalGate:
         finally:
             self._pending.pop(approval_id, None)
 
-    def answer(self, approval_id: str, decision: Answer) -> bool:
+    def answer(self, approval_id: str, decision: Answer, answered_by: InboxSurface | None = None) -> bool:
         """Resolve a pending request. False when it is unknown or already resolved.
+        (`answered_by`: the surface that gave the answer, told to every other view.)
 
         Raises AlwaysNotOffered (the request stays pending) for "always" where the request did not
         offer it: silently running once would not be what the person chose."""
@@ -106,13 +107,21 @@ class ApprovalGate:
         if decision == "always" and not pending.can_always:
             raise AlwaysNotOffered('"Always allow" is not offered for this request; answer "once" or "deny".')
         pending.future.set_result(decision)
-        self._resolved(approval_id, "deny" if decision == "unattended" else decision)
+        self._resolved(approval_id, "deny" if decision == "unattended" else decision, answered_by)
         return True
+
+    def is_pending(self, approval_id: str) -> bool:
+        pending = self._pending.get(approval_id)
+        return pending is not None and not pending.future.done()
+
+    def offers_always(self, approval_id: str) -> bool:
+        pending = self._pending.get(approval_id)
+        return pending is not None and pending.can_always
 
     def pending_ids(self, chat_id: str | None = None) -> list[str]:
         return [k for k, p in self._pending.items() if chat_id is None or p.chat_id == chat_id]
 
-    def _resolved(self, approval_id: str, decision: Outcome) -> None:
+    def _resolved(self, approval_id: str, decision: Outcome, answered_by: InboxSurface | None = None) -> None:
         pending = self._pending.get(approval_id)
         if pending is None:
             return
@@ -122,5 +131,6 @@ class ApprovalGate:
                 turn_id=pending.turn_id,
                 approval_id=approval_id,
                 decision=decision,
+                answered_by=answered_by,
             )
         )

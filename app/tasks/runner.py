@@ -123,7 +123,12 @@ class TaskRunner:
         loop = asyncio.get_running_loop()
         watch = _Watch(run_id=run.id, chat_id=chat_id, approvals=approvals, end=loop.create_future())
         unsubscribe = app.subscribe(lambda event: self._on_event(app, watch, event))
-        overrides = TurnOverrides(approval_mode=task.draft.approval_mode, workspace=workspace)
+        overrides = TurnOverrides(
+            approval_mode=task.draft.approval_mode,
+            workspace=workspace,
+            asker=task.draft.name,
+            task_id=task.id,
+        )
         self._board.set(chat_id, task.draft.prompt, overrides)
         try:
             payload: dict[str, Any] = {

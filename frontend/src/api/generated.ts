@@ -29,6 +29,7 @@ export interface ApprovalAnswer {
   approval_id: string;
   decision: "deny" | "once" | "always";
   unattended?: boolean;
+  via?: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout";
 }
 
 export interface ApprovalRequired {
@@ -51,6 +52,7 @@ export interface ApprovalResolved {
   turn_id: string;
   approval_id: string;
   decision: "deny" | "once" | "always" | "cancelled";
+  answered_by: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout" | null;
 }
 
 /**
@@ -651,6 +653,64 @@ export interface ImportSummary {
   chat_id: string;
   content: string;
   keep_from_cursor: number;
+}
+
+export interface InboxAnswer {
+  id: string;
+  decision?: "deny" | "once" | "always" | null;
+  fields?: Record<string, string>;
+  via?: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout";
+}
+
+/**
+ * An Inbox item was added, answered, expired or cancelled (issue 35): `pending` is how
+ * many items wait now, so a badge needs no second call.
+ */
+export interface InboxChanged {
+  type: "inbox_changed";
+  pending: number;
+  item_id: string;
+  status: "pending" | "answered" | "expired" | "cancelled";
+}
+
+/** One field of an elicitation form (a flat JSON-schema property). */
+export interface InboxField {
+  name: string;
+  title: string;
+  type: string;
+  required: boolean;
+  enum: string[] | null;
+}
+
+export interface InboxItem {
+  id: string;
+  kind: "approval" | "elicitation" | "memory_review";
+  chat_id: string | null;
+  turn_id: string | null;
+  task_id: string | null;
+  who: string;
+  origin: "chat" | "quick_ask" | "task" | "api" | "cli";
+  tool: string;
+  title: string;
+  detail: string;
+  argv: string[] | null;
+  summary: ApprovalSummary | null;
+  warnings: string[];
+  can_always: boolean;
+  fields: InboxField[];
+  created_at: string;
+  status: "pending" | "answered" | "expired" | "cancelled";
+  answer: string | null;
+  answered_by: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout" | null;
+  resumable: boolean;
+}
+
+export interface InboxList {
+  items: InboxItem[];
+}
+
+export interface InboxQuery {
+  include_answered?: boolean;
 }
 
 export interface ItemRef {
@@ -2116,6 +2176,7 @@ export type AppEvent =
   | ToolCallEvent
   | ApprovalRequired
   | ApprovalResolved
+  | InboxChanged
   | ToolResultEvent
   | UsageEvent
   | TurnDone
@@ -2184,6 +2245,8 @@ export interface Routes {
   "files.save_download": { request: FileSave; response: SavedFile };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
+  "inbox.answer": { request: InboxAnswer; response: Ok };
+  "inbox.list": { request: InboxQuery; response: InboxList };
   "knowledge.add": { request: KbAdd; response: KbAddResult };
   "knowledge.add_root": { request: KbRoot; response: KbAddResult };
   "knowledge.create": { request: KbName; response: KbView };
@@ -2343,6 +2406,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "files.save_download",
   "import.preview",
   "import.run",
+  "inbox.answer",
+  "inbox.list",
   "knowledge.add",
   "knowledge.add_root",
   "knowledge.create",
@@ -2533,6 +2598,11 @@ export const API_ERROR_TEXTS = {
   "import.not_absolute": "Give the folder as an absolute path.",
   "import.not_folder": "{path} is not a folder: choose a CashCode data folder or a cdy-agent workspace.",
   "import.unknown_folder": "{path} is neither a CashCode data folder (memory/, data/skills/) nor a cdy-agent workspace (.cdy-agent/).",
+  "inbox.always_not_offered": "\"Always allow\" is not offered for this request; answer \"once\" or \"deny\".",
+  "inbox.answered": "This question was already answered (status: {status}, by: {by}).",
+  "inbox.bad_field": "The answer does not fit the form: {reason}",
+  "inbox.decision_required": "Answer an approval with a decision: deny, once or always.",
+  "inbox.not_found": "No Inbox item {id} (see `cashcode inbox`).",
   "internal": "Internal error in {route} ({kind}); see the log for details.",
   "kb.embeddings_pair": "Choose both a provider and an embeddings model, or neither.",
   "kb.exists": "A knowledge base named '{name}' already exists.",

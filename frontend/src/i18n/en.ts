@@ -992,6 +992,11 @@ export const en = {
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "apiError.approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
+  "apiError.inbox.not_found": "No Inbox item {id} (see `cashcode inbox`).",
+  "apiError.inbox.answered": "This question was already answered (status: {status}, by: {by}).",
+  "apiError.inbox.decision_required": "Answer an approval with a decision: deny, once or always.",
+  "apiError.inbox.always_not_offered": "\"Always allow\" is not offered for this request; answer \"once\" or \"deny\".",
+  "apiError.inbox.bad_field": "The answer does not fit the form: {reason}",
   "apiError.attach.bad_base64": "{name}: the upload is not valid base64",
   "apiError.attach.file_too_large": "{name} is {size}; files may be at most {max}.",
   "apiError.attach.gone": "This attachment is no longer in the data folder.",

@@ -991,6 +991,11 @@ export const zhCN: Record<MessageKey, string> = {
   // Backend errors by catalog key (app/contracts/error_texts.py; a test checks the set).
   "apiError.approval.not_pending": "这个审批已不再等待（已回答或已取消）。",
   "apiError.approval.unattended_deny": "无人值守的回答只能拒绝调用（decision 为 \"deny\"）。",
+  "apiError.inbox.not_found": "收件箱中没有条目 {id}（见 `cashcode inbox`）。",
+  "apiError.inbox.answered": "这个问题已经有人回答（状态：{status}，回答来源：{by}）。",
+  "apiError.inbox.decision_required": "回答审批时请给出决定：deny、once 或 always。",
+  "apiError.inbox.always_not_offered": "这个请求不提供“始终允许”；请回答“仅此一次”或“拒绝”。",
+  "apiError.inbox.bad_field": "回答与表单不符：{reason}",
   "apiError.attach.bad_base64": "{name}：上传内容不是有效的 base64。",
   "apiError.attach.file_too_large": "{name} 大小为 {size}；文件最大 {max}。",
   "apiError.attach.gone": "这个附件已不在数据文件夹中。",

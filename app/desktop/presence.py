@@ -304,14 +304,29 @@ class Presence:
     async def _route_quick_chat(self, request: Any) -> Any:
         from app.contracts.replies import Ok
 
+        self._label_quick(self._shell.quick_chat_id, request.chat_id)
         self._shell.quick_chat_id = request.chat_id
         return Ok()
 
     async def _route_open_in_main(self, request: Any) -> Any:
         from app.contracts.replies import Ok
 
+        self._label_quick(request.chat_id, None)  # continued in the main window: a chat now
         self._shell.open_in_main(request.chat_id)
         return Ok()
+
+    def _label_quick(self, old: str | None, new: str | None) -> None:
+        """The Quick Ask window's chat: its Inbox items say Quick Ask asks (core loop). Only
+        the desktop knows which chat that is; the page reports it (`desktop.quick_chat`)."""
+        from app.api.inbox import Label
+
+        inbox = getattr(self._app, "inbox", None)
+        if inbox is None:
+            return
+        if old and old != new:
+            inbox.label(old, None)
+        if new:
+            inbox.label(new, Label("quick_ask"))
 
     async def _route_set_hotkey(self, request: Any) -> Any:
         from app.contracts.errors import ApiFailure, said, say

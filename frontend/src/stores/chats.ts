@@ -488,10 +488,11 @@ export const useChatsStore = defineStore("chats", () => {
     return guarded(chatId, () => api.invoke("chat.retry", { chat_id: chatId }));
   }
 
-  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always"): Promise<boolean> {
+  /** `via`: the surface answering (the Quick Ask window says so; other views show it). */
+  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always", via: "chat" | "quick_ask" = "chat"): Promise<boolean> {
     const rt = runtime(chatId);
     rt.approvals = rt.approvals.filter((a) => a.approval_id !== approvalId);
-    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision }));
+    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision, via }));
   }
 
   function dismissError(chatId: string): void {

@@ -92,10 +92,14 @@ def test_the_badge_counts_and_an_answer_in_the_inbox_closes_the_chats_dialog(
     dialog_detail = dialog.get_by_test_id("approval-detail").inner_text()
 
     # A Quick Ask window (the same app in another page) asks too: two items wait.
-    context = chat.context
+    # Another window of the same signed-in browser: a context with this page's cookies.
+    browser = chat.context.browser
+    assert browser is not None
+    context = browser.new_context(storage_state=chat.context.storage_state())
+    ui = chat.url.split("#")[0]  # the UI's private prefix (its cookie's path)
     quick = context.new_page()
     problems.watch(quick)
-    quick.goto(served_ui.base_url + "/#/quick")
+    quick.goto(ui + "#/quick")
     expect(quick.get_by_test_id("quick-view")).to_be_visible()
     send(quick, "Write quick.txt")
     expect(quick.get_by_test_id("quick-approval")).to_be_visible()
@@ -104,7 +108,7 @@ def test_the_badge_counts_and_an_answer_in_the_inbox_closes_the_chats_dialog(
     # The Inbox in a third window: both items, each saying who asks, exactly what, since when.
     inbox = context.new_page()
     problems.watch(inbox)
-    inbox.goto(served_ui.base_url + "/#/inbox")
+    inbox.goto(ui + "#/inbox")
     expect(inbox.get_by_test_id("inbox-view")).to_be_visible()
     expect(badge(inbox)).to_have_text("2")
     waiting = inbox.locator('[data-testid="inbox-item"][data-status="pending"]')

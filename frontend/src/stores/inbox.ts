@@ -73,7 +73,8 @@ export const useInboxStore = defineStore("inbox", () => {
       lostTo.value = byId(id);
       return false;
     }
-    void load().catch(() => undefined);
+    // Read before saying so: the view then moves the focus to what still waits.
+    await load().catch(() => undefined);
     return true;
   }
 

@@ -84,7 +84,11 @@ describe("inbox view", () => {
       item("new", { who: "Quick Ask", origin: "quick_ask", created_at: "2026-11-30T09:05:00Z" }),
       item("old", { who: "Nightly task", origin: "task", created_at: "2026-11-30T08:00:00Z", can_always: false }),
     ];
-    const fake = backend(items).on("inbox.answer", () => ({ ok: true }));
+    const fake = backend(items).on("inbox.answer", ({ id }) => {
+      const i = items.findIndex((x) => x.id === id);
+      items.splice(i, 1, { ...items[i], status: "answered", answer: "deny", answered_by: "inbox" });
+      return { ok: true };
+    });
     const { wrapper } = await mountWith(InboxView, { fake, path: "/inbox" });
     await tick();
     await tick();
@@ -99,6 +103,12 @@ describe("inbox view", () => {
     await cards[0].get('[data-testid="approval-deny"]').trigger("click");
     await tick();
     expect(fake.callsTo("inbox.answer")).toEqual([{ id: "old", decision: "deny", fields: {}, via: "inbox" }]);
+    await tick();
+    // It moved to "Answered", saying so; the keyboard goes on with the next waiting item.
+    const answered = wrapper.get('[data-item-id="old"]');
+    expect(answered.attributes("data-status")).toBe("answered");
+    expect(answered.get('[data-testid="inbox-outcome"]').text()).toBe("Denied — answered in the Inbox");
+    expect(document.activeElement).toBe(wrapper.get('[data-item-id="new"] [data-testid="approval-once"]').element);
   });
 
   it("a lost race says who answered first", async () => {

@@ -133,3 +133,11 @@ async def _item_of(app: Any, turn_id: str) -> dict[str, Any]:
             if found:
                 return dict(found[0])
             await asyncio.sleep(0.02)
+
+
+def test_the_inbox_entry_says_how_many_wait_in_the_settings_language() -> None:
+    from app.desktop.tray.base import labels_for
+
+    assert [labels_for("en").inbox_entry(n) for n in (0, 1, 3)] == ["Inbox", "Inbox (1)", "Inbox (3)"]
+    assert labels_for("zh-CN").inbox_entry(3) == "收件箱（3）"
+    assert labels_for("zh-CN").inbox_entry(0) == "收件箱"

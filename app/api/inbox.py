@@ -38,6 +38,7 @@ _log = logging.getLogger(__name__)
 POLL_S = 1.0  # how soon an answer given by another process reaches the waiting run
 USER_PERMISSIONS = "user_permissions"  # warning code: the program runs with the user's rights
 ELICITATION_EVENT = "mcp_elicitation"  # app/mcp/events.py McpElicitation (read by name: mcp may be absent)
+PROPOSED_EVENT = "memory_proposed"  # app/memory/events.py MemoryProposed
 
 
 @dataclass(frozen=True)
@@ -87,10 +88,12 @@ class InboxService:
     def on_event(self, event: AppEvent) -> None:
         if isinstance(event, ApprovalRequired):
             self._record(self._approval(event), None)
-        elif isinstance(event, ApprovalResolved) and event.answered_by is None:
+        elif isinstance(event, ApprovalResolved) and event.decision == "cancelled":
             self._spawn(self._closed(event.approval_id, "cancelled", "cancelled", None))
         elif event.type == ELICITATION_EVENT:
             self._elicitation(event)
+        elif event.type == PROPOSED_EVENT:
+            self._spawn(self._changed(str(getattr(event, "proposal_id", "")), "pending"))
         elif isinstance(event, SessionDeleted):
             self._d.lane.write_later(
                 lambda: self._d.store.delete_chat(event.chat_id), "the chat's inbox items"
@@ -372,6 +375,10 @@ def _orphan(row: InboxRow, alive: Callable[[int, str | None], bool]) -> bool:
 
 
 def _conflict(item: InboxItem) -> ApiFailure:
+    """Answered (or expired) first elsewhere: `conflict`, naming who. A cancelled item (its turn
+    was stopped) was answered by nobody: it is simply no longer pending."""
+    if item.status == "cancelled":
+        return ApiFailure("not_found", say("approval.not_pending"))
     by = item.answered_by or item.status
     return ApiFailure("conflict", say("inbox.answered", by=by, status=item.status), {"answered_by": by})
 

@@ -98,6 +98,17 @@ REST_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("GET", "/api/skill-evolution/proposals", "skills.proposals.list", "List Skill proposals"),
     RestRoute("POST", _PROPOSAL + "/approve", "skills.proposals.approve", "Approve a Skill proposal"),
     RestRoute("POST", _PROPOSAL + "/reject", "skills.proposals.reject", "Reject a Skill proposal"),
+    # The Inbox: every question a run asks (issue 35)
+    RestRoute(
+        "GET", "/api/inbox", "inbox.list", "List the questions runs wait on", query=("include_answered",)
+    ),
+    RestRoute(
+        "POST",
+        "/api/inbox/{id}/answer",
+        "inbox.answer",
+        "Answer an Inbox item (the first answer of any surface wins; later ones get 409)",
+        body=True,
+    ),
 )
 
 # Envelope error code → HTTP status for the REST routes (`/api/invoke` keeps 200 + envelope).

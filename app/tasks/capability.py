@@ -53,7 +53,7 @@ class TasksCapability(Capability):
                 publish=host.publish,
                 clock=clock,
                 provider_known=lambda pid: host.provider_kind(pid) is not None,
-                approval_timeout_s=lambda: float(self._settings.load().approval_timeout_s),
+                recheck_s=self._knobs.poll_s,
             ),
         )
         self.scheduler = Scheduler(self.store, self.runner, clock, host.publish, poll_s=self._knobs.poll_s)
@@ -219,7 +219,8 @@ def task_view(task: TaskRecord) -> tm.TaskView:
     return tm.TaskView(
         id=task.id, name=d.name, prompt=d.prompt, schedule=d.schedule, schedule_text=describe(d.schedule),
         provider_id=d.provider_id, model=d.model, workspace=d.workspace, approval_mode=d.approval_mode,
-        chat_mode=d.chat_mode, missed_policy=d.missed_policy, enabled=d.enabled, time_zone=task.time_zone,
+        chat_mode=d.chat_mode, missed_policy=d.missed_policy, enabled=d.enabled,
+        wait_for_answers_s=d.wait_for_answers_s, time_zone=task.time_zone,
         next_run=task.next_run, last_status=task.last_status, last_run_at=task.last_run_at,
         chat_id=task.chat_id, created_at=task.created_at,
     )  # fmt: skip

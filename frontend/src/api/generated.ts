@@ -924,6 +924,7 @@ export interface McpElicitation {
   requested_schema: Record<string, unknown>;
   defaults: Record<string, unknown>;
   closed: boolean;
+  outcome: "accept" | "decline" | "cancel" | "timeout" | null;
 }
 
 export interface McpElicitationAnswer {
@@ -1189,6 +1190,12 @@ export interface MemoryItems {
   memories: MemoryItem[];
   more: boolean;
   total: number;
+}
+
+/** Dream stored a MEMORY.md change for review (review mode): a new Inbox item (issue 35). */
+export interface MemoryProposed {
+  type: "memory_proposed";
+  proposal_id: string;
 }
 
 export interface MemorySave {
@@ -1870,6 +1877,7 @@ export interface TaskDraft {
   chat_mode?: "same_chat" | "new_chat";
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
+  wait_for_answers_s?: number;
 }
 
 export interface TaskEdit {
@@ -1937,6 +1945,7 @@ export interface TaskView {
   chat_mode: "same_chat" | "new_chat";
   missed_policy: "run_once" | "skip";
   enabled: boolean;
+  wait_for_answers_s: number;
   time_zone: string;
   next_run: string | null;
   last_status: "running" | "ok" | "failed" | "skipped" | "missed" | null;
@@ -2195,6 +2204,7 @@ export type AppEvent =
   | McpElicitation
   | McpCatalogProgress
   | ContextLeftOut
+  | MemoryProposed
   | EvalProgress
   | DatabaseProblem
   | SkillsChanged

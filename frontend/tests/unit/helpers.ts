@@ -51,7 +51,7 @@ export function turn(chat_id: string, turn_id: string) {
       detail: "ls -la", argv: ["ls", "-la"], can_always, summary: null,
     }),
     resolved: (approval_id: string, decision: "deny" | "once" | "always" | "cancelled"): AppEvent => ({
-      type: "approval_resolved", chat_id, turn_id, approval_id, decision, answered_by: decision === "cancelled" ? null : "chat",
+      type: "approval_resolved", chat_id, turn_id, approval_id, decision, answered_by: null,
     }),
     done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text, hit_limit: false }),
     failed: (message = "Invalid API key (401). Check the key in Settings → Providers."): AppEvent => ({

@@ -234,7 +234,7 @@ describe("MCP elicitation dialog", () => {
     const { wrapper, fake } = await mountWith(Dialog);
     fake.on("mcp.elicitation.answer", () => ({ ok: true }));
     fake.emit([{
-      type: "mcp_elicitation", id: "e1", server: "rough", chat_id: "", turn_id: "", tool: "", message: "Who should I greet?", closed: false,
+      type: "mcp_elicitation", id: "e1", server: "rough", chat_id: "", turn_id: "", tool: "", message: "Who should I greet?", closed: false, outcome: null,
       requested_schema: { type: "object", properties: { name: { type: "string" }, age: { type: "integer", default: 30 } }, required: ["name"] },
       defaults: { age: 30 },
     }]);

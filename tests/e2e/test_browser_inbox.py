@@ -7,14 +7,13 @@ surface."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view
+from tests.e2e.browser_helpers import ARTIFACTS, EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
 from tests.server.process import ServeProcess
 
@@ -119,6 +118,8 @@ def test_the_badge_counts_and_an_answer_in_the_inbox_closes_the_chats_dialog(
     expect(item.get_by_test_id("approval-detail")).to_have_text(dialog_detail)
     expect(item.get_by_test_id("inbox-age")).to_contain_text(words["just_now"])
     assert not (workspace / "chat.txt").exists()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    inbox.screenshot(path=str(ARTIFACTS / f"inbox-{language}.png"), full_page=True)
     item_id = item.get_attribute("data-item-id")
 
     # Answered in the Inbox (by keyboard): the chat's dialog closes and says where it was answered.
@@ -154,5 +155,3 @@ def test_the_badge_counts_and_an_answer_in_the_inbox_closes_the_chats_dialog(
     expect(quick.get_by_test_id("message-assistant").last).to_have_attribute("data-state", "done")
     assert not (workspace / "quick.txt").exists()
     assert problems.messages == []
-    if os.environ.get("CASHCODE_SCREENSHOTS"):
-        inbox.screenshot(path=f"artifacts/inbox-{language}.png", full_page=True)

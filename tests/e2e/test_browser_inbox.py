@@ -130,6 +130,7 @@ def test_the_badge_counts_and_an_answer_in_the_inbox_closes_the_chats_dialog(
     expect(note).to_contain_text(words["answered_in_inbox"])
     expect(note).to_contain_text(words["allowed_once"])
     expect(note).to_have_attribute("data-by", "inbox")
+    chat.screenshot(path=str(ARTIFACTS / f"inbox-answered-elsewhere-{language}.png"))
     expect(chat.get_by_test_id("message-assistant").last).to_have_attribute("data-state", "done")
     assert (workspace / "chat.txt").read_text(encoding="utf-8") == "from the chat"
     expect(badge(chat)).to_have_text("1")

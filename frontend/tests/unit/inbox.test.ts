@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AppEvent, InboxItem } from "@/api/generated";
 import { FakeTransport } from "@/api/fake";
 import { ApiError } from "@/api/transport";
+import AnsweredElsewhere from "@/components/chat/AnsweredElsewhere.vue";
 import AppSidebar from "@/components/sidebar/AppSidebar.vue";
 import { translate } from "@/i18n";
 import type { MessageKey, Params } from "@/i18n";
@@ -58,6 +59,14 @@ describe("chat: an approval answered elsewhere", () => {
     expect(chats.runtime("c1").closedElsewhere).toEqual({ tool: "exec", decision: "once", by: "inbox" });
     chats.applyBatch([t.approval("a2", "k2")]); // the next question replaces the note
     expect(chats.runtime("c1").closedElsewhere).toBeNull();
+  });
+
+  it("words the note by the surface that answered", async () => {
+    const note = async (by: "chat" | "cli" | "quick_ask") =>
+      (await mountWith(AnsweredElsewhere, { props: { note: { tool: "exec", decision: "deny", by } } })).wrapper.text();
+    expect(await note("cli")).toContain("The approval for exec is closed: Denied — answered from the CLI.");
+    expect(await note("chat")).toContain("Denied — answered in another window."); // not this window's own
+    expect(await note("quick_ask")).toContain("answered in Quick Ask");
   });
 
   it("says nothing for this window's own answer or a stopped turn", () => {

@@ -241,13 +241,15 @@ class KnowledgeAddRequested(Event):
 class DesktopCommand(Event):
     """The desktop shell asks ONE window's page to do something (never published on the bus:
     it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
-    `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box."""
+    `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box;
+    `open_inbox`: show the Inbox view, on `open_item_id` when set (the tray, a notification)."""
 
     type: Literal["desktop_command"] = "desktop_command"
-    action: Literal["open_chat", "quick_opened"]
+    action: Literal["open_chat", "quick_opened", "open_inbox"]
     # Not `chat_id`: the UI treats events with a chat_id as events OF that chat.
     open_chat_id: str | None = None
     text: str | None = None
+    open_item_id: str | None = None
 
 
 # Events of the core and of every capability: surfaces type what they pass on as `AppEvent` and

@@ -428,13 +428,15 @@ export interface Delta {
 /**
  * The desktop shell asks ONE window's page to do something (never published on the bus:
  * it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
- * `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box.
+ * `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box;
+ * `open_inbox`: show the Inbox view, on `open_item_id` when set (the tray, a notification).
  */
 export interface DesktopCommand {
   type: "desktop_command";
-  action: "open_chat" | "quick_opened";
+  action: "open_chat" | "quick_opened" | "open_inbox";
   open_chat_id: string | null;
   text: string | null;
+  open_item_id: string | null;
 }
 
 export interface DreamProposalList {

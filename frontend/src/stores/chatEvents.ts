@@ -33,6 +33,7 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         rt.live = { turnId: ev.turn_id, userText: ev.user_text, entry: tx.newAssistant(ev.turn_id), model: ev.model, usage: null };
         rt.error = null;
         rt.approvals = [];
+        rt.closedElsewhere = null;
         setRunning(ev.chat_id, true);
         // A turn this window did not start (a scheduled run, "Run now", Quick Ask, the CLI):
         // its chat joins the list now, not at the next click or restart (issue 41).
@@ -49,12 +50,16 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         if (live) tx.markAwaiting(live.entry, ev);
         const rt = runtime(ev.chat_id);
         if (!rt.approvals.some((a) => a.approval_id === ev.approval_id)) rt.approvals.push(ev);
+        rt.closedElsewhere = null;
         return;
       }
       case "approval_resolved": {
         const rt = runtime(ev.chat_id);
         const approval = rt.approvals.find((a) => a.approval_id === ev.approval_id);
         rt.approvals = rt.approvals.filter((a) => a.approval_id !== ev.approval_id);
+        // Still listed here means this window did not answer it (its own answer removes it at
+        // once): the Inbox, the CLI or another window did. The dialog closes; say who answered.
+        if (approval && ev.decision !== "cancelled") rt.closedElsewhere = { tool: approval.tool, decision: ev.decision, by: ev.answered_by };
         const live = liveFor(ev.chat_id, ev.turn_id);
         if (live && approval) {
           if (ev.decision === "deny" || ev.decision === "cancelled") tx.markDenied(live.entry, approval.call_id);

@@ -45,6 +45,9 @@ export interface ChatRuntime {
   /** A message that did not get through (refused send, a turn failed or stopped before any
    * answer): the composer takes it back, so nothing typed is lost. */
   returned?: ReturnedDraft | null;
+  /** The shown approval was answered elsewhere (the Inbox, the CLI, another window): its
+   * dialog closed and the view says by which surface (issue 35). */
+  closedElsewhere?: ClosedElsewhere | null;
   /** The last turn's context left older messages out (not summarised yet): the view says so. */
   contextLeftOut?: boolean;
   /** The live turn was typed in the composer (not an edit or regenerate). */
@@ -55,6 +58,12 @@ export interface ChatRuntime {
   /** `history` shows another version than the chat's current one (a search hit opened it);
    * the stored current version is unchanged until the user makes this one current. */
   viewing?: ViewedVersion | null;
+}
+
+export interface ClosedElsewhere {
+  tool: string;
+  decision: "deny" | "once" | "always";
+  by: Extract<AppEvent, { type: "approval_resolved" }>["answered_by"];
 }
 
 export interface ReturnedDraft {
@@ -578,10 +587,11 @@ export const useChatsStore = defineStore("chats", () => {
     return guarded(chatId, () => api.invoke("chat.retry", { chat_id: chatId }));
   }
 
-  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always"): Promise<boolean> {
+  /** `via`: the surface answering (the Quick Ask window says so; other views show it). */
+  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always", via: "chat" | "quick_ask" = "chat"): Promise<boolean> {
     const rt = runtime(chatId);
     rt.approvals = rt.approvals.filter((a) => a.approval_id !== approvalId);
-    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision }));
+    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision, via }));
   }
 
   function dismissError(chatId: string): void {

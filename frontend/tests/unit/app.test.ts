@@ -289,7 +289,7 @@ describe("chat view", () => {
     expect(wrapper.get('[data-testid="tool-card"]').attributes("data-state")).toBe("awaiting");
     await wrapper.get('[data-testid="approval-once"]').trigger("click");
     await tick();
-    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "once" }]);
+    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "once", via: "chat" }]);
     expect(wrapper.find('[data-testid="approval-dialog"]').exists()).toBe(false);
   });
 

@@ -111,7 +111,7 @@ describe("chats store: approvals", () => {
     const t = turn("c1", "t1");
     chats.applyBatch([t.started(), t.tool("k1", "exec"), t.approval("a1", "k1")]);
     await chats.answer("c1", "a1", "always");
-    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "always" }]);
+    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "always", via: "chat" }]);
     expect(chats.runtime("c1").approvals).toEqual([]);
   });
 

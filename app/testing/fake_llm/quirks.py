@@ -40,7 +40,9 @@ QUIRKS = frozenset(
         "models_null",
     }
 )
-PRESETS = {"llama_cpp": frozenset({"strict_content", "tool_choice_none", "empty_stream_tools", "no_responses"})}
+PRESETS = {
+    "llama_cpp": frozenset({"strict_content", "tool_choice_none", "empty_stream_tools", "no_responses"})
+}
 
 # llama-cpp-python's words (llama_cpp/server: an exception becomes a 500 with its text).
 NULL_CONTENT_ERROR = 'can only concatenate str (not "NoneType") to str'

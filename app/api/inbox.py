@@ -36,6 +36,9 @@ from app.support.process import pid_alive, process_start
 
 _log = logging.getLogger(__name__)
 POLL_S = 1.0  # how soon an answer given by another process reaches the waiting run
+# Background store jobs of the Inbox at once: many questions asked together (100 chats) must
+# not fill the store lane's queue (its bound refuses the rest as busy) nor hold up the routes.
+LANE_SLOTS = 4
 USER_PERMISSIONS = "user_permissions"  # warning code: the program runs with the user's rights
 ELICITATION_EVENT = "mcp_elicitation"  # app/mcp/events.py McpElicitation (read by name: mcp may be absent)
 PROPOSED_EVENT = "memory_proposed"  # app/memory/events.py MemoryProposed
@@ -73,6 +76,7 @@ class InboxService:
         self._writes: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        self._slots = asyncio.Semaphore(LANE_SLOTS)
         self.default_origin: InboxOrigin = "chat"
 
     # ---- who asks ----------------------------------------------------------------------------
@@ -146,7 +150,8 @@ class InboxService:
             self._d.store.add(stored, form=form, owner_pid=self._pid, owner_start=self._start)
 
         try:
-            await self._d.lane.write(write)
+            async with self._slots:
+                await self._d.lane.write(write)
         except Exception:  # the question still waits in the gate; only the Inbox misses it
             _log.warning("could not record inbox item %s", item.id, exc_info=True)
             return
@@ -159,9 +164,10 @@ class InboxService:
         self._owned.pop(item_id, None)
         await self._written(item_id)
         try:
-            claim = await self._d.lane.write(
-                lambda: self._d.store.claim(item_id, answer=answer, fields=None, by=by, status=status)
-            )
+            async with self._slots:
+                claim = await self._d.lane.write(
+                    lambda: self._d.store.claim(item_id, answer=answer, fields=None, by=by, status=status)
+                )
         except Exception:
             _log.warning("could not close inbox item %s", item_id, exc_info=True)
             return
@@ -348,7 +354,8 @@ class InboxService:
 
     async def _changed(self, item_id: str, status: InboxStatus) -> None:
         try:
-            count = await self.pending_count()
+            async with self._slots:
+                count = await self.pending_count()
         except Exception:
             _log.debug("could not count the inbox", exc_info=True)
             count = len(self._owned)

@@ -18,6 +18,7 @@ import asyncio
 import builtins
 import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -62,7 +63,7 @@ class InboxDeps:
     chat_title: Callable[[str], str | None]  # runs on the store lane
     cancel_turn: Callable[[str], Awaitable[None]]  # an expired approval stops its turn
     invoke: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]  # capability routes
-    alive: Callable[[int, str | None], bool] = pid_alive
+    alive: Callable[[int, str | None], bool] = lambda pid, start: owner_alive(pid, start)
     poll_s: float = POLL_S
 
 
@@ -371,6 +372,13 @@ class InboxService:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def owner_alive(pid: int, start: str | None) -> bool:
+    """Is the process whose run waits still there? Where that cannot be told (Windows: pid_alive
+    says "no"), assume it is: cancelling a live run's question would be worse than listing a
+    stale one."""
+    return sys.platform == "win32" or pid_alive(pid, start)
 
 
 def _orphan(row: InboxRow, alive: Callable[[int, str | None], bool]) -> bool:

@@ -18,6 +18,7 @@ import asyncio
 import builtins
 import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -37,6 +38,9 @@ from app.support.process import pid_alive, process_start
 
 _log = logging.getLogger(__name__)
 POLL_S = 1.0  # how soon an answer given by another process reaches the waiting run
+# Background store jobs of the Inbox at once: many questions asked together (100 chats) must
+# not fill the store lane's queue (its bound refuses the rest as busy) nor hold up the routes.
+LANE_SLOTS = 4
 USER_PERMISSIONS = "user_permissions"  # warning code: the program runs with the user's rights
 ELICITATION_EVENT = "mcp_elicitation"  # app/mcp/events.py McpElicitation (read by name: mcp may be absent)
 PROPOSED_EVENT = "memory_proposed"  # app/memory/events.py MemoryProposed
@@ -60,7 +64,7 @@ class InboxDeps:
     chat_title: Callable[[str], str | None]  # runs on the store lane
     cancel_turn: Callable[[str], Awaitable[None]]  # an expired approval stops its turn
     invoke: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]  # capability routes
-    alive: Callable[[int, str | None], bool] = pid_alive
+    alive: Callable[[int, str | None], bool] = lambda pid, start: owner_alive(pid, start)
     poll_s: float = POLL_S
     # Questions asked before a restart: their answer continues the checkpointed turn (item 3).
     resume: ResumeService | None = None
@@ -76,6 +80,7 @@ class InboxService:
         self._writes: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        self._slots = asyncio.Semaphore(LANE_SLOTS)
         self.default_origin: InboxOrigin = "chat"
 
     # ---- questions listed again after a restart (issue 35 item 3, app/api/resume.py) ---------
@@ -177,7 +182,8 @@ class InboxService:
             self._d.store.add(stored, form=form, owner_pid=self._pid, owner_start=self._start)
 
         try:
-            await self._d.lane.write(write)
+            async with self._slots:
+                await self._d.lane.write(write)
         except Exception:  # the question still waits in the gate; only the Inbox misses it
             _log.warning("could not record inbox item %s", item.id, exc_info=True)
             return
@@ -190,9 +196,10 @@ class InboxService:
         self._owned.pop(item_id, None)
         await self._written(item_id)
         try:
-            claim = await self._d.lane.write(
-                lambda: self._d.store.claim(item_id, answer=answer, fields=None, by=by, status=status)
-            )
+            async with self._slots:
+                claim = await self._d.lane.write(
+                    lambda: self._d.store.claim(item_id, answer=answer, fields=None, by=by, status=status)
+                )
         except Exception:
             _log.warning("could not close inbox item %s", item_id, exc_info=True)
             return
@@ -387,7 +394,8 @@ class InboxService:
 
     async def _changed(self, item_id: str, status: InboxStatus) -> None:
         try:
-            count = await self.pending_count()
+            async with self._slots:
+                count = await self.pending_count()
         except Exception:
             _log.debug("could not count the inbox", exc_info=True)
             count = len(self._owned)
@@ -403,6 +411,13 @@ class InboxService:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def owner_alive(pid: int, start: str | None) -> bool:
+    """Is the process whose run waits still there? Where that cannot be told (Windows: pid_alive
+    says "no"), assume it is: cancelling a live run's question would be worse than listing a
+    stale one."""
+    return sys.platform == "win32" or pid_alive(pid, start)
 
 
 def _orphan(row: InboxRow, alive: Callable[[int, str | None], bool]) -> bool:

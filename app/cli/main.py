@@ -51,7 +51,7 @@ COMMANDS = {
     "traces": ("app.cli.traces_cmd", "list or show the traces of past turns"),
     "evals": ("app.cli.evals_cmd", "run eval cases from a YAML or JSON file"),
     "kb": ("app.cli.kb_cmd", "knowledge bases: add folders, list, search, remove, reindex"),
-    "tasks": ("app.cli.tasks_cmd", "scheduled tasks (add, list, run, history, enable, disable, remove)"),
+    "tasks": ("app.cli.tasks_cmd", "scheduled tasks (add, edit, list, run, history, enable, disable, …)"),
     "inbox": ("app.cli.inbox_cmd", "the questions runs wait on: list, approve, deny, answer"),
 }
 

@@ -295,7 +295,9 @@ class ScriptSession:
             return  # a turn the window started: the window answers
         self._denied_calls.add(event.call_id)
         # Not found means someone (the window) answered first; nothing to report then.
-        await self._app.invoke("chat.approve", {"approval_id": event.approval_id, "decision": "deny"})
+        await self._app.invoke(
+            "chat.approve", {"approval_id": event.approval_id, "decision": "deny", "via": "api"}
+        )
 
     async def _finish(
         self, event: TurnDone | TurnFailed | TurnCancelled, state: _TurnState, base: Frame

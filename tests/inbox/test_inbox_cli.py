@@ -112,3 +112,21 @@ def test_bad_inbox_usage_gets_a_clear_error(env: dict[str, str], home: Path) -> 
     assert bad.returncode == 2 and "NAME=VALUE" in bad.stderr
     lone = cashcode("ask", "--wait-timeout", "5", "hi", env=env, cwd=home / "ws")
     assert lone.returncode == 1 and "--wait-timeout needs --wait" in lone.stderr
+
+
+def test_the_item_of_a_killed_ask_is_no_longer_offered(
+    env: dict[str, str], home: Path, fake_llm: Any
+) -> None:
+    fake_llm.script(WRITE, {"text": "never"})
+    asking = _ask(env, home / "ws")
+    try:
+        item = _pending(env, home / "ws")[0]
+    finally:
+        asking.kill()
+        asking.communicate(timeout=WAIT_S)
+    assert json.loads(cashcode("inbox", "--json", env=env, cwd=home / "ws").stdout) == []
+    listed = json.loads(cashcode("inbox", "--json", "--all", env=env, cwd=home / "ws").stdout)
+    assert [(i["id"], i["status"]) for i in listed] == [(item["id"], "cancelled")]
+    gone = cashcode("inbox", "approve", item["id"], env=env, cwd=home / "ws")
+    assert gone.returncode == 3 and "no longer pending" in gone.stderr
+    assert not (home / "ws" / "x.txt").exists()

@@ -73,6 +73,10 @@ class _State:
     launched: transports.Launched | None = None
     active_calls: list[CallSite] = field(default_factory=list)
     skipped_tools: list[str] = field(default_factory=list)  # tools the last listing left out
+    # The server dropped the connection on the 2026-07-28 `server/discover` probe (some older
+    # servers exit on any first message but `initialize`): this process connects it in legacy
+    # mode from then on (docs/decisions.md).
+    legacy_only: bool = False
 
 
 class McpService:
@@ -240,7 +244,10 @@ class McpService:
     def stderr_path(self, name: str) -> Path:
         return self._paths.logs / f"{name}.stderr.log"
 
-    def client_kwargs(self, name: str) -> dict[str, Any]:
+    def client_kwargs(self, name: str, *, legacy: bool = False) -> dict[str, Any]:
+        """The SDK `Client`'s options. `auto` probes `server/discover` and speaks the stateless
+        2026-07-28 protocol with a server that answers it, else falls back to the `initialize`
+        handshake; `legacy` sends only the handshake (see `_Opening`)."""
         from mcp.types import Implementation
 
         async def on_log(params: Any) -> None:
@@ -251,8 +258,11 @@ class McpService:
 
         return {
             "elicitation_callback": on_elicit,
-            "mode": "legacy",  # server-to-client requests (elicitation, logging) need the handshake
+            "mode": "legacy" if legacy else "auto",
             "logging_callback": on_log,
+            # 2026-07-28 servers send log lines only to requests that opt in (`_meta` logLevel);
+            # "info" keeps what the handshake era showed on the tool card, without debug noise.
+            "log_level": "info",
             "client_info": Implementation(name="CashCode", version="1"),
         }
 
@@ -432,16 +442,18 @@ class _Opening:
             )
             self._state.launched = launched
             url = url.replace("${port}", str(launched.port))
-        self._cm = transports.open_client(
-            self._r,
-            url=url,
-            stderr_path=self._s.stderr_path(entry.name),
-            client_kwargs=self._s.client_kwargs(entry.name),
-            auth=self._s.auth_for(entry, url, self._state),
-            sandbox=self._s.sandbox,
-        )
         try:
-            return await self._cm.__aenter__()
+            try:
+                return await self._enter(url, legacy=self._state.legacy_only)
+            except Exception as exc:
+                if self._state.legacy_only or not _dropped_on_probe(exc):
+                    raise
+                # The connection closed before any answer: an older server that takes nothing
+                # but `initialize` first. Start it again with the handshake alone.
+                _log.info("MCP server %s hung up on the server/discover probe; trying initialize", entry.name)
+                client = await self._enter(url, legacy=True)
+                self._state.legacy_only = True  # only once the handshake worked
+                return client
         except BaseException as exc:
             log = self._s.stderr_path(entry.name)
             line = useful_line(transports.stderr_tail(log)) if entry.transport == "stdio" else ""
@@ -451,6 +463,18 @@ class _Opening:
                     say("mcp.failed_start", reason=describe(exc), line=line, log=str(log))
                 ) from exc
             raise
+
+    async def _enter(self, url: str, *, legacy: bool) -> Any:
+        entry = self._r.entry
+        self._cm = transports.open_client(
+            self._r,
+            url=url,
+            stderr_path=self._s.stderr_path(entry.name),
+            client_kwargs=self._s.client_kwargs(entry.name, legacy=legacy),
+            auth=self._s.auth_for(entry, url, self._state),
+            sandbox=self._s.sandbox,
+        )
+        return await self._cm.__aenter__()
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         result: bool | None = await self._cm.__aexit__(*exc)
@@ -480,6 +504,19 @@ def _event_too_large(exc: BaseException | None) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return any(_event_too_large(e) for e in exc.exceptions)
     return "Server-sent event exceeded" in str(exc) or _event_too_large(exc.__cause__)
+
+
+def _dropped_on_probe(exc: BaseException) -> bool:
+    """Opening failed because the other side hung up before answering (the SDK's "Connection
+    closed", a closed stream): what a server that refuses a first `server/discover` does. An
+    error the server answered, a sign-in or a missing program is not this."""
+    import anyio
+
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
+        return True
+    return type(exc).__name__ == "MCPError" and str(exc) == "Connection closed"
 
 
 def _is_gone(exc: BaseException) -> bool:

@@ -366,9 +366,21 @@ class McpService:
             self._notify(server, "progress", message=message or "", progress=progress, total=total, only=site)
 
         try:
-            result = await self._guarded(
-                conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
-            )
+            try:
+                result = await self._guarded(
+                    conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
+                )
+            except _AskedTheOldWay:
+                # A tool written for the handshake era asked the user something (elicitation)
+                # on a 2026-07-28 connection, which has no channel for it, and failed at that
+                # point. Reconnect this server in legacy mode and run the call once more.
+                _log.info("MCP server %s asked for input the handshake way; reconnecting in legacy mode", server)
+                state.legacy_only = True
+                await conn.disconnect()
+                conn = await self.connected(server)
+                result = await self._guarded(
+                    conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
+                )
         finally:
             state.active_calls.remove(site)
         text, truncated = cap(self.redact(result_text(result)), limit)
@@ -384,6 +396,8 @@ class McpService:
             raise ServerGone(f"the server did not answer within {self.call_timeout_s:.0f} s") from None
         except Exception as exc:
             reason = self.redact(describe(exc))
+            if _NO_BACK_CHANNEL in reason and not self._state.get(conn.name, _State()).legacy_only:
+                raise _AskedTheOldWay(reason) from exc
             if _is_gone(exc):
                 await conn.crashed(say("mcp.stopped", reason=reason))  # waits for the session's end
                 if _event_too_large(conn.ended_by):
@@ -504,6 +518,15 @@ def _event_too_large(exc: BaseException | None) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return any(_event_too_large(e) for e in exc.exceptions)
     return "Server-sent event exceeded" in str(exc) or _event_too_large(exc.__cause__)
+
+
+# What the SDK's servers answer when a tool sends a server-to-client request (elicitation,
+# sampling, roots) on a 2026-07-28 connection, where such requests have no channel.
+_NO_BACK_CHANNEL = "no back-channel for server-initiated requests"
+
+
+class _AskedTheOldWay(Exception):
+    """A call failed with `_NO_BACK_CHANNEL` on a connection that was not legacy."""
 
 
 def _dropped_on_probe(exc: BaseException) -> bool:

@@ -2,7 +2,8 @@
 the stateless 2026-07-28 protocol is used that way (the SDK's `auto` mode probes
 `server/discover`), over stdio and Streamable HTTP; its log lines still reach the tool card
 (tests/mcp/test_transports.py); and an older server that exits on any first message but
-`initialize` keeps working (app/mcp/service.py `_Opening`)."""
+`initialize` keeps working (app/mcp/service.py `_Opening`), and so does one whose tools ask
+the user the handshake way (tests/mcp/test_elicitation.py runs such a server, too)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,15 @@ async def test_a_legacy_server_that_exits_on_the_discover_probe_still_works(
     assert (await ok(app, "mcp.servers.connect", {"name": "strict"}))["status"] == "connected"
     log = Path(paths.log_dir) / "mcp" / "strict.stderr.log"
     assert "server/discover" not in log.read_text(encoding="utf-8")
+
+
+async def test_a_tool_that_asks_the_handshake_way_is_run_again_in_legacy_mode(make_app: AppMaker) -> None:
+    """The SDK's servers answer `server/discover`, but a tool calling `ctx.elicit` sends a
+    server-to-client request, which a 2026-07-28 connection cannot carry: the call fails at that
+    point, and the app reconnects the server in legacy mode and runs the call once more, so the
+    user is asked (here: no UI, so declined) instead of seeing a protocol error."""
+    app, _ = await make_app()
+    await add_rough(app, "rough", "--eras")
+    assert (await ok(app, "mcp.tools.call", {"name": "rough", "tool": "ask_person"}))["text"] == "decline"
+    after = await ok(app, "mcp.tools.call", {"name": "rough", "tool": "protocol_version"})
+    assert after["text"] == "protocol=2025-11-25"

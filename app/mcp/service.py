@@ -374,7 +374,7 @@ class McpService:
                 # A tool written for the handshake era asked the user something (elicitation)
                 # on a 2026-07-28 connection, which has no channel for it, and failed at that
                 # point. Reconnect this server in legacy mode and run the call once more.
-                _log.info("MCP server %s asked for input the handshake way; reconnecting in legacy mode", server)
+                _log.info("MCP server %s asked the handshake way; reconnecting it in legacy mode", server)
                 state.legacy_only = True
                 await conn.disconnect()
                 conn = await self.connected(server)

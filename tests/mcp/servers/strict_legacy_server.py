@@ -47,7 +47,13 @@ def main() -> int:
             reply(message["id"], {"content": [{"type": "text", "text": "legacy ok"}]})
         elif "id" in message:
             sys.stdout.write(
-                json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
+                json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "error": {"code": -32601, "message": "Method not found"},
+                    }
+                )
                 + "\n"
             )
             sys.stdout.flush()

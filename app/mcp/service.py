@@ -22,6 +22,7 @@ from app.mcp.connection import Connection, ResultTooLarge, ServerGone, ToolDef, 
 from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
+from app.mcp.result_type import default_result_type
 from app.mcp.results import MAX_OUTPUT_CHARS, cap, result_text, tool_def
 from app.mcp.sandboxed import SandboxSource
 from app.mcp.schema_cache import SchemaCache
@@ -488,7 +489,9 @@ class _Opening:
             auth=self._s.auth_for(entry, url, self._state),
             sandbox=self._s.sandbox,
         )
-        return await self._cm.__aenter__()
+        client = await self._cm.__aenter__()
+        default_result_type(client)
+        return client
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         result: bool | None = await self._cm.__aexit__(*exc)

@@ -40,6 +40,7 @@ CALLS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "tools_call": [("add_numbers", {"a": 5, "b": 3})],
     "elicitation-sep1034-client-defaults": [("test_client_elicitation_defaults", {})],
     "sse-retry": [("test_reconnection", {})],
+    "json-schema-ref-no-deref": [],  # only listed: its server answers no tools/call
 }
 # json-schema-2020-12-preservation: send back the focal tool's input schema as CashCode keeps it.
 FOCAL_SCHEMA_TOOL, ECHO_TOOL = "json_schema_2020_12_tool", "json_schema_echo"

@@ -10,9 +10,10 @@ suite's auth server approves at once, so the client follows the authorization UR
 browser). `test_every_client_scenario_is_covered` fails when a release lists a scenario that is
 neither run nor excluded here.
 
-The scenario runs (one Node process each, with the client as its child) go through a pool of
-RUNNERS at once when the first test needs them: a bound on CPU (the client waits 10 s for the
-2026-07-28 `server/discover` probe, which a starved machine could miss) and on wall time.
+The scenario runs (one Node process each, with the client as its child) are queued when the
+first test needs them and run RUNNERS at a time in the background, each test waiting for its
+own: a bound on CPU (the client waits 10 s for the 2026-07-28 `server/discover` probe, which a
+starved machine could miss) and on wall time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,10 +189,11 @@ def _run(tools: Tools, case: Case, workdir: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def reports(
+def pending(
     request: pytest.FixtureRequest, tools: Tools, tmp_path_factory: pytest.TempPathFactory
-) -> dict[Case, str]:
-    """Every selected case, run RUNNERS at a time."""
+) -> Iterator[dict[Case, Future[str]]]:
+    """Every selected case, queued at once and run RUNNERS at a time in the background; each
+    test waits for its own."""
     selected: list[Case] = []
     for item in request.session.items:
         callspec = getattr(item, "callspec", None)
@@ -201,9 +204,11 @@ def reports(
     workdirs = {case: base / re.sub(r"[^\w.-]", "_", case.id) for case in selected}
     for workdir in workdirs.values():
         workdir.mkdir()
-    with ThreadPoolExecutor(RUNNERS) as pool:
-        futures = {case: pool.submit(_run, tools, case, workdir) for case, workdir in workdirs.items()}
-        return {case: future.result() for case, future in futures.items()}
+    pool = ThreadPoolExecutor(RUNNERS)
+    try:
+        yield {case: pool.submit(_run, tools, case, workdir) for case, workdir in workdirs.items()}
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 LINUX_ONLY = pytest.mark.skipif(
@@ -212,9 +217,11 @@ LINUX_ONLY = pytest.mark.skipif(
 
 
 @LINUX_ONLY
+@pytest.mark.timeout(600)  # a generous hang bound: a test may wait behind RUNNERS queued runs
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_client_scenario_passes(reports: dict[Case, str], case: Case) -> None:
-    assert reports[case] == "", reports[case]
+def test_client_scenario_passes(pending: dict[Case, Future[str]], case: Case) -> None:
+    report = pending[case].result()
+    assert report == "", report
 
 
 @LINUX_ONLY

@@ -291,6 +291,13 @@ class McpRoutes:
         )
 
     async def get_prompt(self, req: x.McpPromptGet) -> x.McpPromptResult:
+        # A required argument left out is the person's mistake: say which one, whatever the
+        # server answers (a 2026-07-28 SDK server says only "Internal server error").
+        listed = await self._s.request(req.name, "list_prompts")
+        declared = next((p for p in listed.prompts if p.name == req.prompt), None)
+        for argument in (declared.arguments or []) if declared is not None else []:
+            if argument.required and argument.name not in req.arguments:
+                raise ApiFailure("invalid", say("request.field_missing", field=f"arguments.{argument.name}"))
         result = await self._s.request(req.name, "get_prompt", req.prompt, dict(req.arguments))
         messages = []
         for msg in result.messages:

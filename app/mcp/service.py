@@ -22,6 +22,7 @@ from app.mcp.connection import Connection, ResultTooLarge, ServerGone, ToolDef, 
 from app.mcp.elicitation import Elicitations
 from app.mcp.events import McpServerStatus, McpToolProgress
 from app.mcp.oauth import AuthState, BrowserSignIn, KeyringTokenStorage, SignIn, oauth_provider
+from app.mcp.result_type import default_result_type
 from app.mcp.results import MAX_OUTPUT_CHARS, cap, result_text, tool_def
 from app.mcp.sandboxed import SandboxSource
 from app.mcp.schema_cache import SchemaCache
@@ -73,6 +74,10 @@ class _State:
     launched: transports.Launched | None = None
     active_calls: list[CallSite] = field(default_factory=list)
     skipped_tools: list[str] = field(default_factory=list)  # tools the last listing left out
+    # The server dropped the connection on the 2026-07-28 `server/discover` probe (some older
+    # servers exit on any first message but `initialize`): this process connects it in legacy
+    # mode from then on (docs/decisions.md).
+    legacy_only: bool = False
 
 
 class McpService:
@@ -240,7 +245,10 @@ class McpService:
     def stderr_path(self, name: str) -> Path:
         return self._paths.logs / f"{name}.stderr.log"
 
-    def client_kwargs(self, name: str) -> dict[str, Any]:
+    def client_kwargs(self, name: str, *, legacy: bool = False) -> dict[str, Any]:
+        """The SDK `Client`'s options. `auto` probes `server/discover` and speaks the stateless
+        2026-07-28 protocol with a server that answers it, else falls back to the `initialize`
+        handshake; `legacy` sends only the handshake (see `_Opening`)."""
         from mcp.types import Implementation
 
         async def on_log(params: Any) -> None:
@@ -251,8 +259,11 @@ class McpService:
 
         return {
             "elicitation_callback": on_elicit,
-            "mode": "legacy",  # server-to-client requests (elicitation, logging) need the handshake
+            "mode": "legacy" if legacy else "auto",
             "logging_callback": on_log,
+            # 2026-07-28 servers send log lines only to requests that opt in (`_meta` logLevel);
+            # "info" keeps what the handshake era showed on the tool card, without debug noise.
+            "log_level": "info",
             "client_info": Implementation(name="CashCode", version="1"),
         }
 
@@ -356,9 +367,21 @@ class McpService:
             self._notify(server, "progress", message=message or "", progress=progress, total=total, only=site)
 
         try:
-            result = await self._guarded(
-                conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
-            )
+            try:
+                result = await self._guarded(
+                    conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
+                )
+            except _AskedTheOldWay:
+                # A tool written for the handshake era asked the user something (elicitation)
+                # on a 2026-07-28 connection, which has no channel for it, and failed at that
+                # point. Reconnect this server in legacy mode and run the call once more.
+                _log.info("MCP server %s asked the handshake way; reconnecting it in legacy mode", server)
+                state.legacy_only = True
+                await conn.disconnect()
+                conn = await self.connected(server)
+                result = await self._guarded(
+                    conn, conn.client.call_tool(tool, dict(args), self.call_timeout_s, on_progress)
+                )
         finally:
             state.active_calls.remove(site)
         text, truncated = cap(self.redact(result_text(result)), limit)
@@ -374,6 +397,8 @@ class McpService:
             raise ServerGone(f"the server did not answer within {self.call_timeout_s:.0f} s") from None
         except Exception as exc:
             reason = self.redact(describe(exc))
+            if _NO_BACK_CHANNEL in reason and not self._state.get(conn.name, _State()).legacy_only:
+                raise _AskedTheOldWay(reason) from exc
             if _is_gone(exc):
                 await conn.crashed(say("mcp.stopped", reason=reason))  # waits for the session's end
                 if _event_too_large(conn.ended_by):
@@ -432,16 +457,18 @@ class _Opening:
             )
             self._state.launched = launched
             url = url.replace("${port}", str(launched.port))
-        self._cm = transports.open_client(
-            self._r,
-            url=url,
-            stderr_path=self._s.stderr_path(entry.name),
-            client_kwargs=self._s.client_kwargs(entry.name),
-            auth=self._s.auth_for(entry, url, self._state),
-            sandbox=self._s.sandbox,
-        )
         try:
-            return await self._cm.__aenter__()
+            try:
+                return await self._enter(url, legacy=self._state.legacy_only)
+            except Exception as exc:
+                if self._state.legacy_only or not _dropped_on_probe(exc):
+                    raise
+                # The connection closed before any answer: an older server that takes nothing
+                # but `initialize` first. Start it again with the handshake alone.
+                _log.info("MCP server %s hung up on the server/discover probe; trying initialize", entry.name)
+                client = await self._enter(url, legacy=True)
+                self._state.legacy_only = True  # only once the handshake worked
+                return client
         except BaseException as exc:
             log = self._s.stderr_path(entry.name)
             line = useful_line(transports.stderr_tail(log)) if entry.transport == "stdio" else ""
@@ -451,6 +478,20 @@ class _Opening:
                     say("mcp.failed_start", reason=describe(exc), line=line, log=str(log))
                 ) from exc
             raise
+
+    async def _enter(self, url: str, *, legacy: bool) -> Any:
+        entry = self._r.entry
+        self._cm = transports.open_client(
+            self._r,
+            url=url,
+            stderr_path=self._s.stderr_path(entry.name),
+            client_kwargs=self._s.client_kwargs(entry.name, legacy=legacy),
+            auth=self._s.auth_for(entry, url, self._state),
+            sandbox=self._s.sandbox,
+        )
+        client = await self._cm.__aenter__()
+        default_result_type(client)
+        return client
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         result: bool | None = await self._cm.__aexit__(*exc)
@@ -480,6 +521,28 @@ def _event_too_large(exc: BaseException | None) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return any(_event_too_large(e) for e in exc.exceptions)
     return "Server-sent event exceeded" in str(exc) or _event_too_large(exc.__cause__)
+
+
+# What the SDK's servers answer when a tool sends a server-to-client request (elicitation,
+# sampling, roots) on a 2026-07-28 connection, where such requests have no channel.
+_NO_BACK_CHANNEL = "no back-channel for server-initiated requests"
+
+
+class _AskedTheOldWay(Exception):
+    """A call failed with `_NO_BACK_CHANNEL` on a connection that was not legacy."""
+
+
+def _dropped_on_probe(exc: BaseException) -> bool:
+    """Opening failed because the other side hung up before answering (the SDK's "Connection
+    closed", a closed stream): what a server that refuses a first `server/discover` does. An
+    error the server answered, a sign-in or a missing program is not this."""
+    import anyio
+
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
+        return True
+    return type(exc).__name__ == "MCPError" and str(exc) == "Connection closed"
 
 
 def _is_gone(exc: BaseException) -> bool:

@@ -64,11 +64,11 @@ def wait_listening(proc: subprocess.Popen[bytes], port: int, limit_s: float = 60
 
 
 @contextlib.contextmanager
-def http_server(script: Path, port_flag: str) -> Iterator[str]:
+def http_server(script: Path, port_flag: str, *extra: str) -> Iterator[str]:
     """A test MCP server over Streamable HTTP on a free loopback port; yields its /mcp URL."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(script), port_flag, str(port)],
+        [sys.executable, str(script), port_flag, str(port), *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

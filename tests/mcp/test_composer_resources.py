@@ -125,4 +125,4 @@ async def test_a_prompt_with_arguments_gives_the_text_the_composer_inserts(make_
         {"role": "assistant", "text": "Sure — what should I focus on?"},
     ]
     missing = await err(app, "mcp.prompts.get", {"name": "rough", "prompt": "review", "arguments": {}})
-    assert missing["code"] == "provider_error" and "topic" in missing["message"]
+    assert missing["code"] == "invalid" and "arguments.topic" in missing["message"]

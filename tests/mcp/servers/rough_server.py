@@ -3,7 +3,8 @@
 Tools: crash (exits mid-call), hang (never answers), big (10 MB of text), numbered_lines (with
 `--numbered-lines`: many numbered lines, one longer than a page), progress (progress and
 log notifications), whoami / echo_header (leak a secret back), fail (a tool error), bad_schema
-(an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). Resources: a
+(an invalid input schema), ask_person / ask_url (form and URL-mode elicitation). `--eras` adds
+protocol_version (the version a request arrived under). Resources: a
 text, an image blob and an opaque blob; prompt `review` (arguments, two messages). `--many N`
 adds N more tools; `--dotted` adds `get.x` and `get_x` (one tool name after sanitising);
 `--sse PORT` serves over SSE.
@@ -170,6 +171,14 @@ def numbered_lines(count: int = 1_500, long_at: int = 700) -> str:
         lines.append(f"line {n:05d} ".ljust(width - 4, "." if n != long_at else "~") + f" {n % 97:02d}")
     return "\n".join(lines) + f"\nLAST LINE {count}"
 
+
+def protocol_version(ctx: Context) -> str:
+    """Say which MCP protocol version this request arrived under."""
+    return f"protocol={ctx.protocol_version}"
+
+
+if "--eras" in sys.argv:
+    server.add_tool(protocol_version)
 
 if "--numbered-lines" in sys.argv:
     server.add_tool(numbered_lines)

@@ -29,6 +29,7 @@ from app.api import models as m
 from app.api.capabilities import CapabilitySet
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
+from app.api.outside_turn import OutsideTurnRunner
 from app.api.providers import ProviderService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
@@ -135,6 +136,7 @@ class CashCodeApp:
             workspace=lambda: ctx.settings.workspace(),
             app=self,
             capability=capability,
+            run_tool=OutsideTurnRunner(lambda: self._turn_environment(), self.gate, ctx.ledger),
         )
 
     # ---- adapter surface ---------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def content_security_policy(port: int) -> str:
     return "; ".join(
@@ -53,24 +55,97 @@ def artifact_content_security_policy(port: int) -> str:
 ARTIFACT_CONNECTION_ALLOWLIST = "();webrtc=block"
 # Powerful features a frame could ask for, all off (the frame's `allow` attribute says the same:
 # frontend/src/model/sandboxedFrame.ts).
-ARTIFACT_PERMISSIONS_POLICY = ", ".join(
-    f"{feature}=()"
-    for feature in (
-        "camera",
-        "microphone",
-        "display-capture",
-        "geolocation",
-        "usb",
-        "serial",
-        "hid",
-        "bluetooth",
-        "midi",
-        "payment",
-        "publickey-credentials-get",
-        "clipboard-read",
-        "clipboard-write",
-    )
+_FEATURES = (
+    "camera",
+    "microphone",
+    "display-capture",
+    "geolocation",
+    "usb",
+    "serial",
+    "hid",
+    "bluetooth",
+    "midi",
+    "payment",
+    "publickey-credentials-get",
+    "clipboard-read",
+    "clipboard-write",
 )
+ARTIFACT_PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in _FEATURES)
+
+
+# MCP App pages (app/server/app_frames.py): `/mcp-app/<token>` from the server's root.
+APP_FRAME_PREFIX = "/mcp-app/"
+_INLINE = "'unsafe-inline'"
+
+
+def app_frame_content_security_policy(
+    port: int,
+    *,
+    connect: Sequence[str] = (),
+    resources: Sequence[str] = (),
+    frames: Sequence[str] = (),
+    base_uris: Sequence[str] = (),
+) -> str:
+    """An MCP App page's policy, built only from the origins its resource declared (checked to
+    be plain origins in app/mcp/apps.py): its inline script and style run, scripts, styles,
+    images, fonts and media also from the declared resource domains, connections only to the
+    declared connect domains, frames only from the declared frame domains. Nothing declared:
+    nothing loads from anywhere, as for an artifact (docs/decisions.md 445)."""
+
+    def sources(*first: str, extra: Sequence[str]) -> str:
+        listed = [*first, *extra]
+        return " ".join(listed) if listed else "'none'"
+
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {sources(_INLINE, extra=resources)}",
+            f"style-src {sources(_INLINE, extra=resources)}",
+            f"img-src {sources('data:', 'blob:', extra=resources)}",
+            f"font-src {sources('data:', extra=resources)}",
+            f"media-src {sources('data:', 'blob:', extra=resources)}",
+            f"connect-src {sources(extra=connect)}",
+            f"frame-src {sources(extra=frames)}",
+            f"base-uri {sources(extra=base_uris)}",
+            "form-action 'none'",
+            f"frame-ancestors http://127.0.0.1:{port} http://localhost:{port}",
+            "sandbox allow-scripts",
+        ]
+    )
+
+
+def app_frame_headers(
+    port: int,
+    *,
+    connect: Sequence[str] = (),
+    resources: Sequence[str] = (),
+    frames: Sequence[str] = (),
+    base_uris: Sequence[str] = (),
+    allow: Sequence[str] = (),
+) -> list[tuple[bytes, bytes]]:
+    """An MCP App page's headers: its policy; Connection-Allowlist closed (and WebRTC blocked)
+    when it declared no domain at all (a declared domain needs the allowlist open, WebRTC is
+    then closed by the page's prelude); every powerful feature off but the ones the person
+    allowed (`allow`: Permissions Policy feature names)."""
+    policy = app_frame_content_security_policy(
+        port, connect=connect, resources=resources, frames=frames, base_uris=base_uris
+    )
+    allowed = set(allow)
+    features = ", ".join(
+        f"{feature}=(self)" if feature in allowed else f"{feature}=()" for feature in _FEATURES
+    )
+    headers = [
+        (b"content-security-policy", policy.encode("ascii")),
+        (b"permissions-policy", features.encode("ascii")),
+        (b"x-dns-prefetch-control", b"off"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cache-control", b"no-store"),
+    ]
+    if not (connect or resources or frames or base_uris):
+        headers.append((b"connection-allowlist", ARTIFACT_CONNECTION_ALLOWLIST.encode("ascii")))
+    return headers
 
 
 def security_headers(port: int) -> list[tuple[bytes, bytes]]:

@@ -54,7 +54,9 @@ async def approve_all(app: Any, events: Recorder, turn: str) -> None:
             or any(e.turn_id == turn and e.approval_id not in answered for e in events.of(ApprovalRequired)),
             60,
         )
-        pending = [e for e in events.of(ApprovalRequired) if e.turn_id == turn and e.approval_id not in answered]
+        pending = [
+            e for e in events.of(ApprovalRequired) if e.turn_id == turn and e.approval_id not in answered
+        ]
         if not pending:
             break
         for e in pending:
@@ -63,7 +65,9 @@ async def approve_all(app: Any, events: Recorder, turn: str) -> None:
     assert (await events.turn_end(turn, 60)).type == "turn_done"
 
 
-async def shown_app(app: Any, events: Recorder, fake_llm: Any, tmp_path: Path) -> tuple[str, str, dict[str, Path]]:
+async def shown_app(
+    app: Any, events: Recorder, fake_llm: Any, tmp_path: Path
+) -> tuple[str, str, dict[str, Path]]:
     files = await add_probe(app, tmp_path)
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = (await ok(app, "chats.create"))["id"]
@@ -149,7 +153,8 @@ async def test_an_app_calls_only_app_tools_of_its_server_and_asks_first_like_the
         )
     )
     await events.until(lambda: len(events.of(ApprovalRequired)) > asked_before + 1, 30)
-    await ok(app, "chat.approve", {"approval_id": events.of(ApprovalRequired)[-1].approval_id, "decision": "deny"})
+    denied = events.of(ApprovalRequired)[-1].approval_id
+    await ok(app, "chat.approve", {"approval_id": denied, "decision": "deny"})
     answer = await asyncio.wait_for(call, 60)
     assert answer["data"]["denied"] is True and answer["data"]["result"]["isError"] is True
     assert not files["report"].exists()

@@ -42,7 +42,7 @@ def show_probe(ctx: Context, topic: str = "probe") -> dict[str, Any]:
 
 @server.tool(
     meta={"ui": {"visibility": ["app"]}},
-    annotations=ToolAnnotations(readOnlyHint=False),
+    annotations=ToolAnnotations(read_only_hint=False),
 )
 def app_save(report: dict[str, Any]) -> str:
     """Save what the App found (only the App may call this)."""
@@ -88,7 +88,8 @@ PROBE = """<!doctype html>
       attempt(function () { top.location.href = "about:blank#moved"; return "navigated"; }),
       attempt(function () { return window.open("about:blank") ? "opened" : "blocked"; })
     ]).then(function (r) {
-      return { undeclared: r[0], declared: r[1], cookie: r[2], storage: r[3], api: r[4], top: r[5], popup: r[6] };
+      return { undeclared: r[0], declared: r[1], cookie: r[2], storage: r[3], api: r[4],
+               top: r[5], popup: r[6] };
     });
   }
   window.addEventListener("message", function (ev) {
@@ -110,7 +111,8 @@ PROBE = """<!doctype html>
     appInfo: { name: "probe", version: "1" },
     appCapabilities: {}
   }).then(function (answer) {
-    document.getElementById("state").textContent = "initialized " + ((answer.result || {}).hostContext || {}).theme;
+    var context = (answer.result || {}).hostContext || {};
+    document.getElementById("state").textContent = "initialized " + context.theme;
     send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
   });
 })();

@@ -21,27 +21,17 @@ APP_SERVER = Path(__file__).with_name("servers") / "app_server.py"
 DECLARED = "http://127.0.0.1:9"
 
 
-async def add_probe(app: Any, tmp_path: Path, name: str = "probe") -> dict[str, Path]:
+def probe_args(tmp_path: Path, *extra: str) -> tuple[list[str], dict[str, Path]]:
     files = {"report": tmp_path / "report.json", "caps": tmp_path / "caps.json"}
-    await ok(
-        app,
-        "mcp.servers.create",
-        {
-            "name": name,
-            "transport": "stdio",
-            "command": sys.executable,
-            "args": [
-                str(APP_SERVER),
-                "--declared",
-                DECLARED,
-                "--report",
-                str(files["report"]),
-                "--caps",
-                str(files["caps"]),
-            ],
-        },
-    )
-    await ok(app, "mcp.servers.confirm", {"name": name})
+    args = [str(APP_SERVER), "--declared", DECLARED, "--report", str(files["report"])]
+    return [*args, "--caps", str(files["caps"]), *extra], files
+
+
+async def add_probe(app: Any, tmp_path: Path, *extra: str) -> dict[str, Path]:
+    args, files = probe_args(tmp_path, *extra)
+    entry = {"name": "probe", "transport": "stdio", "command": sys.executable, "args": args}
+    await ok(app, "mcp.servers.create", entry)
+    await ok(app, "mcp.servers.confirm", {"name": "probe"})
     return files
 
 
@@ -66,9 +56,12 @@ async def approve_all(app: Any, events: Recorder, turn: str) -> None:
 
 
 async def shown_app(
-    app: Any, events: Recorder, fake_llm: Any, tmp_path: Path
+    app: Any, events: Recorder, fake_llm: Any, tmp_path: Path, *extra: str, files: dict[str, Path] | None = None
 ) -> tuple[str, str, dict[str, Path]]:
-    files = await add_probe(app, tmp_path)
+    """The model shows the probe App (the server is added over stdio unless `files` says it
+    was added already)."""
+    if files is None:
+        files = await add_probe(app, tmp_path, *extra)
     pid = await add_provider(app, fake_llm, "chat_completions")
     chat = (await ok(app, "chats.create"))["id"]
     fake_llm.script(
@@ -179,3 +172,63 @@ async def test_a_model_context_update_reaches_the_next_turn_and_a_removed_server
     await ok(app, "mcp.servers.delete", {"name": "probe"})
     view = await ok(app, "mcp.apps.open", {"chat_id": chat, "call_id": call_id})
     assert view["available"] is False and view["reason"] == "server_removed" and view["url"] == ""
+
+
+@pytest.mark.timeout(180)
+async def test_a_declared_permission_is_off_until_allowed_once_or_always_and_always_is_revocable(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path
+) -> None:
+    app, events = await make_app()
+    chat, call_id, _ = await shown_app(app, events, fake_llm, tmp_path, "--permissions", "camera,microphone")
+    ref = {"chat_id": chat, "call_id": call_id}
+    view = await ok(app, "mcp.apps.open", ref)
+    assert view["permissions"] == ["camera", "microphone"] and view["granted"] == []
+    assert (await ok(app, "mcp.apps.page", {"token": view["url"].rsplit("/", 1)[-1]}))["allow"] == []
+
+    once = await ok(app, "mcp.apps.permission", {**ref, "permission": "camera", "decision": "once"})
+    assert (await ok(app, "mcp.apps.page", {"token": once["url"].rsplit("/", 1)[-1]}))["allow"] == ["camera"]
+    assert (await ok(app, "approvals.list"))["grants"] == []  # once: no ledger row
+    assert (await ok(app, "mcp.apps.open", ref))["granted"] == []
+
+    undeclared = await err(app, "mcp.apps.permission", {**ref, "permission": "geolocation", "decision": "once"})
+    assert undeclared["code"] == "invalid"
+
+    await ok(app, "mcp.apps.permission", {**ref, "permission": "microphone", "decision": "always"})
+    grants = (await ok(app, "approvals.list"))["grants"]
+    assert [(g["kind"], g["key"]) for g in grants] == [("mcp_app", ["probe", "ui://probe/page.html", "microphone"])]
+    again = await ok(app, "mcp.apps.open", ref)
+    assert again["granted"] == ["microphone"]
+    page = await ok(app, "mcp.apps.page", {"token": again["url"].rsplit("/", 1)[-1]})
+    assert page["allow"] == ["microphone"]
+
+    await ok(app, "approvals.revoke", {"grant_id": grants[0]["id"]})
+    assert (await ok(app, "mcp.apps.open", ref))["granted"] == []
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(("flag", "transport", "path"), [("--http", "http", "/mcp"), ("--sse", "sse", "/sse")])
+async def test_an_app_over_streamable_http_and_sse(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path, flag: str, transport: str, path: str
+) -> None:
+    import asyncio
+    import subprocess
+
+    from tests.mcp.helpers import free_port, wait_listening
+
+    port = free_port()
+    args, files = probe_args(tmp_path, flag, str(port))
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await asyncio.to_thread(wait_listening, proc, port)
+        app, events = await make_app()
+        url = f"http://127.0.0.1:{port}{path}"
+        await ok(app, "mcp.servers.create", {"name": "probe", "transport": transport, "url": url})
+        chat, call_id, _ = await shown_app(app, events, fake_llm, tmp_path, files=files)
+        view = await ok(app, "mcp.apps.open", {"chat_id": chat, "call_id": call_id})
+        assert view["available"] and view["tool_result"]["structuredContent"]["topic"] == "budget"
+        assert view["connect_domains"] == [DECLARED]
+        caps = json.loads(files["caps"].read_text(encoding="utf-8"))
+        assert "io.modelcontextprotocol/ui" in caps["extensions"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -24,7 +24,10 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--declared", default="")
 parser.add_argument("--undeclared", default="")
 parser.add_argument("--report", default="")
-parser.add_argument("--caps", default="")  # where show_probe writes the client's capabilities
+parser.add_argument("--caps", default="")
+parser.add_argument("--permissions", default="")  # comma-separated: camera,microphone,...
+parser.add_argument("--http", type=int, default=0)  # serve Streamable HTTP on this port
+parser.add_argument("--sse", type=int, default=0)  # serve SSE on this port  # where show_probe writes the client's capabilities
 ARGS, _ = parser.parse_known_args()
 
 server = MCPServer("apps-probe")
@@ -119,12 +122,18 @@ PROBE = """<!doctype html>
 </script></body></html>"""
 
 CSP = {"connectDomains": [ARGS.declared]} if ARGS.declared else {}
+PERMISSIONS = {p: {} for p in ARGS.permissions.split(",") if p}
 
 
-@server.resource(PAGE, name="probe", mime_type=MIME, meta={"ui": {"csp": CSP}})
+@server.resource(PAGE, name="probe", mime_type=MIME, meta={"ui": {"csp": CSP, "permissions": PERMISSIONS}})
 def probe_page() -> str:
     return PROBE % {"declared": json.dumps(ARGS.declared), "undeclared": json.dumps(ARGS.undeclared)}
 
 
 if __name__ == "__main__":
-    server.run()
+    if ARGS.http:
+        server.run(transport="streamable-http", host="127.0.0.1", port=ARGS.http)
+    elif ARGS.sse:
+        server.run(transport="sse", host="127.0.0.1", port=ARGS.sse)
+    else:
+        server.run()

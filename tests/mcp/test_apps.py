@@ -100,6 +100,13 @@ async def test_an_app_tool_is_kept_for_its_card_and_its_page_has_only_the_declar
     last = {t["function"]["name"] for t in fake_llm.model_requests()[-1].body["tools"]}
     assert {"mcp_probe_show_probe", "mcp_probe_model_secret"} <= last
 
+    # The server's tool list marks the App tool with what its page declared, and the App-only tool.
+    tools = {t["name"]: t for t in (await ok(app, "mcp.servers.tools", {"name": "probe"}))["tools"]}
+    assert tools["show_probe"]["app_uri"] == "ui://probe/page.html"
+    assert tools["show_probe"]["app_domains"] == [DECLARED] and tools["show_probe"]["app_permissions"] == []
+    assert tools["app_save"]["visibility"] == ["app"] and tools["app_save"]["app_uri"] is None
+    assert tools["model_secret"]["visibility"] == ["model"]
+
     # CashCode advertised the MCP Apps extension when it connected.
     caps = json.loads(files["caps"].read_text(encoding="utf-8"))
     assert caps["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"] == ["text/html;profile=mcp-app"]

@@ -1198,6 +1198,10 @@ export interface McpToolView {
   read_only_hint: boolean | null;
   policy: "always" | "ask" | "never";
   diagnostic: string | null;
+  app_uri: string | null;
+  visibility: ("model" | "app")[];
+  app_domains: string[];
+  app_permissions: string[];
 }
 
 export interface MemoriesAdd {

@@ -147,6 +147,21 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
     expect(basic.locator("#server-time")).not_to_have_text(first, timeout=APP_MS)
     expect(basic.locator("#server-time")).to_have_text(iso)
 
+    # A link the App asks to open is shown first; cancelled, nothing opens.
+    basic.locator("#open-link-btn").click()
+    ask = page.get_by_test_id("mcp-app").nth(0).get_by_test_id("mcp-app-link")
+    expect(ask).to_contain_text("https://modelcontextprotocol.io/", timeout=APP_MS)
+    ask.get_by_test_id("mcp-app-link-cancel").click()
+    expect(ask).to_be_hidden()
+    assert len(page.context.pages) == 1
+
+    # The App's message is shown where it enters the chat: in the message box, not sent.
+    basic.locator("#message-text").fill("Plan my day around this time")
+    basic.locator("#send-message-btn").click()
+    composer = page.get_by_test_id("composer-input")
+    expect(composer).to_have_value("Plan my day around this time", timeout=APP_MS)
+    expect(activity).to_contain_text("Plan my day around this time")
+
     # Reopening the chat renders both Apps again from their servers with the stored results.
     page.reload()
     expect(page.get_by_test_id("mcp-app")).to_have_count(2, timeout=APP_MS)
@@ -245,3 +260,10 @@ def test_an_app_page_is_blocked_from_everything_it_did_not_declare(
     ]
     assert len(offered) == 3 and "mcp_probe_show_probe" in offered[-1]
     assert all("mcp_probe_app_save" not in names for names in offered)
+
+    # The server is removed: reopening the chat shows a placeholder saying why, and the result.
+    invoke(served_ui, "mcp.servers.delete", {"name": "probe"})
+    page.reload()
+    placeholder = page.get_by_test_id("mcp-app-placeholder")
+    expect(placeholder).to_contain_text("probe is no longer set up", timeout=APP_MS)
+    expect(page.get_by_test_id("mcp-app-frame")).to_have_count(0)

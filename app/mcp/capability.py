@@ -173,6 +173,15 @@ class McpCapability(Capability):
         if "app_calls" in self.__dict__ and self.app_calls is not None:
             self.app_calls.flush(spec.chat_id)
 
+    def tool_result_notes(self, chat_id: str) -> Mapping[str, str]:
+        """Exports show an App as this line above its tool result (never its page)."""
+        if self.app_calls is None:
+            return {}
+        return {
+            c.call_id: f"MCP App of {c.tool} ({c.server}, {c.uri}): interactive, shown in CashCode only."
+            for c in self.app_calls.list(chat_id)
+        }
+
     def turn_context(self, spec: TurnSpec) -> str | None:
         """The latest model-context update of each MCP App shown in this chat (data the Apps
         sent; each was shown on its App's card when it arrived)."""

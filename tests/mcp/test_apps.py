@@ -7,7 +7,9 @@ call would be; a removed server leaves a placeholder; CashCode advertises the ex
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 from app.contracts.events import ApprovalRequired
 from app.mcp.events import McpAppActivity, McpAppCall
 from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
+from tests.mcp.helpers import free_port, wait_listening
 
 APP_SERVER = Path(__file__).with_name("servers") / "app_server.py"
 DECLARED = "http://127.0.0.1:9"
@@ -56,7 +59,12 @@ async def approve_all(app: Any, events: Recorder, turn: str) -> None:
 
 
 async def shown_app(
-    app: Any, events: Recorder, fake_llm: Any, tmp_path: Path, *extra: str, files: dict[str, Path] | None = None
+    app: Any,
+    events: Recorder,
+    fake_llm: Any,
+    tmp_path: Path,
+    *extra: str,
+    files: dict[str, Path] | None = None,
 ) -> tuple[str, str, dict[str, Path]]:
     """The model shows the probe App (the server is added over stdio unless `files` says it
     was added already)."""
@@ -176,6 +184,16 @@ async def test_a_model_context_update_reaches_the_next_turn_and_a_removed_server
     sent = json.dumps(fake_llm.model_requests()[-1].body["messages"])
     assert "budget set to 70/30" in sent
 
+    # An export shows the App as a static placeholder above its tool result: no page, no script.
+    exported = (await ok(app, "chats.export", {"chat_id": chat, "format": "md"}))["content"]
+    placeholder = (
+        "> MCP App of show_probe (probe, ui://probe/page.html): interactive, shown in CashCode only."
+    )
+    assert placeholder in exported
+    after = exported.split(placeholder, 1)[1]
+    assert after.lstrip().startswith("**Tool result** (`mcp_probe_show_probe`)") and '"answer": 42' in after
+    assert "<script" not in exported and "ui/initialize" not in exported
+
     await ok(app, "mcp.servers.delete", {"name": "probe"})
     view = await ok(app, "mcp.apps.open", {"chat_id": chat, "call_id": call_id})
     assert view["available"] is False and view["reason"] == "server_removed" and view["url"] == ""
@@ -197,12 +215,14 @@ async def test_a_declared_permission_is_off_until_allowed_once_or_always_and_alw
     assert (await ok(app, "approvals.list"))["grants"] == []  # once: no ledger row
     assert (await ok(app, "mcp.apps.open", ref))["granted"] == []
 
-    undeclared = await err(app, "mcp.apps.permission", {**ref, "permission": "geolocation", "decision": "once"})
+    asked = {**ref, "permission": "geolocation", "decision": "once"}
+    undeclared = await err(app, "mcp.apps.permission", asked)
     assert undeclared["code"] == "invalid"
 
     await ok(app, "mcp.apps.permission", {**ref, "permission": "microphone", "decision": "always"})
     grants = (await ok(app, "approvals.list"))["grants"]
-    assert [(g["kind"], g["key"]) for g in grants] == [("mcp_app", ["probe", "ui://probe/page.html", "microphone"])]
+    key = ["probe", "ui://probe/page.html", "microphone"]
+    assert [(g["kind"], g["key"]) for g in grants] == [("mcp_app", key)]
     again = await ok(app, "mcp.apps.open", ref)
     assert again["granted"] == ["microphone"]
     page = await ok(app, "mcp.apps.page", {"token": again["url"].rsplit("/", 1)[-1]})
@@ -212,30 +232,33 @@ async def test_a_declared_permission_is_off_until_allowed_once_or_always_and_alw
     assert (await ok(app, "mcp.apps.open", ref))["granted"] == []
 
 
-@pytest.mark.timeout(180)
-@pytest.mark.parametrize(("flag", "transport", "path"), [("--http", "http", "/mcp"), ("--sse", "sse", "/sse")])
-async def test_an_app_over_streamable_http_and_sse(
-    make_app: AppMaker, fake_llm: Any, tmp_path: Path, flag: str, transport: str, path: str
-) -> None:
-    import asyncio
-    import subprocess
-
-    from tests.mcp.helpers import free_port, wait_listening
-
+@pytest.fixture(params=[("--http", "http", "/mcp"), ("--sse", "sse", "/sse")], ids=["http", "sse"])
+def probe_remote(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[str, str, dict[str, Path]]]:
+    """The probe server over Streamable HTTP or SSE: (url, transport, its files)."""
+    flag, transport, path = request.param
     port = free_port()
     args, files = probe_args(tmp_path, flag, str(port))
     proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        await asyncio.to_thread(wait_listening, proc, port)
-        app, events = await make_app()
-        url = f"http://127.0.0.1:{port}{path}"
-        await ok(app, "mcp.servers.create", {"name": "probe", "transport": transport, "url": url})
-        chat, call_id, _ = await shown_app(app, events, fake_llm, tmp_path, files=files)
-        view = await ok(app, "mcp.apps.open", {"chat_id": chat, "call_id": call_id})
-        assert view["available"] and view["tool_result"]["structuredContent"]["topic"] == "budget"
-        assert view["connect_domains"] == [DECLARED]
-        caps = json.loads(files["caps"].read_text(encoding="utf-8"))
-        assert "io.modelcontextprotocol/ui" in caps["extensions"]
+        wait_listening(proc, port)
+        yield f"http://127.0.0.1:{port}{path}", transport, files
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.timeout(180)
+async def test_an_app_over_streamable_http_and_sse(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path, probe_remote: tuple[str, str, dict[str, Path]]
+) -> None:
+    url, transport, files = probe_remote
+    app, events = await make_app()
+    await ok(app, "mcp.servers.create", {"name": "probe", "transport": transport, "url": url})
+    chat, call_id, _ = await shown_app(app, events, fake_llm, tmp_path, files=files)
+    view = await ok(app, "mcp.apps.open", {"chat_id": chat, "call_id": call_id})
+    assert view["available"] and view["tool_result"]["structuredContent"]["topic"] == "budget"
+    assert view["connect_domains"] == [DECLARED]
+    caps = json.loads(files["caps"].read_text(encoding="utf-8"))
+    assert "io.modelcontextprotocol/ui" in caps["extensions"]

@@ -24,10 +24,10 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--declared", default="")
 parser.add_argument("--undeclared", default="")
 parser.add_argument("--report", default="")
-parser.add_argument("--caps", default="")
+parser.add_argument("--caps", default="")  # where show_probe writes the client's capabilities
 parser.add_argument("--permissions", default="")  # comma-separated: camera,microphone,...
 parser.add_argument("--http", type=int, default=0)  # serve Streamable HTTP on this port
-parser.add_argument("--sse", type=int, default=0)  # serve SSE on this port  # where show_probe writes the client's capabilities
+parser.add_argument("--sse", type=int, default=0)  # serve SSE on this port
 ARGS, _ = parser.parse_known_args()
 
 server = MCPServer("apps-probe")
@@ -122,7 +122,7 @@ PROBE = """<!doctype html>
 </script></body></html>"""
 
 CSP = {"connectDomains": [ARGS.declared]} if ARGS.declared else {}
-PERMISSIONS = {p: {} for p in ARGS.permissions.split(",") if p}
+PERMISSIONS: dict[str, dict[str, Any]] = {p: {} for p in ARGS.permissions.split(",") if p}
 
 
 @server.resource(PAGE, name="probe", mime_type=MIME, meta={"ui": {"csp": CSP, "permissions": PERMISSIONS}})

@@ -130,6 +130,37 @@ def app_policy(meta: Any) -> AppPolicy:
     )
 
 
+_INLINE = "'unsafe-inline'"
+
+
+def page_policy(policy: AppPolicy) -> str:
+    """The page's Content-Security-Policy, built only from the origins it declared (checked
+    above): its inline script and style run; script, style, image, font and media also from the
+    declared resource domains; connections only to the connect domains; frames only from the
+    frame domains. Nothing declared: nothing loads from anywhere (docs/decisions.md 445). The
+    server adds `frame-ancestors` and `sandbox` (which a `<meta>` policy cannot carry)."""
+
+    def sources(*first: str, extra: tuple[str, ...]) -> str:
+        listed = [*first, *extra]
+        return " ".join(listed) if listed else "'none'"
+
+    res = policy.resources
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {sources(_INLINE, extra=res)}",
+            f"style-src {sources(_INLINE, extra=res)}",
+            f"img-src {sources('data:', 'blob:', extra=res)}",
+            f"font-src {sources('data:', extra=res)}",
+            f"media-src {sources('data:', 'blob:', extra=res)}",
+            f"connect-src {sources(extra=policy.connect)}",
+            f"frame-src {sources(extra=policy.frames)}",
+            f"base-uri {sources(extra=policy.base_uris)}",
+            "form-action 'none'",
+        ]
+    )
+
+
 def is_loopback(origin: str) -> bool:
     host = origin.split("://", 1)[-1].split("/", 1)[0]
     host = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"

@@ -61,9 +61,12 @@ class McpAppPageRef(_Model):
 
 
 class McpAppPage(_Model):
-    """What the server adapter serves at the frame's address (app/server/app_frames.py)."""
+    """What the server adapter serves at the frame's address (app/server/app_frames.py), or
+    the window's loader writes (frontend/public/mcp-app.html): the page with its prelude and
+    the policy its resource declared."""
 
     html: str
+    csp: str
     connect_domains: list[str]
     resource_domains: list[str]
     frame_domains: list[str]

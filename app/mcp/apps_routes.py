@@ -18,7 +18,7 @@ from app.mcp import apps
 from app.mcp import apps_api as x
 from app.mcp.activations import ActivationStore
 from app.mcp.app_calls import AppCall, AppCallStore
-from app.mcp.app_pages import AppPage, AppPages
+from app.mcp.app_pages import AppPage, AppPages, with_prelude
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone, ToolDef
 from app.mcp.events import McpAppActivity
@@ -150,7 +150,8 @@ class AppRoutes:
             raise ApiFailure("not_found", say("mcp_app.no_page"))
         p = found.policy
         return x.McpAppPage(
-            html=found.html,
+            html=with_prelude(found.html, frames_allowed=bool(p.frames), csp=apps.page_policy(p)),
+            csp=apps.page_policy(p),
             connect_domains=list(p.connect),
             resource_domains=list(p.resources),
             frame_domains=list(p.frames),

@@ -75,60 +75,24 @@ ARTIFACT_PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in _FEATURES
 
 # MCP App pages (app/server/app_frames.py): `/mcp-app/<token>` from the server's root.
 APP_FRAME_PREFIX = "/mcp-app/"
-_INLINE = "'unsafe-inline'"
-
-
-def app_frame_content_security_policy(
-    port: int,
-    *,
-    connect: Sequence[str] = (),
-    resources: Sequence[str] = (),
-    frames: Sequence[str] = (),
-    base_uris: Sequence[str] = (),
-) -> str:
-    """An MCP App page's policy, built only from the origins its resource declared (checked to
-    be plain origins in app/mcp/apps.py): its inline script and style run, scripts, styles,
-    images, fonts and media also from the declared resource domains, connections only to the
-    declared connect domains, frames only from the declared frame domains. Nothing declared:
-    nothing loads from anywhere, as for an artifact (docs/decisions.md 445)."""
-
-    def sources(*first: str, extra: Sequence[str]) -> str:
-        listed = [*first, *extra]
-        return " ".join(listed) if listed else "'none'"
-
-    return "; ".join(
-        [
-            "default-src 'none'",
-            f"script-src {sources(_INLINE, extra=resources)}",
-            f"style-src {sources(_INLINE, extra=resources)}",
-            f"img-src {sources('data:', 'blob:', extra=resources)}",
-            f"font-src {sources('data:', extra=resources)}",
-            f"media-src {sources('data:', 'blob:', extra=resources)}",
-            f"connect-src {sources(extra=connect)}",
-            f"frame-src {sources(extra=frames)}",
-            f"base-uri {sources(extra=base_uris)}",
-            "form-action 'none'",
-            f"frame-ancestors http://127.0.0.1:{port} http://localhost:{port}",
-            "sandbox allow-scripts",
-        ]
-    )
 
 
 def app_frame_headers(
-    port: int,
-    *,
-    connect: Sequence[str] = (),
-    resources: Sequence[str] = (),
-    frames: Sequence[str] = (),
-    base_uris: Sequence[str] = (),
-    allow: Sequence[str] = (),
+    port: int, page_policy: str, *, allow: Sequence[str] = (), network: bool = False
 ) -> list[tuple[bytes, bytes]]:
-    """An MCP App page's headers: its policy; Connection-Allowlist closed (and WebRTC blocked)
-    when it declared no domain at all (a declared domain needs the allowlist open, WebRTC is
-    then closed by the page's prelude); every powerful feature off but the ones the person
-    allowed (`allow`: Permissions Policy feature names)."""
-    policy = app_frame_content_security_policy(
-        port, connect=connect, resources=resources, frames=frames, base_uris=base_uris
+    """An MCP App page's headers: the policy its resource declared (`page_policy`, built in
+    app/mcp/apps.py from the declared origins only) plus `frame-ancestors` (the app's own
+    pages) and `sandbox allow-scripts` (an opaque origin even when opened on its own);
+    Connection-Allowlist closed (and WebRTC blocked) when it declared no domain at all
+    (`network` False; a declared domain needs it open, WebRTC is then closed by the page's
+    prelude); every powerful feature off but the ones the person allowed (`allow`: Permissions
+    Policy feature names)."""
+    policy = "; ".join(
+        [
+            page_policy,
+            f"frame-ancestors http://127.0.0.1:{port} http://localhost:{port}",
+            "sandbox allow-scripts",
+        ]
     )
     allowed = set(allow)
     features = ", ".join(
@@ -143,7 +107,7 @@ def app_frame_headers(
         (b"cross-origin-opener-policy", b"same-origin"),
         (b"cache-control", b"no-store"),
     ]
-    if not (connect or resources or frames or base_uris):
+    if not network:
         headers.append((b"connection-allowlist", ARTIFACT_CONNECTION_ALLOWLIST.encode("ascii")))
     return headers
 

@@ -137,7 +137,7 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
     expect(budget.locator("#budget-selector option").first).to_be_attached()
 
     # An interaction in the App calls a tool of its server: asked first, then answered by the server.
-    basic.locator("#get-time-btn").click()
+    basic.locator("#get-time-btn").click(timeout=APP_MS)
     dialog = page.get_by_test_id("approval-dialog")
     expect(dialog).to_be_visible(timeout=APP_MS)
     expect(dialog).to_contain_text("get-time")
@@ -148,7 +148,7 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
     expect(basic.locator("#server-time")).to_have_text(iso)
 
     # A link the App asks to open is shown first; cancelled, nothing opens.
-    basic.locator("#open-link-btn").click()
+    basic.locator("#open-link-btn").click(timeout=APP_MS)
     ask = page.get_by_test_id("mcp-app").nth(0).get_by_test_id("mcp-app-link")
     expect(ask).to_contain_text("https://modelcontextprotocol.io/", timeout=APP_MS)
     ask.get_by_test_id("mcp-app-link-cancel").click()
@@ -157,7 +157,7 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
 
     # The App's message is shown where it enters the chat: in the message box, not sent.
     basic.locator("#message-text").fill("Plan my day around this time")
-    basic.locator("#send-message-btn").click()
+    basic.locator("#send-message-btn").click(timeout=APP_MS)
     composer = page.get_by_test_id("composer-input")
     expect(composer).to_have_value("Plan my day around this time", timeout=APP_MS)
     expect(activity).to_contain_text("Plan my day around this time")

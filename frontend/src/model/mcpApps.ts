@@ -15,6 +15,11 @@ export const FEATURES = {
 } as const;
 export type AppPermission = keyof typeof FEATURES;
 
+/** The window's App loader (public/mcp-app.html) and the two messages it exchanges. */
+export const APP_LOADER = "/mcp-app.html";
+export const APP_LOADER_READY = "cashcode-app-loader-ready";
+export const APP_LOADER_PAGE = "cashcode-app-page";
+
 export const MIN_HEIGHT = 120;
 export const MAX_HEIGHT = 900;
 

@@ -881,9 +881,14 @@ export interface McpAppNote {
   text: string;
 }
 
-/** What the server adapter serves at the frame's address (app/server/app_frames.py). */
+/**
+ * What the server adapter serves at the frame's address (app/server/app_frames.py), or
+ * the window's loader writes (frontend/public/mcp-app.html): the page with its prelude and
+ * the policy its resource declared.
+ */
 export interface McpAppPage {
   html: string;
+  csp: string;
   connect_domains: string[];
   resource_domains: string[];
   frame_domains: string[];

@@ -182,9 +182,9 @@ class AppRoutes:
             for_app=True,
         )
         call_id = f"app-{uuid.uuid4().hex[:12]}"
-        result = await self._run_tool(
-            tool, req.arguments, chat_id=req.chat_id, turn_id=call.turn_id, call_id=call_id
-        )
+        # No turn: the question is the chat's (its dialog asks), never a card of a running turn,
+        # and the end of a turn does not take it away.
+        result = await self._run_tool(tool, req.arguments, chat_id=req.chat_id, turn_id="", call_id=call_id)
         raw = result.metadata.get("mcp_result")
         kept: dict[str, Any] = (
             raw

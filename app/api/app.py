@@ -31,6 +31,7 @@ from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
 from app.api.inbox import InboxDeps, InboxService, Label
 from app.api.inbox_models import InboxAnswer, InboxList, InboxQuery
+from app.api.outside_turn import OutsideTurnRunner
 from app.api.providers import ProviderService
 from app.api.resume import ResumeService
 from app.api.route_types import ROUTE_TYPES
@@ -170,6 +171,7 @@ class CashCodeApp:
             workspace=lambda: ctx.settings.workspace(),
             app=self,
             capability=capability,
+            run_tool=OutsideTurnRunner(lambda: self._turn_environment(), self.gate, ctx.ledger),
         )
 
     # ---- adapter surface ---------------------------------------------------------------------

@@ -366,7 +366,7 @@ class SettingsPatch(ApiModel):
 
 class GrantView(ApiModel):
     id: str
-    kind: Literal["exec", "mcp", "skill_script", "web_host"]
+    kind: Literal["exec", "mcp", "skill_script", "web_host", "mcp_app"]
     key: list[str]
     workspace: str
     created_at: str

@@ -349,6 +349,11 @@ async def _tools(app: CashCodeApp, args: argparse.Namespace) -> int:
     for t in tools:
         params = ", ".join((t["input_schema"].get("properties") or {}).keys())
         print(f"{t['name']}({params})  {' '.join(t['description'].split())[:100]}")
+        if t.get("app_uri"):  # an MCP App: what its page declared (nothing: no network)
+            domains = ", ".join(t["app_domains"]) or "none"
+            permissions = ", ".join(t["app_permissions"]) or "none"
+            only = "  (App only: not offered to the model)" if t["visibility"] == ["app"] else ""
+            print(f"    App {t['app_uri']}: domains {domains}; permissions {permissions}{only}")
     return 0
 
 

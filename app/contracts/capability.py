@@ -121,6 +121,12 @@ class Capability:
         `prompt_section`: the system message holds only the app's own instructions."""
         return None
 
+    def tool_result_notes(self, chat_id: str) -> Mapping[str, str]:
+        """A line per tool call of the chat (by the model's call id) that a static copy of the
+        chat (an export) shows above that call's result, for what the app shows live but a copy
+        cannot run (an MCP App's page). Empty for most capabilities."""
+        return {}
+
     def listed_tools(self) -> Sequence[ListedTool]:
         """Every tool `toolset` can offer, for Settings → Tools (tools that exist only per chat,
         like an MCP server's own tools, are managed where they come from). Static: must not

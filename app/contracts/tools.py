@@ -16,8 +16,9 @@ from typing import Any, ClassVar, Literal, Protocol
 from app.contracts.events import ApprovalSummary, ApprovalSummaryCode
 from app.contracts.messages import ToolSpec
 
-# exec: exact argv; mcp: (server, tool); skill_script: (skill, path, digest); web_host: (host,)
-GrantKind = Literal["exec", "mcp", "skill_script", "web_host"]
+# exec: exact argv; mcp: (server, tool); skill_script: (skill, path, digest); web_host: (host,);
+# mcp_app: (server, ui:// page, permission) — a powerful feature an MCP App may use
+GrantKind = Literal["exec", "mcp", "skill_script", "web_host", "mcp_app"]
 
 # The one output budget (characters) of a tool result the model sees. Paging tools make pages
 # that fit it and say how to get the next; the loop cuts anything longer, with a marker
@@ -53,6 +54,9 @@ class ToolContext:
     env_allow: tuple[str, ...] = ()  # extra environment names commands may see (Settings)
     output_budget: int = TOOL_OUTPUT_BUDGET  # set by the loop from LoopDeps.max_tool_output_chars
     sandbox: SandboxSpec | None = None  # set in the Sandboxed approval mode only
+    # The model's id of this call (set by the tool-call runner per call): a tool that shows
+    # more than its text result (an MCP App) keys what it keeps by it.
+    call_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -194,7 +194,7 @@ class ToolCallRunner:
         tool = self._deps.tools.get(call.name)
         if tool is None:
             return _error(f"unknown tool {call.name!r}")
-        ctx = self._ctx
+        ctx = replace(self._ctx, call_id=call.id)
         try:
             arguments = _parse_arguments(call.arguments)
             check_known_keys(tool.parameters, arguments)
@@ -227,7 +227,7 @@ class ToolCallRunner:
             return replace(blocked, content=f"{blocked.content}\n\n{ESCALATION_DENIED}", escalation=None)
         if answer == "always" and blocked.escalation.grant_key is not None:
             self._deps.ledger.add(blocked.escalation.grant_key, chat_id=self._chat_id or None)
-        return await tool.execute(replace(prepared, sandboxed=False), self._ctx)
+        return await tool.execute(replace(prepared, sandboxed=False), replace(self._ctx, call_id=call.id))
 
     async def _approve(
         self, tool: Tool, prepared: PreparedCall, call: ToolCall

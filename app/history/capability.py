@@ -37,7 +37,9 @@ class HistoryCapability(Capability):
         emit: Callable[[AppEvent], None],
         downloads: Callable[[], Path],
         texts: AttachmentTexts | None = None,
+        notes: Callable[[str], Mapping[str, str]] = lambda chat_id: {},
     ) -> None:
+        self._notes = notes  # lines for tool results an export cannot show live (MCP Apps)
         self._chats = chats
         self._texts = texts
         self._files = files
@@ -83,7 +85,7 @@ class HistoryCapability(Capability):
             out = h.ExportedChat(
                 filename=export_filename(record, "md"),
                 mime="text/markdown",
-                content=to_markdown(record, self._chats.path_messages(req.chat_id)),
+                content=to_markdown(record, self._chats.path_messages(req.chat_id), self._notes(req.chat_id)),
             )
         if not req.save_to_downloads:
             return out

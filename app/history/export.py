@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.attachments.store import AttachmentMissing, AttachmentStore
@@ -83,7 +83,12 @@ def to_json(
     return json.dumps(doc, ensure_ascii=False, indent=1)
 
 
-def to_markdown(record: ChatRecord, messages: Sequence[StoredMessage]) -> str:
+def to_markdown(
+    record: ChatRecord, messages: Sequence[StoredMessage], notes: Mapping[str, str] | None = None
+) -> str:
+    """`notes`: a line per tool call id shown above its result (an MCP App, which an export
+    shows as this static placeholder and the text result, never its page or scripts)."""
+    notes = notes or {}
     title = record.title or "Chat"
     lines = [f"# {title}", "", f"_Exported from CashCode · created {record.created_at}_", ""]
     for s in messages:
@@ -91,6 +96,9 @@ def to_markdown(record: ChatRecord, messages: Sequence[StoredMessage]) -> str:
         if msg.role == "system":
             continue
         if msg.role == "tool":
+            note = notes.get(msg.tool_call_id or "")
+            if note:
+                lines += [f"> {note}", ""]
             lines += [f"**Tool result** (`{msg.name or 'tool'}`):", "", *_fenced(msg.content), ""]
             continue
         who = "You" if msg.role == "user" else "CashCode"

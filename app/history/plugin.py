@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,8 +25,16 @@ def _build(host: Host) -> Capability:
 
         return Path(platformdirs.user_downloads_dir())
 
+    def notes(chat_id: str) -> Mapping[str, str]:
+        # An MCP App's card in an export: a placeholder line above its tool result (issue 37).
+        try:
+            return host.capability("mcp").tool_result_notes(chat_id)
+        except KeyError:  # a build without the MCP capability
+            return {}
+
     files = AttachmentStore(host.paths.data_dir / "attachments")
-    return HistoryCapability(host.chats, files, host.publish, downloads, AttachmentTexts(host.db, files))
+    texts = AttachmentTexts(host.db, files)
+    return HistoryCapability(host.chats, files, host.publish, downloads, texts, notes)
 
 
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(

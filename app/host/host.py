@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from app.contracts.capability import Capability, SettingsSection
 from app.contracts.events import AppEvent
 from app.contracts.provider import Provider, ProviderConfig
+from app.contracts.tools import Tool, ToolResult
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.settings.user_settings import SettingsError, SettingsStore
@@ -28,6 +29,16 @@ from app.store.db import Database
 
 Publish = Callable[[AppEvent], None]
 Subscribe = Callable[[Callable[[AppEvent], None]], Callable[[], None]]
+
+
+class ToolRunner(Protocol):
+    """Runs one tool call outside a model's turn (an MCP App's own call) under the same
+    approval rules as a turn's call (app/api/outside_turn.py); the card of `call_id` in
+    `turn_id` is where its approval is asked."""
+
+    async def __call__(
+        self, tool: Tool, args: Mapping[str, Any], *, chat_id: str, turn_id: str, call_id: str
+    ) -> ToolResult: ...
 
 
 class AppPort(Protocol):
@@ -60,6 +71,7 @@ class Host:
     workspace: Callable[[], Path]  # the effective workspace now (settings may change it)
     app: AppPort
     capability: Callable[[str], Capability]  # another capability by name (declare it in `after`)
+    run_tool: ToolRunner  # a call outside a turn, approved as a turn's would be
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -13,6 +13,7 @@ from app.contracts.errors import ApiFailure, said, say
 from app.mcp import api_models as x
 from app.mcp import sandboxed
 from app.mcp.activations import ActivationStore
+from app.mcp.apps import AppPolicy, app_policy
 from app.mcp.catalog import EntryInput, mask_url
 from app.mcp.config import ConfigError, NameTaken, ServerEntry
 from app.mcp.connection import ResultTooLarge, ServerGone
@@ -24,6 +25,8 @@ from app.mcp.service import McpService, NeedsConfirmation, NotFoundError
 from app.mcp.tools import McpDirectory
 from app.settings.secrets import MASK
 from app.settings.user_settings import SettingsStore
+
+MAX_APP_PREVIEWS = 20  # App pages read for one tool list
 
 
 class McpRoutes:
@@ -160,8 +163,14 @@ class McpRoutes:
         d = self._dir.refresh()
         policies = self._settings.load().tool_policies
         views = []
+        live = conn.status == "connected"
+        declared: dict[str, AppPolicy] = {}
         for t in known:
             exposed = d.names.get((entry.name, t.name), "")
+            uri = t.ui_resource_uri
+            if live and uri is not None and uri not in declared and len(declared) < MAX_APP_PREVIEWS:
+                declared[uri] = await self._app_policy(entry.name, uri)
+            app = declared.get(uri or "", AppPolicy())
             views.append(
                 x.McpToolView(
                     name=t.name,
@@ -171,9 +180,23 @@ class McpRoutes:
                     read_only_hint=t.read_only_hint,
                     policy=policies.get(exposed, "ask"),
                     diagnostic=t.diagnostic,
+                    app_uri=uri,
+                    visibility=[v for v in x.VISIBILITIES if v in t.visibility],
+                    app_domains=[*app.connect, *app.resources, *app.frames, *app.base_uris],
+                    app_permissions=list(app.permissions),
                 )
             )
-        return x.McpToolList(tools=views, live=conn.status == "connected")
+        return x.McpToolList(tools=views, live=live)
+
+    async def _app_policy(self, server: str, uri: str) -> AppPolicy:
+        """What an App's page declares (domains, permissions), for the tool list: read from the
+        server; a page that cannot be read declares nothing."""
+        try:
+            read = await self._s.request(server, "read_resource", uri)
+        except (ConfigError, ServerGone):
+            return AppPolicy()
+        content = next(iter(read.contents or []), None)
+        return app_policy(getattr(content, "meta", None))
 
     async def import_preview(self, req: x.McpImportText) -> x.McpImportPreview:
         names = {e.name for e in self._s.entries()}

@@ -12,6 +12,8 @@ from app.contracts.replies import ApiModel as _Model
 from app.contracts.replies import Ok, ToolPolicy
 
 TransportName = Literal["stdio", "sse", "http"]
+Visibility = Literal["model", "app"]
+VISIBILITIES: tuple[Visibility, ...] = ("model", "app")
 StatusName = Literal["disconnected", "connecting", "connected", "failed"]
 
 
@@ -92,6 +94,11 @@ class McpToolView(_Model):
     read_only_hint: bool | None = None
     policy: ToolPolicy = "ask"
     diagnostic: str | None = None
+    # MCP Apps: the tool's page, who may call it, and (server connected) what the page declared.
+    app_uri: str | None = None
+    visibility: list[Visibility] = Field(default_factory=lambda: list(VISIBILITIES))
+    app_domains: list[str] = Field(default_factory=list)
+    app_permissions: list[str] = Field(default_factory=list)
 
 
 class McpToolList(_Model):

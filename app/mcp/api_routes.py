@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from app.contracts import replies as m
 from app.mcp import api_models as x
+from app.mcp import apps_api as a
 
 # Same shape as app/api/route_types.RouteTable (not imported: that module imports this one).
 ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
@@ -31,4 +32,11 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp.prompts.list": (x.McpServerRef, x.McpPromptList),
     "mcp.prompts.get": (x.McpPromptGet, x.McpPromptResult),
     "mcp.elicitation.answer": (x.McpElicitationAnswer, m.Ok),
+    # MCP Apps (app/mcp/apps_routes.py)
+    "mcp.apps.calls": (a.McpAppChat, a.McpAppCallList),
+    "mcp.apps.open": (a.McpAppRef, a.McpAppView),
+    "mcp.apps.page": (a.McpAppPageRef, a.McpAppPage),
+    "mcp.apps.call": (a.McpAppToolCall, a.McpAppToolResult),
+    "mcp.apps.note": (a.McpAppNote, m.Ok),
+    "mcp.apps.permission": (a.McpAppPermission, a.McpAppPermissionResult),
 }

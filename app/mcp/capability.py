@@ -26,6 +26,11 @@ from app.store.db import Database
 
 if TYPE_CHECKING:
     from app.contracts.events import AppEvent
+    from app.contracts.tools import ApprovalLedger
+    from app.host.host import ToolRunner
+    from app.mcp.app_calls import AppCallStore
+    from app.mcp.app_pages import AppPages
+    from app.mcp.apps_routes import AppContexts
     from app.mcp.result_pages import ResultPages
     from app.mcp.sandboxed import SandboxSource
     from app.mcp.service import McpService
@@ -60,7 +65,14 @@ class McpCapability(Capability):
         settings: SettingsStore,
         attachments_dir: Path,
         catalogs: tuple[Path | None, Path] | None = None,  # (built-in, user) for the prompt's server list
+        *,
+        db: Database | None = None,
+        run_tool: ToolRunner | None = None,
+        ledger: ApprovalLedger | None = None,
     ) -> None:
+        self._db = db
+        self._run_tool = run_tool
+        self._ledger = ledger
         self._catalogs = catalogs
         self._make_service = make_service
         self.activations = activations
@@ -83,6 +95,24 @@ class McpCapability(Capability):
 
         return ResultPages()
 
+    @functools.cached_property
+    def app_calls(self) -> AppCallStore | None:
+        from app.mcp.app_calls import AppCallStore
+
+        return AppCallStore(self._db) if self._db is not None else None
+
+    @functools.cached_property
+    def app_pages(self) -> AppPages:
+        from app.mcp.app_pages import AppPages
+
+        return AppPages()
+
+    @functools.cached_property
+    def app_contexts(self) -> AppContexts:
+        from app.mcp.apps_routes import AppContexts
+
+        return AppContexts()
+
     @classmethod
     def build(
         cls,
@@ -94,6 +124,8 @@ class McpCapability(Capability):
         publish: Callable[[AppEvent], None],
         builtin: Path | None = None,
         workspace: Callable[[], Path] | None = None,
+        run_tool: ToolRunner | None = None,
+        ledger: ApprovalLedger | None = None,
     ) -> McpCapability:
         test_servers = env.get(ENV_TEST_SERVERS, "") == "1"
         from app.mcp.sandboxed import sandbox_source
@@ -112,7 +144,14 @@ class McpCapability(Capability):
             paths.data_dir / "mcp" / "servers.json",
         )
         return cls(
-            lambda: _service(args), ActivationStore(db), settings, paths.data_dir / "attachments", catalogs
+            lambda: _service(args),
+            ActivationStore(db),
+            settings,
+            paths.data_dir / "attachments",
+            catalogs,
+            db=db,
+            run_tool=run_tool,
+            ledger=ledger,
         )
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
@@ -124,11 +163,31 @@ class McpCapability(Capability):
     def _toolbox(self, chat_id: str, mentioned: Sequence[str]) -> ToolBox:
         from app.mcp.tools import McpToolBox
 
-        return McpToolBox(chat_id, self.service, self.directory, self.activations, self.pages, mentioned)
+        return McpToolBox(
+            chat_id, self.service, self.directory, self.activations, self.pages, mentioned, self.app_calls
+        )
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
         # A reserved chat (`cashcode ask`) is stored with its first turn: now its activations can be.
         self.activations.flush(spec.chat_id)
+        if "app_calls" in self.__dict__ and self.app_calls is not None:
+            self.app_calls.flush(spec.chat_id)
+
+    def tool_result_notes(self, chat_id: str) -> Mapping[str, str]:
+        """Exports show an App as this line above its tool result (never its page)."""
+        if self.app_calls is None:
+            return {}
+        return {
+            c.call_id: f"MCP App of {c.tool} ({c.server}, {c.uri}): interactive, shown in CashCode only."
+            for c in self.app_calls.list(chat_id)
+        }
+
+    def turn_context(self, spec: TurnSpec) -> str | None:
+        """The latest model-context update of each MCP App shown in this chat (data the Apps
+        sent; each was shown on its App's card when it arrived)."""
+        if "app_contexts" not in self.__dict__:
+            return None
+        return self.app_contexts.block(spec.chat_id)
 
     def listed_tools(self) -> list[ListedTool]:
         # A server's own tools are listed (and turned on or off) in MCP Market.
@@ -155,10 +214,26 @@ class McpCapability(Capability):
 
     def routes(self) -> Mapping[str, Handler]:
         from app.attachments.store import AttachmentStore
-        from app.mcp.api_handlers import McpRoutes  # route code and models: on first use
+        from app.mcp.api_handlers import McpRoutes, _mapped  # route code and models: on first use
 
         files = AttachmentStore(self._attachments_dir)
-        return McpRoutes(self.service, self.directory, self._settings, self.activations, files).table()
+        table = McpRoutes(self.service, self.directory, self._settings, self.activations, files).table()
+        if self.app_calls is not None and self._run_tool is not None and self._ledger is not None:
+            from app.mcp.apps_routes import AppRoutes
+
+            app_routes = AppRoutes(
+                self.service,
+                self.directory,
+                self.activations,
+                self.pages,
+                self.app_calls,
+                self.app_pages,
+                self.app_contexts,
+                self._run_tool,
+                self._ledger,
+            )
+            table.update({name: _mapped(h) for name, h in app_routes.table().items()})
+        return table
 
     async def start(self) -> None:
         """Long-lived surfaces have a UI that can show a server's form; the CLI never calls

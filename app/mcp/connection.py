@@ -44,6 +44,9 @@ class ToolDef:
     input_schema: dict[str, Any]
     read_only_hint: bool | None = None
     diagnostic: str | None = None  # e.g. an invalid input schema we replaced
+    # MCP Apps (app/mcp/apps.py): the tool's `ui://` page, and who may call it.
+    ui_resource_uri: str | None = None
+    visibility: tuple[str, ...] = ("model", "app")
 
 
 class ServerGone(Exception):

@@ -35,6 +35,32 @@ class McpToolProgress(TurnEvent):
     total: float | None = None
 
 
+class McpAppCall(TurnEvent):
+    """A call of a tool that has an MCP App finished: its card shows the App (`call_id` is the
+    model's id of the call; `mcp.apps.open` gives the page, the input and the result)."""
+
+    type: Literal["mcp_app_call"] = "mcp_app_call"
+    call_id: str
+    server: str
+    tool: str
+    uri: str
+
+
+class McpAppActivity(Event):
+    """Something an App did that the chat shows on its card: a tool call it made (`kind`
+    "tool", with `tool`, `ok` and `text`), a model-context update ("context") or a message it
+    asked to send ("message", `text`)."""
+
+    type: Literal["mcp_app_activity"] = "mcp_app_activity"
+    chat_id: str
+    call_id: str  # the App's card
+    kind: Literal["tool", "context", "message"]
+    tool: str = ""
+    ok: bool = True
+    denied: bool = False
+    text: str = ""
+
+
 class McpElicitation(Event):
     """An MCP server asks the user to fill a form during a call (`closed`: answered or timed
     out; the UI removes it). Answer with the `mcp.elicitation.answer` route."""
@@ -53,4 +79,4 @@ class McpElicitation(Event):
     outcome: Literal["accept", "decline", "cancel", "timeout"] | None = None
 
 
-EVENTS = (McpServerStatus, McpToolProgress, McpElicitation)
+EVENTS = (McpServerStatus, McpToolProgress, McpElicitation, McpAppCall, McpAppActivity)

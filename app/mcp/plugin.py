@@ -15,7 +15,15 @@ def _build(host: Host) -> Capability:
     from app.mcp.capability import McpCapability
 
     return McpCapability.build(
-        host.paths, host.env, host.db, host.secrets, host.settings, host.publish, workspace=host.workspace
+        host.paths,
+        host.env,
+        host.db,
+        host.secrets,
+        host.settings,
+        host.publish,
+        workspace=host.workspace,
+        run_tool=host.run_tool,
+        ledger=host.ledger,
     )
 
 
@@ -25,10 +33,16 @@ def _activations(conn: sqlite3.Connection) -> None:
     migrate(conn)
 
 
+def _app_calls(conn: sqlite3.Connection) -> None:
+    from app.mcp.app_calls import migrate
+
+    migrate(conn)
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="mcp",
     build=_build,
     routes="app.mcp.api_routes",
     events="app.mcp.events",
-    migrations=(_activations,),
+    migrations=(_activations, _app_calls),
 )

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from app.mcp import apps
 from app.mcp.connection import ToolDef
 
 MAX_NAME = 64
@@ -37,12 +38,15 @@ def tool_def(tool: Any) -> ToolDef:
         diagnostic = "the server sent an invalid JSON Schema; the tool is offered without parameters"
         schema = dict(EMPTY_SCHEMA)
     hint = getattr(getattr(tool, "annotations", None), "read_only_hint", None)
+    meta = getattr(tool, "meta", None)
     return ToolDef(
         name=str(tool.name),
         description=cut_description(tool.description or ""),
         input_schema=schema,
         read_only_hint=hint,
         diagnostic=diagnostic,
+        ui_resource_uri=apps.resource_uri(meta),
+        visibility=apps.visibility(meta),
     )
 
 

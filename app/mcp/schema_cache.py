@@ -41,6 +41,8 @@ class SchemaCache:
                     "input_schema": t.input_schema,
                     "read_only_hint": t.read_only_hint,
                     "diagnostic": t.diagnostic,
+                    "ui_resource_uri": t.ui_resource_uri,
+                    "visibility": list(t.visibility),
                 }
                 for t in tools
             ],
@@ -62,4 +64,6 @@ def _tool(raw: Any) -> ToolDef:
         input_schema=schema,
         read_only_hint=raw.get("read_only_hint"),
         diagnostic=raw.get("diagnostic"),
+        ui_resource_uri=uri if isinstance(uri := raw.get("ui_resource_uri"), str) else None,
+        visibility=tuple(v for v in raw.get("visibility") or ("model", "app") if v in ("model", "app")),
     )

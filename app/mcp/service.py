@@ -57,6 +57,9 @@ class CallOutcome:
     ok: bool
     text: str
     truncated: bool = False
+    # The whole result as the server sent it (JSON), for an MCP App's card (app/mcp/app_calls.py);
+    # None when asked not to keep it.
+    raw: dict[str, Any] | None = None
 
 
 @dataclass
@@ -249,7 +252,10 @@ class McpService:
         """The SDK `Client`'s options. `auto` probes `server/discover` and speaks the stateless
         2026-07-28 protocol with a server that answers it, else falls back to the `initialize`
         handshake; `legacy` sends only the handshake (see `_Opening`)."""
+        from mcp.client.extension import advertise
         from mcp.types import Implementation
+
+        from app.mcp import apps
 
         async def on_log(params: Any) -> None:
             self._notify(name, "log", message=f"[{params.level}] {_short(params.data)}")
@@ -265,6 +271,8 @@ class McpService:
             # "info" keeps what the handshake era showed on the tool card, without debug noise.
             "log_level": "info",
             "client_info": Implementation(name="CashCode", version="1"),
+            # MCP Apps: CashCode renders `ui://` pages of tools (app/mcp/apps.py).
+            "extensions": [advertise(apps.EXTENSION, apps.EXTENSION_SETTINGS)],
         }
 
     async def _elicit(self, name: str, params: Any) -> Any:
@@ -357,6 +365,7 @@ class McpService:
         site: CallSite,
         *,
         limit: int = MAX_OUTPUT_CHARS,
+        keep_raw: bool = False,
     ) -> CallOutcome:
         """`limit`: the characters kept (the model pages through them; a direct call keeps fewer)."""
         conn = await self.connected(server)
@@ -385,7 +394,8 @@ class McpService:
         finally:
             state.active_calls.remove(site)
         text, truncated = cap(self.redact(result_text(result)), limit)
-        return CallOutcome(ok=not bool(result.is_error), text=text, truncated=truncated)
+        raw = result.model_dump(by_alias=True, mode="json", exclude_none=True) if keep_raw else None
+        return CallOutcome(ok=not bool(result.is_error), text=text, truncated=truncated, raw=raw)
 
     async def _guarded(self, conn: Connection, request: Any) -> Any:
         """Await a request; a timeout or a dead server becomes a clear error, and a dead server
@@ -437,6 +447,9 @@ class McpService:
 
     def redact(self, text: str) -> str:
         return redact(text, self._known_secrets)
+
+    def publish(self, event: AppEvent) -> None:
+        self._publish(event)
 
 
 class _Opening:

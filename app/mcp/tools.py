@@ -24,13 +24,16 @@ from app.contracts.tools import (
     ToolResult,
     summary,
 )
+from app.mcp import apps
 from app.mcp import tool_specs as specs
 from app.mcp.activations import CAPACITY, ActivationStore
+from app.mcp.app_calls import AppCall, AppCallStore, kept_result
 from app.mcp.config import ConfigError
 from app.mcp.connection import ServerGone, ToolDef
+from app.mcp.events import McpAppCall
 from app.mcp.result_pages import McpResultPageTool, ResultPages
 from app.mcp.results import name_map
-from app.mcp.service import CallSite, McpService, NotFoundError
+from app.mcp.service import CallOutcome, CallSite, McpService, NotFoundError
 
 if TYPE_CHECKING:
     from app.search.bm25 import BM25Index
@@ -83,7 +86,8 @@ class McpDirectory:
                 )
                 continue
             for t in known:
-                tools[(entry.name, t.name)] = t
+                if apps.for_model(t.visibility):  # an App-only tool is never offered to the model
+                    tools[(entry.name, t.name)] = t
         self.names = name_map(tools)
         shown = {e.name: e.display_name for e in entries}  # a dict: 10,000 tools × 200 servers
         for (server, tool), t in tools.items():
@@ -209,6 +213,8 @@ class McpTool(Tool):
         pages: ResultPages,
         *,
         standing: bool = True,
+        app_calls: AppCallStore | None = None,
+        for_app: bool = False,
     ) -> None:
         self.name = exposed  # type: ignore[misc]
         hint = " (the server says it is read-only)" if definition.read_only_hint else ""
@@ -220,6 +226,10 @@ class McpTool(Tool):
         self._store = store
         self._pages = pages
         self._standing = standing  # False: offered by an @-selection for this turn only
+        self._app_calls = app_calls
+        # Called by an MCP App (app/mcp/apps_routes.py): the App gets the server's whole result,
+        # not pages of its text.
+        self._for_app = for_app
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         arguments = json.dumps(dict(args), ensure_ascii=False, indent=2, sort_keys=True)[:4_000]
@@ -239,13 +249,61 @@ class McpTool(Tool):
         if ctx.chat_id and self._standing:
             self._store.touch(ctx.chat_id, [(self._server, self._def.name)])
         site = CallSite(chat_id=ctx.chat_id, turn_id=ctx.turn_id, tool=self.name)
+        shows_app = self._def.ui_resource_uri is not None and self._app_calls is not None
         try:
-            out = await self._service.call(self._server, self._def.name, call.args, site)
+            out = await self._service.call(
+                self._server, self._def.name, call.args, site, keep_raw=shows_app or self._for_app
+            )
         except (NotFoundError, ConfigError, ServerGone) as exc:
             raise ToolError(self._service.redact(str(exc))) from None
+        if shows_app and ctx.chat_id and ctx.call_id:
+            self._show_app(ctx, dict(call.args), out)
         content = out.text if out.ok else f"Error from the MCP tool: {out.text}"
+        if self._for_app:
+            raw = self._redacted(out.raw)
+            return ToolResult(ok=out.ok, content=content, metadata={"mcp_result": raw} if raw else {})
         content, paged = self._pages.first_page(ctx.chat_id, content, ctx.output_budget)
         return ToolResult(ok=out.ok, content=content, truncated=out.truncated or paged)
+
+
+    def _show_app(self, ctx: ToolContext, args: dict[str, Any], out: CallOutcome) -> None:
+        """Keep the call for the App's card (reopening the chat renders it again) and tell the
+        UI the card has an App."""
+        assert self._app_calls is not None and self._def.ui_resource_uri is not None
+        raw = self._redacted(out.raw)
+        self._app_calls.record(
+            AppCall(
+                chat_id=ctx.chat_id,
+                call_id=ctx.call_id,
+                turn_id=ctx.turn_id,
+                server=self._server,
+                tool=self._def.name,
+                uri=self._def.ui_resource_uri,
+                arguments=args,
+                result=kept_result(raw, out.text, out.ok),
+            )
+        )
+        self._service.publish(
+            McpAppCall(
+                chat_id=ctx.chat_id,
+                turn_id=ctx.turn_id,
+                call_id=ctx.call_id,
+                server=self._server,
+                tool=self._def.name,
+                uri=self._def.ui_resource_uri,
+            )
+        )
+
+
+    def _redacted(self, raw: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The server's whole result, redacted like its text (a server may echo a secret)."""
+        if raw is None:
+            return None
+        try:
+            value = json.loads(self._service.redact(json.dumps(raw, ensure_ascii=False)))
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
 
 
 class McpToolBox:
@@ -260,7 +318,9 @@ class McpToolBox:
         store: ActivationStore,
         pages: ResultPages,
         mentioned: Sequence[str] = (),
+        app_calls: AppCallStore | None = None,
     ) -> None:
+        self._app_calls = app_calls
         self._chat_id = chat_id
         self._pages = pages
         self._service = service
@@ -281,7 +341,14 @@ class McpToolBox:
                 if definition is None or exposed is None or self._service.is_disconnected(server):
                     continue
                 active[exposed] = McpTool(
-                    exposed, server, definition, self._service, self._store, self._pages, standing=keep
+                    exposed,
+                    server,
+                    definition,
+                    self._service,
+                    self._store,
+                    self._pages,
+                    standing=keep,
+                    app_calls=self._app_calls,
                 )
         base: dict[str, Tool] = {
             "tool_search": ToolSearchTool(d, set(active)),

@@ -22,7 +22,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.server import pages
 from app.server.auth import TOKEN_QUERY_PARAM, AccessPolicy
-from app.server.headers import ARTIFACT_PATH, artifact_security_headers, security_headers
+from app.server.headers import (
+    APP_FRAME_PREFIX,
+    ARTIFACT_PATH,
+    artifact_security_headers,
+    security_headers,
+)
 
 # Methods a cross-site page can send without CORS preflight are the ones to fence by Origin;
 # every state-changing method is, GET/HEAD are side-effect free here.
@@ -65,6 +70,8 @@ class Guard:
         # and every other path keeps the app's.
         if response is None and inner_scope["type"] == "http" and inner_scope.get("path") == ARTIFACT_PATH:
             return self._artifact_headers
+        if response is None and _is_app_frame(inner_scope):
+            return []  # the App page's route sends its own policy (app/server/app_frames.py)
         return self._headers
 
     @staticmethod
@@ -92,6 +99,10 @@ class Guard:
             # The artifact page lives outside the prefix, so an artifact reading its own
             # `location` learns no secret (docs/decisions.md 290). It is a static file of the
             # build, holds nothing, and gets the artifact's policy (no cookie needed or sent).
+            return None, scope
+        if _is_app_frame(scope):
+            # An MCP App's page: outside the prefix for the same reason; the token names a page
+            # the person's UI opened, and the page gets the policy its App declared.
             return None, scope
         if scope["type"] == "http" and path == "/" and self._has_start_token(scope):
             return self._exchange(scope), scope
@@ -152,6 +163,14 @@ class Guard:
             page = pages.unauthorized_page() if status == 401 else pages.bad_host_page()
             return HTMLResponse(page, status_code=status, headers=_NO_STORE)
         return JSONResponse(_error_envelope(code, message), status_code=status, headers=_NO_STORE)
+
+
+def _is_app_frame(scope: Scope) -> bool:
+    return (
+        scope["type"] == "http"
+        and str(scope.get("path", "")).startswith(APP_FRAME_PREFIX)
+        and scope.get("method") in _SAFE_METHODS
+    )
 
 
 def _one_session_cookie(headers: Headers, name: str) -> str | None:

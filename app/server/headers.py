@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def content_security_policy(port: int) -> str:
     return "; ".join(
@@ -53,24 +55,61 @@ def artifact_content_security_policy(port: int) -> str:
 ARTIFACT_CONNECTION_ALLOWLIST = "();webrtc=block"
 # Powerful features a frame could ask for, all off (the frame's `allow` attribute says the same:
 # frontend/src/model/sandboxedFrame.ts).
-ARTIFACT_PERMISSIONS_POLICY = ", ".join(
-    f"{feature}=()"
-    for feature in (
-        "camera",
-        "microphone",
-        "display-capture",
-        "geolocation",
-        "usb",
-        "serial",
-        "hid",
-        "bluetooth",
-        "midi",
-        "payment",
-        "publickey-credentials-get",
-        "clipboard-read",
-        "clipboard-write",
-    )
+_FEATURES = (
+    "camera",
+    "microphone",
+    "display-capture",
+    "geolocation",
+    "usb",
+    "serial",
+    "hid",
+    "bluetooth",
+    "midi",
+    "payment",
+    "publickey-credentials-get",
+    "clipboard-read",
+    "clipboard-write",
 )
+ARTIFACT_PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in _FEATURES)
+
+
+# MCP App pages (app/server/app_frames.py): `/mcp-app/<token>` from the server's root.
+APP_FRAME_PREFIX = "/mcp-app/"
+
+
+def app_frame_headers(
+    port: int, page_policy: str, *, allow: Sequence[str] = (), network: bool = False
+) -> list[tuple[bytes, bytes]]:
+    """An MCP App page's headers: the policy its resource declared (`page_policy`, built in
+    app/mcp/apps.py from the declared origins only) plus `frame-ancestors` (the app's own
+    pages) and `sandbox allow-scripts` (an opaque origin even when opened on its own);
+    Connection-Allowlist closed (and WebRTC blocked) when it declared no domain at all
+    (`network` False; a declared domain needs it open, WebRTC is then closed by the page's
+    prelude); every powerful feature off but the ones the person allowed (`allow`: Permissions
+    Policy feature names)."""
+    policy = "; ".join(
+        [
+            page_policy,
+            f"frame-ancestors http://127.0.0.1:{port} http://localhost:{port}",
+            "sandbox allow-scripts",
+        ]
+    )
+    allowed = set(allow)
+    features = ", ".join(
+        f"{feature}=(self)" if feature in allowed else f"{feature}=()" for feature in _FEATURES
+    )
+    headers = [
+        (b"content-security-policy", policy.encode("ascii")),
+        (b"permissions-policy", features.encode("ascii")),
+        (b"x-dns-prefetch-control", b"off"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cache-control", b"no-store"),
+    ]
+    if not network:
+        headers.append((b"connection-allowlist", ARTIFACT_CONNECTION_ALLOWLIST.encode("ascii")))
+    return headers
 
 
 def security_headers(port: int) -> list[tuple[bytes, bytes]]:

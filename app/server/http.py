@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp
 
 from app.observability.request_id import RequestIdMiddleware
+from app.server.app_frames import app_frame_router
 from app.server.auth import AccessPolicy
 from app.server.contracts import RouteTypes, ServedApp
 from app.server.events_ws import events_router
@@ -45,6 +46,7 @@ def create_http_app(
         api.include_router(events_router(app, queue_limit=event_queue_limit))
     api.include_router(script_ws_router(app))
     api.include_router(rest_router(app, route_types))
+    api.include_router(app_frame_router(app, policy.port))  # MCP App pages (outside the prefix)
     # Last: its catch-all path would otherwise shadow the API routes.
     api.include_router(static_router(static_dir))
     # Log lines repeat each answer's X-Request-ID; the process's tokens are redacted from them.

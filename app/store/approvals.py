@@ -16,7 +16,7 @@ from app.store.db import Database
 from app.store.ids import new_id, validate_chat_id, validate_id
 from app.store.timeutil import utc_now_iso
 
-_KINDS = ("exec", "mcp", "skill_script", "web_host")
+_KINDS = ("exec", "mcp", "skill_script", "web_host", "mcp_app")
 
 
 def _key_json(key: GrantKey) -> str:

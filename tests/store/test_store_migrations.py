@@ -145,7 +145,9 @@ def test_a_database_of_the_old_single_list_layout_is_converted_without_rerunning
     with open_database(db_path) as db:  # would fail with "table exists" if a step ran again
         assert db.query("SELECT title FROM chats")[0][0] == "kept"
         assert db.part_version("store") == LATEST_VERSION
-        assert db.part_version("mcp") == 1
+        # Its activations step of the old list is kept; the later MCP Apps step runs.
+        assert db.part_version("mcp") == 2
+        assert db.query("SELECT COUNT(*) FROM mcp_app_calls")[0][0] == 0
         # Its step of the old list is kept (not re-run); the later `done_with_errors` step runs.
         assert db.part_version("observability") == 2
         assert db.part_version("knowledge") == len(KNOWLEDGE.migrations)  # a new part: created now

@@ -597,7 +597,7 @@ export interface GrantRef {
 
 export interface GrantView {
   id: string;
-  kind: "exec" | "mcp" | "skill_script" | "web_host";
+  kind: "exec" | "mcp" | "skill_script" | "web_host" | "mcp_app";
   key: string[];
   workspace: string;
   created_at: string;
@@ -898,6 +898,133 @@ export interface LineText {
   text: string;
 }
 
+/**
+ * Something an App did that the chat shows on its card: a tool call it made (`kind`
+ * "tool", with `tool`, `ok` and `text`), a model-context update ("context") or a message it
+ * asked to send ("message", `text`).
+ */
+export interface McpAppActivity {
+  type: "mcp_app_activity";
+  chat_id: string;
+  call_id: string;
+  kind: "tool" | "context" | "message";
+  tool: string;
+  ok: boolean;
+  denied: boolean;
+  text: string;
+}
+
+/**
+ * A call of a tool that has an MCP App finished: its card shows the App (`call_id` is the
+ * model's id of the call; `mcp.apps.open` gives the page, the input and the result).
+ */
+export interface McpAppCall {
+  type: "mcp_app_call";
+  chat_id: string;
+  turn_id: string;
+  call_id: string;
+  server: string;
+  tool: string;
+  uri: string;
+}
+
+export interface McpAppCallList {
+  calls: McpAppCallView[];
+}
+
+export interface McpAppCallView {
+  call_id: string;
+  turn_id: string;
+  server: string;
+  tool: string;
+  uri: string;
+}
+
+export interface McpAppChat {
+  chat_id: string;
+}
+
+/** An App's model-context update ("context") or the message it asked to send ("message"). */
+export interface McpAppNote {
+  chat_id: string;
+  call_id: string;
+  kind: "context" | "message";
+  text: string;
+}
+
+/**
+ * What the server adapter serves at the frame's address (app/server/app_frames.py), or
+ * the window's loader writes (frontend/public/mcp-app.html): the page with its prelude and
+ * the policy its resource declared.
+ */
+export interface McpAppPage {
+  html: string;
+  csp: string;
+  connect_domains: string[];
+  resource_domains: string[];
+  frame_domains: string[];
+  base_uri_domains: string[];
+  allow: string[];
+}
+
+export interface McpAppPageRef {
+  token: string;
+}
+
+/** The person's answer to an App asking for a powerful feature. */
+export interface McpAppPermission {
+  chat_id: string;
+  call_id: string;
+  permission: "camera" | "microphone" | "geolocation" | "clipboardWrite";
+  decision: "once" | "always";
+}
+
+export interface McpAppPermissionResult {
+  url: string;
+}
+
+export interface McpAppRef {
+  chat_id: string;
+  call_id: string;
+}
+
+export interface McpAppToolCall {
+  chat_id: string;
+  call_id: string;
+  tool: string;
+  arguments?: Record<string, unknown>;
+}
+
+/**
+ * The server's CallToolResult as JSON (content, structuredContent, isError), or the
+ * refusal as an error result.
+ */
+export interface McpAppToolResult {
+  result: Record<string, unknown>;
+  denied: boolean;
+}
+
+/** An App's card: ready (the frame's address, the tool's input and result) or why not. */
+export interface McpAppView {
+  available: boolean;
+  reason: "" | "server_removed" | "server_unavailable" | "not_an_app";
+  detail: string;
+  server: string;
+  tool: string;
+  uri: string;
+  url: string;
+  tool_input: Record<string, unknown>;
+  tool_result: Record<string, unknown>;
+  tool_description: string;
+  input_schema: Record<string, unknown>;
+  connect_domains: string[];
+  resource_domains: string[];
+  frame_domains: string[];
+  permissions: ("camera" | "microphone" | "geolocation" | "clipboardWrite")[];
+  granted: ("camera" | "microphone" | "geolocation" | "clipboardWrite")[];
+  prefers_border: boolean | null;
+}
+
 export interface McpCall {
   name: string;
   tool: string;
@@ -1148,6 +1275,10 @@ export interface McpToolView {
   read_only_hint: boolean | null;
   policy: "always" | "ask" | "never";
   diagnostic: string | null;
+  app_uri: string | null;
+  visibility: ("model" | "app")[];
+  app_domains: string[];
+  app_permissions: string[];
 }
 
 export interface MemoriesAdd {
@@ -2248,6 +2379,8 @@ export type AppEvent =
   | McpServerStatus
   | McpToolProgress
   | McpElicitation
+  | McpAppCall
+  | McpAppActivity
   | McpCatalogProgress
   | ContextLeftOut
   | MemoryProposed
@@ -2320,6 +2453,12 @@ export interface Routes {
   "knowledge.settings.get": { request: Empty; response: KbSettings };
   "knowledge.settings.save": { request: KbSettings; response: KbSettings };
   "knowledge.skipped": { request: KbName; response: KbSkippedList };
+  "mcp.apps.call": { request: McpAppToolCall; response: McpAppToolResult };
+  "mcp.apps.calls": { request: McpAppChat; response: McpAppCallList };
+  "mcp.apps.note": { request: McpAppNote; response: Ok };
+  "mcp.apps.open": { request: McpAppRef; response: McpAppView };
+  "mcp.apps.page": { request: McpAppPageRef; response: McpAppPage };
+  "mcp.apps.permission": { request: McpAppPermission; response: McpAppPermissionResult };
   "mcp.elicitation.answer": { request: McpElicitationAnswer; response: Ok };
   "mcp.prompts.get": { request: McpPromptGet; response: McpPromptResult };
   "mcp.prompts.list": { request: McpServerRef; response: McpPromptList };
@@ -2483,6 +2622,12 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "knowledge.settings.get",
   "knowledge.settings.save",
   "knowledge.skipped",
+  "mcp.apps.call",
+  "mcp.apps.calls",
+  "mcp.apps.note",
+  "mcp.apps.open",
+  "mcp.apps.page",
+  "mcp.apps.permission",
   "mcp.elicitation.answer",
   "mcp.prompts.get",
   "mcp.prompts.list",
@@ -2694,6 +2839,10 @@ export const API_ERROR_TEXTS = {
   "mcp.result_too_large": "mcp_result_too_large: {server} sent a result over {limit} in one server-sent event, more than the MCP client reads over SSE, so the connection was reset. Ask for less (a narrower query, fewer items or one page at a time), or connect to this server over Streamable HTTP or stdio if it offers them: large results are kept and paged there.",
   "mcp.stopped": "the server stopped: {reason}",
   "mcp.unknown_tool": "'{server}' has no known tool '{tool}' (connect it first)",
+  "mcp_app.model_only": "the tool '{tool}' is for the model only: an App may not call it",
+  "mcp_app.no_app": "no MCP App was shown for the call '{call}' in this chat",
+  "mcp_app.no_page": "that App page is no longer open; reopen the chat",
+  "mcp_app.undeclared": "the App did not declare the permission '{permission}'",
   "memory.changed_meanwhile": "memory {id} was changed meanwhile; look at it again and retry",
   "memory.deleted_meanwhile": "memory {id} not found (it may have been deleted meanwhile)",
   "memory.duplicate": "memory {id} already has this text; update that memory instead",

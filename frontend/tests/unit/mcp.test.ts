@@ -72,7 +72,7 @@ describe("MCP Market view", () => {
       })
       .on("mcp.servers.tools", () => ({
         live: true,
-        tools: [{ name: "say_hello", description: "Say hello", input_schema: {}, exposed_name: "mcp_x_say_hello", read_only_hint: true, policy: "ask", diagnostic: null }],
+        tools: [{ name: "say_hello", description: "Say hello", input_schema: {}, exposed_name: "mcp_x_say_hello", read_only_hint: true, policy: "ask", diagnostic: null, app_uri: null, visibility: ["model", "app"], app_domains: [], app_permissions: [] }],
       }))
       .on("mcp.tools.set_policy", () => ({ ok: true }))
       .on("mcp.servers.import_preview", () => ({ items: [

@@ -258,17 +258,31 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "bundle.manifest.not_json": "manifest.json is not valid JSON ({detail})",
     "bundle.manifest.not_object": "manifest.json must hold a JSON object",
     "bundle.manifest.no_version": "manifest.json has no manifest_version",
-    "bundle.manifest.bad_version": "manifest_version '{version}' is not a version of the MCPB spec CashCode knows ({versions})",
-    "bundle.manifest.bad_type": "server.type '{type}' is not supported: CashCode runs node, python and binary bundles",
-    "bundle.manifest.uv_type": "server.type 'uv' is not supported: CashCode runs node, python and binary bundles (uv bundles, where the app installs the dependencies, are not supported yet)",
+    "bundle.manifest.bad_version": (
+        "manifest_version '{version}' is not a version of the MCPB spec CashCode knows ({versions})"
+    ),
+    "bundle.manifest.bad_type": (
+        "server.type '{type}' is not supported: CashCode runs node, python and binary bundles"
+    ),
+    "bundle.manifest.uv_type": (
+        "server.type 'uv' is not supported: CashCode runs node, python and binary bundles (uv "
+        "bundles, where the app installs the dependencies, are not supported yet)"
+    ),
     "bundle.manifest.not_spec": "manifest.json does not follow the MCPB spec: {where}",
     "bundle.manifest.bad_key": "user_config key '{option}' must be letters, digits, '_' or '-'",
     "bundle.manifest.sensitive_type": "user_config.{option}: only a string option can be sensitive",
-    "bundle.manifest.multiple_type": "user_config.{option}: only directory and file options take several values",
+    "bundle.manifest.multiple_type": (
+        "user_config.{option}: only directory and file options take several values"
+    ),
     "bundle.manifest.min_max_type": "user_config.{option}: min and max are for number options",
     "bundle.manifest.env_name": "server.mcp_config.env: '{name}' is not a variable name",
-    "bundle.manifest.undeclared": "server.mcp_config names the option '{option}', which user_config does not declare",
-    "bundle.manifest.secret_on_command": "the sensitive option '{option}' is passed on the command line; CashCode keeps secrets only in the system keychain, so a sensitive value must go into server.mcp_config.env",
+    "bundle.manifest.undeclared": (
+        "server.mcp_config names the option '{option}', which user_config does not declare"
+    ),
+    "bundle.manifest.secret_on_command": (
+        "the sensitive option '{option}' is passed on the command line; CashCode keeps secrets only "
+        "in the system keychain, so a sensitive value must go into server.mcp_config.env"
+    ),
     "bundle.manifest.outside": "{field} '{path}' points outside the bundle; it must be a path inside it",
     "bundle.archive.no_name": "the bundle's name '{name}' has no letters or digits to name it by",
     "bundle.archive.no_manifest": "the bundle has no manifest.json at its root; it is not an MCP Bundle",

@@ -104,12 +104,13 @@ def read_bundle(path: Path) -> BundleInfo:
         raise BundleError("manifest", said(exc)) from None
     entry = check_relative(manifest.server.entry_point, "server.entry_point")
     if member_key(entry) not in files:
-        raise BundleError("manifest", say("bundle.archive.no_entry", path=manifest.server.entry_point[:200]))
+        entry_path = manifest.server.entry_point[:200]
+        raise BundleError("manifest", say("bundle.archive.no_entry", path=entry_path))
     platforms = manifest.compatibility.platforms if manifest.compatibility else None
     if platforms and this_platform() not in platforms:
-        raise BundleError(
-            "platform", say("bundle.archive.platform", platforms=", ".join(platforms), platform=this_platform())
-        )
+        made_for = ", ".join(platforms)
+        refused = say("bundle.archive.platform", platforms=made_for, platform=this_platform())
+        raise BundleError("platform", refused)
     digest = hashlib.sha256()
     with path.open("rb") as source:
         while chunk := source.read(1024 * 1024):

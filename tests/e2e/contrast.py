@@ -102,7 +102,8 @@ def contrast_report(found: dict[str, list[dict[str, Any]]]) -> str:
     groups: dict[tuple[str, str, float, str], tuple[set[str], set[str]]] = {}
     for view, entries in found.items():
         for e in entries:
-            views, texts = groups.setdefault((e["color"], e["background"], e["ratio"], e["where"]), (set(), set()))
+            place = (e["color"], e["background"], e["ratio"], e["where"])
+            views, texts = groups.setdefault(place, (set(), set()))
             views.add(view)
             texts.add(e["text"])
     return "\n".join(

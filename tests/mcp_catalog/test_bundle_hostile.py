@@ -216,5 +216,6 @@ async def test_a_refusal_carries_the_key_of_its_reason(
 
 async def test_a_command_refusal_is_keyed(make_app: AppMaker, tmp_path: Path) -> None:
     app, _ = await make_app()
-    refused = await err(app, "mcp_catalog.bundle_preview", {"path": str(_shell_command(tmp_path / "cmd.mcpb"))})
+    bundle = _shell_command(tmp_path / "cmd.mcpb")
+    refused = await err(app, "mcp_catalog.bundle_preview", {"path": str(bundle)})
     assert refused["key"] == "bundle.archive.node_command" and refused["params"] == {"command": "bash"}

@@ -57,6 +57,16 @@ def _limit_flags(parser: argparse.ArgumentParser, *, model_help: str) -> None:
     parser.add_argument("--temperature", metavar="T", help="0–2 (none: the server's default)")
     parser.add_argument("--max-tokens", metavar="N", help="max output tokens per model call")
     parser.add_argument("--context-length", metavar="N", help="the model's context window in tokens")
+    parser.add_argument(
+        "--parallel-requests",
+        metavar="N",
+        help="model calls at once (0: no limit; default: 1 for a local server, no limit otherwise)",
+    )
+    parser.add_argument(
+        "--lean-tools",
+        choices=["on", "off", "default"],
+        help="send core tools only and let the model find the rest (default: on for a local server)",
+    )
 
 
 def _runner(fn: Any) -> Any:
@@ -115,6 +125,12 @@ def _apply_limits(payload: dict[str, Any], args: argparse.Namespace, model: str)
         given, value = _number(getattr(args, _dest(flag)), flag, float)
         if given:
             payload[field] = value
+    # Provider-wide, like the timeouts: left out, providers.save keeps the stored value.
+    given, value = _number(args.parallel_requests, "--parallel-requests", int)
+    if given:
+        payload["parallel_requests"] = value
+    if args.lean_tools is not None:
+        payload["lean_tools"] = {"on": True, "off": False}.get(args.lean_tools)
     entries: list[dict[str, Any]] = payload.setdefault("model_settings", [])
     numbers: tuple[tuple[str, str, type[float] | type[int]], ...] = (
         ("--temperature", "temperature", float),
@@ -207,6 +223,10 @@ def _describe(p: dict[str, Any], vision: list[str]) -> str:
     lines.append(
         f"  timeout: {timeout}  first-token timeout: {first}  default model: {p['default_model'] or '-'}"
     )
+    parallel = p["parallel_requests"]
+    at_once = "default" if parallel is None else ("no limit" if parallel == 0 else str(parallel))
+    lean = {True: "on", False: "off", None: "default"}[p["lean_tools"]]
+    lines.append(f"  parallel requests: {at_once}  lean tools: {lean}")
     for e in p["model_settings"]:
         parts = [
             f"{k}={e[k]:g}"

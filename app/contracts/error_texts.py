@@ -259,6 +259,43 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "bundle.path_not_absolute": "The bundle's path must be absolute.",
     "bundle.bad_base64": "data_base64 is not valid base64.",
     "bundle.not_here": "MCP bundles cannot be installed here.",
+    "bundle.manifest.not_json": "manifest.json is not valid JSON ({detail})",
+    "bundle.manifest.not_object": "manifest.json must hold a JSON object",
+    "bundle.manifest.no_version": "manifest.json has no manifest_version",
+    "bundle.manifest.bad_version": (
+        "manifest_version '{version}' is not a version of the MCPB spec CashCode knows ({versions})"
+    ),
+    "bundle.manifest.bad_type": (
+        "server.type '{type}' is not supported: CashCode runs node, python and binary bundles"
+    ),
+    "bundle.manifest.uv_type": (
+        "server.type 'uv' is not supported: CashCode runs node, python and binary bundles (uv "
+        "bundles, where the app installs the dependencies, are not supported yet)"
+    ),
+    "bundle.manifest.not_spec": "manifest.json does not follow the MCPB spec: {where}",
+    "bundle.manifest.bad_key": "user_config key '{option}' must be letters, digits, '_' or '-'",
+    "bundle.manifest.sensitive_type": "user_config.{option}: only a string option can be sensitive",
+    "bundle.manifest.multiple_type": (
+        "user_config.{option}: only directory and file options take several values"
+    ),
+    "bundle.manifest.min_max_type": "user_config.{option}: min and max are for number options",
+    "bundle.manifest.env_name": "server.mcp_config.env: '{name}' is not a variable name",
+    "bundle.manifest.undeclared": (
+        "server.mcp_config names the option '{option}', which user_config does not declare"
+    ),
+    "bundle.manifest.secret_on_command": (
+        "the sensitive option '{option}' is passed on the command line; CashCode keeps secrets only "
+        "in the system keychain, so a sensitive value must go into server.mcp_config.env"
+    ),
+    "bundle.manifest.outside": "{field} '{path}' points outside the bundle; it must be a path inside it",
+    "bundle.archive.no_name": "the bundle's name '{name}' has no letters or digits to name it by",
+    "bundle.archive.no_manifest": "the bundle has no manifest.json at its root; it is not an MCP Bundle",
+    "bundle.archive.no_entry": "server.entry_point '{path}' is not a file in the bundle",
+    "bundle.archive.platform": "the bundle is made for {platforms} only; this computer runs {platform}",
+    "bundle.archive.node_command": "a node bundle runs node, but this one runs '{command}'",
+    "bundle.archive.python_command": "a python bundle runs python, but this one runs '{command}'",
+    "bundle.archive.no_uv": "the bundled uv was not found; reinstall CashCode",
+    "bundle.archive.not_in_bundle": "the command '{path}' is not a file of the bundle",
     "bundle.input.unknown": "the bundle has no option '{option}' (its options: {choices})",
     "bundle.input.missing": "the bundle needs the option '{option}' ({title})",
     "bundle.input.one_value": "the option '{option}' takes one value",

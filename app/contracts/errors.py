@@ -48,6 +48,16 @@ def say(key: str, **params: object) -> Said:
     return Said(key, params)
 
 
+def nest(outer: Said, name: str, inner: str) -> Said:
+    """`outer` whose parameter `name` holds the text `inner`; when `inner` was said with a key
+    too, its key and parameters ride along as `<name>_key` and `<name>_<param>`, so the UI can
+    word the inner reason in its own language (the English text is unchanged)."""
+    if not isinstance(inner, Said):
+        return outer
+    extra = {f"{name}_{param}": value for param, value in inner.params.items()}
+    return Said(outer.key, {**outer.params, **extra, f"{name}_key": inner.key})
+
+
 def said(exc: BaseException) -> str:
     """The exception's message, keeping its key when it was raised with `say(...)`."""
     first = exc.args[0] if len(exc.args) == 1 else None

@@ -38,7 +38,9 @@ HINT_MARKER = "tray-hint-shown"
 # An approval notifies as an Inbox item (`inbox_changed`), once per item, not per event.
 _NOTIFY_TYPES = ("turn_done",)
 _INBOX_TYPES = ("inbox_changed",)
-_RECENT_TYPES = ("session_updated", "session_deleted", "turn_done")
+# A chat a scheduled run, "Run now" or Quick Ask opens shows when its turn starts; a task run
+# that ends (also one that waited for an answer) re-reads the list too.
+_RECENT_TYPES = ("session_updated", "session_deleted", "turn_started", "turn_done", "task_run_finished")
 _TASK_TYPES = ("tasks_changed", "task_run_finished")  # the tray's next scheduled task
 
 
@@ -75,6 +77,7 @@ class Presence:
             quit=self._shell.quit,
             run_task=self._run_task,
             open_inbox=self._shell.show_inbox,
+            menu_opened=self._menu_opened,
         )
         self.tray = create_tray(actions, self._labels, post, self._platform, self._current_labels)
         try:
@@ -211,14 +214,26 @@ class Presence:
         self.tray.notify(title, f"{who}: {item.title}" if item.title else who, item.chat_id, item.id)
 
     def _run_task(self, task_id: str) -> None:
-        """The tray's "Run now" (GUI thread: only queues)."""
+        """The tray's "Run now" (GUI thread: only queues). The menu may be older than the task
+        (disabled from the terminal, another process: no event here), so a task that is not
+        enabled now is not run; the menu is corrected instead."""
 
         def run() -> None:
             link = self._shell.app_link()
-            if link is not None:
+            if link is None:
+                return
+            reply = link.invoke("tasks.get", {"task_id": task_id})
+            if reply.get("ok") and reply["data"]["enabled"]:
                 link.invoke("tasks.run", {"task_id": task_id})
+            self._refresh_next_task()
 
         self._shell.submit(run)
+
+    def _menu_opened(self) -> None:
+        """The tray menu is about to show (GUI thread: only queues): re-read its task and chat
+        entries, which changes made by other processes (the terminal) do not announce."""
+        self._shell.submit(self._refresh_next_task)
+        self._schedule_refresh()
 
     def _refresh_recent(self) -> None:
         self._refresh_pending.clear()

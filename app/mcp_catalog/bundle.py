@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.contracts.errors import said, say
 from app.mcp_catalog.bundle_inputs import RenderedConfig, SystemDirs, render
 from app.mcp_catalog.bundle_manifest import (
     MAX_MANIFEST_BYTES,
@@ -82,9 +83,7 @@ def server_id(name: str) -> str:
     """The MCP server name an install creates, from the manifest's `name`."""
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48].strip("-")
     if not slug:
-        raise BundleError(
-            "manifest", f"the bundle's name {name[:60]!r} has no letters or digits to name it by"
-        )
+        raise BundleError("manifest", say("bundle.archive.no_name", name=name[:60]))
     return slug
 
 
@@ -96,27 +95,22 @@ def read_bundle(path: Path) -> BundleInfo:
             members = plan_members(archive, LIMITS, WHAT)
             top = [m for m in members if m.parts == (MANIFEST,) and not m.is_dir]
             if not top:
-                raise BundleError(
-                    "manifest", "the bundle has no manifest.json at its root; it is not an MCP Bundle"
-                )
+                raise BundleError("manifest", say("bundle.archive.no_manifest"))
             manifest = parse_manifest(read_member(archive, top[0], MAX_MANIFEST_BYTES))
         files = frozenset(member_key(m.parts) for m in members if not m.is_dir)
     except ArchiveRefused as exc:
         raise BundleError(exc.rule, exc.message) from None
     except ManifestError as exc:
-        raise BundleError("manifest", str(exc)) from None
+        raise BundleError("manifest", said(exc)) from None
     entry = check_relative(manifest.server.entry_point, "server.entry_point")
     if member_key(entry) not in files:
-        raise BundleError(
-            "manifest",
-            f"server.entry_point {manifest.server.entry_point[:200]!r} is not a file in the bundle",
-        )
+        entry_path = manifest.server.entry_point[:200]
+        raise BundleError("manifest", say("bundle.archive.no_entry", path=entry_path))
     platforms = manifest.compatibility.platforms if manifest.compatibility else None
     if platforms and this_platform() not in platforms:
-        raise BundleError(
-            "platform",
-            f"the bundle is made for {', '.join(platforms)} only; this computer runs {this_platform()}",
-        )
+        made_for = ", ".join(platforms)
+        refused = say("bundle.archive.platform", platforms=made_for, platform=this_platform())
+        raise BundleError("platform", refused)
     digest = hashlib.sha256()
     with path.open("rb") as source:
         while chunk := source.read(1024 * 1024):
@@ -151,19 +145,15 @@ def plan_bundle(
     env = dict(rendered.env)
     if kind == "node":
         if name not in _NODE:
-            raise BundleError(
-                "command", f"a node bundle runs node, but this one runs {rendered.command[:200]!r}"
-            )
+            raise BundleError("command", say("bundle.archive.node_command", command=rendered.command[:200]))
         if tools.node_problem or tools.node is None:
             raise BundleError("runtime", tools.node_problem)
         command = tools.node
     elif kind == "python":
         if _PYTHON.fullmatch(name) is None:
-            raise BundleError(
-                "command", f"a python bundle runs python, but this one runs {rendered.command[:200]!r}"
-            )
+            raise BundleError("command", say("bundle.archive.python_command", command=rendered.command[:200]))
         if tools.uv is None:
-            raise BundleError("runtime", "the bundled uv was not found; reinstall CashCode")
+            raise BundleError("runtime", say("bundle.archive.no_uv"))
         venv = folder / "venv"
         make = [tools.uv, "venv", "--quiet", *(["--python", tools.python] if tools.python else [])]
         steps = (Step((*make, str(venv)), installer.uv_env()),)
@@ -219,13 +209,13 @@ def _inside(info: BundleInfo, folder: Path, path: str, what: str) -> str:
         try:
             text = Path(text).relative_to(folder).as_posix()
         except ValueError:
-            raise BundleError("command", f"{what} {path[:200]!r} is not a file of the bundle") from None
+            raise BundleError("command", say("bundle.archive.not_in_bundle", path=path[:200])) from None
     try:
         parts = check_relative(text, what)
     except ManifestError as exc:
-        raise BundleError("command", str(exc)) from None
+        raise BundleError("command", said(exc)) from None
     if member_key(parts) not in info.files:
-        raise BundleError("command", f"{what} {path[:200]!r} is not a file of the bundle")
+        raise BundleError("command", say("bundle.archive.not_in_bundle", path=path[:200]))
     return str(folder.joinpath(*parts))
 
 

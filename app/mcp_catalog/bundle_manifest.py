@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.contracts.errors import say
+
 VERSIONS = ("0.1", "0.2", "0.3", "0.4")
 SERVER_TYPES = ("node", "python", "binary")
 PLATFORMS = ("darwin", "win32", "linux")
@@ -183,46 +185,43 @@ def parse_manifest(raw: bytes) -> Manifest:
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise ManifestError(f"manifest.json is not valid JSON ({str(exc)[:120]})") from None
+        raise ManifestError(say("bundle.manifest.not_json", detail=str(exc)[:120])) from None
     if not isinstance(data, dict):
-        raise ManifestError("manifest.json must hold a JSON object")
+        raise ManifestError(say("bundle.manifest.not_object"))
     version = data.get("manifest_version") or data.get("dxt_version")
     if version is None:
-        raise ManifestError("manifest.json has no manifest_version")
+        raise ManifestError(say("bundle.manifest.no_version"))
     if version not in VERSIONS:
         raise ManifestError(
-            f"manifest_version {str(version)[:20]!r} is not a version of the MCPB spec CashCode knows "
-            f"({', '.join(VERSIONS)})"
+            say("bundle.manifest.bad_version", version=str(version)[:20], versions=", ".join(VERSIONS))
         )
     server = data.get("server")
     if isinstance(server, dict) and "type" in server and server["type"] not in SERVER_TYPES:
         shown = str(server["type"])[:40]
-        hint = " (uv bundles, where the app installs the dependencies, are not supported yet)"
-        raise ManifestError(
-            f"server.type {shown!r} is not supported: CashCode runs node, python and binary bundles"
-            + (hint if shown == "uv" else "")
-        )
+        if shown == "uv":
+            raise ManifestError(say("bundle.manifest.uv_type"))
+        raise ManifestError(say("bundle.manifest.bad_type", type=shown))
     try:
         manifest = Manifest.model_validate(data)
     except ValidationError as exc:
-        raise ManifestError(f"manifest.json does not follow the MCPB spec: {_where(exc)}") from None
+        raise ManifestError(say("bundle.manifest.not_spec", where=_where(exc))) from None
     _check(manifest)
     return manifest
 
 
 def _check(m: Manifest) -> None:
     if m.server.mcp_config is None:
-        raise ManifestError("manifest.json does not follow the MCPB spec: server.mcp_config: Field required")
+        raise ManifestError(say("bundle.manifest.not_spec", where="server.mcp_config: Field required"))
     check_relative(m.server.entry_point, "server.entry_point")
     for key, option in m.user_config.items():
         if KEY_RE.fullmatch(key) is None:
-            raise ManifestError(f"user_config key {key[:60]!r} must be letters, digits, '_' or '-'")
+            raise ManifestError(say("bundle.manifest.bad_key", option=key[:60]))
         if option.sensitive and option.type != "string":
-            raise ManifestError(f"user_config.{key}: only a string option can be sensitive")
+            raise ManifestError(say("bundle.manifest.sensitive_type", option=key))
         if option.multiple and option.type not in ("directory", "file"):
-            raise ManifestError(f"user_config.{key}: only directory and file options take several values")
+            raise ManifestError(say("bundle.manifest.multiple_type", option=key))
         if (option.min is not None or option.max is not None) and option.type != "number":
-            raise ManifestError(f"user_config.{key}: min and max are for number options")
+            raise ManifestError(say("bundle.manifest.min_max_type", option=key))
     configs = [
         m.server.mcp_config,
         *(_full(m.server.mcp_config, p) for p in m.server.mcp_config.platform_overrides),
@@ -230,7 +229,7 @@ def _check(m: Manifest) -> None:
     for config in configs:
         for name, value in config.env.items():
             if ENV_RE.fullmatch(name) is None:
-                raise ManifestError(f"server.mcp_config.env: {name[:60]!r} is not a variable name")
+                raise ManifestError(say("bundle.manifest.env_name", name=name[:60]))
             _check_tokens(m, value, where=f"env {name}", secret_ok=True)
         for arg in [config.command, *config.args]:
             _check_tokens(m, arg, where="the command line", secret_ok=False)
@@ -244,14 +243,9 @@ def _check_tokens(m: Manifest, text: str, where: str, secret_ok: bool) -> None:
     for key in USER_TOKEN.findall(text):
         option = m.user_config.get(key)
         if option is None:
-            raise ManifestError(
-                f"server.mcp_config names ${{user_config.{key[:60]}}}, which user_config does not declare"
-            )
+            raise ManifestError(say("bundle.manifest.undeclared", option=key[:60]))
         if option.sensitive and not secret_ok:
-            raise ManifestError(
-                f"the sensitive option {key!r} is passed on {where}; CashCode keeps secrets only in the "
-                "system keychain, so a sensitive value must go into server.mcp_config.env"
-            )
+            raise ManifestError(say("bundle.manifest.secret_on_command", option=key))
 
 
 def check_relative(path: str, field: str) -> tuple[str, ...]:
@@ -264,5 +258,5 @@ def check_relative(path: str, field: str) -> tuple[str, ...]:
         or re.match(r"^[A-Za-z]:", clean)
         or any(p in ("", ".", "..") for p in parts)
     ):
-        raise ManifestError(f"{field} {path[:200]!r} points outside the bundle; it must be a path inside it")
+        raise ManifestError(say("bundle.manifest.outside", field=field, path=path[:200]))
     return parts

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.contracts.errors import ApiFailure, Said, said, say
+from app.contracts.errors import ApiFailure, Said, nest, said, say
 from app.contracts.events import AppEvent
 from app.host.host import AppPort
 from app.mcp_catalog import api_models as x
@@ -116,7 +116,7 @@ class BundleService:
             await unpack_and_prepare(plan, path, shown, self._installer, progress)
         except (BundleError, InstallError) as exc:
             progress("failed", str(exc))
-            raise ApiFailure("invalid", str(exc)) from None
+            raise ApiFailure("invalid", said(exc)) from None
         m = info.manifest
         payload: dict[str, Any] = {
             "name": server,
@@ -249,7 +249,7 @@ class BundleService:
         try:
             return await asyncio.to_thread(read_bundle, path)
         except BundleError as exc:
-            refused = say("bundle.refused", reason=exc.message)
+            refused = nest(say("bundle.refused", reason=exc.message), "reason", exc.message)
             raise ApiFailure("invalid", refused, {"rule": exc.rule}) from None
 
     @contextlib.asynccontextmanager

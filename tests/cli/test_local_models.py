@@ -155,3 +155,67 @@ def test_an_ollama_provider_without_a_model_uses_its_first_installed_one(home: P
     result = cashcode("ask", "hi", env=env, cwd=home / "ws")
     assert result.returncode == 0, result.stderr
     assert fake_llm.model_requests()[0].body["model"] == "fake-model"
+
+
+def _tool_names(request: Any) -> set[str]:
+    return {t["function"]["name"] for t in request.body.get("tools", [])}
+
+
+def test_parallel_requests_and_lean_tools_are_set_from_the_terminal(home: Path, fake_llm: Any) -> None:
+    """`--parallel-requests N` and `--lean-tools on|off|default` on add and set (issue 41): saved,
+    listed, and the lean choice reaches the request; a bad value changes nothing."""
+    from tests.cli.conftest import VALID_KEY
+
+    env = _keyless_env(home)
+    ws = home / "ws"
+    added = cashcode(
+        "config", "provider", "add", "--name", "Local", "--kind", "chat_completions",
+        "--base-url", fake_llm.openai_base_url, "--model", "fake-model",
+        "--parallel-requests", "2", "--lean-tools", "off", env=env, cwd=ws, stdin=VALID_KEY + "\n",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    [saved] = json.loads((home / "config" / "settings.json").read_text())["providers"]
+    assert (saved["parallel_requests"], saved["lean_tools"]) == (2, False)
+    listed = cashcode("config", "provider", "list", env=env, cwd=ws)
+    assert "parallel requests: 2  lean tools: off" in listed.stdout
+    # Off on a loopback server (lean by default): every tool goes up front.
+    fake_llm.script({"text": "full"})
+    assert cashcode("ask", "hi", env=env, cwd=ws).returncode == 0
+    full = _tool_names(fake_llm.model_requests()[-1])
+    assert {"create_note", "web_search"} <= full
+
+    changed = cashcode(
+        "config", "provider", "set", "Local", "--parallel-requests", "0", "--lean-tools", "on",
+        env=env, cwd=ws,
+    )  # fmt: skip
+    assert changed.returncode == 0, changed.stderr
+    assert "parallel requests: no limit  lean tools: on" in cashcode(
+        "config", "provider", "list", env=env, cwd=ws
+    ).stdout
+    fake_llm.script({"text": "lean"})
+    assert cashcode("ask", "hi", env=env, cwd=ws).returncode == 0
+    lean = _tool_names(fake_llm.model_requests()[-1])
+    assert "tool_search" in lean and not {"create_note", "web_search"} & lean
+    assert len(lean) < len(full)
+
+    # Only the flags given change: a timeout alone keeps both.
+    assert cashcode("config", "provider", "set", "Local", "--timeout", "30", env=env, cwd=ws).returncode == 0
+    [saved] = json.loads((home / "config" / "settings.json").read_text())["providers"]
+    assert (saved["parallel_requests"], saved["lean_tools"]) == (0, True)
+
+    before = (home / "config" / "settings.json").read_text()
+    for flags in (["--parallel-requests", "many"], ["--parallel-requests", "99"], ["--lean-tools", "maybe"]):
+        result = cashcode("config", "provider", "set", "Local", *flags, env=env, cwd=ws)
+        assert result.returncode != 0 and "error" in result.stderr, flags
+    assert (home / "config" / "settings.json").read_text() == before
+
+    reset = cashcode(
+        "config", "provider", "set", "Local", "--parallel-requests", "default", "--lean-tools", "default",
+        env=env, cwd=ws,
+    )  # fmt: skip
+    assert reset.returncode == 0, reset.stderr
+    [saved] = json.loads((home / "config" / "settings.json").read_text())["providers"]
+    assert (saved.get("parallel_requests"), saved.get("lean_tools")) == (None, None)
+    assert "parallel requests: default  lean tools: default" in cashcode(
+        "config", "provider", "list", env=env, cwd=ws
+    ).stdout

@@ -9,6 +9,7 @@ import io
 import json
 import re
 import zipfile
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -16,6 +17,7 @@ from playwright.sync_api import Page, expect
 from tests.attachments.helpers import png
 from tests.e2e.browser_helpers import ROOT, EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.contrast import contrast_report, low_contrast
 from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
 from tests.server.process import ServeProcess
 
@@ -195,7 +197,7 @@ def _set_look(page: Page, language: str, theme: str) -> None:
     expect(page.locator("html")).to_have_attribute("lang", language)
 
 
-MAIN_VIEWS = ("mcp", "skills", "usage", "evals")
+MAIN_VIEWS = ("inbox", "mcp", "skills", "usage", "evals")
 MEMORY_TABS = ("doc", "memories", "soul", "notes")
 SETTINGS_SECTIONS = (
     "general", "providers", "workspace", "tools", "websearch", "approvals", "import", "local-api",
@@ -221,15 +223,22 @@ def test_the_main_views_in_each_language_with_screenshots(
     open_ui(page, served_ui)
     look = f"{language}-{theme}"
     seen: dict[str, list[str]] = {}
+    poor: dict[str, list[dict[str, Any]]] = {}
+
+    def look_at(name: str) -> None:
+        """Shoot the view, keep its visible text, and scan its small text's contrast."""
+        shoot(page, f"{name}-{look}")
+        seen[name] = page.evaluate(VISIBLE_TEXT_JS)
+        if found := low_contrast(page):
+            poor[name] = found
+
     _set_look(page, language, theme)
     page.evaluate("location.hash = '#/welcome'")  # the start address works only once
     expect(page.get_by_test_id("onboarding")).to_be_visible()
-    shoot(page, f"welcome-{look}")
-    seen["welcome"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("welcome")
     add_provider(page, fresh_llm.openai_base_url)
     expect(page.get_by_test_id("provider-test-result")).to_be_visible()
-    shoot(page, f"settings-{look}")
-    seen["settings"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("settings")
 
     # A chat with a tool call that asks first: the approval, then the denied card.
     page.get_by_test_id("nav-chat").click()
@@ -245,13 +254,11 @@ def test_the_main_views_in_each_language_with_screenshots(
     expect(page.get_by_test_id("approval-dialog")).to_be_visible()
     if language == "zh-CN":  # what the call will do, worded from the event's summary code
         _chinese(page, "approval-summary")
-    shoot(page, f"approval-{look}")
-    seen["approval"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("approval")
     page.get_by_test_id("approval-deny").click()
     expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
     expect(page.get_by_test_id("tool-card")).to_have_attribute("data-state", "denied")
-    shoot(page, f"chat-{look}")
-    seen["chat"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("chat")
 
     # A real failing route: an image for a model that cannot see images (the send is refused).
     image = [["dot.png", "image/png", _b64(png(3, 3))]]
@@ -262,21 +269,18 @@ def test_the_main_views_in_each_language_with_screenshots(
     expect(page.get_by_test_id("error-banner")).to_have_attribute("data-code", "invalid")
     if language == "zh-CN":
         _chinese(page, "error-text")
-    shoot(page, f"error-{look}")
-    seen["error"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("error")
 
     for view in MAIN_VIEWS:
         open_view(page, view)
         page.wait_for_timeout(300)  # lists load
-        shoot(page, f"{view}-{look}")
-        seen[view] = page.evaluate(VISIBLE_TEXT_JS)
+        look_at(view)
 
     open_view(page, "memory")
     for tab in MEMORY_TABS:
         page.get_by_test_id(f"memory-tab-{tab}").click()
         page.wait_for_timeout(300)
-        shoot(page, f"memory-{tab}-{look}")
-        seen[f"memory-{tab}"] = page.evaluate(VISIBLE_TEXT_JS)
+        look_at(f"memory-{tab}")
 
     # Knowledge: a base, then the same name again (a conflict from the route).
     open_view(page, "knowledge")
@@ -287,8 +291,7 @@ def test_the_main_views_in_each_language_with_screenshots(
     expect(page.get_by_test_id("knowledge-error")).to_be_visible()
     if language == "zh-CN":
         _chinese(page, "knowledge-error")
-    shoot(page, f"knowledge-{look}")
-    seen["knowledge"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("knowledge")
 
     # Tasks: the new-task form with a cron expression the backend refuses.
     open_view(page, "tasks")
@@ -298,17 +301,16 @@ def test_the_main_views_in_each_language_with_screenshots(
     expect(page.get_by_test_id("tasks-preview")).to_contain_text("nope")
     if language == "zh-CN":
         _chinese(page, "tasks-preview")
-    shoot(page, f"tasks-{look}")
-    seen["tasks"] = page.evaluate(VISIBLE_TEXT_JS)
+    look_at("tasks")
 
     open_view(page, "settings")
     for section in SETTINGS_SECTIONS:
         page.locator(f'.settings-nav a[data-section="{section}"]').click()
         page.wait_for_timeout(200)
-        shoot(page, f"settings-{section}-{look}")
-    seen["settings-all"] = page.evaluate(VISIBLE_TEXT_JS)
+        look_at(f"settings-{section}")
 
     if language == "zh-CN":
         english = {view: found for view, texts in seen.items() if (found := english_only(texts))}
         assert not english, "English-only text in the Chinese UI:\n" + json.dumps(english, indent=1)
+    assert not poor, f"Text under 18 px below 4.5:1 in {theme}:\n" + contrast_report(poor)
     assert problems.messages == []

@@ -188,3 +188,34 @@ def test_a_bundles_loader_variable_is_shown_and_needs_its_own_confirmation(tmp_p
     plain = cashcode("mcp", "install", str(own), "--yes", env=env, cwd=tmp_path)
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert "WARNING" not in plain.stdout
+
+
+KEYED: list[tuple[str, Maker, str, dict[str, str]]] = [
+    ("no-manifest", lambda p: kit.write_zip(p, None, []), "bundle.archive.no_manifest", {}),
+    ("platform", _platform_bundle, "bundle.archive.platform", {"platforms": "darwin, win32"}),
+    ("type-uv", lambda p: kit.unknown_type_bundle(p, "uv"), "bundle.manifest.uv_type", {}),
+    ("type-ruby", lambda p: kit.unknown_type_bundle(p, "ruby"), "bundle.manifest.bad_type", {"type": "ruby"}),
+    ("secret-in-args", _secret_in_args, "bundle.manifest.secret_on_command", {"option": "key"}),
+    ("entry-outside", kit.outside_entry_bundle, "bundle.manifest.outside", {"field": "server.entry_point"}),
+]
+
+
+@pytest.mark.parametrize(("label", "make", "key", "params"), KEYED, ids=[c[0] for c in KEYED])
+async def test_a_refusal_carries_the_key_of_its_reason(
+    make_app: AppMaker, tmp_path: Path, label: str, make: Maker, key: str, params: dict[str, str]
+) -> None:
+    """The UI words "the bundle is refused: <why>" in its language from the reason's key
+    (`reason_key`, `reason_<param>`); the English message is unchanged (issue 41)."""
+    app, _ = await make_app()
+    refused = await err(app, "mcp_catalog.bundle_preview", {"path": str(make(tmp_path / f"{label}.mcpb"))})
+    assert refused["key"] == "bundle.refused" and refused["params"]["reason_key"] == key, refused
+    for name, value in params.items():
+        assert refused["params"][f"reason_{name}"] == value, refused
+    assert refused["message"] == "the bundle is refused: " + refused["params"]["reason"]
+
+
+async def test_a_command_refusal_is_keyed(make_app: AppMaker, tmp_path: Path) -> None:
+    app, _ = await make_app()
+    bundle = _shell_command(tmp_path / "cmd.mcpb")
+    refused = await err(app, "mcp_catalog.bundle_preview", {"path": str(bundle)})
+    assert refused["key"] == "bundle.archive.node_command" and refused["params"] == {"command": "bash"}

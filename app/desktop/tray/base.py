@@ -33,6 +33,10 @@ def _no_inbox(_item_id: str | None) -> None:
     """Default for adapters' tests built before the Inbox existed."""
 
 
+def _nothing() -> None:
+    """Default for callbacks an adapter's test does not follow."""
+
+
 @dataclass(frozen=True)
 class InboxState:
     """What the tray shows of the Inbox: how many items wait and which is the oldest."""
@@ -52,6 +56,8 @@ class TrayActions:
     run_task: Callable[[str], None] = field(default=_no_task)
     # The Inbox entry and an Inbox notification: the main window on that item (None: the view).
     open_inbox: Callable[[str | None], None] = field(default=_no_inbox)
+    # The menu is about to show: its task and chat entries are re-read (they may be stale).
+    menu_opened: Callable[[], None] = field(default=_nothing)
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,7 @@ class QtTray:
         quit_action.triggered.connect(lambda: self._actions.quit())
         self._named = (quick, open_main, self._recent_menu, quit_action)
         self._menu.aboutToShow.connect(self._follow_language)
+        self._menu.aboutToShow.connect(lambda: self._actions.menu_opened())
         # The icon needs a context menu to show at all on some hosts (tech-notes §3.1).
         self._tray.setContextMenu(self._menu)
         self._tray.activated.connect(self._on_activated)

@@ -56,6 +56,20 @@ function wordedParams(lang: Language, params: Record<string, string>): Record<st
     const word = name in out ? (dictionaries[lang][`${prefix}${out[name]}` as MessageKey] as string | undefined) : undefined;
     if (word) out[name] = word;
   }
+  // A parameter that is itself a keyed text (app/contracts/errors.py `nest`): `<name>_key` and
+  // `<name>_<param>` word it in this language ("the bundle is refused: <why>").
+  for (const [field, key] of Object.entries(params)) {
+    if (!field.endsWith("_key")) continue;
+    const name = field.slice(0, -"_key".length);
+    const template = dictionaries[lang][apiErrorKey(key)] as string | undefined;
+    if (!template || !(name in params)) continue;
+    const inner: Record<string, string> = {};
+    for (const [p, v] of Object.entries(params)) {
+      if (p.startsWith(`${name}_`) && p !== field) inner[p.slice(name.length + 1)] = v;
+    }
+    const worded = fill(template, inner);
+    if (worded) out[name] = worded;
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
-import type { AppEvent, CatalogInstalled, CatalogList, CatalogPlan, CatalogServerView } from "@/api/generated";
+import type { AppEvent, CatalogInstalled, CatalogList, CatalogPlan, CatalogServerView, CatalogText } from "@/api/generated";
 import { useApiStore } from "./api";
 
 /** The curated MCP catalog in MCP Market: list, plan (the exact commands), install with live progress. */
@@ -9,12 +9,18 @@ export const useMcpCatalogStore = defineStore("mcpCatalog", () => {
   const servers = ref<CatalogServerView[]>([]);
   const nodeProblem = ref("");
   const loaded = ref(false);
+  /** Every catalog entry's title and description seen so far, by id: an installed server's row
+   * words them in the UI language even while a search hides its entry from the list. */
+  const texts = ref<Record<string, { title: CatalogText; description: CatalogText }>>({});
   /** Lines of the running install per server: "$ command" and its output. */
   const progress = ref<Record<string, string[]>>({});
 
   async function load(search = ""): Promise<void> {
     const list: CatalogList = await api.invoke("mcp_catalog.list", { search });
     servers.value = list.servers;
+    const seen = { ...texts.value };
+    for (const s of list.servers) seen[s.id] = { title: s.title, description: s.description };
+    texts.value = seen;
     nodeProblem.value = list.node_problem;
     loaded.value = true;
   }
@@ -48,5 +54,5 @@ export const useMcpCatalogStore = defineStore("mcpCatalog", () => {
     await load();
   }
 
-  return { servers, nodeProblem, loaded, progress, load, listen, plan, install, uninstall };
+  return { servers, nodeProblem, loaded, texts, progress, load, listen, plan, install, uninstall };
 });

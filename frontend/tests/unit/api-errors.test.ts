@@ -51,6 +51,19 @@ describe("a route failure", () => {
     expect(errorText("zh-CN", { ...worded, key: "kb.not_a_key" })).toBe(err.message); // an unknown key
   });
 
+  it("words a refused bundle's reason from its own key (issue 41)", () => {
+    const message = "the bundle is refused: the bundle is made for darwin, win32 only; this computer runs linux";
+    const reason = message.slice("the bundle is refused: ".length);
+    const worded = {
+      code: "invalid", message, key: "bundle.refused",
+      params: { reason, reason_key: "bundle.archive.platform", reason_platforms: "darwin, win32", reason_platform: "linux" },
+    };
+    expect(errorText("zh-CN", worded)).toBe("该包被拒绝：该包只适用于 darwin, win32；这台电脑运行的是 linux");
+    expect(errorText("en", worded)).toBe(message);
+    // A reason without a key stays as the backend said it (inside the Chinese frame).
+    expect(errorText("zh-CN", { ...worded, params: { reason } })).toBe(`该包被拒绝：${reason}`);
+  });
+
   it("names a Skill's source in the UI language", () => {
     const worded = { code: "invalid", message: "user Skills are read-only.", key: "skill.source_read_only", params: { source: "user" } };
     expect(errorText("zh-CN", worded)).toBe("用户技能是只读的。");

@@ -106,6 +106,38 @@ describe("MCP Market view", () => {
     expect(wrapper.get('[data-testid="mcp-error"]').text()).toContain("服务器已停止：exit 1");
   });
 
+  it("words a server installed from the catalog in the UI language while its text is the entry's", async () => {
+    const fs = { en: "Read, search, create and edit files inside the folders you allow.", zh_cn: "在你允许的文件夹中读取、搜索、创建和编辑文件。" };
+    const installed = view({ name: "filesystem", display_name: "Filesystem", description: fs.en, source: "user" });
+    const edited = view({ name: "fetch", display_name: "Fetch", description: "My own words", source: "user" });
+    const { wrapper, fake } = await market([installed, edited]);
+    const entry = (id: string, title: string, zh: string, description: { en: string; zh_cn: string }) => ({
+      id, title: { en: title, zh_cn: zh }, description, transport: "stdio" as const, registry: "npm" as const,
+      package: id, version: "1", read_only: false, inputs: [], installed: true, problem: "",
+    });
+    fake.on("mcp_catalog.list", () => ({
+      servers: [entry("filesystem", "Filesystem", "文件系统", fs), entry("fetch", "Fetch", "网页抓取", { en: "Fetch pages", zh_cn: "抓取网页" })],
+      node_version: "22", node_problem: "",
+    }));
+    const { useMcpCatalogStore } = await import("@/stores/mcpCatalog");
+    await useMcpCatalogStore().load();
+    useSettingsStore().view = settingsView({ language: "zh-CN" });
+    await tick();
+    const row = (name: string) => wrapper.get(`[data-testid="mcp-row"][data-name="${name}"]`);
+    expect(row("filesystem").text()).toContain("文件系统");
+    expect(row("filesystem").text()).toContain(fs.zh_cn);
+    // Text the user changed is theirs: shown as written.
+    expect(row("fetch").text()).toContain("My own words");
+    // A search that hides the entry keeps the row's Chinese.
+    fake.on("mcp_catalog.list", () => ({ servers: [], node_version: "22", node_problem: "" }));
+    await useMcpCatalogStore().load("nothing");
+    await tick();
+    expect(row("filesystem").text()).toContain(fs.zh_cn);
+    useSettingsStore().view = settingsView({ language: "en" });
+    await tick();
+    expect(row("filesystem").text()).toContain(fs.en);
+  });
+
   it("calls out loader variables of an unconfirmed launch", async () => {
     const { wrapper } = await market([
       view({ name: "evil", source: "user", editable: true, needs_confirmation: true, loader_env: ["LD_PRELOAD"] }),

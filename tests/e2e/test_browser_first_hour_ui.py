@@ -4,6 +4,8 @@ screenshots of the main views for a reviewer."""
 
 from __future__ import annotations
 
+import os
+
 import base64
 import io
 import json
@@ -133,7 +135,10 @@ def test_settings_navigation_scrolls_its_pane_only_and_fits_the_browser(
 
 # ---- the Chinese UI is Chinese, and screenshots for a reviewer ---------------------------------
 
-SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+# Each run writes its shots to artifacts/walk/ (ignored); the committed set in
+# artifacts/screenshots/ is refreshed on purpose with CASHCODE_SCREENSHOTS_DIR=artifacts/screenshots
+# (a run would otherwise rewrite it: the shots hold temp paths and times).
+SCREENSHOTS = ROOT / os.environ.get("CASHCODE_SCREENSHOTS_DIR", "artifacts/walk")
 # Words that stay as they are in a Chinese UI: product, protocol and format names.
 ALLOWED = re.compile(
     r"\b(?:CashCode|cashcode|MCP|Ollama|OpenAI|Anthropic|API|URL|JSON|JSONL|HTTP|HTTPS|SSE|stdio|ZIP|zip|"

@@ -4,11 +4,10 @@ screenshots of the main views for a reviewer."""
 
 from __future__ import annotations
 
-import os
-
 import base64
 import io
 import json
+import os
 import re
 import zipfile
 from typing import Any

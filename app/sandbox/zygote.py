@@ -38,6 +38,7 @@ except ImportError:  # from source: `python -I` puts neither the repo nor this f
 ZYGOTE_FLAG = "--zygote"  # after launch.LAUNCH_FLAG in a frozen build
 MAX_REQUEST = 4 << 20  # argv and environment together are bounded by the kernel's ARG_MAX anyway
 REQUEST_FDS = 6
+IDLE_S = 0.05  # no request for this long: release the mount namespaces of finished programs
 
 
 def _close(fds: list[int]) -> None:
@@ -48,9 +49,9 @@ def _close(fds: list[int]) -> None:
             pass
 
 
-def _child(req: dict, fds: list[int], libc: object) -> None:  # type: ignore[type-arg]
+def _child(req: dict, fds: list[int], libc: object, held: socket.socket) -> None:  # type: ignore[type-arg]
     """In the forked child: never returns."""
-    err_fd, ruleset_fd = fds[1], fds[2]
+    err_fd, ruleset_fd, held_fd = fds[1], fds[2], held.fileno()
     stage = "S"
     try:
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them; the program must not
@@ -59,7 +60,7 @@ def _child(req: dict, fds: list[int], libc: object) -> None:  # type: ignore[typ
             os.setsid()
         for target, fd in enumerate(fds[3:6]):
             os.dup2(fd, target)
-        keep = {0, 1, 2, err_fd, ruleset_fd}
+        keep = {0, 1, 2, err_fd, ruleset_fd, held_fd}
         for fd in range(3, max(keep) + 1):  # the zygote's socket, other requests' fds
             if fd not in keep:
                 try:
@@ -71,7 +72,13 @@ def _child(req: dict, fds: list[int], libc: object) -> None:  # type: ignore[typ
         stage = "E"
         os.chdir(req["cwd"])
         stage = "S"
-        launch.enter(req["temp"], list(req["keep"]))
+        launch.enter(req["temp"], list(req["keep"]), network=False)  # the zygote's network
+        # The zygote holds the mount namespace: its teardown (an RCU grace period, ms) then
+        # happens in the zygote after the exit is reported, not in the program's exit.
+        ns = os.open("/proc/self/ns/mnt", os.O_RDONLY)
+        socket.send_fds(held, [str(os.getpid()).encode()], [ns])
+        os.close(ns)
+        os.close(held_fd)
         launch.restrict(libc, ruleset_fd)  # type: ignore[arg-type]
         os.close(ruleset_fd)
         stage = "E"
@@ -92,7 +99,38 @@ def _child(req: dict, fds: list[int], libc: object) -> None:  # type: ignore[typ
         os._exit(127)
 
 
-def _spawn(ctrl: socket.socket, libc: object, sel: selectors.BaseSelector) -> bool:
+class _Held:
+    """Mount namespaces the zygote keeps until its programs have exited and it is idle."""
+
+    def __init__(self) -> None:
+        self.ours, self.theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.running: set[int] = set()
+        self.by_pid: dict[int, int] = {}
+        self.done: list[int] = []
+
+    def receive(self) -> None:
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(self.ours, 32, 1)
+        except OSError:
+            return
+        for fd in fds:
+            pid = int(msg or b"0")
+            if pid in self.running:
+                self.by_pid[pid] = fd
+            else:
+                self.done.append(fd)
+
+    def exited(self, pid: int) -> None:
+        self.running.discard(pid)
+        if pid in self.by_pid:
+            self.done.append(self.by_pid.pop(pid))
+
+    def release(self) -> None:
+        _close(self.done)
+        self.done = []
+
+
+def _spawn(ctrl: socket.socket, libc: object, sel: selectors.BaseSelector, held: _Held) -> bool:
     """Serve one request; False when the app has gone."""
     try:
         msg, fds, _flags, _addr = socket.recv_fds(ctrl, MAX_REQUEST, REQUEST_FDS)
@@ -116,7 +154,8 @@ def _spawn(ctrl: socket.socket, libc: object, sel: selectors.BaseSelector) -> bo
         status.close()
         return True
     if pid == 0:
-        _child(req, fds, libc)
+        _child(req, fds, libc, held.theirs)
+    held.running.add(pid)
     _close(fds[1:])
     try:
         status.send(f"P{pid}".encode())
@@ -126,7 +165,7 @@ def _spawn(ctrl: socket.socket, libc: object, sel: selectors.BaseSelector) -> bo
     return True
 
 
-def _reap(key: selectors.SelectorKey, sel: selectors.BaseSelector) -> None:
+def _reap(key: selectors.SelectorKey, sel: selectors.BaseSelector, held: _Held) -> None:
     pid, status = key.data
     sel.unregister(key.fd)
     os.close(key.fd)
@@ -136,21 +175,34 @@ def _reap(key: selectors.SelectorKey, sel: selectors.BaseSelector) -> None:
     except OSError:
         pass
     status.close()
+    held.exited(pid)
 
 
 def serve(ctrl_fd: int) -> int:
     ctrl = socket.socket(fileno=ctrl_fd)
+    try:
+        launch.enter_network()
+    except OSError as exc:  # the app falls back to the per-program launcher
+        ctrl.send(f"S{exc}".encode())
+        return 1
     libc = launch._libc()
+    held = _Held()
     sel = selectors.DefaultSelector()
     sel.register(ctrl, selectors.EVENT_READ, None)
+    sel.register(held.ours, selectors.EVENT_READ, held)
     ctrl.send(b"R")
     while True:
-        for key, _events in sel.select():
+        ready = sel.select(IDLE_S if held.done else None)
+        if not ready:  # idle: now the namespaces of finished programs may go
+            held.release()
+        for key, _events in ready:
             if key.data is None:
-                if not _spawn(ctrl, libc, sel):
+                if not _spawn(ctrl, libc, sel, held):
                     return 0
+            elif key.data is held:
+                held.receive()
             else:
-                _reap(key, sel)
+                _reap(key, sel, held)
 
 
 def main(argv: list[str]) -> int:

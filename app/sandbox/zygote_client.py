@@ -151,6 +151,18 @@ class Zygote:
         zygote is gone (then nothing was started) or the request does not fit."""
         if set(kwargs) - _HANDLED:
             return None
+        request = {
+            "argv": [os.fsdecode(a) for a in argv],
+            "env": dict(kwargs.get("env") or os.environ),
+            "cwd": os.fspath(kwargs.get("cwd") or os.getcwd()),
+            "temp": temp,
+            "keep": list(keep),
+            "session": bool(kwargs.get("start_new_session")),
+        }
+        try:
+            payload = json.dumps(request).encode()
+        except (TypeError, ValueError):  # bytes in argv or env: Popen's own handling, not ours
+            return None
         opened: list[int] = []
         ours: list[int | None] = [None, None, None]
         ends: list[int] = []
@@ -159,20 +171,10 @@ class Zygote:
         status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         read_end, write_end = os.pipe()
         opened += [theirs.detach(), write_end]
-        request = {
-            "argv": list(argv),
-            "env": dict(kwargs.get("env") or os.environ),
-            "cwd": os.fspath(kwargs.get("cwd") or os.getcwd()),
-            "temp": temp,
-            "keep": list(keep),
-            "session": bool(kwargs.get("start_new_session")),
-        }
         said_pid = b""
         try:
             try:
-                socket.send_fds(
-                    self._ctrl, [json.dumps(request).encode()], [opened[-2], write_end, ruleset_fd, *ends]
-                )
+                socket.send_fds(self._ctrl, [payload], [opened[-2], write_end, ruleset_fd, *ends])
             finally:
                 for fd in opened:
                     os.close(fd)

@@ -20,10 +20,13 @@ Method
   and the CPU time of the run (the children's user + system time, which the machine's load
   disturbs far less than wall time).
 - Where user namespaces work: the /bin/true and pytest rows again with the private network
-  and /tmp (`SandboxSpec.namespaces`: the launcher app/sandbox/launch.py, decision 435), each
-  against its own interleaved floor.
+  and /tmp (`SandboxSpec.namespaces`), each against its own interleaved floor: forked by the
+  zygote (app/sandbox/zygote.py, decision 510; its one start falls in the warm-ups), and the
+  /bin/true row once more through the per-program launcher app/sandbox/launch.py (decision
+  435; `CASHCODE_SANDBOX_ZYGOTE=off`), which the app uses only when the zygote cannot run.
 
-Run from the repo root: .venv/bin/python bench/bench_sandbox.py [--runs 200] [--pytest-runs 7]
+Run from the repo root:
+.venv/bin/python bench/bench_sandbox.py [--runs 200] [--pytest-runs 7] [--no-pytest]
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 from app.contracts.tools import SandboxSpec, ToolContext  # noqa: E402
 from app.sandbox.probe import landlock_abi, private_namespaces  # noqa: E402
 from app.sandbox.secrets import never_readable  # noqa: E402
+from app.sandbox.zygote_client import SWITCH as ZYGOTE_SWITCH  # noqa: E402
 from app.tools.confined import run_confined  # noqa: E402
 from app.tools.process import run_process  # noqa: E402
 
@@ -174,6 +178,7 @@ def main() -> int:
     )
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--pytest-runs", type=int, default=7)
+    parser.add_argument("--no-pytest", action="store_true", help="the start-up rows only")
     args = parser.parse_args()
     abi, reason = landlock_abi(os.environ)
     if abi < 1:
@@ -214,7 +219,8 @@ def main() -> int:
         )
         make_project(ws)
         argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        pytest_row(ctx, env, args.pytest_runs, argv, "Landlock alone")
+        if not args.no_pytest:
+            pytest_row(ctx, env, args.pytest_runs, argv, "Landlock alone")
         private, why = private_namespaces(os.environ)
         if not private:
             print(f"no private network and /tmp here: {why}")
@@ -223,11 +229,22 @@ def main() -> int:
             floor, boxed = asyncio.run(spawn(ctx_p, env, args.runs, ["/bin/true"]))
             diffs = [b - f for f, b in zip(floor, boxed, strict=True)]
             print(
-                f"/bin/true × {args.runs}, private network and /tmp: unsandboxed median "
+                f"/bin/true × {args.runs}, private network and /tmp (zygote): unsandboxed median "
                 f"{ms(statistics.median(floor))}, sandboxed {ms(statistics.median(boxed))}, "
                 f"paired difference median {ms(statistics.median(diffs))} (budget ≤ 10 ms)"
             )
-            pytest_row(ctx_p, env, args.pytest_runs, argv, "private network and /tmp")
+            os.environ[ZYGOTE_SWITCH] = "off"
+            launcher_runs = min(args.runs, 50)
+            floor, boxed = asyncio.run(spawn(ctx_p, env, launcher_runs, ["/bin/true"]))
+            del os.environ[ZYGOTE_SWITCH]
+            diffs = [b - f for f, b in zip(floor, boxed, strict=True)]
+            print(
+                f"/bin/true × {launcher_runs}, private network and /tmp (per-program launcher, "
+                f"the fallback): unsandboxed median {ms(statistics.median(floor))}, sandboxed "
+                f"{ms(statistics.median(boxed))}, paired difference median {ms(statistics.median(diffs))}"
+            )
+            if not args.no_pytest:
+                pytest_row(ctx_p, env, args.pytest_runs, argv, "private network and /tmp")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

@@ -10,7 +10,8 @@ runs them itself, through two hidden arguments its entry point checks before any
 
 - `CashCode --mcp-guard PARENT_PID PROG [ARG ...]` — app/mcp/child_guard.py's `main`;
 - `CashCode --sandbox-launch …` — app/sandbox/launch.py's `main` (a confined program's private
-  network and /tmp, then Landlock, then the program);
+  network and /tmp, then Landlock, then the program); `CashCode --sandbox-launch --zygote FD` —
+  app/sandbox/zygote.py's `main` (the long-lived launcher that forks them);
 - `CashCode --mcp-builtin SCRIPT [ARG ...]` — runs SCRIPT (a .py file inside the bundled
   `resources/mcp_servers`, nothing else) as `__main__` with the bundled interpreter.
 
@@ -28,6 +29,7 @@ from app.support import child_python
 GUARD_FLAG = "--mcp-guard"
 BUILTIN_FLAG = "--mcp-builtin"
 LAUNCH_FLAG = "--sandbox-launch"  # = app/sandbox/launch.py LAUNCH_FLAG (not imported: ctypes at every start)
+ZYGOTE_FLAG = "--zygote"  # after LAUNCH_FLAG: = app/sandbox/zygote.py ZYGOTE_FLAG
 GUARD = Path(__file__).with_name("child_guard.py")
 
 
@@ -60,6 +62,10 @@ def hidden_entry(argv: Sequence[str]) -> int | None:
     it does not (the caller goes on with its normal start)."""
     if not argv or argv[0] not in (GUARD_FLAG, BUILTIN_FLAG, LAUNCH_FLAG):
         return None
+    if argv[0] == LAUNCH_FLAG and argv[1:2] == [ZYGOTE_FLAG]:
+        from app.sandbox import zygote
+
+        return zygote.main(list(argv[2:]))
     if argv[0] == LAUNCH_FLAG:
         from app.sandbox import launch
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from app.sandbox import landlock as ll
-from app.sandbox import launch
+from app.sandbox import launch, zygote_client
 from app.sandbox.policy import Policy, rules
 
 
@@ -74,8 +74,17 @@ class Confinement:
         return started[0]
 
     def _launch(self, argv: Sequence[str], kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
-        """Start `argv` through the launcher, which enters the namespaces, restricts itself
-        with the ruleset (inherited) and execs it; its error pipe says whether that worked."""
+        """Start `argv` in its private namespaces: forked by this process's zygote (no Python
+        start per program, decision 510), else through a launcher process, which enters the
+        namespaces, restricts itself with the ruleset (inherited) and execs it. Either way an
+        error pipe says whether that worked."""
+        keep = launch.kept_under_tmp(list(self.private or []), os.path.realpath(self.temp))
+        started = zygote_client.SHARED.spawn(argv, self.ruleset_fd, str(self.temp), keep, kwargs)
+        if started is not None:
+            forked, said = started
+            if said:
+                _close_streams(forked)
+            return _started(forked, said, argv)
         # The launcher runs unconfined until it restricts itself: the dynamic loader's variables
         # (LD_PRELOAD…) must not load anything into it, so they reach the program by argument.
         env = dict(kwargs.pop("env", None) or os.environ)
@@ -95,27 +104,37 @@ class Confinement:
             os.close(write_end)
         with os.fdopen(read_end, "rb") as pipe:
             said = pipe.read().decode("utf-8", "replace")  # EOF: the program was executed
-        if not said:
-            return child
-        child.wait()
-        for stream in (child.stdin, child.stdout, child.stderr):
-            if stream is not None:
-                stream.close()
-        if said.startswith("E"):
-            code, _, text = said[1:].partition(" ")
-            if not code.isdigit():
-                raise SandboxError(text)
-            if int(code) == errno.ENOENT and os.path.isabs(argv[0]) and os.path.exists(argv[0]):
-                # There for the app, not inside (under the host's /tmp, not granted): the same
-                # answer as without namespaces, so the user is offered to run it unconfined.
-                raise PermissionError(errno.EACCES, "not visible in the sandbox")
-            raise OSError(int(code), text)
-        raise SandboxError(said[1:])
+        if said:
+            child.wait()
+            _close_streams(child)
+        return _started(child, said, argv)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self.ruleset_fd)
         shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def _close_streams(child: subprocess.Popen[bytes]) -> None:
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _started(child: subprocess.Popen[bytes], said: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+    """`child` when its error pipe said nothing (it was executed); else what it said, raised."""
+    if not said:
+        return child
+    if said.startswith("E"):
+        code, _, text = said[1:].partition(" ")
+        if not code.isdigit():
+            raise SandboxError(text)
+        if int(code) == errno.ENOENT and os.path.isabs(argv[0]) and os.path.exists(argv[0]):
+            # There for the app, not inside (under the host's /tmp, not granted): the same
+            # answer as without namespaces, so the user is offered to run it unconfined.
+            raise PermissionError(errno.EACCES, "not visible in the sandbox")
+        raise OSError(int(code), text)
+    raise SandboxError(said[1:])
 
 
 def launcher_argv(

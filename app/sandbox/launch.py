@@ -84,13 +84,14 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def unshare(libc: ctypes.CDLL) -> None:
-    """A new network and mount namespace; in a user namespace of its own (the same uid and gid
-    mapped) unless the caller may make them directly (root). The caller must be single-threaded."""
+def unshare(libc: ctypes.CDLL, kinds: int = CLONE_NEWNS | CLONE_NEWNET) -> None:
+    """New namespaces of `kinds` (a network and a mount namespace); in a user namespace of its
+    own (the same uid and gid mapped) unless the caller may make them directly (root). The
+    caller must be single-threaded."""
     uid, gid = os.geteuid(), os.getegid()
-    if uid == 0 and libc.unshare(CLONE_NEWNS | CLONE_NEWNET) == 0:
+    if uid == 0 and libc.unshare(kinds) == 0:
         return  # root: no user namespace, so root keeps its rights on files of other owners
-    _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET), "unshare")
+    _check(libc.unshare(CLONE_NEWUSER | kinds), "unshare")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
@@ -114,17 +115,27 @@ def kept_under_tmp(paths: list[str], temp: str) -> list[str]:
     return out
 
 
-def enter(temp: str, keep: list[str]) -> None:
-    """Enter the private network and mount namespaces; /tmp becomes `temp`, `keep` (paths
-    under the host's /tmp) stay where they are. Raises NamespaceError."""
+def enter_network() -> None:
+    """A private network (its loopback up) for this process and every child it forks later:
+    the zygote's, once (app/sandbox/zygote.py). Raises NamespaceError."""
+    libc = _libc()
+    unshare(libc, CLONE_NEWNET)
+    _loopback_up(libc)
+
+
+def enter(temp: str, keep: list[str], network: bool = True) -> None:
+    """Enter the private network (unless `network` is False: the caller is in one already)
+    and mount namespaces; /tmp becomes `temp`, `keep` (paths under the host's /tmp) stay
+    where they are. Raises NamespaceError."""
     libc = _libc()
     libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p)
-    unshare(libc)
+    unshare(libc, CLONE_NEWNS | CLONE_NEWNET if network else CLONE_NEWNS)
     # Private first: nothing mounted below may propagate back to the host.
     _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     kept = kept_under_tmp(keep, temp)
     if kept == [TMP]:  # the workspace is /tmp: the private network only
-        _loopback_up(libc)
+        if network:
+            _loopback_up(libc)
         return
     cwd = os.getcwd()
     held = []
@@ -152,7 +163,8 @@ def enter(temp: str, keep: list[str]) -> None:
         os.chdir(cwd)  # through the mounts just made (a workspace under /tmp)
     except OSError:
         pass
-    _loopback_up(libc)
+    if network:
+        _loopback_up(libc)
 
 
 def _loopback_up(libc: ctypes.CDLL) -> None:

@@ -19,6 +19,7 @@ from app.mcp.catalog import builtin_dir, load_builtin
 from app.mcp.transports import guarded_argv
 from app.sandbox.confine import launcher_argv
 from app.sandbox.probe import private_namespaces
+from app.sandbox.zygote_client import Zygote, zygote_argv
 from tests.mcp.test_child_lifetime import HOLDER, descendants, kill_and_check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +82,23 @@ def test_a_frozen_build_starts_the_sandbox_launcher_through_its_own_executable(
     assert argv[:2] == [str(exe), "--sandbox-launch"] and argv[-2:] == ["--", "/bin/true"]
     # the executable's hidden entry runs the launcher (its probe enters the namespaces)
     assert private_namespaces({}) == (True, "a private network and /tmp for each program")
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not private_namespaces({})[0], reason="needs user namespaces"
+)
+def test_a_frozen_build_starts_the_sandbox_zygote_through_its_own_executable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exe = fake_executable(tmp_path)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(exe))
+    assert zygote_argv(5) == [str(exe), "--sandbox-launch", "--zygote", "5"]
+    zygote = Zygote.start()  # its "ready" came from the executable's hidden entry
+    try:
+        assert "--zygote" in Path(f"/proc/{zygote.pid}/cmdline").read_text()
+    finally:
+        zygote.close()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")

@@ -1,7 +1,8 @@
 """Under `cashcode serve` (a real process): a scheduled task in the Sandboxed mode runs its `exec`
 steps with no Inbox item; a step that needs the network raises exactly one, the run waits for it,
-and `cashcode inbox deny` from another process lets it finish with a refusal the model sees
-(issue 36 acceptance, where the sandbox meets the Inbox of issue 35)."""
+and `cashcode inbox deny` (or `approve`: once, without the sandbox) from another process lets it
+finish: denied, with a refusal the model sees (issue 36 acceptance, where the sandbox meets the
+Inbox of issue 35)."""
 
 from __future__ import annotations
 
@@ -131,14 +132,21 @@ async def test_a_sandboxed_scheduled_task_runs_exec_with_no_inbox_item(tmp_path:
     assert not any("Traceback" in line for line in served.output), "".join(served.output)
 
 
-async def test_a_sandboxed_scheduled_task_that_needs_the_network_waits_in_the_inbox_and_is_denied(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("command", "answer", "reply", "sent", "seen_note"),
+    [
+        ("deny", "deny", "Could not upload.", [], "The user did not allow running it without the sandbox."),
+        ("approve", "once", "Uploaded.", [b"secret"], "Sandbox: not sandboxed"),
+    ],
+)
+async def test_a_sandboxed_scheduled_task_that_needs_the_network_waits_in_the_inbox_for_the_cli(
+    tmp_path: Path, command: str, answer: str, reply: str, sent: list[bytes], seen_note: str
 ) -> None:
     env = _env(tmp_path)
     with tcp_listener() as (port, received), FakeLLMServer(default_text="Nothing more to do.") as llm:
         await asyncio.to_thread(_seed, env, llm.openai_base_url)
         upload = f"import socket; socket.create_connection(('127.0.0.1', {port})).sendall(b'secret')"
-        llm.script(_exec("python3", "-c", upload), {"text": "Could not upload."})
+        llm.script(_exec("python3", "-c", upload), {"text": reply})
         with serve_process(["--no-open", "--port", "0"], env) as served:
             headers = served.bearer
             async with httpx2.AsyncClient(base_url=served.base_url, trust_env=False, timeout=30) as client:
@@ -164,8 +172,8 @@ async def test_a_sandboxed_scheduled_task_that_needs_the_network_waits_in_the_in
                 assert all(r["status"] in ("running", "skipped") for r in await runs())
                 assert received == []  # the sandbox held while it waited
 
-                denied = await asyncio.to_thread(_cli, env, "inbox", "deny", item["id"])
-                assert denied.returncode == 0, denied.stderr
+                answered = await asyncio.to_thread(_cli, env, "inbox", command, item["id"])
+                assert answered.returncode == 0, answered.stderr
 
                 async def finished() -> dict[str, Any] | None:
                     return next(
@@ -175,20 +183,22 @@ async def test_a_sandboxed_scheduled_task_that_needs_the_network_waits_in_the_in
 
                 run = await _until(finished)
                 await _invoke(client, headers, "tasks.set_enabled", {"task_id": task["id"], "enabled": False})
-                assert run["status"] == "ok" and run["answer"] == "Could not upload.", run
-                assert received == []  # denied: it never ran unconfined
-                # Exactly one item was ever raised for the run, answered "deny" from the CLI.
+                assert run["status"] == "ok" and run["answer"] == reply, run
+                # Denied: it never ran unconfined. Approved once: it ran once, without the sandbox.
+                assert received == sent
+                # Exactly one item was ever raised for the run, answered from the CLI.
                 everything = await asyncio.to_thread(_inbox, env, "--all")
                 assert [(i["id"], i["status"], i["answered_by"]) for i in everything] == [
                     (item["id"], "answered", "cli")
                 ]
                 shown = (await client.get("/api/inbox?include_answered=true", headers=headers)).json()
-                assert [(i["id"], i["answer"]) for i in shown["data"]["items"]] == [(item["id"], "deny")]
-                # The model saw a clear refusal as the tool's result.
+                assert [(i["id"], i["answer"]) for i in shown["data"]["items"]] == [(item["id"], answer)]
+                # The model saw what happened as the tool's result: a clear refusal, or the run.
                 tool_msgs = [
                     m for r in llm.model_requests() for m in r.body["messages"] if m["role"] == "tool"
                 ]
                 assert tool_msgs, "the model never saw the tool's result"
+                assert len({m["tool_call_id"] for m in tool_msgs}) == 1  # one call, one result
                 seen = tool_msgs[-1]["content"]
-                assert "The user did not allow running it without the sandbox." in seen, seen
+                assert seen_note in seen, seen
     assert not any("Traceback" in line for line in served.output), "".join(served.output)

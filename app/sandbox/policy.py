@@ -63,8 +63,20 @@ class Policy:
 
 
 def path_folders(path_env: str) -> tuple[Path, ...]:
-    """The absolute folders of a PATH value (so user-installed tools still start)."""
-    return tuple(Path(p) for p in path_env.split(os.pathsep) if p and os.path.isabs(p))
+    """The absolute folders of a PATH value (so user-installed tools still start), and for a
+    version manager's `shims` folder (pyenv, rbenv, nodenv, asdf, mise: `~/.pyenv/shims`) the
+    manager's own folder too: a shim runs the real tool from beside it (`~/.pyenv/versions/…`),
+    so without it `python3` under pyenv asked for "file access" in Sandboxed mode (decision 524).
+    Hidden paths inside stay hidden (the rules carve them out as for any granted folder)."""
+    out: list[Path] = []
+    for p in path_env.split(os.pathsep):
+        if not p or not os.path.isabs(p):
+            continue
+        folder = Path(p)
+        out.append(folder)
+        if folder.name == "shims" and folder.parent != folder.parent.parent:
+            out.append(folder.parent)
+    return tuple(dict.fromkeys(out))
 
 
 def rules(policy: Policy) -> list[tuple[str, int]]:

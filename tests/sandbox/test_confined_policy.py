@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.contracts.tools import SandboxSpec, ToolContext, ToolError
+from app.sandbox.policy import path_folders
 from app.sandbox.probe import landlock_abi
 from app.sandbox.secrets import never_readable
 from app.tools.confined import run_confined
@@ -109,3 +110,27 @@ def test_an_unavailable_sandbox_never_runs_the_program(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="not available: disabled by CASHCODE_SANDBOX"):
         _run(ctx, "touch ran")
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_version_manager_shim_on_path_runs_its_tool_in_the_sandbox(home: Path, tmp_path: Path) -> None:
+    """A pyenv-style shim (`~/.pyenv/shims/tool` running `~/.pyenv/versions/…`) works confined:
+    the manager's folder is readable with its shims folder on PATH; its secrets beside it are not."""
+    manager = tmp_path / "mgr" / ".pyenv"
+    real = manager / "versions" / "3.11" / "bin"
+    real.mkdir(parents=True)
+    (real / "tool").write_text("#!/bin/sh\necho real-tool-ran\n")
+    (real / "tool").chmod(0o755)
+    (manager / "shims").mkdir()
+    (manager / "shims" / "tool").write_text(f"#!/bin/sh\nexec {real}/tool \"$@\"\n")
+    (manager / "shims" / "tool").chmod(0o755)
+    ctx = _ctx(home, home / "project")
+
+    async def go(path: str) -> tuple[int | None, str]:
+        outcome = await run_confined(
+            ["tool"], cwd=ctx.workspace, env={"PATH": path}, timeout=30, cap=65536, ctx=ctx
+        )
+        return outcome.returncode, (outcome.stdout.data + outcome.stderr.data).decode()
+
+    code, out = asyncio.run(go(f"{manager / 'shims'}:/usr/bin:/bin"))
+    assert (code, out.strip()) == (0, "real-tool-ran")
+    assert path_folders(f"{manager / 'shims'}:/usr/bin") == (manager / "shims", manager, Path("/usr/bin"))

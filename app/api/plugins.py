@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.agents.plugin import PLUGIN as AGENTS
 from app.attachments.plugin import PLUGIN as ATTACHMENTS
 from app.contracts.capability import CapabilityPlugin
 from app.contracts.events import CORE_EVENTS, Event
@@ -27,6 +28,7 @@ from app.tasks.plugin import PLUGIN as TASKS
 from app.websearch.plugin import PLUGIN as WEBSEARCH
 
 PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
+    AGENTS,
     ATTACHMENTS,
     HISTORY,
     IMPORT,

@@ -52,6 +52,7 @@ COMMANDS = {
     "evals": ("app.cli.evals_cmd", "run eval cases from a YAML or JSON file"),
     "kb": ("app.cli.kb_cmd", "knowledge bases: add folders, list, search, remove, reindex"),
     "tasks": ("app.cli.tasks_cmd", "scheduled tasks (add, list, run, history, enable, disable, remove)"),
+    "agents": ("app.cli.agents_cmd", "agents: personas with their own model, Skills and tools"),
 }
 
 

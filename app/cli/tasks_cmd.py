@@ -47,6 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "confined, ask for more; autonomous: run everything (default: sandboxed where this machine "
         "has a sandbox, else read_only)",
     )
+    add.add_argument("--agent", metavar="NAME", help="the agent its turns run as (default: default)")
     add.set_defaults(func=runner(_add))
     listing = commands.add_parser("list", help="list tasks with their next run and last status")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
@@ -137,6 +138,13 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         draft["provider_id"] = provider
     if args.workspace is not None:
         draft["workspace"] = _absolute(args.workspace)
+    if args.agent is not None:
+        from app.cli.agents_cmd import agent_id
+
+        agent = await agent_id(app, args.agent)
+        if isinstance(agent, int):
+            return agent
+        draft["agent_id"] = agent
     saved = await app.invoke("tasks.add", {"draft": draft})
     if not saved["ok"]:
         return error(saved)

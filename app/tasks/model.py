@@ -64,6 +64,8 @@ class TaskDraft(_Frozen):
     chat_mode: ChatMode = "same_chat"
     missed_policy: MissedPolicy = "run_once"
     enabled: bool = True
+    # The agent the task's turns run as (issue 38); None: the default agent (older tasks).
+    agent_id: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 class TaskRecord(_Frozen):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view
+from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
 from tests.server.process import ServeProcess
 
@@ -52,12 +52,12 @@ def test_agents_view_and_the_new_chat_picker(
     fresh_llm.script({"text": "Roses are red."})
     page.get_by_test_id("composer-input").fill("a poem please")
     page.get_by_test_id("send-button").click()
-    expect(page.get_by_text("Roses are red.")).to_be_visible()
+    expect(page.get_by_text("Roses are red.")).to_be_visible(timeout=UI_TIMEOUT_MS)
     system = fresh_llm.requests()[-1]["body"]["messages"][0]["content"]
     assert system.startswith("You are POET-PERSONA.")
     # Sent: the agent is fixed, shown in the header and in the chat list.
-    expect(picker).to_have_count(0)
-    expect(page.get_by_test_id("chat-agent")).to_have_text("🪶 Poet")
+    expect(picker).to_have_count(0, timeout=UI_TIMEOUT_MS)
+    expect(page.get_by_test_id("chat-agent")).to_have_text("🪶 Poet", timeout=UI_TIMEOUT_MS)
     expect(page.get_by_test_id("chat-agent-label").first).to_have_text("🪶 Poet")
 
     page.keyboard.press("Control+n")  # the next new chat starts with the last used agent

@@ -213,3 +213,57 @@ async def test_an_agents_tool_set_cuts_the_offered_tools(
 def offered_without_lean(fake_llm: Any) -> set[str]:
     first = fake_llm.model_requests()[-4]
     return {t["function"]["name"] for t in first.body["tools"]}
+
+
+async def test_knowledge_search_and_at_selection_follow_the_agents_bases(
+    make_app: AppMaker, fake_llm: Any, tmp_path: Path
+) -> None:
+    app, events = await make_app()
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    for name in ("alpha-kb", "beta-kb"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / f"{name}.md").write_text(f"# Lighthouse\nThe lighthouse keeper of {name} logs ships.\n")
+        await ok(app, "knowledge.add", {"path": str(folder), "name": name})
+    keeper = await ok(app, "agents.add", {"spec": {"name": "Keeper", "knowledge_bases": ["alpha-kb"]}})
+    chat = await ok(app, "chats.create", {"agent_id": keeper["id"]})
+    fake_llm.script(
+        _call("knowledge_search", query="lighthouse keeper ships"),
+        _call("knowledge_search", query="lighthouse", kb="beta-kb"),
+        _call("knowledge_search", query="lighthouse", kb="gamma-kb"),
+        {"text": "ok"},
+    )
+    mentions = [{"kind": "knowledge", "name": n, "label": n} for n in ("beta-kb", "gamma-kb")]
+    send = {"chat_id": chat["id"], "text": "lighthouse", "model": {"provider_id": pid, "model": "fake-model"}}
+    await _run(events, (await ok(app, "chat.send", {**send, "mentions": mentions}))["turn_id"])
+    last = fake_llm.model_requests()[-1]
+    found, other, unknown = _tool_results(last)
+    assert "alpha-kb" in found and "beta-kb" not in found
+    assert other == unknown.replace("gamma-kb", "beta-kb")  # as a base that does not exist
+    assert "alpha-kb" in other
+    context = [m["content"] for m in last.body["messages"] if m["role"] == "user"][0]
+    assert "beta-kb logs ships" not in context  # the @-selected base of another agent adds nothing
+    assert context.count("does not exist") == 2
+
+
+async def test_an_agent_with_its_own_memory_never_sees_or_writes_the_shared_one(
+    make_app: AppMaker, fake_llm: Any, paths: AppPaths
+) -> None:
+    app, events = await make_app()
+    full = {"name": "Full", "kind": "chat_completions", "base_url": fake_llm.openai_base_url}
+    pid = (await ok(app, "providers.save", {**full, "api_key": VALID_KEY, "lean_tools": False}))["id"]
+    paths.data_dir.mkdir(parents=True, exist_ok=True)
+    (paths.data_dir / "MEMORY.md").write_text("- SHARED-FACT\n", encoding="utf-8")
+    loner = await ok(app, "agents.add", {"spec": {"name": "Loner", "memory": "own"}})
+    own = paths.data_dir / "agents" / loner["id"] / "MEMORY.md"
+    own.parent.mkdir(parents=True)
+    own.write_text("- OWN-FACT\n", encoding="utf-8")
+    for agent, seen, unseen in ((loner["id"], "OWN-FACT", "SHARED-FACT"), (None, "SHARED-FACT", "OWN-FACT")):
+        chat = await ok(app, "chats.create", {"agent_id": agent} if agent else {})
+        fake_llm.script({"text": "ok"})
+        await _run(events, await send(app, chat["id"], "what do you remember?", pid))
+        request = fake_llm.model_requests()[-1].body
+        system = request["messages"][0]["content"]
+        assert seen in system and unseen not in system
+        offered = {t["function"]["name"] for t in request["tools"]}
+        assert ("save_memory" in offered) is (agent is None)

@@ -30,13 +30,25 @@ def _record(row: sqlite3.Row) -> AgentRecord:
 class AgentStore:
     def __init__(self, db: Database) -> None:
         self._db = db
+        # Parsed specs by (id, updated_at): the picker lists every agent on each New chat, and
+        # validating 50 specs each time was most of its cost. Another process's change has a
+        # new updated_at, so it is read again.
+        self._parsed: dict[tuple[str, str], AgentRecord] = {}
 
     # ---- agents --------------------------------------------------------------------------------
 
     def list(self) -> list[AgentRecord]:
         """The default agent first, then the others by name."""
-        rows = self._db.query("SELECT * FROM agents ORDER BY name COLLATE NOCASE, id")
-        return [DEFAULT_AGENT, *(_record(r) for r in rows)]
+        rows = self._db.query("SELECT id, updated_at FROM agents ORDER BY name COLLATE NOCASE, id")
+        keys = [(r["id"], r["updated_at"]) for r in rows]
+        missing = [k[0] for k in keys if k not in self._parsed]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            for row in self._db.query(f"SELECT * FROM agents WHERE id IN ({marks})", missing):
+                self._parsed[(row["id"], row["updated_at"])] = _record(row)
+            live = set(keys)
+            self._parsed = {k: v for k, v in self._parsed.items() if k in live}
+        return [DEFAULT_AGENT, *(self._parsed[k] for k in keys if k in self._parsed)]
 
     def get(self, agent_id: str) -> AgentRecord:
         if agent_id == DEFAULT_AGENT_ID:

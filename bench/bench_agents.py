@@ -62,7 +62,8 @@ async def make_profile(tmp: Path, root: str, agents: int, skills: int) -> tuple[
     paths = AppPaths(tmp / "data", tmp / "config", tmp / "logs", tmp / "cache")
     names = write_skills(paths.data_dir / "skills" / "user", skills)
     env = {"HOME": str(tmp), "CASHCODE_TASKS_SCHEDULER": "off", "CASHCODE_DREAM": "off"}
-    app = build_app(paths, env, secrets=SecretStore(backend=MemoryKeyring()), workspace=tmp / "ws")
+    keyring = MemoryKeyring()  # type: ignore[no-untyped-call]
+    app = build_app(paths, env, secrets=SecretStore(backend=keyring), workspace=tmp / "ws")
     saved = await app.invoke(
         "providers.save",
         {"name": "bench", "kind": "chat_completions", "base_url": root + "/v1", "api_key": KEY},

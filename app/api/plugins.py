@@ -28,7 +28,6 @@ from app.tasks.plugin import PLUGIN as TASKS
 from app.websearch.plugin import PLUGIN as WEBSEARCH
 
 PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
-    AGENTS,
     ATTACHMENTS,
     HISTORY,
     IMPORT,
@@ -40,6 +39,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     SKILLS,
     TASKS,
     WEBSEARCH,
+    AGENTS,
 )
 
 

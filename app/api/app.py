@@ -39,6 +39,7 @@ from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
 from app.api.turn_queue import TurnQueue
+from app.contracts.agents import AgentDirectory
 from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
 from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import AppEvent, DatabaseStatus
@@ -126,6 +127,7 @@ class CashCodeApp:
                 environment=self._turn_environment,
                 lane=self.lane,
                 capabilities=tuple(self.capabilities),
+                agents=next((c for c in self.capabilities if isinstance(c, AgentDirectory)), None),
                 resume=self.resume,
                 on_overrides=self._label_turn,
             )
@@ -349,7 +351,12 @@ class CashCodeApp:
             raise ApiFailure("invalid", say("chat.empty_message"))
         if req.attachments:
             self._check_files(req.attachments)
-        choice = await self._model_choice(req.model)
+        requested = req.model
+        if requested is None:  # the chat's agent's own model, when it has one
+            scope = await self._chat.scope_of(req.chat_id)
+            if scope.provider_id is not None and scope.model is not None:
+                requested = m.ModelRef(provider_id=scope.provider_id, model=scope.model)
+        choice = await self._model_choice(requested)
         if req.attachments:
             await self._check_vision(choice, req.attachments)
         provider = self.ctx.providers.get(choice.provider_id)

@@ -14,11 +14,13 @@ from pathlib import Path
 
 from app.api import branch_models as bm
 from app.api import models as m
+from app.api.agent_tools import AgentToolBox
 from app.api.lean_tools import LeanToolBox, ToolActivations
 from app.api.resume import ResumeService
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
+from app.contracts.agents import DEFAULT_AGENT_ID, DEFAULT_SCOPE, AgentDirectory, AgentScope
 from app.contracts.capability import Capability, TurnOverrides, TurnToolBox
 from app.contracts.checkpoint import TurnCheckpoint
 from app.contracts.errors import ApiFailure, say
@@ -90,6 +92,7 @@ class ChatDeps:
     lane: StoreLane  # every database call of these routes and their turns runs there
     clock: Callable[[], datetime] = datetime.now
     capabilities: tuple[Capability, ...] = ()
+    agents: AgentDirectory | None = None  # which agent each chat belongs to (issue 38)
     resume: ResumeService | None = None  # checkpoints of waiting turns (issue 35 item 3)
     # Told each turn's overrides (the Inbox names the task that asks); chat_id, overrides.
     on_overrides: Callable[[str, TurnOverrides | None], None] = lambda _chat, _o: None
@@ -123,9 +126,32 @@ class ChatService:
     # ---- chats -------------------------------------------------------------------------------
 
     async def _summary_of(self, record: ChatRecord) -> m.ChatSummary:
-        return self.summary(record, await self._d.lane.read(lambda: self._d.chats.activity_of(record.id)))
+        def read() -> tuple[ChatActivity, str]:
+            return self._d.chats.activity_of(record.id), self._agent_of(record.id)
 
-    def summary(self, record: ChatRecord, activity: ChatActivity | None, preview: str = "") -> m.ChatSummary:
+        activity, agent = await self._d.lane.read(read)
+        return self.summary(record, activity, agent_id=agent)
+
+    def _agent_of(self, chat_id: str) -> str:
+        if self._d.agents is None:
+            return DEFAULT_AGENT_ID
+        return self._d.agents.agents_of_chats([chat_id]).get(chat_id, DEFAULT_AGENT_ID)
+
+    async def scope_of(self, chat_id: str) -> AgentScope:
+        """What the chat's agent allows (the default agent without the agents capability)."""
+        agents = self._d.agents
+        if agents is None:
+            return DEFAULT_SCOPE
+        return await self._d.lane.read(lambda: agents.scope_of_chat(chat_id))
+
+    def summary(
+        self,
+        record: ChatRecord,
+        activity: ChatActivity | None,
+        preview: str = "",
+        *,
+        agent_id: str = DEFAULT_AGENT_ID,
+    ) -> m.ChatSummary:
         return m.ChatSummary(
             id=record.id,
             title=record.title,
@@ -135,6 +161,7 @@ class ChatService:
             message_count=activity.message_count if activity else 0,
             last_activity=(activity.last_message_at if activity else None) or record.created_at,
             preview=preview,
+            agent_id=agent_id,
         )
 
     async def list(self, req: m.ChatListQuery) -> m.ChatList:
@@ -144,41 +171,70 @@ class ChatService:
 
         chats = self._d.chats
 
-        Page = tuple[list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity], dict[str, str]]
+        agents = self._d.agents
+        Page = tuple[
+            list[ChatRecord], tuple[str, str] | None, dict[str, ChatActivity], dict[str, str], dict[str, str]
+        ]
 
         def read() -> Page:
             records, following = chats.list_page(req.limit, before=before, title_contains=title or None)
             ids = [c.id for c in records]
-            return records, following, chats.activity(ids), chats.previews(ids)
+            owners = agents.agents_of_chats(ids) if agents is not None else {}
+            return records, following, chats.activity(ids), chats.previews(ids), owners
 
-        records, following, activity, previews = await self._d.lane.read(read)
+        records, following, activity, previews, owners = await self._d.lane.read(read)
         none = ChatActivity(0, None)
         return m.ChatList(
-            chats=[self.summary(c, activity.get(c.id, none), previews.get(c.id, "")) for c in records],
+            chats=[
+                self.summary(
+                    c,
+                    activity.get(c.id, none),
+                    previews.get(c.id, ""),
+                    agent_id=owners.get(c.id, DEFAULT_AGENT_ID),
+                )
+                for c in records
+            ],
             next_before=_encode_page_key(following) if following else None,
         )
 
     async def create(self, req: m.ChatCreate) -> m.ChatSummary:
-        chats = self._d.chats
+        chats, agents, agent_id = self._d.chats, self._d.agents, req.agent_id or DEFAULT_AGENT_ID
+        if agent_id != DEFAULT_AGENT_ID and (
+            agents is None
+            or not (
+                agents.seen_agent(agent_id) or await self._d.lane.read(lambda: agents.has_agent(agent_id))
+            )
+        ):
+            raise ApiFailure("not_found", say("agent.not_found", id=agent_id))
         if req.lazy:  # in memory only until its first turn is stored
-            return self.summary(chats.reserve(req.title), None)
-        record = await self._d.lane.write(lambda: chats.create(req.title, chat_id=req.chat_id))
-        return self.summary(record, None)
+            record = chats.reserve(req.title)
+            if agents is not None:
+                agents.assign(record.id, agent_id, stored=False)
+            return self.summary(record, None, agent_id=agent_id)
+
+        def create() -> ChatRecord:
+            record = chats.create(req.title, chat_id=req.chat_id)
+            if agents is not None:
+                agents.assign(record.id, agent_id, stored=True)
+            return record
+
+        record = await self._d.lane.write(create)
+        return self.summary(record, None, agent_id=agent_id)
 
     async def get(self, req: m.ChatGet) -> m.ChatDetail:
         chats, before, limit, through = self._d.chats, req.before_cursor, req.limit, req.through
 
         Page = tuple[list[StoredMessage], bool, dict[int, list[int]]]
 
-        def read() -> tuple[ChatRecord, ChatActivity | None, Page, OffPath | None]:
+        def read() -> tuple[ChatRecord, ChatActivity | None, Page, OffPath | None, str]:
             record = chats.get(req.chat_id)
             # `through` (a search hit on another version): that version, the stored one unchanged.
             off = chats.viewed(req.chat_id, through) if through is not None else None
             leaf = off.leaf if off is not None else None
             page = chats.page_view(req.chat_id, before_cursor=before, limit=limit, leaf=leaf)
-            return record, chats.activity_of(record.id), page, off
+            return record, chats.activity_of(record.id), page, off, self._agent_of(record.id)
 
-        record, activity, (stored, has_more, siblings), off = await self._d.lane.read(read)
+        record, activity, (stored, has_more, siblings), off, agent = await self._d.lane.read(read)
         views = [_view(s, siblings.get(s.cursor)) for s in stored if s.message.role != "system"]
         viewing = (
             None
@@ -186,7 +242,10 @@ class ChatService:
             else m.ViewedVersion(cursor=off.cursor, index=off.index, count=off.count, leaf=off.leaf)
         )
         return m.ChatDetail(
-            chat=self.summary(record, activity), messages=views, has_more=has_more, viewing=viewing
+            chat=self.summary(record, activity, agent_id=agent),
+            messages=views,
+            has_more=has_more,
+            viewing=viewing,
         )
 
     async def switch_branch(self, req: bm.BranchSwitch) -> m.ChatDetail:
@@ -310,6 +369,9 @@ class ChatService:
             lazy = cp.reserved_title is not None
             if lazy and not await self._d.lane.read(lambda: chats.exists(cp.chat_id)):
                 chats.reserve(cp.reserved_title or "", chat_id=cp.chat_id, title_auto=cp.reserved_title_auto)
+                if self._d.agents is not None and cp.agent_id != DEFAULT_AGENT_ID:
+                    # Its agent lived in memory too: given back (checked again when the turn starts).
+                    self._d.agents.assign(cp.chat_id, cp.agent_id, stored=False)
             spec = TurnSpec(
                 chat_id=cp.chat_id,
                 turn_id=cp.turn_id,
@@ -336,6 +398,9 @@ class ChatService:
         resume: Resumption | None = None,
         overrides: TurnOverrides | None = None,
     ) -> m.TurnRef:
+        # The chat's agent, read once per turn (an edited agent applies from the next turn on;
+        # a resumed turn reads it again, decision 474).
+        spec = replace(spec, scope=await self.scope_of(spec.chat_id))
         steers = SteerInbox()  # filled by chat.steer (TurnManager.steer), drained by the loop
         deps = self._turn_deps(spec, provider, overrides)
         deps = replace(deps, loop=replace(deps.loop, steers=steers))
@@ -379,18 +444,24 @@ class ChatService:
             return None
 
     def _turn_deps(self, spec: TurnSpec, provider: Provider, fixed: TurnOverrides | None = None) -> TurnDeps:
-        caps = self._d.capabilities
+        caps, scope = self._d.capabilities, spec.scope
         overrides = fixed or next((o for o in (c.turn_overrides(spec) for c in caps) if o is not None), None)
         self._d.on_overrides(spec.chat_id, overrides)
-        env = self._d.environment(overrides)
+        # The checkpoint keeps the task's own overrides; the agent's are read again on resume.
+        env = self._d.environment(_with_agent(overrides, scope))
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
         tools: ToolBox = TurnToolBox([env.tools, *toolsets]) if toolsets else env.tools
-        if wants_lean_tools(provider.config):  # a lean request: core tools up front, the rest found
-            catalog = {s.name for s in env.tools.specs()} | {
-                t.spec.name for c in caps for t in c.listed_tools()
-            }
-            tools = LeanToolBox(tools, frozenset(catalog), self._activations.of(spec.chat_id))
+        lean = wants_lean_tools(provider.config)
+        if lean or not scope.tools.everything:
+            catalog = frozenset(
+                {s.name for s in env.tools.specs()} | {t.spec.name for c in caps for t in c.listed_tools()}
+            )
+            if not scope.tools.everything:  # the agent's tools: cut here, once, for every part
+                tools = AgentToolBox(tools, scope.tools, catalog)
+            if lean:  # a lean request: core tools up front, the rest found
+                offered = frozenset(n for n in catalog if scope.tools.allows(n))
+                tools = LeanToolBox(tools, offered, self._activations.of(spec.chat_id))
         loop = LoopDeps(
             provider=AttachmentProvider(provider, files),
             tools=tools,
@@ -412,7 +483,8 @@ class ChatService:
             max_iterations=env.max_iterations,
             stream=env.stream,
         )
-        prompt = build_system_prompt(load_persona(self._d.data_dir), env.workspace, self._d.clock())
+        persona = scope.persona if scope.persona is not None else load_persona(self._d.data_dir)
+        prompt = build_system_prompt(persona, env.workspace, self._d.clock())
         sections = [s for s in (c.prompt_section(spec) for c in caps) if s]
         if sections:
             prompt = "\n\n".join([prompt, *sections])
@@ -463,6 +535,20 @@ class ChatService:
             _log.warning("could not update chat %s after its turn", spec.chat_id, exc_info=True)
             return
         self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
+
+
+def _with_agent(overrides: TurnOverrides | None, scope: AgentScope) -> TurnOverrides | None:
+    """A capability's overrides (a scheduled task's) win; what they leave open comes from the
+    chat's agent; what the agent leaves open, from the user's settings."""
+    if scope.approval_mode is None and scope.workspace is None:
+        return overrides
+    if overrides is None:
+        return TurnOverrides(approval_mode=scope.approval_mode, workspace=scope.workspace)
+    return replace(  # the task's asker and id stay
+        overrides,
+        approval_mode=overrides.approval_mode or scope.approval_mode,
+        workspace=overrides.workspace or scope.workspace,
+    )
 
 
 def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.MessageView:

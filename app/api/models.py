@@ -109,6 +109,7 @@ class ChatCreate(ApiModel):
     # True: the chat is stored together with its first completed turn (nothing before that), so
     # an interrupted `cashcode ask` leaves no empty chat. Only this process can send to it.
     lazy: bool = False
+    agent_id: str | None = Field(default=None, min_length=1, max_length=64)  # None: the default agent
 
 
 class ChatRef(ApiModel):

@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.agents.plugin import PLUGIN as AGENTS
 from app.attachments.plugin import PLUGIN as ATTACHMENTS
 from app.contracts.capability import CapabilityPlugin
 from app.contracts.events import CORE_EVENTS, Event
@@ -40,6 +41,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     SKILLS,
     TASKS,
     WEBSEARCH,
+    AGENTS,
 )
 
 

@@ -169,6 +169,7 @@ class _Sink:
             asker=o.asker if o else None,
             reserved_title=self._reserved[0] if self._reserved else None,
             reserved_title_auto=self._reserved[1] if self._reserved else True,
+            agent_id=spec.scope.agent_id,
             created_at=self._created,
             progress=progress,
         )

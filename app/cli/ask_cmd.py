@@ -15,6 +15,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("prompt", nargs="+", help="the question (words are joined with spaces)")
     add_model_flags(parser)
     add_approval_flag(parser)
+    parser.add_argument("--agent", metavar="NAME", help="the agent to ask (default: default)")
     parser.add_argument(
         "--wait",
         action="store_true",
@@ -63,7 +64,15 @@ async def _ask(args: argparse.Namespace, prompt: str) -> int:
     code = 1
     try:
         # Lazy: the chat is stored with its first completed turn, so a killed `ask` leaves none.
-        chat = await app.invoke("chats.create", {"lazy": True})
+        new: dict[str, object] = {"lazy": True}
+        if args.agent is not None:
+            from app.cli.agents_cmd import agent_id
+
+            agent = await agent_id(app, args.agent)
+            if isinstance(agent, int):
+                return agent
+            new["agent_id"] = agent
+        chat = await app.invoke("chats.create", new)
         chat_id = chat["data"]["id"]
         app.inbox.label(chat_id, Label("cli", "cashcode ask"))  # who asks, in the Inbox
         stdin = StdinLines() if StdinLines.is_interactive() else None

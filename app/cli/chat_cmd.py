@@ -26,6 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--resume", metavar="ID", help="continue a stored chat")
     add_model_flags(parser)
     add_approval_flag(parser)
+    parser.add_argument("--agent", metavar="NAME", help="the agent of a new chat (default: default)")
     parser.set_defaults(func=run)
 
 
@@ -46,7 +47,9 @@ async def _chat(args: argparse.Namespace) -> int:
         return fail(str(exc))
     app = session.app
     try:
-        opened = await _open_chat(app, args.resume, _provider_label(session), session.config.model)
+        opened = await _open_chat(
+            app, args.resume, _provider_label(session), session.config.model, getattr(args, "agent", None)
+        )
         if opened is None:
             return EXIT_ERROR
         chat_id: str = opened
@@ -245,15 +248,31 @@ def _line_editor(app: CashCodeApp) -> LineEditor:
     return LineEditor(app.ctx.paths.data_dir)
 
 
-async def _open_chat(app: CashCodeApp, resume: str | None, provider: str, model: str) -> str | None:
+async def _open_chat(
+    app: CashCodeApp, resume: str | None, provider: str, model: str, agent: str | None = None
+) -> str | None:
     """The chat to talk in: a new one, or the stored one to resume (None: reported error)."""
     from app.cli.render import error_line
     from app.cli.repl import banner
 
+    if resume is not None and agent is not None:
+        print("cashcode: error: --agent is for a new chat (a chat keeps its agent)", file=sys.stderr)
+        return None
     if resume is None:
         # Lazy, as in `ask`: stored with its first completed turn, so a terminal closed at an
         # idle prompt (SIGHUP/SIGTERM end the process at once) leaves no empty chat behind.
-        created = await app.invoke("chats.create", {"lazy": True})
+        new: dict[str, object] = {"lazy": True}
+        if agent is not None:
+            from app.cli.agents_cmd import agent_id
+
+            picked = await agent_id(app, agent)
+            if isinstance(picked, int):
+                return None
+            new["agent_id"] = picked
+        created = await app.invoke("chats.create", new)
+        if not created["ok"]:
+            print(error_line(created["error"]), file=sys.stderr)
+            return None
         chat_id: str = created["data"]["id"]
         print(banner("New chat", chat_id, provider, model), file=sys.stderr)
         return chat_id

@@ -53,6 +53,7 @@ COMMANDS = {
     "kb": ("app.cli.kb_cmd", "knowledge bases: add folders, list, search, remove, reindex"),
     "tasks": ("app.cli.tasks_cmd", "scheduled tasks (add, edit, list, run, history, enable, disable, …)"),
     "inbox": ("app.cli.inbox_cmd", "the questions runs wait on: list, approve, deny, answer"),
+    "agents": ("app.cli.agents_cmd", "agents: personas with their own model, Skills and tools"),
 }
 
 

@@ -47,6 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "confined, ask for more; autonomous: run everything (default: sandboxed where this machine "
         "has a sandbox, else read_only)",
     )
+    add.add_argument("--agent", metavar="NAME", help="the agent its turns run as (default: default)")
     _wait_flag(add)
     add.set_defaults(func=runner(_add))
     edit = commands.add_parser("edit", help="change a task's prompt, approval mode or wait for answers")
@@ -171,6 +172,13 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         draft["provider_id"] = provider
     if args.workspace is not None:
         draft["workspace"] = _absolute(args.workspace)
+    if args.agent is not None:
+        from app.cli.agents_cmd import agent_id
+
+        agent = await agent_id(app, args.agent)
+        if isinstance(agent, int):
+            return agent
+        draft["agent_id"] = agent
     saved = await app.invoke("tasks.add", {"draft": draft})
     if not saved["ok"]:
         return error(saved)
@@ -183,7 +191,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
 
 _DRAFT_FIELDS = (
     "name", "prompt", "schedule", "provider_id", "model", "workspace", "approval_mode", "chat_mode",
-    "missed_policy", "enabled", "wait_for_answers_s",
+    "missed_policy", "enabled", "wait_for_answers_s", "agent_id",
 )  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.contracts.agents import DEFAULT_AGENT_ID
 from app.contracts.events import ApprovalSummary
 from app.contracts.messages import AttachmentRef, Mention, Message
 from app.contracts.tools import GrantKind
@@ -110,5 +111,8 @@ class TurnCheckpoint(BaseModel):
     # with the turn when it finishes.
     reserved_title: str | None = None
     reserved_title_auto: bool = True
+    # The chat's agent when the turn waited (issue 38). A stored chat's agent is read again from
+    # the database on resume; a lazy chat's lived in memory only, so it is given back from here.
+    agent_id: str = DEFAULT_AGENT_ID
     created_at: str
     progress: TurnProgress

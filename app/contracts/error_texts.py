@@ -110,6 +110,16 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "websearch.bad_url": "The search address must be an http(s) URL, got '{url}'.",
     "websearch.searxng_url": "SearXNG needs the address of your instance (e.g. http://127.0.0.1:8888).",
     "hotkey.not_saved": "the shortcut works but could not be saved: {reason}",
+    # ---- agents (issue 38)
+    "agent.not_found": "agent '{id}' does not exist",
+    "agent.no_such_name": "no agent named '{name}' (see `cashcode agents list`)",
+    "agent.exists": "an agent named '{name}' already exists",
+    "agent.default_fixed": (
+        "The default agent is today's behaviour and cannot be changed or removed: duplicate it"
+        " and change the copy."
+    ),
+    "agent.too_many": "at most {limit} agents",
+    "agent.chat_started": "The chat's agent can only be changed before its first message is sent.",
     # ---- scheduled tasks
     "task.busy_remove": "This task is running; wait for the run to end, then remove it.",
     "task.bad_id": "`task_id` must be a task id from tasks.list",

@@ -45,6 +45,7 @@ class ChatSummary(ApiModel):
     message_count: int = 0  # user and assistant messages
     last_activity: str = ""  # when the last message was written (created_at for an empty chat)
     preview: str = ""  # chats.list only: the last message shown, one line, at most 80 characters
+    agent_id: str = "default"  # the agent the chat belongs to (issue 38)
 
 
 class ModelRef(ApiModel):

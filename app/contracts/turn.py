@@ -4,9 +4,10 @@ tools it is offered and where its history lives."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+from app.contracts.agents import AgentScope
 from app.contracts.messages import AttachmentRef, Mention, Message, ToolSpec
 from app.contracts.tools import Tool
 
@@ -62,6 +63,9 @@ class TurnSpec:
     # again: the model sees the path up to it, and only the new answer is stored.
     parent_cursor: int | None = None
     regenerate: bool = False
+    # What the chat's agent allows (issue 38): filled once per turn by the composition layer
+    # (app/api/chats.py); capabilities filter by it. The default allows everything.
+    scope: AgentScope = field(default_factory=AgentScope)
 
     def user_message(self) -> Message:
         return Message(

@@ -104,10 +104,16 @@ class KnowledgeCapability(Capability):
             return None
         from app.knowledge.mentions import mentioned_context
 
-        return mentioned_context(self.store, names, spec.user_text)
+        # A base the chat's agent does not allow reads as one that does not exist (issue 38).
+        return mentioned_context(self.store, names, spec.user_text, spec.scope.knowledge_bases)
 
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
-        return self._tools if self.store.has_bases() else None
+        allowed = spec.scope.knowledge_bases
+        if allowed.everything:
+            return self._tools if self.store.has_bases() else None
+        if not any(allowed.allows(n) for n in self.store.names()):
+            return None
+        return _Tools(KnowledgeSearchTool(self.store, lambda: self.searcher, allowed))
 
     def listed_tools(self) -> list[ListedTool]:
         return [ListedTool.of(KnowledgeSearchTool)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.contracts.agents import ALL, Allowed
 from app.contracts.errors import ApiFailure
 from app.knowledge.store import KnowledgeStore
 
@@ -19,13 +20,15 @@ OPEN = "<knowledge_passages>"
 CLOSE = "</knowledge_passages>"
 
 
-def mentioned_context(store: KnowledgeStore, names: Sequence[str], text: str) -> str:
+def mentioned_context(store: KnowledgeStore, names: Sequence[str], text: str, allowed: Allowed = ALL) -> str:
     """A user-role block (Capability.turn_context): passages of the user's files are data, not
     instructions, so they are framed as such and kept out of the system message (a file
     saying "ignore previous instructions" is just quoted text here: issue 33.7)."""
     parts: list[str] = []
     for name in names[:MAX_NAMES]:
         try:
+            if not allowed.allows(name):
+                raise ApiFailure("not_found", name)
             hits = store.search(text, name, TOP_CHUNKS)
         except ApiFailure:
             parts.append(f"Knowledge base “{name}” does not exist (tell the user).")

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from app.contracts.agents import ALL, Allowed
 from app.contracts.errors import ApiFailure
 from app.contracts.tool_args import opt_int, opt_str, req_str
 from app.contracts.tools import PreparedCall, Tool, ToolContext, ToolError, ToolResult
@@ -45,7 +46,10 @@ class KnowledgeSearchTool(Tool):
     }
     read_only = True
 
-    def __init__(self, store: KnowledgeStore, searcher: Callable[[], KnowledgeSearcher]) -> None:
+    def __init__(
+        self, store: KnowledgeStore, searcher: Callable[[], KnowledgeSearcher], allowed: Allowed = ALL
+    ) -> None:
+        self._allowed = allowed  # the bases the chat's agent may search (issue 38)
         self._store = store
         self._searcher = searcher  # built on the first call (embeddings, vectors: not at start)
 
@@ -57,18 +61,33 @@ class KnowledgeSearchTool(Tool):
             raise ToolError(f"The query is longer than {MAX_QUERY} characters.")
         kb = opt_str(args, "kb")
         limit = opt_int(args, "limit", default=DEFAULT_LIMIT, lo=1, hi=MAX_LIMIT) or DEFAULT_LIMIT
-        if kb is not None and kb not in self._store.names():
-            names = ", ".join(self._store.names()) or "none"
+        known = [n for n in self._store.names() if self._allowed.allows(n)]
+        if kb is not None and kb not in known:
+            names = ", ".join(known) or "none"
             raise ToolError(f"No knowledge base named {kb!r}; the knowledge bases are: {names}.")
         return PreparedCall(tool=self.name, args=args, approval=None, state=(query, kb, limit))
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         query, kb, limit = call.state
         try:
-            hits = await asyncio.to_thread(self._searcher().search, query, kb, limit)
+            if kb is None and not self._allowed.everything:  # each allowed base, merged by rank
+                bases = [n for n in self._store.names() if self._allowed.allows(n)]
+                hits = await asyncio.to_thread(_search_each, self._searcher(), query, bases, limit)
+            else:
+                hits = await asyncio.to_thread(self._searcher().search, query, kb, limit)
         except ApiFailure as exc:
             raise ToolError(exc.message) from exc
         return result(query, hits)
+
+
+def _search_each(searcher: KnowledgeSearcher, query: str, bases: list[str], limit: int) -> list[Hit]:
+    """The best passages of several bases: round robin over each base's ranked hits (scores of
+    separate searches are not comparable; ranks are)."""
+    ranked = [searcher.search(query, base, limit) for base in bases]
+    merged: list[Hit] = []
+    for rank in range(limit):
+        merged += [hits[rank] for hits in ranked if rank < len(hits)]
+    return merged[:limit]
 
 
 def result(query: str, hits: list[Hit]) -> ToolResult:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.contracts.agents import ALL, Allowed
 from app.contracts.capability import Capability, Handler, ListedTool
 from app.contracts.messages import Message, ToolSpec
 from app.contracts.tools import Tool
@@ -78,6 +79,7 @@ class McpCapability(Capability):
         self.activations = activations
         self._settings = settings
         self._attachments_dir = attachments_dir
+        self._allowed: dict[str, Allowed] = {}  # chat -> the servers its agent allows (this turn)
 
     @functools.cached_property
     def service(self) -> McpService:
@@ -155,16 +157,32 @@ class McpCapability(Capability):
         )
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
-        mentioned = [m.name for m in spec.mentions if m.kind == "mcp"]
+        allowed = spec.scope.mcp_servers
+        if allowed.everything:
+            self._allowed.pop(spec.chat_id, None)
+        else:  # for a loaded Skill's servers (prepare_servers) during this turn
+            self._allowed[spec.chat_id] = allowed
+        mentioned = [m.name for m in spec.mentions if m.kind == "mcp" and allowed.allows(m.name)]
         return _TurnTools(
-            spec.chat_id, mentioned, self.activations, lambda: self._toolbox(spec.chat_id, mentioned)
+            spec.chat_id,
+            mentioned,
+            self.activations,
+            lambda: self._toolbox(spec.chat_id, mentioned, allowed),
+            allowed,
         )
 
-    def _toolbox(self, chat_id: str, mentioned: Sequence[str]) -> ToolBox:
+    def _toolbox(self, chat_id: str, mentioned: Sequence[str], allowed: Allowed = ALL) -> ToolBox:
         from app.mcp.tools import McpToolBox
 
         return McpToolBox(
-            chat_id, self.service, self.directory, self.activations, self.pages, mentioned, self.app_calls
+            chat_id,
+            self.service,
+            self.directory,
+            self.activations,
+            self.pages,
+            mentioned,
+            self.app_calls,
+            allowed,
         )
 
     def after_turn(self, spec: TurnSpec, messages: Sequence[Message]) -> None:
@@ -198,14 +216,20 @@ class McpCapability(Capability):
         a server whose tools are not known yet must be prepared first."""
         from app.mcp.server_list import configured_servers, prompt_lines
 
-        listed = prompt_lines(configured_servers(*self._catalogs)) if self._catalogs else []
+        allowed = spec.scope.mcp_servers  # another agent's servers are not listed (issue 38)
+        servers = (
+            [s for s in configured_servers(*self._catalogs) if allowed.allows(s[0])] if self._catalogs else []
+        )
+        listed = prompt_lines(servers)
         mentioned = [m for m in spec.mentions if m.kind == "mcp"]
         if not mentioned:
             return "\n".join(listed) or None
         d = self.directory.refresh()
         lines = [*listed, "The user selected these MCP servers for this message:"]
         for m in mentioned:
-            known = [d.names[p] for p in d.tools if p[0] == m.name and p in d.names]
+            known = [
+                d.names[p] for p in d.tools if p[0] == m.name and p in d.names and allowed.allows(m.name)
+            ]
             if known:
                 lines.append(f"- {m.name}: call its tools directly ({', '.join(known[:20])})")
             else:
@@ -253,7 +277,11 @@ class McpCapability(Capability):
         from app.mcp.service import NotFoundError
 
         lines: list[str] = []
+        allowed = self._allowed.get(chat_id, ALL) if chat_id else ALL
         for name in names:
+            if not allowed.allows(name):  # as a server never configured
+                lines.append(f"{name}: not connected (there is no MCP server named {name[:60]!r})")
+                continue
             try:
                 conn = await self.service.connect(name)
             except (NotFoundError, ConfigError, ServerGone) as exc:
@@ -278,7 +306,9 @@ class _TurnTools:
         mentioned: Sequence[str],
         activations: ActivationStore,
         full: Callable[[], ToolBox],
+        allowed: Allowed = ALL,
     ) -> None:
+        self._allowed = allowed
         self._chat_id = chat_id
         self._mentioned = tuple(mentioned)
         self._activations = activations
@@ -294,7 +324,10 @@ class _TurnTools:
         if (
             self._full is None
             and not self._mentioned
-            and not (self._chat_id and self._activations.list(self._chat_id))
+            and not (
+                self._chat_id
+                and any(self._allowed.allows(server) for server, _ in self._activations.list(self._chat_id))
+            )
         ):
             return BASE_TOOLS
         return self._box().specs()

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from app.contracts.agents import ALL, Allowed
 from app.contracts.events import ApprovalSummaryCode
 from app.contracts.messages import ToolSpec
 from app.contracts.tool_args import search_query
@@ -106,18 +107,25 @@ class ToolSearchTool(Tool):
     parameters = specs.TOOL_SEARCH.parameters
     read_only = True
 
-    def __init__(self, directory: McpDirectory, active: set[str]) -> None:
+    def __init__(self, directory: McpDirectory, active: set[str], allowed: Allowed = ALL) -> None:
         self._dir = directory
         self._active = active
+        self._allowed = allowed  # the servers the chat's agent may use (issue 38)
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         return PreparedCall(tool=self.name, args={"query": search_query(args)}, approval=None)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         d = self._dir.refresh()
-        hits = d.index.search(str(call.args["query"]), SEARCH_LIMIT)
+        allowed = self._allowed
+        # One index for every agent: a scoped search ranks the whole catalog and keeps the
+        # agent's servers' hits, so another agent's server never appears, not even as a count.
+        wanted = SEARCH_LIMIT if allowed.everything else len(d.by_name) + len(d.unknown)
+        hits = [
+            h for h in d.index.search(str(call.args["query"]), wanted) if allowed.allows(_server_of(d, h[0]))
+        ]
         results: list[dict[str, Any]] = []
-        for doc_id, score in hits:
+        for doc_id, score in hits[:SEARCH_LIMIT]:
             if doc_id.startswith("server:"):
                 server = doc_id.split(":", 1)[1]
                 results.append(
@@ -155,10 +163,13 @@ class McpPrepareTool(Tool):
     parameters = specs.MCP_PREPARE.parameters
     read_only = True  # connecting a configured (and, for programs, confirmed) server changes nothing
 
-    def __init__(self, service: McpService, directory: McpDirectory, store: ActivationStore) -> None:
+    def __init__(
+        self, service: McpService, directory: McpDirectory, store: ActivationStore, allowed: Allowed = ALL
+    ) -> None:
         self._service = service
         self._dir = directory
         self._store = store
+        self._allowed = allowed
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         server = args.get("server")
@@ -173,6 +184,8 @@ class McpPrepareTool(Tool):
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
         server = str(call.args["server"])
+        if not self._allowed.allows(server):  # word for word what a name never configured gets
+            raise ToolError(f"could not prepare {server!r}: there is no MCP server named {server[:60]!r}")
         try:
             conn = await self._service.connect(server)
         except (NotFoundError, ConfigError, ServerGone) as exc:
@@ -319,8 +332,10 @@ class McpToolBox:
         pages: ResultPages,
         mentioned: Sequence[str] = (),
         app_calls: AppCallStore | None = None,
+        allowed: Allowed = ALL,
     ) -> None:
         self._app_calls = app_calls
+        self._allowed = allowed  # the servers the chat's agent may use (issue 38)
         self._chat_id = chat_id
         self._pages = pages
         self._service = service
@@ -331,9 +346,14 @@ class McpToolBox:
     def _tools(self) -> dict[str, Tool]:
         d = self._dir.refresh()
         active: dict[str, Tool] = {}
-        standing = list(self._store.list(self._chat_id)) if self._chat_id else []
+        allowed = self._allowed
+        standing = (
+            [p for p in self._store.list(self._chat_id) if allowed.allows(p[0])] if self._chat_id else []
+        )
         # @-selected servers: offered for this turn only, not added to the chat's activations.
-        mentioned = [p for p in d.tools if p[0] in self._mentioned and p not in standing]
+        mentioned = [
+            p for p in d.tools if p[0] in self._mentioned and allowed.allows(p[0]) and p not in standing
+        ]
         for pairs, keep in ((standing, True), (mentioned, False)):
             for server, tool in pairs:
                 definition = d.tools.get((server, tool))
@@ -351,8 +371,8 @@ class McpToolBox:
                     app_calls=self._app_calls,
                 )
         base: dict[str, Tool] = {
-            "tool_search": ToolSearchTool(d, set(active)),
-            "mcp_prepare": McpPrepareTool(self._service, d, self._store),
+            "tool_search": ToolSearchTool(d, set(active), allowed),
+            "mcp_prepare": McpPrepareTool(self._service, d, self._store, allowed),
         }
         if self._pages.has(self._chat_id):  # offered once a long result has pages to read
             base["mcp_result_page"] = McpResultPageTool(self._pages)
@@ -364,8 +384,15 @@ class McpToolBox:
     def get(self, name: str) -> Tool | None:
         tool = self._tools().get(name)
         if tool is None and name.startswith("mcp_"):
-            return _HiddenTool(name, self._dir.by_name.get(name))
+            pair = self._dir.by_name.get(name)
+            return _HiddenTool(name, pair if pair is not None and self._allowed.allows(pair[0]) else None)
         return tool
+
+
+def _server_of(d: McpDirectory, doc_id: str) -> str:
+    if doc_id.startswith("server:"):
+        return doc_id.split(":", 1)[1]
+    return d.by_name[doc_id][0]
 
 
 class _HiddenTool(Tool):

@@ -22,7 +22,7 @@ from app.contracts.messages import Message
 from app.contracts.provider import Provider
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.memory.events import ContextLeftOut, MemoryProposed
-from app.memory.memory_file import MemoryFileError
+from app.memory.memory_file import MemoryFileError, read_memory_text
 from app.memory.memory_tools import (
     ForgetMemoryTool,
     MemorySourceTool,
@@ -59,6 +59,7 @@ class MemoryCapability(Capability):
         publish: Callable[[Event], None] | None = None,
     ) -> None:
         self._publish = publish
+        self._data_dir = data_dir
         self.services: MemoryServices = build_services(db, chats, data_dir, settings, provider_for, env)
         if publish is not None:
             self.services.on_proposed = lambda proposal_id: publish(MemoryProposed(proposal_id=proposal_id))
@@ -82,14 +83,23 @@ class MemoryCapability(Capability):
         return MemoryHandlers(self.services).table()
 
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
-        return self._tools
+        # An agent with its own memory never writes the shared memory (issue 38): its own file
+        # is read into its prompt; the memory tools (which write the shared one) are not offered.
+        return None if spec.scope.memory == "own" else self._tools
+
+    def own_memory_path(self, agent_id: str) -> Path:
+        """An agent's own memory file (memory scope "own")."""
+        return self._data_dir / "agents" / agent_id / "MEMORY.md"
 
     def listed_tools(self) -> list[ListedTool]:
         return [ListedTool.of(t) for t in self._tools.tools()]
 
     def prompt_section(self, spec: TurnSpec) -> str | None:
         try:
-            text = self.services.memory.read().text.strip()
+            if spec.scope.memory == "own":
+                text = read_memory_text(self.own_memory_path(spec.scope.agent_id)).strip()
+            else:
+                text = self.services.memory.read().text.strip()
         except MemoryFileError as exc:
             # The turn goes on without long-term memory; the Memory view shows the problem.
             _log.warning("MEMORY.md not used in this turn: %s", exc)

@@ -36,6 +36,7 @@ class RestRoute:
 _SKILL = "/api/skills/{name}"
 _MCP = "/api/mcp/servers/{name}"
 _PROPOSAL = "/api/skill-evolution/proposals/{id}"
+_AGENT = "/api/agents/{agent_id}"
 
 REST_ROUTES: tuple[RestRoute, ...] = (
     # Skills
@@ -94,6 +95,20 @@ REST_ROUTES: tuple[RestRoute, ...] = (
     RestRoute("POST", _MCP + "/connect", "mcp.servers.connect", "Connect and discover tools"),
     RestRoute("POST", _MCP + "/disconnect", "mcp.servers.disconnect", "Disconnect and clear live tools"),
     RestRoute("GET", _MCP + "/tools", "mcp.servers.tools", "List a server's tools"),
+    # Agents (issue 38)
+    RestRoute("GET", "/api/agents", "agents.list", "List agents (the default agent first) and the last used"),
+    RestRoute("POST", "/api/agents", "agents.add", "Add an agent ({spec})", body=True, status=201),
+    RestRoute("GET", _AGENT, "agents.get", "View an agent (by id or name)"),
+    RestRoute("PUT", _AGENT, "agents.edit", "Replace an agent's spec ({spec})", body=True),
+    RestRoute("DELETE", _AGENT, "agents.remove", "Remove an agent (its chats go to the default)", status=204),
+    RestRoute(
+        "POST",
+        _AGENT + "/duplicate",
+        "agents.duplicate",
+        "Copy an agent ({name} optional)",
+        body=True,
+        status=201,
+    ),
     # Steer and queue a chat's turns (issue 35): the JSON body is the route's payload
     RestRoute("POST", "/api/chats/{chat_id}/steer", "chat.steer", "Steer the chat's running turn", body=True),
     RestRoute(

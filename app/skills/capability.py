@@ -113,7 +113,7 @@ class SkillsCapability(Capability):
         self._warm = True
 
     def toolset(self, spec: TurnSpec) -> ToolBox:
-        self.runtime.begin_turn(spec.chat_id, spec.turn_id)
+        self.runtime.begin_turn(spec.chat_id, spec.turn_id, spec.scope.skills)
         return self._box
 
     def listed_tools(self) -> list[ListedTool]:
@@ -123,7 +123,8 @@ class SkillsCapability(Capability):
         # Scan the catalog only when it is needed: in long-lived surfaces (listing), or when the
         # chat has activations or the message selects Skills. A plain `cashcode ask` stays cheap.
         wanted = self._warm or "@" in spec.user_text or bool(spec.mentions)
-        snapshot = self.runtime.snapshot() if wanted or self.runtime.has_activations(spec.chat_id) else None
+        chat = spec.chat_id
+        snapshot = self.runtime.snapshot(chat) if wanted or self.runtime.has_activations(chat) else None
         if snapshot is None:
             return (
                 "## Skills\nSkills are packaged instructions for specific tasks: find one with "
@@ -177,6 +178,8 @@ class SkillsCapability(Capability):
         names = [m.name for m in spec.mentions if m.kind == "skill"]
         others = {m.name for m in spec.mentions if m.kind != "skill"}  # e.g. an MCP server
         names += [n for n in _TYPED_MENTION.findall(spec.user_text) if n not in others]
+        # A Skill the agent does not allow is not in this chat's snapshot: it reads exactly as a
+        # name that was never installed (issue 38), so nothing tells the two apart.
         names = list(dict.fromkeys(names))[:MAX_MENTIONS]
         if not names:
             return ""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from app.contracts.agents import ALL, Allowed
 from app.skills.activations import Activation, ActivationRepository
 
 if TYPE_CHECKING:  # the catalog parses YAML: loaded on first use, not at start-up
@@ -56,6 +57,7 @@ class SkillRuntime:
         self._lock = threading.Lock()
         self._services: dict[Path, SkillServices] = {}
         self._pending: dict[str, dict[str, list[Activation]]] = {}  # chat -> turn -> loaded
+        self._allowed: dict[str, Allowed] = {}  # chat -> the Skills its agent allows (this turn)
 
     # -- services --------------------------------------------------------------------------------
 
@@ -73,21 +75,57 @@ class SkillRuntime:
                 self._services[workspace] = found
             return found
 
-    def snapshot(self) -> CatalogSnapshot:
-        return self.services().catalog.refresh()
+    def snapshot(self, chat_id: str | None = None) -> CatalogSnapshot:
+        """The catalog; for a chat, only the Skills its agent allows (issue 38): the others are
+        not there at all, so no tool, prompt line or "closest names" hint can show them."""
+        snap = self.services().catalog.refresh()
+        allowed = self._allowed.get(chat_id, ALL) if chat_id else ALL
+        if allowed.everything:
+            return snap
+        from dataclasses import replace
+
+        return replace(
+            snap,
+            entries=tuple(e for e in snap.entries if allowed.allows(e.name)),
+            diagnostics=tuple(d for d in snap.diagnostics if allowed.allows(d.dir_name)),
+        )
+
+    def allowed(self, chat_id: str) -> Allowed:
+        return self._allowed.get(chat_id, ALL)
 
     def has_activations(self, chat_id: str) -> bool:
         return self.activations is not None and bool(chat_id) and self.activations.any(chat_id)
 
-    def search(self, query: str, limit: int = 10, snapshot: CatalogSnapshot | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        snapshot: CatalogSnapshot | None = None,
+        *,
+        chat_id: str | None = None,
+    ) -> list[SearchHit]:
+        """Best first; for a chat, only the Skills its agent allows. One index over the whole
+        catalog serves every agent (it is cached per catalog, not per agent)."""
         from app.skills.search_index import SkillSearchIndex
 
-        snap = snapshot or self.snapshot()
+        snap = snapshot or self.services().catalog.refresh()
         with self._lock:
             if self._index is None:
                 self._index = SkillSearchIndex()
             index = self._index
-        return index.search(snap.entries, query, limit)
+        allowed = self.allowed(chat_id) if chat_id else ALL
+        if allowed.everything:
+            return index.search(snap.entries, query, limit)
+        # Ask for a few times more than the agent's share would need; widen only while the
+        # index had more to give (ranking the whole catalog every time cost ~10× per query).
+        share = max(1, len(snap.entries) // max(1, len(allowed.names or ())))
+        wanted = limit * share * 2
+        while True:
+            hits = index.search(snap.entries, query, wanted)
+            kept = [h for h in hits if allowed.allows(h.entry.name)]
+            if len(kept) >= limit or len(hits) < wanted:
+                return kept[:limit]
+            wanted *= 4
 
     def protected_roots(self) -> tuple[Path, ...]:
         """Every Skill root (builtin, external, user, agent) and the store's own folders."""
@@ -110,10 +148,15 @@ class SkillRuntime:
 
     # -- activations -----------------------------------------------------------------------------
 
-    def begin_turn(self, chat_id: str, turn_id: str) -> None:
-        """Loads of earlier, unfinished turns of this chat are dropped (they were not stored)."""
+    def begin_turn(self, chat_id: str, turn_id: str, allowed: Allowed = ALL) -> None:
+        """Loads of earlier, unfinished turns of this chat are dropped (they were not stored).
+        `allowed`: the Skills the chat's agent may use, from now until its next turn."""
         with self._lock:
             self._pending[chat_id] = {turn_id: []}
+            if allowed.everything:
+                self._allowed.pop(chat_id, None)
+            else:
+                self._allowed[chat_id] = allowed
 
     def note_loaded(self, chat_id: str, turn_id: str, item: Activation) -> None:
         with self._lock:
@@ -146,6 +189,11 @@ class SkillRuntime:
         out: list[Activation] = []
         for item in self.activations.list(chat_id):
             entry = snapshot.get(item.name)
-            if entry is not None and entry.selectable and entry.sha256 == item.sha256:
+            if (
+                entry is not None
+                and entry.selectable
+                and entry.sha256 == item.sha256
+                and self.allowed(chat_id).allows(item.name)
+            ):
                 out.append(item)
         return out

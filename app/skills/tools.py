@@ -45,9 +45,10 @@ def unknown_skill_message(snapshot: CatalogSnapshot, name: str) -> str:
     return f"No Skill named '{label}'.{hint} Use skill_search to find one."
 
 
-def selectable_entry(runtime: SkillRuntime, name: str) -> CatalogEntry:
-    """The live, enabled, selectable entry for `name`, or a ToolError saying why not."""
-    snapshot = runtime.snapshot()
+def selectable_entry(runtime: SkillRuntime, name: str, chat_id: str) -> CatalogEntry:
+    """The live, enabled, selectable entry for `name`, or a ToolError saying why not. Only the
+    Skills the chat's agent allows exist here (issue 38)."""
+    snapshot = runtime.snapshot(chat_id)
     entry = snapshot.get(name)
     if entry is None:
         raise ToolError(unknown_skill_message(snapshot, name))
@@ -62,7 +63,7 @@ def selectable_entry(runtime: SkillRuntime, name: str) -> CatalogEntry:
 def loaded_entry(runtime: SkillRuntime, name: str, ctx: ToolContext) -> CatalogEntry:
     """As `selectable_entry`, and the Skill must have been loaded in this chat: its files are
     read and run only as part of following its instructions."""
-    entry = selectable_entry(runtime, name)
+    entry = selectable_entry(runtime, name, ctx.chat_id)
     if not runtime.is_loaded(ctx.chat_id, ctx.turn_id, entry):
         raise ToolError(f"Load the Skill first: call skill_load with name '{entry.name}'.")
     return entry
@@ -102,7 +103,7 @@ class SkillSearchTool(_ReadingTool, spec=specs.SKILL_SEARCH, string_args=("query
         return PreparedCall(tool=self.name, args={"query": query, "limit": limit}, approval=None)
 
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        hits = self._rt.search(call.args["query"], call.args["limit"])
+        hits = self._rt.search(call.args["query"], call.args["limit"], chat_id=ctx.chat_id)
         if not hits:
             return ToolResult(ok=True, content="No Skill matches that query.")
         lines = []
@@ -119,7 +120,7 @@ class SkillSearchTool(_ReadingTool, spec=specs.SKILL_SEARCH, string_args=("query
 
 class SkillLoadTool(_ReadingTool, spec=specs.SKILL_LOAD, string_args=("name",)):
     async def execute(self, call: PreparedCall, ctx: ToolContext) -> ToolResult:
-        entry = selectable_entry(self._rt, call.args["name"])
+        entry = selectable_entry(self._rt, call.args["name"], ctx.chat_id)
         checked = validate_package(entry.path)  # re-validate: the disk may have changed
         if checked.kind == "invalid":
             reasons = "; ".join(p.message for p in checked.problems)

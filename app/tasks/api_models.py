@@ -73,6 +73,7 @@ class TaskView(_Model):
     last_run_at: datetime | None
     chat_id: str | None
     created_at: datetime
+    agent_id: str | None = None  # None: the default agent
 
 
 class TaskSaved(_Model):

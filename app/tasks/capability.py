@@ -108,6 +108,7 @@ class TasksCapability(Capability):
         if "approval_mode" not in given.model_fields_set:  # only new tasks; edits keep theirs
             given = given.model_copy(update={"approval_mode": self.default_approval_mode()})
         draft = self._checked(given, zone)
+        await self._check_agent(draft)
         now = self._clock()
         task = self.store.add(
             draft, time_zone=zone, anchor=now, next_run=self._next(draft, zone, now, now), now=now
@@ -118,6 +119,7 @@ class TasksCapability(Capability):
         old = self._task(req.task_id)
         zone = req.time_zone or old.time_zone
         draft = self._checked(req.draft, zone)
+        await self._check_agent(draft)
         now = self._clock()
         # A changed schedule counts from now; an unchanged one keeps its anchor (same slots).
         anchor = old.anchor if draft.schedule == old.draft.schedule else now
@@ -199,6 +201,17 @@ class TasksCapability(Capability):
             draft = draft.model_copy(update={"workspace": str(path.resolve())})
         return draft
 
+    async def _check_agent(self, draft: TaskDraft) -> None:
+        """A task names an existing agent (issue 38); asked through the agents capability's
+        own route, so this package does not depend on it."""
+        if draft.agent_id is None:
+            return
+        found = await self._host.app.invoke("agents.get", {"agent_id": draft.agent_id})
+        if not found["ok"]:
+            raise ApiFailure(
+                "not_found", say("agent.not_found", id=draft.agent_id[:64]), {"agent_id": "unknown"}
+            )
+
     def _next(self, draft: TaskDraft, zone: str, anchor: datetime, after: datetime) -> datetime | None:
         if not draft.enabled:
             return None
@@ -222,7 +235,7 @@ def task_view(task: TaskRecord) -> tm.TaskView:
         chat_mode=d.chat_mode, missed_policy=d.missed_policy, enabled=d.enabled,
         wait_for_answers_s=d.wait_for_answers_s, time_zone=task.time_zone,
         next_run=task.next_run, last_status=task.last_status, last_run_at=task.last_run_at,
-        chat_id=task.chat_id, created_at=task.created_at,
+        chat_id=task.chat_id, created_at=task.created_at, agent_id=d.agent_id,
     )  # fmt: skip
 
 

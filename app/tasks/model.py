@@ -66,6 +66,8 @@ class TaskDraft(_Frozen):
     chat_mode: ChatMode = "same_chat"
     missed_policy: MissedPolicy = "run_once"
     enabled: bool = True
+    # The agent the task's turns run as (issue 38); None: the default agent (older tasks).
+    agent_id: str | None = Field(default=None, min_length=1, max_length=64)
     # How long a run waits for an answer in the Inbox before it ends as stopped (issue 35);
     # 0: fail at once, as a run nobody can answer.
     wait_for_answers_s: int = Field(default=WAIT_FOR_ANSWERS_S, ge=0, le=MAX_WAIT_FOR_ANSWERS_S)

@@ -224,6 +224,11 @@ class TaskRunner:
                 "edit the task and choose another"
             )
         chosen = fallback
+        if chosen is None and draft.provider_id is None and draft.agent_id is not None:
+            agent = await app.invoke("agents.get", {"agent_id": draft.agent_id})  # its own model
+            spec = agent["data"]["spec"] if agent["ok"] else {}
+            if spec.get("provider_id") and spec.get("model"):
+                chosen = ModelRef(provider_id=spec["provider_id"], model=spec["model"])
         if chosen is None:
             settings = await app.invoke("settings.get", {})
             last = settings["data"].get("last_model") if settings["ok"] else None
@@ -235,14 +240,16 @@ class TaskRunner:
         return ModelRef(provider_id=provider_id, model=model)
 
     async def _chat(self, app: TaskApp, task: TaskRecord) -> str:
+        agent = task.draft.agent_id or "default"
         if task.draft.chat_mode == "same_chat" and task.chat_id is not None:
             found = await app.invoke("chats.get", {"chat_id": task.chat_id, "limit": 1})
-            if found["ok"]:
+            # A task moved to another agent starts a new chat: a chat keeps its agent.
+            if found["ok"] and found["data"]["chat"].get("agent_id", "default") == agent:
                 return task.chat_id
         title = task.draft.name
         if task.draft.chat_mode == "new_chat":
             title = f"{task.draft.name} · {self._d.clock().strftime('%Y-%m-%d %H:%M')} UTC"
-        created = await app.invoke("chats.create", {"title": title[:200]})
+        created = await app.invoke("chats.create", {"title": title[:200], "agent_id": agent})
         if not created["ok"]:
             raise RunFailure(f"could not create the task's chat: {created['error']['message']}")
         chat_id: str = created["data"]["id"]

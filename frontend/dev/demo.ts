@@ -34,9 +34,9 @@ const providers: ProviderView[] =
         { id: "p2", name: "Local Ollama", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: true },
       ];
 const chats: ChatSummary[] = [
-  { id: "c1", title: "Refactor the parser module", created_at: now, updated_at: "2026-11-30T09:05:00Z", running: false, message_count: 4, last_activity: now, preview: "" },
-  { id: "c2", title: "Weekly report summary", created_at: now, updated_at: "2026-11-29T18:00:00Z", running: false, message_count: 4, last_activity: now, preview: "" },
-  { id: "c3", title: "解释一下这个正则表达式", created_at: now, updated_at: "2026-11-28T10:00:00Z", running: false, message_count: 4, last_activity: now, preview: "" },
+  { id: "c1", title: "Refactor the parser module", created_at: now, updated_at: "2026-11-30T09:05:00Z", running: false, message_count: 4, last_activity: now, preview: "", agent_id: "default" },
+  { id: "c2", title: "Weekly report summary", created_at: now, updated_at: "2026-11-29T18:00:00Z", running: false, message_count: 4, last_activity: now, preview: "", agent_id: "default" },
+  { id: "c3", title: "解释一下这个正则表达式", created_at: now, updated_at: "2026-11-28T10:00:00Z", running: false, message_count: 4, last_activity: now, preview: "", agent_id: "default" },
 ];
 const msg = (cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView => ({
   cursor, turn_id: `t${Math.ceil(cursor / 4)}`, role, content, tool_calls: [], tool_call_id: null, name: null, created_at: now, mentions: [], attachments: [], stopped: false, steer: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra,
@@ -60,7 +60,7 @@ const fake = new FakeTransport()
   .on("chats.list", () => ({ chats, next_before: null }))
   .on("chats.get", ({ chat_id }) => ({ chat: chats.find((c) => c.id === chat_id) ?? chats[0], messages: chat_id === "c1" ? history : [], has_more: false, viewing: null }))
   .on("chats.create", () => {
-    const chat = { id: `c${chats.length + 1}`, title: "New chat", created_at: now, updated_at: new Date().toISOString(), running: false, message_count: 0, last_activity: now, preview: "" };
+    const chat = { id: `c${chats.length + 1}`, title: "New chat", created_at: now, updated_at: new Date().toISOString(), running: false, message_count: 0, last_activity: now, preview: "", agent_id: "default" };
     chats.push(chat);
     return chat;
   })

@@ -22,6 +22,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
       { path: "/skills", name: "skills", component: () => import("@/views/SkillsView.vue") },
       { path: "/usage", name: "usage", component: () => import("@/views/UsageView.vue") },
       { path: "/evals", name: "evals", component: () => import("@/views/EvalsView.vue") },
+      { path: "/agents", name: "agents", component: () => import("@/views/AgentsView.vue") },
       { path: "/tasks", name: "tasks", component: () => import("@/views/TasksView.vue") },
       { path: "/quick", name: "quick", component: () => import("@/views/QuickAskView.vue") },
       { path: "/:pathMatch(.*)*", redirect: "/" },

@@ -2,6 +2,75 @@
 // and app/core/events.py. Do not edit by hand; run the generator instead.
 /* eslint-disable */
 
+export interface AgentDuplicate {
+  agent_id: string;
+  name?: string | null;
+}
+
+export interface AgentEdit {
+  agent_id: string;
+  spec: AgentSpecInput;
+}
+
+export interface AgentInput {
+  spec: AgentSpecInput;
+}
+
+export interface AgentList {
+  agents: AgentView[];
+  last_used: string;
+}
+
+export interface AgentRef {
+  agent_id: string;
+}
+
+/**
+ * One agent as the user chose it. A list left out (None) means "all of them"; an empty
+ * list means "none".
+ */
+export interface AgentSpecInput {
+  name: string;
+  emoji?: string;
+  persona?: string;
+  provider_id?: string | null;
+  model?: string | null;
+  skills?: string[] | null;
+  mcp_servers?: string[] | null;
+  knowledge_bases?: string[] | null;
+  tools?: string[] | null;
+  approval_mode?: "autonomous" | "sandboxed" | "ask_writes" | "read_only" | null;
+  workspace?: string | null;
+  memory?: "shared" | "own";
+}
+
+/**
+ * One agent as the user chose it. A list left out (None) means "all of them"; an empty
+ * list means "none".
+ */
+export interface AgentSpecOutput {
+  name: string;
+  emoji: string;
+  persona: string;
+  provider_id: string | null;
+  model: string | null;
+  skills: string[] | null;
+  mcp_servers: string[] | null;
+  knowledge_bases: string[] | null;
+  tools: string[] | null;
+  approval_mode: "autonomous" | "sandboxed" | "ask_writes" | "read_only" | null;
+  workspace: string | null;
+  memory: "shared" | "own";
+}
+
+export interface AgentView {
+  id: string;
+  spec: AgentSpecOutput;
+  builtin: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
 /**
  * Every route failure: code in {invalid, not_found, conflict, busy, provider_error,
  * keyring_unavailable, unsupported, internal}.
@@ -262,10 +331,17 @@ export interface CatalogText {
   zh_cn: string;
 }
 
+/** Which agent a chat belongs to: changeable until its first message is sent. */
+export interface ChatAgent {
+  chat_id: string;
+  agent_id: string;
+}
+
 export interface ChatCreate {
   title?: string | null;
   chat_id?: string | null;
   lazy?: boolean;
+  agent_id?: string | null;
 }
 
 export interface ChatDetail {
@@ -359,6 +435,7 @@ export interface ChatSummary {
   message_count: number;
   last_activity: string;
   preview: string;
+  agent_id: string;
 }
 
 export interface ConnectionTest {
@@ -2028,6 +2105,7 @@ export interface TaskDraft {
   chat_mode?: "same_chat" | "new_chat";
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
+  agent_id?: string | null;
   wait_for_answers_s?: number;
 }
 
@@ -2103,6 +2181,7 @@ export interface TaskView {
   last_run_at: string | null;
   chat_id: string | null;
   created_at: string;
+  agent_id: string | null;
 }
 
 /** A task was added, edited, enabled/disabled, removed or its next run moved. */
@@ -2394,6 +2473,13 @@ export type AppEventType = AppEvent["type"];
 
 /** Route name → request and response types (see app/api/route_types.py). */
 export interface Routes {
+  "agents.add": { request: AgentInput; response: AgentView };
+  "agents.duplicate": { request: AgentDuplicate; response: AgentView };
+  "agents.edit": { request: AgentEdit; response: AgentView };
+  "agents.get": { request: AgentRef; response: AgentView };
+  "agents.list": { request: Empty; response: AgentList };
+  "agents.remove": { request: AgentRef; response: Ok };
+  "agents.set_chat_agent": { request: ChatAgent; response: Ok };
   "app.detect_ollama": { request: Empty; response: OllamaProbe };
   "app.info": { request: Empty; response: AppInfo };
   "approvals.enable": { request: GrantRef; response: Ok };
@@ -2563,6 +2649,13 @@ export interface Routes {
 export type RouteName = keyof Routes;
 
 export const ROUTE_NAMES: readonly RouteName[] = [
+  "agents.add",
+  "agents.duplicate",
+  "agents.edit",
+  "agents.get",
+  "agents.list",
+  "agents.remove",
+  "agents.set_chat_agent",
   "app.detect_ollama",
   "app.info",
   "approvals.enable",
@@ -2732,6 +2825,12 @@ export const ROUTE_NAMES: readonly RouteName[] = [
 /** The English of every worded error by its key (app/contracts/error_texts.py); the UI
  * words each key in its language (`apiError.<key>`) from the error's `params`. */
 export const API_ERROR_TEXTS = {
+  "agent.chat_started": "The chat's agent can only be changed before its first message is sent.",
+  "agent.default_fixed": "The default agent is today's behaviour and cannot be changed or removed: duplicate it and change the copy.",
+  "agent.exists": "an agent named '{name}' already exists",
+  "agent.no_such_name": "no agent named '{name}' (see `cashcode agents list`)",
+  "agent.not_found": "agent '{id}' does not exist",
+  "agent.too_many": "at most {limit} agents",
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "approval.resume_busy": "This chat is running another turn; answer when it has finished.",
   "approval.resume_unreadable": "This question's turn was saved when the app ended, but the saved turn cannot be read ({reason}), so it cannot go on. Delete the chat to clear it.",

@@ -1,31 +1,35 @@
 import { ref } from "vue";
 import { useRouter } from "vue-router";
 import { errorMessage } from "@/stores/api";
+import { useAgentsStore } from "@/stores/agents";
 import { useChatsStore } from "@/stores/chats";
 
 /** Chat-level actions shared by the sidebar, the shortcuts and the empty state. */
 export function useChatActions() {
   const chats = useChatsStore();
+  const agents = useAgentsStore();
   const router = useRouter();
   const error = ref("");
 
   /** An empty chat nobody has touched (no message, no title, nothing sending), newest first:
    * New chat opens it again rather than piling up "New chat · No messages" rows. */
-  function untouchedChat(): string | null {
+  function untouchedChat(agentId: string): string | null {
     const empty = Object.values(chats.summaries)
-      .filter((c) => c.message_count === 0 && !c.title && !chats.isRunning(c.id) && chats.entries(c.id).length === 0)
+      .filter((c) => (c.agent_id ?? "default") === agentId && c.message_count === 0 && !c.title && !chats.isRunning(c.id) && chats.entries(c.id).length === 0)
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at));
     return empty[0]?.id ?? null;
   }
 
   async function newChat(): Promise<void> {
     error.value = "";
-    const reuse = chats.creatingChat() === null ? untouchedChat() : null;
+    await agents.ready(); // a new chat starts with the last used agent (its picker changes it)
+    const agentId = agents.lastUsed;
+    const reuse = chats.creatingChat() === null ? untouchedChat(agentId) : null;
     if (reuse) {
       await router.push({ name: "chat", params: { id: reuse } });
       return;
     }
-    const creation = chats.createNew();
+    const creation = chats.createNew(agentId);
     // The empty chat shows at once, before the bridge answers: whatever is typed and sent from
     // now on belongs to the new chat (ChatView waits for it), never to the chat shown before.
     const shown = router.push({ name: "home" });

@@ -102,7 +102,7 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         } else {
           upsert({
             id: ev.chat_id, title: ev.title, created_at: ev.updated_at, updated_at: ev.updated_at, running: false,
-            message_count: 0, last_activity: ev.updated_at, preview: "",
+            message_count: 0, last_activity: ev.updated_at, preview: "", agent_id: "default",
           });
         }
         return;

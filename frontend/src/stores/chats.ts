@@ -369,8 +369,8 @@ export const useChatsStore = defineStore("chats", () => {
     return [...base, ...user, live.entry];
   }
 
-  async function create(title?: string): Promise<ChatSummary> {
-    const chat = await api.invoke("chats.create", title ? { title } : {});
+  async function create(title?: string, agentId?: string | null): Promise<ChatSummary> {
+    const chat = await api.invoke("chats.create", { ...(title ? { title } : {}), ...(agentId ? { agent_id: agentId } : {}) });
     upsert(chat);
     runtime(chat.id).history ??= [];
     return chat;
@@ -381,8 +381,8 @@ export const useChatsStore = defineStore("chats", () => {
   let creating: Promise<ChatSummary> | null = null;
 
   /** Create the chat "New chat" opens; `creatingChat()` hands it to a send made meanwhile. */
-  function createNew(): Promise<ChatSummary> {
-    const made = create();
+  function createNew(agentId?: string | null): Promise<ChatSummary> {
+    const made = create(undefined, agentId);
     creating = made;
     const settle = () => {
       if (creating === made) creating = null;
@@ -393,6 +393,12 @@ export const useChatsStore = defineStore("chats", () => {
 
   function creatingChat(): Promise<ChatSummary> | null {
     return creating;
+  }
+
+  /** The chat now belongs to `agentId` (the agents store asked the app first). */
+  function setAgent(chatId: string, agentId: string): void {
+    const chat = summaries.value[chatId];
+    if (chat) upsert({ ...chat, agent_id: agentId });
   }
 
   async function rename(chatId: string, title: string): Promise<void> {
@@ -629,7 +635,7 @@ export const useChatsStore = defineStore("chats", () => {
 
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
-    entries, create, createNew, creatingChat, rename, remove, send, queue, steer, removeWaiting, edit, regenerate, switchBranch, viewThrough, makeCurrent, backToCurrent, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
+    entries, create, createNew, creatingChat, setAgent, rename, remove, send, queue, steer, removeWaiting, edit, regenerate, switchBranch, viewThrough, makeCurrent, backToCurrent, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
     listNext, listLoading, loadMore, loadMatching,
   };
 });

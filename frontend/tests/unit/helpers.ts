@@ -17,7 +17,7 @@ export function settingsView(overrides: Partial<SettingsView> = {}): SettingsVie
 }
 
 export function summary(id: string, title = `Chat ${id}`, updated_at = NOW): ChatSummary {
-  return { id, title, created_at: NOW, updated_at, running: false, message_count: 0, last_activity: updated_at, preview: "" };
+  return { id, title, created_at: NOW, updated_at, running: false, message_count: 0, last_activity: updated_at, preview: "", agent_id: "default" };
 }
 
 export function message(cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView {

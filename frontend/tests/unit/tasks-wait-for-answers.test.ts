@@ -12,7 +12,7 @@ const TASK: TaskView = {
   id: "t1", name: "nightly", prompt: "Tidy up", schedule: { kind: "daily", hour: 8, minute: 0 }, schedule_text: "daily 08:00",
   provider_id: null, model: null, workspace: null, approval_mode: "ask_writes", chat_mode: "same_chat", missed_policy: "run_once",
   enabled: true, wait_for_answers_s: 5_400, time_zone: "UTC", next_run: null, last_status: null, last_run_at: null, chat_id: null,
-  created_at: "2026-03-27T12:00:00Z",
+  created_at: "2026-03-27T12:00:00Z", agent_id: null,
 };
 
 async function mounted(tasks: TaskView[]) {

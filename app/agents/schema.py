@@ -1,0 +1,22 @@
+"""The agents capability's tables (its schema part, app/agents/plugin.py).
+
+`agents.spec` is the AgentSpec as JSON (the same document an agent package carries).
+`agent_chats` says which agent a chat belongs to; a chat without a row belongs to the default
+agent, so an upgrade changes nothing for existing chats. `assigned_at` orders "last used"."""
+
+AGENTS_V1 = """
+CREATE TABLE agents (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    spec        TEXT NOT NULL CHECK (json_valid(spec)),
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE agent_chats (
+    chat_id      TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+    agent_id     TEXT NOT NULL,
+    assigned_at  TEXT NOT NULL
+);
+CREATE INDEX agent_chats_assigned ON agent_chats(assigned_at DESC);
+CREATE INDEX agent_chats_agent ON agent_chats(agent_id);
+"""

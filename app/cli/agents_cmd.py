@@ -292,8 +292,9 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
             print("Nothing was installed.")
             return 1
     secrets: dict[str, str] = {}
+    asked = {c["key"] for c in preview["changes"] if c["kind"] == "secret_input"}  # an update: new ones
     for item in preview["secret_inputs"]:
-        if terminal:
+        if terminal and f"secret:{item['server']}/{item['name']}" in asked:
             ask = f"{item['server']}: {item['name']} (empty: set it later): "
             value = await asyncio.to_thread(getpass.getpass, ask)
             if value:

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.agents.model import AgentSpec
+from app.support import launch_env
 from app.tasks.model import ChatMode, MissedPolicy, Schedule
 
 FORMAT: Literal[1] = 1
@@ -109,6 +110,12 @@ class PackageServer(_Strict):
             raise ValueError(f"the MCP server {self.name!r} has no command")
         if self.transport != "stdio" and not self.url.startswith(("https://", "http://")):
             raise ValueError(f"the MCP server {self.name!r} needs an http(s) URL")
+        loaders = launch_env.loader_names((*self.env, *self.secret_env))
+        if loaders:
+            raise ValueError(
+                f"the MCP server {self.name!r} sets {', '.join(loaders)}, which changes which code the"
+                " program loads; a package may not"
+            )
         if self.launch_sha256 != launch_digest(self.model_dump()):
             raise ValueError(f"the launch spec of the MCP server {self.name!r} does not match its sha256")
         return self

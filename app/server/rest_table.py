@@ -109,6 +109,18 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         body=True,
         status=201,
     ),
+    RestRoute("POST", _AGENT + "/export", "agents.export", "Write an agent as a .cashagent ({path})", body=True),
+    RestRoute(
+        "POST", "/api/agent-packages/preview", "agents.import_preview", "What a .cashagent can do ({path})", body=True
+    ),
+    RestRoute(
+        "POST",
+        "/api/agent-packages/import",
+        "agents.import",
+        "Install a previewed .cashagent ({path}, {digest}, {secrets})",
+        body=True,
+        status=201,
+    ),
     # Skill self-evolution proposals
     RestRoute("GET", "/api/skill-evolution/proposals", "skills.proposals.list", "List Skill proposals"),
     RestRoute("POST", _PROPOSAL + "/approve", "skills.proposals.approve", "Approve a Skill proposal"),

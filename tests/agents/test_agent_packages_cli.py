@@ -58,7 +58,19 @@ def _exporter(root: Path, fake_llm: Any) -> dict[str, str]:
         "--command", sys.executable, str(SERVER), env=e, cwd=ws)  # fmt: skip
     _ok("agents", "add", "helper", "--persona", "You are HELPER-PERSONA.", "--skills", "greeter",
         "--mcp", "echo", "--kb", "notes", "--approval-mode", "ask_writes", env=e, cwd=ws)  # fmt: skip
-    _ok("tasks", "add", "morning", "--prompt", "Say hi", "--daily", "09:00", "--agent", "helper", env=e, cwd=ws)
+    _ok(
+        "tasks",
+        "add",
+        "morning",
+        "--prompt",
+        "Say hi",
+        "--daily",
+        "09:00",
+        "--agent",
+        "helper",
+        env=e,
+        cwd=ws,
+    )
     return e
 
 
@@ -79,9 +91,7 @@ def _state(root: Path) -> dict[str, str]:
     return out
 
 
-def test_export_then_import_on_a_fresh_profile_previews_installs_and_works(
-    home: Path, fake_llm: Any
-) -> None:
+def test_export_then_import_on_a_fresh_profile_previews_installs_and_works(home: Path, fake_llm: Any) -> None:
     a = _exporter(home / "a", fake_llm)
     package = home / "helper.cashagent"
     out = _ok("agents", "export", "helper", str(package), env=a, cwd=home / "a" / "ws")
@@ -89,9 +99,16 @@ def test_export_then_import_on_a_fresh_profile_previews_installs_and_works(
     raw = package.read_bytes()
     assert SECRET.encode() not in raw
     with zipfile.ZipFile(package) as z:
-        assert sorted(z.namelist()) == ["manifest.json", "skills/greeter/SKILL.md", "skills/greeter/scripts/hello.py"]
+        assert sorted(z.namelist()) == [
+            "manifest.json",
+            "skills/greeter/SKILL.md",
+            "skills/greeter/scripts/hello.py",
+        ]
         manifest = json.loads(z.read("manifest.json"))
-    assert manifest["mcp_servers"][0]["secret_env"] == ["API_TOKEN"] and "API_TOKEN" not in manifest["mcp_servers"][0]["env"]
+    assert (
+        manifest["mcp_servers"][0]["secret_env"] == ["API_TOKEN"]
+        and "API_TOKEN" not in manifest["mcp_servers"][0]["env"]
+    )
     assert str(home / "a") not in json.dumps(manifest["knowledge_bases"])
 
     b = _profile(home / "b", fake_llm)
@@ -100,7 +117,9 @@ def test_export_then_import_on_a_fresh_profile_previews_installs_and_works(
     refused = cashcode("agents", "import", str(package), env=b, cwd=ws)
     assert refused.returncode == 2 and "--yes" in refused.stderr
     assert "scripts/hello.py" in refused.stdout
-    assert [x["spec"]["name"] for x in json.loads(_ok("agents", "list", "--json", env=b, cwd=ws).stdout)] == ["default"]
+    assert [x["spec"]["name"] for x in json.loads(_ok("agents", "list", "--json", env=b, cwd=ws).stdout)] == [
+        "default"
+    ]
 
     done = _ok("agents", "import", str(package), "--yes", env=b, cwd=ws)
     preview = done.stdout
@@ -123,7 +142,11 @@ def test_export_then_import_on_a_fresh_profile_previews_installs_and_works(
     fake_llm.reset()
     fake_llm.script(
         {"tool_calls": [{"name": "skill_load", "arguments": {"name": "greeter"}}]},
-        {"tool_calls": [{"name": "run_skill_script", "arguments": {"name": "greeter", "path": "scripts/hello.py"}}]},
+        {
+            "tool_calls": [
+                {"name": "run_skill_script", "arguments": {"name": "greeter", "path": "scripts/hello.py"}}
+            ]
+        },
         {"text": "Greeted."},
     )
     asked = cashcode("ask", "--agent", "helper", "greet", env=b, cwd=ws)
@@ -191,7 +214,8 @@ def test_version_2_preview_lists_exactly_the_new_script_and_host_and_declining_k
     lines = [line.strip() for line in listed.strip().splitlines()]
     assert lines == [
         "- program it runs: Skill greeter: scripts/bye.py (sha256 "
-        + hashlib.sha256(b"print('BYE')\n").hexdigest()[:12] + ")",
+        + hashlib.sha256(b"print('BYE')\n").hexdigest()[:12]
+        + ")",
         "- host it reaches: weather.example.com (MCP server weather, http)",
     ], out
     assert "Update of the installed version 1" in out
@@ -200,6 +224,8 @@ def test_version_2_preview_lists_exactly_the_new_script_and_host_and_declining_k
 
     code, out = _run_pty(["agents", "import", str(v2)], b, wb, "y")
     assert code == 0 and "Installed agent 'helper' (version 2)." in out, out
-    assert (home / "b" / "data" / "skills" / "user" / "greeter" / "scripts" / "bye.py").read_text() == "print('BYE')\n"
+    assert (
+        home / "b" / "data" / "skills" / "user" / "greeter" / "scripts" / "bye.py"
+    ).read_text() == "print('BYE')\n"
     again = cashcode("agents", "import", str(v1), "--yes", env=b, cwd=wb)
     assert again.returncode == 1 and "version 2 of 'helper' is installed" in again.stderr

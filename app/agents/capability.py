@@ -39,7 +39,13 @@ class AgentsCapability(Capability):
     def store(self) -> AgentStore:
         from app.agents.store import AgentStore  # the spec models load on first use, not in `ask`
 
-        return AgentStore(self._host.db)
+        store = AgentStore(self._host.db)
+        if (self._host.paths.data_dir / "agents" / "staging").is_dir():
+            # A package install a kill interrupted is finished (or dropped) before anyone reads.
+            from app.agents.packages import AgentPackages
+
+            AgentPackages(self._host, store).recover()
+        return store
 
     # ---- AgentDirectory (blocking: the composition layer calls these on its store lane) -------
 

@@ -27,9 +27,12 @@ def refused(exc: PackageRefused) -> ApiFailure:
 
 
 class AgentPackages:
-    def __init__(self, host: Host, store: AgentStore) -> None:
+    def __init__(self, host: Host, store: AgentStore, hook: package_install.Hook | None = None) -> None:
         self._host = host
         self._store = store
+        # Called at each install step (`install:staged`, `install:committed`, `publish:moved`):
+        # the kill -9 tests pause the installer there.
+        self.hook: package_install.Hook = hook or (lambda step: None)
         data = host.paths.data_dir
         self.dirs = package_install.PackageDirs(
             data_dir=data,
@@ -115,6 +118,7 @@ class AgentPackages:
                 folder,
                 builtin_servers=self._builtin_servers(),
                 time_zone=local_zone_name(os.environ),
+                hook=self.hook,
             )
         except PackageRefused as exc:  # refused before its commit: nothing of it is kept
             shutil.rmtree(folder, ignore_errors=True)

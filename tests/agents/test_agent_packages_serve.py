@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import stat
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,8 @@ def _zip(
     path: Path, manifest: dict[str, Any] | bytes, files: dict[str, bytes], extra: list[zipfile.ZipInfo] = ()
 ) -> Path:  # type: ignore[assignment]
     raw = manifest if isinstance(manifest, bytes) else json.dumps(manifest).encode()
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+    with warnings.catch_warnings(), zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        warnings.simplefilter("ignore", UserWarning)  # the corpus's duplicate name is meant
         z.writestr("manifest.json", raw)
         for name, body in files.items():
             z.writestr(name, body)

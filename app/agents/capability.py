@@ -49,6 +49,9 @@ class AgentsCapability(Capability):
 
     # ---- AgentDirectory (blocking: the composition layer calls these on its store lane) -------
 
+    def seen_agent(self, agent_id: str) -> bool:
+        return self.store.seen(agent_id)
+
     def has_agent(self, agent_id: str) -> bool:
         from app.store.errors import NotFound
 
@@ -68,8 +71,10 @@ class AgentsCapability(Capability):
 
         try:
             return self.store.get(agent_id).scope()
-        except NotFound:  # removed while a reserved chat waited for its first turn
-            return DEFAULT_SCOPE
+        except NotFound:
+            # Removed while a chat kept in memory waited for its first turn: refused, never
+            # run with the default agent's wider rights (a stored chat's row goes with the agent).
+            raise ApiFailure("not_found", say("agent.not_found", id=agent_id)) from None
 
     def agents_of_chats(self, chat_ids: Iterable[str]) -> dict[str, str]:
         ids = list(chat_ids)
@@ -132,7 +137,6 @@ class AgentsCapability(Capability):
         from app.contracts.replies import Ok
 
         await asyncio.to_thread(self.store.remove, req.agent_id)
-        self._pending = {c: a for c, a in self._pending.items() if a != req.agent_id}
         return Ok()
 
     async def _duplicate(self, req: am.AgentDuplicate) -> am.AgentView:

@@ -34,6 +34,7 @@ class AgentStore:
         # validating 50 specs each time was most of its cost. Another process's change has a
         # new updated_at, so it is read again.
         self._parsed: dict[tuple[str, str], AgentRecord] = {}
+        self._seen: set[str] = set()  # ids of the parsed agents (a set: New chat asks each time)
 
     # ---- agents --------------------------------------------------------------------------------
 
@@ -48,6 +49,7 @@ class AgentStore:
                 self._parsed[(row["id"], row["updated_at"])] = _record(row)
             live = set(keys)
             self._parsed = {k: v for k, v in self._parsed.items() if k in live}
+            self._seen = {k[0] for k in self._parsed}
         return [DEFAULT_AGENT, *(self._parsed[k] for k in keys if k in self._parsed)]
 
     def get(self, agent_id: str) -> AgentRecord:
@@ -56,7 +58,16 @@ class AgentStore:
         rows = self._db.query("SELECT * FROM agents WHERE id = ?", (agent_id[:64],))
         if not rows:
             raise NotFound(say("agent.not_found", id=agent_id[:64]))
-        return _record(rows[0])
+        key = (rows[0]["id"], rows[0]["updated_at"])
+        if key not in self._parsed:
+            self._parsed[key] = _record(rows[0])
+            self._seen.add(key[0])
+        return self._parsed[key]
+
+    def seen(self, agent_id: str) -> bool:
+        """Whether this process has read the agent (no database work). It may have been removed
+        since by another process: the turn then refuses to run (AgentsCapability.scope_of_chat)."""
+        return agent_id == DEFAULT_AGENT_ID or agent_id in self._seen
 
     def find(self, ref: str) -> AgentRecord:
         """By id or (case-insensitive) name: what the CLI's NAME arguments take."""
@@ -108,6 +119,8 @@ class AgentStore:
             if not conn.execute("DELETE FROM agents WHERE id = ?", (agent_id[:64],)).rowcount:
                 raise NotFound(say("agent.not_found", id=agent_id[:64]))
             conn.execute("DELETE FROM agent_chats WHERE agent_id = ?", (agent_id,))
+        self._parsed = {k: v for k, v in self._parsed.items() if k[0] != agent_id}
+        self._seen.discard(agent_id)
 
     def free_name(self, base: str) -> str:
         """`base`, or `base 2`, `base 3`, … whichever is not taken (a duplicate's name)."""

@@ -193,7 +193,10 @@ class ChatService:
     async def create(self, req: m.ChatCreate) -> m.ChatSummary:
         chats, agents, agent_id = self._d.chats, self._d.agents, req.agent_id or DEFAULT_AGENT_ID
         if agent_id != DEFAULT_AGENT_ID and (
-            agents is None or not await self._d.lane.read(lambda: agents.has_agent(agent_id))
+            agents is None
+            or not (
+                agents.seen_agent(agent_id) or await self._d.lane.read(lambda: agents.has_agent(agent_id))
+            )
         ):
             raise ApiFailure("not_found", say("agent.not_found", id=agent_id))
         if req.lazy:  # in memory only until its first turn is stored

@@ -65,6 +65,10 @@ class AgentDirectory(Protocol):
     """What the composition layer asks of the agents capability (blocking: call it on the
     store lane). An unknown agent id raises the capability's not-found failure."""
 
+    def seen_agent(self, agent_id: str) -> bool:
+        """Known to this process already (no database work; `has_agent` asks the database)."""
+        ...
+
     def has_agent(self, agent_id: str) -> bool: ...
 
     def scope_of_chat(self, chat_id: str) -> AgentScope: ...

@@ -1,7 +1,10 @@
 """`/ws`: the CashCode WebSocket protocol for scripts, mapped onto the same API and events as the UI.
 
 Client frames (`{"type": ...}`): `message` (chat_id?, content, metadata.mentioned_skills /
-selected_mcp_connectors), `ping`, `new_chat`, `attach` (chat_id), `cancel` (chat_id).
+selected_mcp_connectors, agent_id?), `ping`, `new_chat` (agent_id?), `attach` (chat_id),
+`cancel` (chat_id). `agent_id` (issue 38) picks the agent of a chat the frame creates; a chat
+that exists keeps its agent, and without one a new chat gets the default agent (the seed's
+clients send none).
 Server frames (`{"event": ...}`): `ready` (chat_id, client_id), `tool_call`, `tool_result`,
 `delta`, `stream_end`, `done` (duration_sec), `error` (detail), and `pong` for `ping`.
 
@@ -109,6 +112,7 @@ class ScriptSession:
         self._turns: dict[str, _TurnState] = {}
         self._denied_calls: set[str] = set()
         self._next_stream = 1
+        self._agent: str | None = None  # `new_chat`'s agent, for the chat the next message creates
 
     async def send(self, frame: Frame) -> None:
         async with self._send_lock:
@@ -165,7 +169,11 @@ class ScriptSession:
         except BadMetadata as exc:
             await self.send(_error(str(exc), chat_id))
             return
-        created = await self._ensure_chat(chat_id)
+        agent = frame.get("agent_id", self._agent)
+        if agent is not None and not isinstance(agent, str):
+            await self.send(_error("`agent_id` must be an agent's id (see agents.list).", chat_id))
+            return
+        created = await self._ensure_chat(chat_id, agent)
         if created is None:
             return
         self._watched.add(chat_id)
@@ -179,12 +187,13 @@ class ScriptSession:
             await self._app.invoke("chats.delete", {"chat_id": chat_id})
             self._existing.discard(chat_id)
 
-    async def _ensure_chat(self, chat_id: str) -> bool | None:
+    async def _ensure_chat(self, chat_id: str, agent: str | None = None) -> bool | None:
         """Like the earlier app, a message may name a new chat (the id from `ready`, or any UUID
         the client made): create it. True if created now, False if it existed, None on error."""
         if chat_id in self._existing:
             return False
-        envelope = await self._app.invoke("chats.create", {"chat_id": chat_id})
+        payload = {"chat_id": chat_id, **({"agent_id": agent} if agent else {})}
+        envelope = await self._app.invoke("chats.create", payload)
         error = envelope.get("error") or {}
         if not envelope.get("ok") and error.get("code") != "conflict":
             await self.send(_error(str(error.get("message", "Cannot use that chat id.")), chat_id))
@@ -197,6 +206,8 @@ class ScriptSession:
 
     async def _on_new_chat(self, frame: Mapping[str, Any]) -> None:
         self.chat_id = str(uuid.uuid4())
+        agent = frame.get("agent_id")
+        self._agent = agent if isinstance(agent, str) and agent else None
         await self.ready()
 
     async def _on_attach(self, frame: Mapping[str, Any]) -> None:

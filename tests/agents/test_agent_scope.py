@@ -267,3 +267,18 @@ async def test_an_agent_with_its_own_memory_never_sees_or_writes_the_shared_one(
         assert seen in system and unseen not in system
         offered = {t["function"]["name"] for t in request["tools"]}
         assert ("save_memory" in offered) is (agent is None)
+
+
+async def test_a_chat_kept_in_memory_whose_agent_was_removed_is_refused_not_widened(
+    make_app: AppMaker, fake_llm: Any, home: Path
+) -> None:
+    app, _ = await make_app(env={"HOME": str(home)})
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    a_id, _ = await _agents(app)
+    chat = await ok(app, "chats.create", {"agent_id": a_id, "lazy": True})
+    await ok(app, "agents.remove", {"agent_id": a_id})
+    send = {"chat_id": chat["id"], "text": "hi", "model": {"provider_id": pid, "model": "fake-model"}}
+    for _ in range(2):  # and again: it never falls back to the default agent's wider rights
+        error = await err(app, "chat.send", send)
+        assert error["key"] == "agent.not_found"
+    assert fake_llm.model_requests() == []

@@ -1,6 +1,6 @@
 """Under `cashcode serve` (a real process): the agents' REST rows and `/api/invoke`, a chat
 created with an agent over HTTP answering as that agent, and the seed's client (no agent)
-still getting the default agent."""
+still getting the default agent; `/ws` naming the agent of a new chat."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,14 @@ async def _event(ws: ClientConnection, kind: str, **match: str) -> dict[str, Any
                 if event["type"] == kind and all(event.get(k) == v for k, v in match.items()):
                     found: dict[str, Any] = event
                     return found
+
+
+async def _frame(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    async with asyncio.timeout(60):  # a hang check, not a timing assertion
+        while True:
+            frame: dict[str, Any] = json.loads(await ws.recv())
+            if frame.get("event") == kind:
+                return frame
 
 
 async def test_agents_over_rest_and_a_chat_that_answers_as_its_agent(tmp_path: Path) -> None:
@@ -85,3 +94,22 @@ async def test_agents_over_rest_and_a_chat_that_answers_as_its_agent(tmp_path: P
 
                 assert (await turn({"agent_id": poet["id"]})).startswith("You are POET-PERSONA.")
                 assert "POET-PERSONA" not in await turn({})  # the seed's clients: the default agent
+
+            # /ws: `new_chat` (or a message) names the agent of the chat it creates.
+            async with connect(f"ws://127.0.0.1:{served.port}/ws", additional_headers=h, proxy=None) as ws:
+                await _frame(ws, "ready")
+                await ws.send(json.dumps({"type": "new_chat", "agent_id": poet["id"]}))
+                await _frame(ws, "ready")
+                await ws.send(json.dumps({"type": "message", "content": "hi"}))
+                await _frame(ws, "done")
+                assert (
+                    llm.model_requests()[-1]
+                    .body["messages"][0]["content"]
+                    .startswith("You are POET-PERSONA.")
+                )
+                await ws.send(
+                    json.dumps(
+                        {"type": "message", "chat_id": str(uuid.uuid4()), "content": "hi", "agent_id": "nope"}
+                    )
+                )
+                assert "does not exist" in (await _frame(ws, "error"))["detail"]

@@ -1,7 +1,7 @@
 """Agents in real Chromium against `cashcode serve` and the scripted fake LLM (issue 38): the
 Agents view (add, duplicate, remove), New chat (Ctrl+N) with its agent picker, the chat
-answering as the picked agent, the agent in the chat header and the chat list, and the next new
-chat starting with the last used agent."""
+answering as the picked agent, the agent in the chat header and the chat list, the next new
+chat starting with the last used agent, and a scheduled task run as its agent."""
 
 from __future__ import annotations
 
@@ -62,4 +62,20 @@ def test_agents_view_and_the_new_chat_picker(
 
     page.keyboard.press("Control+n")  # the next new chat starts with the last used agent
     expect(picker.locator("option:checked")).to_have_text("🪶 Poet")
+
+    # A scheduled task names an agent too: its run answers as that agent.
+    open_view(page, "tasks")
+    page.get_by_test_id("tasks-new").click()
+    page.get_by_test_id("tasks-name").fill("Verse")
+    page.get_by_test_id("tasks-prompt").fill("A verse")
+    page.get_by_test_id("tasks-kind").select_option("weekly")
+    page.get_by_test_id("tasks-time").fill("07:30")
+    page.get_by_test_id("tasks-agent").select_option(label="🪶 Poet")
+    page.get_by_test_id("tasks-save").click()
+    fresh_llm.script({"text": "A verse for you."})
+    row = page.get_by_test_id("task-Verse")
+    row.get_by_test_id("task-run").click()
+    expect(row.get_by_test_id("task-status")).to_have_text("OK", timeout=UI_TIMEOUT_MS)
+    system = fresh_llm.requests()[-1]["body"]["messages"][0]["content"]
+    assert system.startswith("You are POET-PERSONA.")
     assert problems.messages == []

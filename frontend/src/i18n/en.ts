@@ -850,6 +850,7 @@ export const en = {
   "agents.pickerLabel": "Agent of this chat",
   "nav.tasks": "Tasks",
   "tasks.title": "Scheduled tasks",
+  "tasks.agent": "Agent",
   "tasks.intro": "Prompts that run themselves on a schedule while CashCode is open (window, tray or serve). Each run is a full turn in the task's chat, with the task's own approval mode.",
   "tasks.new": "New task",
   "tasks.newTitle": "New task",

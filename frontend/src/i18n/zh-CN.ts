@@ -849,6 +849,7 @@ export const zhCN: Record<MessageKey, string> = {
   "agents.pickerLabel": "此聊天的智能体",
   "nav.tasks": "定时任务",
   "tasks.title": "定时任务",
+  "tasks.agent": "智能体",
   "tasks.intro": "在 CashCode 运行时（窗口、托盘或 serve）按计划自动运行的提示。每次运行都是任务对话中的一轮完整对话，使用任务自己的审批模式。",
   "tasks.new": "新建任务",
   "tasks.newTitle": "新建任务",

@@ -170,7 +170,6 @@ class AgentsCapability(Capability):
         await asyncio.to_thread(set_agent)
         return Ok()
 
-
     # ---- packages (.cashagent) -----------------------------------------------------------------
 
     @functools.cached_property

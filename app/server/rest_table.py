@@ -109,9 +109,15 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         body=True,
         status=201,
     ),
-    RestRoute("POST", _AGENT + "/export", "agents.export", "Write an agent as a .cashagent ({path})", body=True),
     RestRoute(
-        "POST", "/api/agent-packages/preview", "agents.import_preview", "What a .cashagent can do ({path})", body=True
+        "POST", _AGENT + "/export", "agents.export", "Write an agent as a .cashagent ({path})", body=True
+    ),
+    RestRoute(
+        "POST",
+        "/api/agent-packages/preview",
+        "agents.import_preview",
+        "What a .cashagent can do ({path})",
+        body=True,
     ),
     RestRoute(
         "POST",

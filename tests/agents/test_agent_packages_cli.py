@@ -86,7 +86,7 @@ def _state(root: Path) -> dict[str, str]:
         out["servers.json"] = hashlib.sha256(servers.read_bytes()).hexdigest()
     with contextlib.closing(sqlite3.connect(data / "cashcode.sqlite3")) as db:
         for table in ("agents", "agent_packages", "tasks"):
-            rows = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()  # noqa: S608
+            rows = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
             out[table] = hashlib.sha256(repr(rows).encode()).hexdigest()
     return out
 

@@ -8,6 +8,7 @@ import json
 import stat
 import warnings
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +61,11 @@ def _files() -> dict[str, bytes]:
 
 
 def _zip(
-    path: Path, manifest: dict[str, Any] | bytes, files: dict[str, bytes], extra: list[zipfile.ZipInfo] = ()
-) -> Path:  # type: ignore[assignment]
+    path: Path,
+    manifest: dict[str, Any] | bytes,
+    files: dict[str, bytes],
+    extra: Sequence[zipfile.ZipInfo] = (),
+) -> Path:
     raw = manifest if isinstance(manifest, bytes) else json.dumps(manifest).encode()
     with warnings.catch_warnings(), zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         warnings.simplefilter("ignore", UserWarning)  # the corpus's duplicate name is meant

@@ -263,6 +263,17 @@ export interface BundleTool {
   description: string;
 }
 
+/**
+ * One thing an imported agent could do or reach. `key` names it across versions; a change
+ * of `fingerprint` (a script's sha256, a launch spec's) is a change the user is asked about.
+ */
+export interface Capability {
+  kind: "tool" | "host" | "program" | "schedule" | "approval_mode" | "secret_input";
+  key: string;
+  label: string;
+  fingerprint: string;
+}
+
 export interface CatalogInputView {
   key: string;
   kind: "text" | "folder" | "folders" | "file" | "secret";
@@ -1382,6 +1393,56 @@ export interface OpenPath {
   folder?: boolean;
 }
 
+export interface PackageExport {
+  agent_id: string;
+  path: string;
+  package_id?: string | null;
+  version?: number | null;
+}
+
+export interface PackageExported {
+  path: string;
+  package_id: string;
+  version: number;
+  digest: string;
+  files: number;
+}
+
+export interface PackageImport {
+  path: string;
+  digest: string;
+  secrets?: Record<string, string>;
+}
+
+export interface PackageInstalled {
+  agent: AgentView;
+  version: number;
+  unset_secrets: SecretInput[];
+}
+
+export interface PackagePath {
+  path: string;
+}
+
+export interface PackagePreview {
+  package_id: string;
+  version: number;
+  digest: string;
+  name: string;
+  emoji: string;
+  persona: string;
+  approval_mode: string;
+  skills: string[];
+  mcp_servers: string[];
+  knowledge_bases: string[];
+  tasks: string[];
+  capabilities: Capability[];
+  installed_version: number | null;
+  agent_id: string | null;
+  changes: Capability[];
+  secret_inputs: SecretInput[];
+}
+
 /** What the desktop shell can do on this system (Settings shows it). */
 export interface PresenceView {
   tray: boolean;
@@ -1630,6 +1691,12 @@ export interface SearchHitView {
 
 export interface SearchResults {
   groups: SearchGroup[];
+}
+
+export interface SecretInput {
+  server: string;
+  name: string;
+  kind: "env" | "header";
 }
 
 export interface SessionDeleted {
@@ -2224,7 +2291,10 @@ export interface Routes {
   "agents.add": { request: AgentInput; response: AgentView };
   "agents.duplicate": { request: AgentDuplicate; response: AgentView };
   "agents.edit": { request: AgentEdit; response: AgentView };
+  "agents.export": { request: PackageExport; response: PackageExported };
   "agents.get": { request: AgentRef; response: AgentView };
+  "agents.import": { request: PackageImport; response: PackageInstalled };
+  "agents.import_preview": { request: PackagePath; response: PackagePreview };
   "agents.list": { request: Empty; response: AgentList };
   "agents.remove": { request: AgentRef; response: Ok };
   "agents.set_chat_agent": { request: ChatAgent; response: Ok };
@@ -2390,7 +2460,10 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "agents.add",
   "agents.duplicate",
   "agents.edit",
+  "agents.export",
   "agents.get",
+  "agents.import",
+  "agents.import_preview",
   "agents.list",
   "agents.remove",
   "agents.set_chat_agent",
@@ -2558,6 +2631,8 @@ export const API_ERROR_TEXTS = {
   "agent.exists": "an agent named '{name}' already exists",
   "agent.no_such_name": "no agent named '{name}' (see `cashcode agents list`)",
   "agent.not_found": "agent '{id}' does not exist",
+  "agent.package_changed": "The package file changed since its preview; preview it again.",
+  "agent.package_refused": "The agent package was refused: {reason}",
   "agent.too_many": "at most {limit} agents",
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",

@@ -1159,6 +1159,8 @@ export const en = {
   "apiError.agent.default_fixed": "The default agent is today's behaviour and cannot be changed or removed: duplicate it and change the copy.",
   "apiError.agent.too_many": "at most {limit} agents",
   "apiError.agent.chat_started": "The chat's agent can only be changed before its first message is sent.",
+  "apiError.agent.package_refused": "The agent package was refused: {reason}",
+  "apiError.agent.package_changed": "The package file changed since its preview; preview it again.",
   "apiError.task.busy_remove": "This task is running; wait for the run to end, then remove it.",
   "apiError.task.exists": "a task named '{name}' already exists",
   "apiError.task.no_such_name": "no task named '{name}' (see `cashcode tasks list`)",

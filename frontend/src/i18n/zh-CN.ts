@@ -1158,6 +1158,8 @@ export const zhCN: Record<MessageKey, string> = {
   "apiError.agent.default_fixed": "默认智能体即现有的行为，不能修改或删除：请复制它，再修改副本。",
   "apiError.agent.too_many": "智能体最多 {limit} 个",
   "apiError.agent.chat_started": "只有在发送第一条消息之前才能更换聊天的智能体。",
+  "apiError.agent.package_refused": "智能体包被拒绝：{reason}",
+  "apiError.agent.package_changed": "预览之后包文件已改变，请重新预览。",
   "apiError.task.busy_remove": "这个任务正在运行；请等本次运行结束后再删除。",
   "apiError.task.exists": "已经有名为“{name}”的任务。",
   "apiError.task.no_such_name": "没有名为“{name}”的任务（见 `cashcode tasks list`）。",

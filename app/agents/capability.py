@@ -182,7 +182,7 @@ class AgentsCapability(Capability):
         return await asyncio.to_thread(self.packages.export, req)
 
     async def _import_preview(self, req: am.PackagePath) -> am.PackagePreview:
-        return await asyncio.to_thread(self.packages.preview, req.path)
+        return await asyncio.to_thread(self.packages.preview, req)
 
     async def _import(self, req: am.PackageImport) -> am.PackageInstalled:
         return await asyncio.to_thread(self.packages.install, req)

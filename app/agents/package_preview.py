@@ -20,20 +20,20 @@ def _digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def capabilities(manifest: PackageManifest) -> list[am.Capability]:
-    out: list[am.Capability] = []
+def capabilities(manifest: PackageManifest) -> list[am.AgentCapability]:
+    out: list[am.AgentCapability] = []
     agent = manifest.agent
     mode = agent.approval_mode or "app"
-    out.append(am.Capability(kind="approval_mode", key="approval_mode", label=mode, fingerprint=mode))
+    out.append(am.AgentCapability(kind="approval_mode", key="approval_mode", label=mode, fingerprint=mode))
     if agent.tools is None:
-        out.append(am.Capability(kind="tool", key="tool:*", label="all built-in tools", fingerprint="*"))
+        out.append(am.AgentCapability(kind="tool", key="tool:*", label="all built-in tools", fingerprint="*"))
     else:
-        out += [am.Capability(kind="tool", key=f"tool:{t}", label=t, fingerprint=t) for t in agent.tools]
+        out += [am.AgentCapability(kind="tool", key=f"tool:{t}", label=t, fingerprint=t) for t in agent.tools]
     for skill in manifest.skills:
         for f in skill.files:
             if f.is_script:
                 out.append(
-                    am.Capability(
+                    am.AgentCapability(
                         kind="program",
                         key=f"skill:{skill.name}/{f.path}",
                         label=f"Skill {skill.name}: {f.path} (sha256 {f.sha256[:12]})",
@@ -50,14 +50,14 @@ def capabilities(manifest: PackageManifest) -> list[am.Capability]:
             if server.network:
                 label += "  (may open network connections)"
             out.append(
-                am.Capability(
+                am.AgentCapability(
                     kind="program", key=f"mcp:{server.name}", label=label, fingerprint=server.launch_sha256
                 )
             )
         else:
             host = urlsplit(server.url).hostname or server.url
             out.append(
-                am.Capability(
+                am.AgentCapability(
                     kind="host",
                     key=f"host:{host}",
                     label=f"{host} (MCP server {server.name}, {server.transport})",
@@ -70,7 +70,7 @@ def capabilities(manifest: PackageManifest) -> list[am.Capability]:
             out.append(_secret(server.name, name, "header"))
     for task in manifest.tasks:
         out.append(
-            am.Capability(
+            am.AgentCapability(
                 kind="schedule",
                 key=f"task:{task.name.casefold()}",
                 label=f"{task.name}: {describe(task.schedule)} ({task.approval_mode}; installed paused)",
@@ -80,8 +80,8 @@ def capabilities(manifest: PackageManifest) -> list[am.Capability]:
     return _unique(out)
 
 
-def _secret(server: str, name: str, kind: str) -> am.Capability:
-    return am.Capability(
+def _secret(server: str, name: str, kind: str) -> am.AgentCapability:
+    return am.AgentCapability(
         kind="secret_input",
         key=f"secret:{server}/{name}",
         label=f"{server}: {name} ({kind}; you are asked for it)",
@@ -89,24 +89,24 @@ def _secret(server: str, name: str, kind: str) -> am.Capability:
     )
 
 
-def _unique(items: list[am.Capability]) -> list[am.Capability]:
-    seen: dict[str, am.Capability] = {}
+def _unique(items: list[am.AgentCapability]) -> list[am.AgentCapability]:
+    seen: dict[str, am.AgentCapability] = {}
     for item in items:
         seen.setdefault(item.key, item)  # two servers on one host: one host
     return list(seen.values())
 
 
-def changes(old: list[am.Capability], new: list[am.Capability]) -> list[am.Capability]:
+def changes(old: list[am.AgentCapability], new: list[am.AgentCapability]) -> list[am.AgentCapability]:
     """The capabilities of `new` that `old` did not have, or had with another fingerprint."""
     before = {c.key: c.fingerprint for c in old}
     return [c for c in new if before.get(c.key) != c.fingerprint]
 
 
-def secret_inputs(manifest: PackageManifest) -> list[am.SecretInput]:
-    out: list[am.SecretInput] = []
+def secret_inputs(manifest: PackageManifest) -> list[am.PackageSecretInput]:
+    out: list[am.PackageSecretInput] = []
     for server in manifest.mcp_servers:
-        out += [am.SecretInput(server=server.name, name=n, kind="env") for n in server.secret_env]
-        out += [am.SecretInput(server=server.name, name=n, kind="header") for n in server.header_names]
+        out += [am.PackageSecretInput(server=server.name, name=n, kind="env") for n in server.secret_env]
+        out += [am.PackageSecretInput(server=server.name, name=n, kind="header") for n in server.header_names]
     return out
 
 

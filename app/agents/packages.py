@@ -6,8 +6,12 @@ and the install, which names the preview's digest so that exactly what was shown
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,22 +77,36 @@ class AgentPackages:
         version = req.version or (came_from.manifest.version if came_from else 1)
         try:
             manifest, files = package_export.build(record.spec, sources, package_id, version)
-            digest = package_export.write(Path(req.path), manifest, files)
+            if req.path is not None:
+                digest = package_export.write(Path(req.path), manifest, files)
+                data = None
+            else:
+                with tempfile.TemporaryDirectory() as tmp:
+                    out = Path(tmp) / "agent.cashagent"
+                    digest = package_export.write(out, manifest, files)
+                    data = base64.b64encode(out.read_bytes()).decode()
         except PackageRefused as exc:
             raise refused(exc) from None
         except ValueError as exc:  # an id or name the manifest model refuses
             raise ApiFailure("invalid", say("agent.package_refused", reason=str(exc)[:300])) from None
         return am.PackageExported(
-            path=req.path, package_id=manifest.id, version=manifest.version, digest=digest, files=len(files)
+            path=req.path,
+            filename=f"{manifest.id}-{manifest.version}.cashagent",
+            data_base64=data,
+            package_id=manifest.id,
+            version=manifest.version,
+            digest=digest,
+            files=len(files),
         )
 
     # ---- import --------------------------------------------------------------------------------
 
-    def preview(self, path: str) -> am.PackagePreview:
+    def preview(self, req: am.PackagePath) -> am.PackagePreview:
         db = self._host.db
         package_install.recover(db, self.dirs)
         try:
-            staged, folder = package_install.new_stage(self.dirs, Path(path))
+            with _source(req.path, req.data_base64) as path:
+                staged, folder = package_install.new_stage(self.dirs, path)
         except PackageRefused as exc:
             raise refused(exc) from None
         try:
@@ -105,7 +123,8 @@ class AgentPackages:
         db = self._host.db
         package_install.recover(db, self.dirs)
         try:
-            staged, folder = package_install.new_stage(self.dirs, Path(req.path))
+            with _source(req.path, req.data_base64) as path:
+                staged, folder = package_install.new_stage(self.dirs, path)
         except PackageRefused as exc:
             raise refused(exc) from None
         try:
@@ -131,8 +150,26 @@ class AgentPackages:
         return am.PackageInstalled(
             agent=_view(self._store.get(agent_id)),
             version=staged.manifest.version,
-            unset_secrets=[am.SecretInput(server=s, name=n, kind=k) for s, n, k in unset],  # type: ignore[arg-type]
+            unset_secrets=[am.PackageSecretInput(server=s, name=n, kind=k) for s, n, k in unset],  # type: ignore[arg-type]
         )
+
+
+@contextlib.contextmanager
+def _source(path: str | None, data_base64: str | None) -> Iterator[Path]:
+    """The package as a file: the path given, or the uploaded bytes in a temp file."""
+    if (path is None) == (data_base64 is None):
+        raise ApiFailure("invalid", say("agent.package_source"))
+    if path is not None:
+        yield Path(path)
+        return
+    try:
+        data = base64.b64decode(data_base64 or "", validate=True)
+    except ValueError:
+        raise PackageRefused("package.upload", "the uploaded data is not base64") from None
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "upload.cashagent"
+        target.write_bytes(data)
+        yield target
 
 
 def _view(record: AgentRecord) -> am.AgentView:

@@ -2,6 +2,17 @@
 // and app/core/events.py. Do not edit by hand; run the generator instead.
 /* eslint-disable */
 
+/**
+ * One thing an imported agent could do or reach. `key` names it across versions; a change
+ * of `fingerprint` (a script's sha256, a launch spec's) is a change the user is asked about.
+ */
+export interface AgentCapability {
+  kind: "tool" | "host" | "program" | "schedule" | "approval_mode" | "secret_input";
+  key: string;
+  label: string;
+  fingerprint: string;
+}
+
 export interface AgentDuplicate {
   agent_id: string;
   name?: string | null;
@@ -261,17 +272,6 @@ export interface BundleSource {
 export interface BundleTool {
   name: string;
   description: string;
-}
-
-/**
- * One thing an imported agent could do or reach. `key` names it across versions; a change
- * of `fingerprint` (a script's sha256, a launch spec's) is a change the user is asked about.
- */
-export interface Capability {
-  kind: "tool" | "host" | "program" | "schedule" | "approval_mode" | "secret_input";
-  key: string;
-  label: string;
-  fingerprint: string;
 }
 
 export interface CatalogInputView {
@@ -1395,13 +1395,15 @@ export interface OpenPath {
 
 export interface PackageExport {
   agent_id: string;
-  path: string;
+  path?: string | null;
   package_id?: string | null;
   version?: number | null;
 }
 
 export interface PackageExported {
-  path: string;
+  path: string | null;
+  filename: string;
+  data_base64: string | null;
   package_id: string;
   version: number;
   digest: string;
@@ -1409,7 +1411,8 @@ export interface PackageExported {
 }
 
 export interface PackageImport {
-  path: string;
+  path?: string | null;
+  data_base64?: string | null;
   digest: string;
   secrets?: Record<string, string>;
 }
@@ -1417,11 +1420,13 @@ export interface PackageImport {
 export interface PackageInstalled {
   agent: AgentView;
   version: number;
-  unset_secrets: SecretInput[];
+  unset_secrets: PackageSecretInput[];
 }
 
+/** A .cashagent on this machine (CLI, desktop) or its bytes (a browser's pick or drop). */
 export interface PackagePath {
-  path: string;
+  path?: string | null;
+  data_base64?: string | null;
 }
 
 export interface PackagePreview {
@@ -1436,11 +1441,17 @@ export interface PackagePreview {
   mcp_servers: string[];
   knowledge_bases: string[];
   tasks: string[];
-  capabilities: Capability[];
+  capabilities: AgentCapability[];
   installed_version: number | null;
   agent_id: string | null;
-  changes: Capability[];
-  secret_inputs: SecretInput[];
+  changes: AgentCapability[];
+  secret_inputs: PackageSecretInput[];
+}
+
+export interface PackageSecretInput {
+  server: string;
+  name: string;
+  kind: "env" | "header";
 }
 
 /** What the desktop shell can do on this system (Settings shows it). */
@@ -1691,12 +1702,6 @@ export interface SearchHitView {
 
 export interface SearchResults {
   groups: SearchGroup[];
-}
-
-export interface SecretInput {
-  server: string;
-  name: string;
-  kind: "env" | "header";
 }
 
 export interface SessionDeleted {
@@ -2633,6 +2638,7 @@ export const API_ERROR_TEXTS = {
   "agent.not_found": "agent '{id}' does not exist",
   "agent.package_changed": "The package file changed since its preview; preview it again.",
   "agent.package_refused": "The agent package was refused: {reason}",
+  "agent.package_source": "Give the package as a path or as uploaded data (one of them).",
   "agent.too_many": "at most {limit} agents",
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",

@@ -158,7 +158,9 @@ def test_export_then_import_on_a_fresh_profile_previews_installs_and_works(home:
     assert "HELLO-FROM-SCRIPT" in requests[2].body["messages"][-1]["content"]
 
 
-def _run_pty(args: list[str], env: dict[str, str], cwd: Path, answer: str) -> tuple[int, str]:
+def _run_pty(
+    args: list[str], env: dict[str, str], cwd: Path, answer: str, secret: str = ""
+) -> tuple[int, str]:
     """Run the CLI on a terminal and answer its question."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "app", *args], env=env, cwd=cwd,
@@ -184,7 +186,7 @@ def _run_pty(args: list[str], env: dict[str, str], cwd: Path, answer: str) -> tu
             answered = True
         if out.count(b"(empty: set it later)") > secrets:
             secrets += 1
-            os.write(leader, b"\n")
+            os.write(leader, secret.encode() + b"\n")
     os.close(leader)
     return proc.wait(timeout=60), out.decode(errors="replace")
 
@@ -198,7 +200,12 @@ def test_version_2_preview_lists_exactly_the_new_script_and_host_and_declining_k
     _ok("agents", "export", "helper", str(v1), env=a, cwd=wa)
     b = _profile(home / "b", fake_llm)
     wb = home / "b" / "ws"
-    _ok("agents", "import", str(v1), "--yes", env=b, cwd=wb)
+    # On a terminal: confirm, then the secret input is asked for (not echoed, not imported).
+    code, out = _run_pty(["agents", "import", str(v1)], b, wb, "y", secret="tok-from-terminal")
+    assert code == 0 and "Installed agent 'helper' (version 1)." in out, out
+    assert "echo: API_TOKEN (empty: set it later)" in out and "tok-from-terminal" not in out
+    assert "Left unset" not in out
+    assert "tok-from-terminal" in (home / "b" / "keyring.json").read_text()
 
     # Version 2: one more script, one more host (an HTTP MCP server).
     _skill(home / "a" / "data", "greeter", {"bye.py": "print('BYE')\n"})

@@ -850,6 +850,7 @@ export const en = {
   "agents.pkg.export": "Export",
   "agents.pkg.title": "Agent package",
   "agents.pkg.version": "version {version}",
+  "agents.pkg.ident": "{id} · sha256 {digest}…",
   "agents.pkg.lead": "Installing this agent lets it do the following. Nothing is written until you install it.",
   "agents.pkg.updateLead": "Version {version} is installed. New or changed since then:",
   "agents.pkg.nothingNew": "Nothing new it can do.",

@@ -849,6 +849,7 @@ export const zhCN: Record<MessageKey, string> = {
   "agents.pkg.export": "导出",
   "agents.pkg.title": "智能体包",
   "agents.pkg.version": "版本 {version}",
+  "agents.pkg.ident": "{id} · sha256 {digest}…",
   "agents.pkg.lead": "安装此智能体后，它可以做以下事情。在你点击安装之前不会写入任何内容。",
   "agents.pkg.updateLead": "已安装版本 {version}。自那以后新增或变更的内容：",
   "agents.pkg.nothingNew": "没有新增的能力。",

@@ -3,9 +3,12 @@ never a mix: the next command finishes or drops it (app/agents/package_install.p
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +69,36 @@ def test_an_install_killed_at_any_step_is_all_or_nothing(
     package = _zip(tmp_path / "p.cashagent", _manifest(), _files())
     _kill(_run_until(env, package, step))
     assert _state(env, tmp_path) == expect
+
+
+def _version(home: Path) -> int:
+    with contextlib.closing(sqlite3.connect(home / "data" / "cashcode.sqlite3")) as db:
+        (version,) = db.execute("SELECT version FROM agent_packages").fetchone()
+    return int(version)
+
+
+@pytest.mark.parametrize(("step", "expect_version"), [("install:staged", 1), ("publish:moved", 2)])
+def test_an_update_killed_mid_install_leaves_version_1_or_the_whole_version_2(
+    tmp_path: Path, step: str, expect_version: int
+) -> None:
+    env = base_env(tmp_path)
+    v1 = _zip(tmp_path / "v1.cashagent", _manifest(), _files())
+    first = subprocess.run(
+        [sys.executable, "-m", "tests.agents.package_crash_worker", str(v1), "never"],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "DONE" in first.stdout, first.stderr
+    manifest = _manifest()
+    manifest["version"] = 2
+    bye = b"print('bye')\n"
+    manifest["skills"][0]["files"].append(
+        {"path": "scripts/bye.py", "sha256": hashlib.sha256(bye).hexdigest(), "size": len(bye)}
+    )
+    v2 = _zip(tmp_path / "v2.cashagent", manifest, {**_files(), "skills/greeter/scripts/bye.py": bye})
+    _kill(_run_until(env, v2, step))
+    assert _state(env, tmp_path) == WHOLE
+    assert _version(tmp_path) == expect_version
+    scripts = sorted(
+        p.name for p in (tmp_path / "data" / "skills" / "user" / "greeter" / "scripts").iterdir()
+    )
+    assert scripts == (["hello.py"] if expect_version == 1 else ["bye.py", "hello.py"])

@@ -19,6 +19,9 @@ Method
   sandboxed vs not, interleaved after one warm-up pair, median of `--pytest-runs`: wall time,
   and the CPU time of the run (the children's user + system time, which the machine's load
   disturbs far less than wall time).
+- Where user namespaces work: the /bin/true and pytest rows again with the private network
+  and /tmp (`SandboxSpec.namespaces`: the launcher app/sandbox/launch.py, decision 435), each
+  against its own interleaved floor.
 
 Run from the repo root: .venv/bin/python bench/bench_sandbox.py [--runs 200] [--pytest-runs 7]
 """
@@ -33,13 +36,14 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.contracts.tools import SandboxSpec, ToolContext  # noqa: E402
-from app.sandbox.probe import landlock_abi  # noqa: E402
+from app.sandbox.probe import landlock_abi, private_namespaces  # noqa: E402
 from app.sandbox.secrets import never_readable  # noqa: E402
 from app.tools.confined import run_confined  # noqa: E402
 from app.tools.process import run_process  # noqa: E402
@@ -146,6 +150,20 @@ def make_project(ws: Path) -> None:
         (ws / f"test_mod{i}.py").write_text(tests)
 
 
+def pytest_row(ctx: ToolContext, env: dict[str, str], runs: int, argv: list[str], label: str) -> None:
+    CPU.clear()
+    floor_p, boxed_p = asyncio.run(spawn(ctx, env, runs, argv, warmups=1))
+    measured = CPU[2:]  # after the warm-up pair: floor, sandboxed, floor, …
+    cpu_floor, cpu_boxed = statistics.median(measured[0::2]), statistics.median(measured[1::2])
+    ratio = statistics.median(boxed_p) / statistics.median(floor_p)
+    print(
+        f"pytest (200 tests) × {runs}, {label}: unsandboxed median {ms(statistics.median(floor_p))}, "
+        f"sandboxed {ms(statistics.median(boxed_p))}, ratio {ratio:.3f} (budget ≤ 1.05); "
+        f"CPU of the run: unsandboxed {ms(cpu_floor)}, sandboxed {ms(cpu_boxed)}, "
+        f"ratio {cpu_boxed / cpu_floor:.3f}"
+    )
+
+
 def ms(x: float) -> str:
     return f"{x * 1000:.2f} ms"
 
@@ -196,17 +214,20 @@ def main() -> int:
         )
         make_project(ws)
         argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        CPU.clear()
-        floor_p, boxed_p = asyncio.run(spawn(ctx, env, args.pytest_runs, argv, warmups=1))
-        measured = CPU[2:]  # after the warm-up pair: floor, sandboxed, floor, …
-        cpu_floor, cpu_boxed = statistics.median(measured[0::2]), statistics.median(measured[1::2])
-        ratio = statistics.median(boxed_p) / statistics.median(floor_p)
-        print(
-            f"pytest (200 tests) × {args.pytest_runs}: unsandboxed median {ms(statistics.median(floor_p))}, "
-            f"sandboxed {ms(statistics.median(boxed_p))}, ratio {ratio:.3f} (budget ≤ 1.05); "
-            f"CPU of the run: unsandboxed {ms(cpu_floor)}, sandboxed {ms(cpu_boxed)}, "
-            f"ratio {cpu_boxed / cpu_floor:.3f}"
-        )
+        pytest_row(ctx, env, args.pytest_runs, argv, "Landlock alone")
+        private, why = private_namespaces(os.environ)
+        if not private:
+            print(f"no private network and /tmp here: {why}")
+        else:
+            ctx_p = ToolContext(workspace=ws, sandbox=replace(spec, namespaces=True))
+            floor, boxed = asyncio.run(spawn(ctx_p, env, args.runs, ["/bin/true"]))
+            diffs = [b - f for f, b in zip(floor, boxed, strict=True)]
+            print(
+                f"/bin/true × {args.runs}, private network and /tmp: unsandboxed median "
+                f"{ms(statistics.median(floor))}, sandboxed {ms(statistics.median(boxed))}, "
+                f"paired difference median {ms(statistics.median(diffs))} (budget ≤ 10 ms)"
+            )
+            pytest_row(ctx_p, env, args.pytest_runs, argv, "private network and /tmp")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

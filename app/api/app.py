@@ -29,26 +29,32 @@ from app.api import models as m
 from app.api.capabilities import CapabilitySet
 from app.api.chats import ChatDeps, ChatService, TurnEnvironment
 from app.api.errors import error_envelope, to_failure
+from app.api.inbox import InboxDeps, InboxService, Label
+from app.api.inbox_models import InboxAnswer, InboxList, InboxQuery
 from app.api.providers import ProviderService
+from app.api.resume import ResumeService
 from app.api.route_types import ROUTE_TYPES
 from app.api.settings_service import SettingsService
 from app.api.skills_watch import SkillsWatch
 from app.api.tooling import ToolCatalog
+from app.api.turn_queue import TurnQueue
 from app.contracts.agents import AgentDirectory
 from app.contracts.capability import Capability, CapabilityPlugin, TurnOverrides
 from app.contracts.errors import ApiFailure, said, say
-from app.contracts.events import DatabaseStatus
+from app.contracts.events import AppEvent, DatabaseStatus
 from app.contracts.messages import AttachmentRef
 from app.contracts.provider import ProviderConfig
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
 from app.core.bus import EventBus, Subscriber
 from app.core.turns import TurnManager
 from app.host.host import Host
+from app.resume.store import CheckpointStore
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretStore
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
+from app.store.inbox import InboxStore
 from app.store.lane import StoreLane
 from app.store.usage import UsageRepository
 
@@ -83,12 +89,31 @@ class AppContext:
 class CashCodeApp:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
+        self._namespaces: list[bool] = []  # app/sandbox/probe.py private_namespaces, once
         self.bus = ctx.bus
         self.gate = ApprovalGate(ctx.bus.publish)
         self.turns = TurnManager(ctx.bus.publish)
         # The core routes' and turns' database work runs here, off the event loop.
         self.lane = StoreLane(ctx.db, on_busy=lambda busy: ctx.bus.publish(DatabaseStatus(busy=busy)))
         self.capabilities = CapabilitySet(ctx.plugins, self._host, ctx.extra_capabilities)
+        # Waiting turns survive a restart (issue 35 item 3); only with the checkpoint tables.
+        checkpoints = CheckpointStore(ctx.db) if ctx.db.has_table("turn_checkpoints") else None
+        self.resume = ResumeService(checkpoints, self.lane) if checkpoints is not None else None
+        # Every question a run asks, for every surface (issue 35); it records what the gate announces.
+        self.inbox = InboxService(
+            InboxDeps(
+                store=InboxStore(ctx.db),
+                lane=self.lane,
+                gate=self.gate,
+                publish=ctx.bus.publish,
+                chat_title=self._chat_title,
+                cancel_turn=self._cancel_turn,
+                invoke=self.invoke,
+                resume=self.resume,
+            )
+        )
+        ctx.bus.subscribe(self.inbox.on_event)
+        ctx.bus.subscribe(self._on_task_removed)
         self._chat = ChatService(
             ChatDeps(
                 chats=ctx.chats,
@@ -102,8 +127,17 @@ class CashCodeApp:
                 lane=self.lane,
                 capabilities=tuple(self.capabilities),
                 agents=next((c for c in self.capabilities if isinstance(c, AgentDirectory)), None),
+                resume=self.resume,
+                on_overrides=self._label_turn,
             )
         )
+        self.queue = TurnQueue(self.turns, self.chat_send, ctx.bus.publish)
+        if self.resume is not None:
+            self.resume.bind(
+                lambda cp, r: self._chat.resume(cp, r, self.ctx.providers.get(cp.provider_id)),
+                self.turns.is_running,
+                self.ctx.providers.get,
+            )
         self.skills_watch = SkillsWatch(
             data_dir=ctx.paths.data_dir,
             home=Path(ctx.env.get("HOME") or Path.home()),
@@ -116,6 +150,7 @@ class CashCodeApp:
         self._routes: dict[str, Handler] = bind_routes(self)
         self._all_routes = False  # capability routes are bound on first use (`ask` never needs them)
         self._background_start: asyncio.Task[None] | None = None
+        self._side_tasks: set[asyncio.Task[None]] = set()
 
     def _host(self, capability: Callable[[str], Capability]) -> Host:
         """What every capability is built from (app/host/host.py)."""
@@ -201,8 +236,38 @@ class CashCodeApp:
         """Start what long-lived surfaces need (desktop, serve): Skill hot reload, and each
         capability's background work."""
         self.skills_watch.start()
+        await self._relist_waiting_turns()
         for cap in self.capabilities:
             await cap.start()
+
+    def _on_task_removed(self, event: AppEvent) -> None:
+        """A removed task's waiting turns can never go on: their checkpoints and items go."""
+        removed = getattr(event, "removed", None) if event.type == "tasks_changed" else None
+        if self.resume is None or not isinstance(removed, str):
+            return
+        resume, inbox = self.resume, self.inbox
+
+        async def forget() -> None:
+            try:
+                inbox.forget(await resume.forget_task(removed))
+            except Exception:
+                _log.warning("could not forget the saved turns of task %s", removed, exc_info=True)
+
+        task = asyncio.get_running_loop().create_task(forget())
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    async def _relist_waiting_turns(self) -> None:
+        """The questions of turns checkpointed before a quit, crash or kill are Inbox items again
+        (issue 35 item 3); answering one continues its turn here."""
+        if self.resume is None:
+            return
+        from app.api.resume_inbox import relist
+
+        try:
+            await relist(self.resume, self.inbox, db=self.ctx.db, lane=self.lane, chat_title=self._chat_title)
+        except Exception:  # the app works without them; they are listed again at the next start
+            _log.exception("could not list the questions of saved turns again")
 
     def start_background_soon(self, delay_s: float) -> None:
         """`start_background` as a task of the running loop, after `delay_s`: in the desktop the
@@ -229,7 +294,11 @@ class CashCodeApp:
                 await cap.aclose()
             except Exception:  # closing must go on for the others (and the database)
                 _log.warning("%s: close failed", cap.name, exc_info=True)
+        await self.queue.aclose()
+        if self.resume is not None:
+            self.resume.closing = True  # a turn waiting on a question goes on after the restart
         await self.turns.aclose()
+        await self.inbox.aclose()
         await self.ctx.providers.aclose()
         await self.lane.aclose()
         self.ctx.db.close()
@@ -328,22 +397,68 @@ class CashCodeApp:
     async def chat_cancel(self, req: m.ChatRef) -> m.Ok:
         from app.store.ids import validate_chat_id  # like every route that names a chat
 
-        await self.turns.cancel(validate_chat_id(req.chat_id))
+        chat_id = validate_chat_id(req.chat_id)
+        self.queue.drop(chat_id)  # Stop also keeps the queued follow-ups from being sent
+        await self.turns.cancel(chat_id)
         return m.Ok()
+
+    async def chat_steer(self, req: m.ChatSteer) -> m.TurnRef:
+        from app.store.ids import validate_chat_id
+
+        if not req.text.strip():
+            raise ApiFailure("invalid", say("chat.empty_message"))
+        chat_id = validate_chat_id(req.chat_id)
+        return m.TurnRef(chat_id=chat_id, turn_id=self.turns.steer(chat_id, req.text.strip()))
+
+    async def chat_queue(self, req: m.ChatSend) -> m.QueuedTurn:
+        from app.store.ids import validate_chat_id
+
+        if not req.text.strip() and not req.attachments:
+            raise ApiFailure("invalid", say("chat.empty_message"))
+        validate_chat_id(req.chat_id)
+        return await self.queue.add(req)
 
     async def chat_retry(self, req: m.ChatRef) -> m.TurnRef:
         return await self._chat.retry(req.chat_id, self.ctx.providers.get)
 
     async def chat_approve(self, req: m.ApprovalAnswer) -> m.Ok:
+        """Answered through the Inbox's item: the first answer of any surface wins (issue 35)."""
         try:
             if req.unattended and req.decision != "deny":
                 raise ApiFailure("invalid", say("approval.unattended_deny"), {"decision": "deny expected"})
-            answered = self.gate.answer(req.approval_id, "unattended" if req.unattended else req.decision)
+            await self.inbox.answer_approval(
+                req.approval_id, "unattended" if req.unattended else req.decision, req.via
+            )
         except AlwaysNotOffered as exc:
             raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
-        if not answered:
-            raise ApiFailure("not_found", say("approval.not_pending"))
         return m.Ok()
+
+    # ---- the Inbox (issue 35) -----------------------------------------------------------------
+
+    async def inbox_list(self, req: InboxQuery) -> InboxList:
+        return InboxList(items=await self.inbox.list(req.include_answered))
+
+    async def inbox_answer(self, req: InboxAnswer) -> m.Ok:
+        try:
+            await self.inbox.answer(req)
+        except AlwaysNotOffered as exc:
+            raise ApiFailure("invalid", said(exc), {"decision": "always is not offered"}) from exc
+        return m.Ok()
+
+    def _label_turn(self, chat_id: str, overrides: TurnOverrides | None) -> None:
+        """A task's turn: its items say which task asks."""
+        if overrides is not None and overrides.task_id is not None:
+            self.inbox.label(chat_id, Label("task", overrides.asker or "", overrides.task_id))
+
+    async def _cancel_turn(self, chat_id: str) -> None:
+        await self.turns.cancel(chat_id)
+
+    def _chat_title(self, chat_id: str) -> str | None:
+        try:
+            record = self.ctx.chats.get(chat_id)
+        except Exception:  # gone or never stored (a lazy `ask` chat): the item names its origin
+            return None
+        return record.title or None
 
     # ---- providers & models -------------------------------------------------------------------
 
@@ -433,6 +548,15 @@ class CashCodeApp:
             self.ctx.settings.remember_model(choice.provider_id, choice.model)
         return choice
 
+    def _private_namespaces(self, env: Mapping[str, str]) -> bool:
+        """Whether confined programs get a private network and /tmp: probed once (a child
+        process; the switch is in the app's environment, which does not change)."""
+        if not self._namespaces:
+            from app.sandbox.probe import private_namespaces
+
+            self._namespaces.append(private_namespaces(env)[0])
+        return self._namespaces[0]
+
     def _turn_environment(self, overrides: TurnOverrides | None = None) -> TurnEnvironment:
         settings = self.ctx.settings.load()
         workspace = (overrides.workspace if overrides else None) or self.ctx.settings.workspace(settings)
@@ -441,7 +565,7 @@ class CashCodeApp:
         if mode == "sandboxed":
             from app.api.sandbox_setup import sandbox_spec  # ctypes and the probe: only in this mode
 
-            sandbox = sandbox_spec(self.ctx.paths, settings, self.ctx.env)
+            sandbox = sandbox_spec(self.ctx.paths, settings, self.ctx.env, self._private_namespaces)
         return TurnEnvironment(
             workspace=workspace,
             max_iterations=self.ctx.settings.max_iterations(settings),

@@ -16,11 +16,13 @@ from app.api import branch_models as bm
 from app.api import models as m
 from app.api.agent_tools import AgentToolBox
 from app.api.lean_tools import LeanToolBox, ToolActivations
+from app.api.resume import ResumeService
 from app.attachments.inputs import AttachmentResolver
 from app.attachments.provider import AttachmentProvider
 from app.attachments.store import AttachmentStore
 from app.contracts.agents import DEFAULT_AGENT_ID, DEFAULT_SCOPE, AgentDirectory, AgentScope
 from app.contracts.capability import Capability, TurnOverrides, TurnToolBox
+from app.contracts.checkpoint import TurnCheckpoint
 from app.contracts.errors import ApiFailure, say
 from app.contracts.events import SessionDeleted, SessionUpdated
 from app.contracts.messages import AttachmentRef, Mention, Message
@@ -29,7 +31,9 @@ from app.contracts.tools import SandboxSpec, ToolContext
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate
 from app.core.context import ApprovalPolicy, Emit, LoopDeps, TurnDeps
+from app.core.loop import Resumption
 from app.core.prompt import build_system_prompt, load_persona
+from app.core.steer import SteerInbox
 from app.core.turn import TurnOutcome, run_turn
 from app.core.turns import ChatBusy, TurnManager
 from app.llm.gate import turn_scope
@@ -89,6 +93,9 @@ class ChatDeps:
     clock: Callable[[], datetime] = datetime.now
     capabilities: tuple[Capability, ...] = ()
     agents: AgentDirectory | None = None  # which agent each chat belongs to (issue 38)
+    resume: ResumeService | None = None  # checkpoints of waiting turns (issue 35 item 3)
+    # Told each turn's overrides (the Inbox names the task that asks); chat_id, overrides.
+    on_overrides: Callable[[str, TurnOverrides | None], None] = lambda _chat, _o: None
 
 
 class ChatService:
@@ -261,6 +268,8 @@ class ChatService:
         self._deleting.add(chat_id)
         try:
             await self._d.lane.write(lambda: self._d.chats.delete(chat_id))
+            if self._d.resume is not None:  # its waiting turns cannot go on any more
+                await self._d.resume.forget_chat(chat_id)
         finally:
             self._deleting.discard(chat_id)
         self._d.emit(SessionDeleted(chat_id=chat_id))
@@ -352,21 +361,60 @@ class ChatService:
             spec = replace(old, turn_id=str(uuid.uuid4()))
             return await self._start(spec, provider_for(old.provider_id))
 
-    async def _start(self, spec: TurnSpec, provider: Provider) -> m.TurnRef:
-        # The chat's agent, read once per turn (an edited agent applies from the next turn on).
+    async def resume(self, cp: TurnCheckpoint, resumption: Resumption, provider: Provider) -> m.TurnRef:
+        """Continue a checkpointed turn after a restart (issue 35 item 3), as a running turn of its
+        chat with its own turn id: its events reach an open chat, and it is stored once, whole."""
+        with self._claim_start(cp.chat_id):
+            chats = self._d.chats
+            lazy = cp.reserved_title is not None
+            if lazy and not await self._d.lane.read(lambda: chats.exists(cp.chat_id)):
+                chats.reserve(cp.reserved_title or "", chat_id=cp.chat_id, title_auto=cp.reserved_title_auto)
+                if self._d.agents is not None and cp.agent_id != DEFAULT_AGENT_ID:
+                    # Its agent lived in memory too: given back (checked again when the turn starts).
+                    self._d.agents.assign(cp.chat_id, cp.agent_id, stored=False)
+            spec = TurnSpec(
+                chat_id=cp.chat_id,
+                turn_id=cp.turn_id,
+                user_text=cp.user_text,
+                provider_id=cp.provider_id,
+                model=cp.model,
+                mentions=cp.mentions,
+                attachments=cp.attachments,
+                parent_cursor=cp.parent_cursor,
+                regenerate=cp.regenerate,
+            )
+            fixed = None
+            if cp.approval_mode is not None or cp.workspace is not None or cp.task_id is not None:
+                fixed = TurnOverrides(
+                    approval_mode=cp.approval_mode, workspace=cp.workspace, asker=cp.asker, task_id=cp.task_id
+                )
+            return await self._start(spec, provider, resume=resumption, overrides=fixed)
+
+    async def _start(
+        self,
+        spec: TurnSpec,
+        provider: Provider,
+        *,
+        resume: Resumption | None = None,
+        overrides: TurnOverrides | None = None,
+    ) -> m.TurnRef:
+        # The chat's agent, read once per turn (an edited agent applies from the next turn on;
+        # a resumed turn reads it again, decision 481).
         spec = replace(spec, scope=await self.scope_of(spec.chat_id))
-        deps = self._turn_deps(spec, provider)
+        steers = SteerInbox()  # filled by chat.steer (TurnManager.steer), drained by the loop
+        deps = self._turn_deps(spec, provider, overrides)
+        deps = replace(deps, loop=replace(deps.loop, steers=steers))
         if self._d.turns.is_running(spec.chat_id):  # before the title: a refused turn titles nothing
             raise ChatBusy(f"chat {spec.chat_id} is already running a turn")
         # Titled before the turn starts (its first events), with the store work off the loop.
-        record = await self._title_new_chat(spec)
+        record = await self._title_new_chat(spec) if resume is None else None
 
         async def run(s: TurnSpec) -> TurnOutcome:
             # The whole turn (its tool steps too) keeps background calls to this provider out.
             async with turn_scope(provider):
-                return await run_turn(s, deps)
+                return await run_turn(s, deps, resume)
 
-        self._d.turns.start(spec, run)
+        self._d.turns.start(spec, run, steers)
         if record is not None:
             self._d.emit(SessionUpdated(chat_id=record.id, title=record.title, updated_at=record.updated_at))
         return m.TurnRef(chat_id=spec.chat_id, turn_id=spec.turn_id)
@@ -395,9 +443,11 @@ class ChatService:
             _log.warning("could not title chat %s", spec.chat_id, exc_info=True)
             return None
 
-    def _turn_deps(self, spec: TurnSpec, provider: Provider) -> TurnDeps:
+    def _turn_deps(self, spec: TurnSpec, provider: Provider, fixed: TurnOverrides | None = None) -> TurnDeps:
         caps, scope = self._d.capabilities, spec.scope
-        overrides = next((o for o in (c.turn_overrides(spec) for c in caps) if o is not None), None)
+        overrides = fixed or next((o for o in (c.turn_overrides(spec) for c in caps) if o is not None), None)
+        self._d.on_overrides(spec.chat_id, overrides)
+        # The checkpoint keeps the task's own overrides; the agent's are read again on resume.
         env = self._d.environment(_with_agent(overrides, scope))
         toolsets = [t for t in (c.toolset(spec) for c in caps) if t is not None]
         files = AttachmentResolver(AttachmentStore(self._d.data_dir / "attachments"))
@@ -442,6 +492,10 @@ class ChatService:
         store: TurnStore = self._d.chats
         for cap in caps:
             store = cap.wrap_store(store)
+        sink = None
+        if self._d.resume is not None:
+            lazy = self._d.chats.reserved(spec.chat_id)
+            sink = self._d.resume.sink(spec, overrides, (lazy.title, lazy.title_auto) if lazy else None)
         return TurnDeps(
             loop=loop,
             store=store,
@@ -449,6 +503,7 @@ class ChatService:
             context_blocks=blocks,
             on_stored=self._after_store,
             runner=self._d.lane,
+            checkpoints=sink,
         )
 
     def _record_usage(self, spec: TurnSpec, usage: UsageReport) -> None:
@@ -487,9 +542,12 @@ def _with_agent(overrides: TurnOverrides | None, scope: AgentScope) -> TurnOverr
     chat's agent; what the agent leaves open, from the user's settings."""
     if scope.approval_mode is None and scope.workspace is None:
         return overrides
-    return TurnOverrides(
-        approval_mode=(overrides.approval_mode if overrides else None) or scope.approval_mode,
-        workspace=(overrides.workspace if overrides else None) or scope.workspace,
+    if overrides is None:
+        return TurnOverrides(approval_mode=scope.approval_mode, workspace=scope.workspace)
+    return replace(  # the task's asker and id stay
+        overrides,
+        approval_mode=overrides.approval_mode or scope.approval_mode,
+        workspace=overrides.workspace or scope.workspace,
     )
 
 
@@ -510,6 +568,7 @@ def _view(stored: StoredMessage, siblings: list[int] | None = None) -> m.Message
         mentions=list(msg.mentions),
         attachments=list(msg.attachments),
         stopped=msg.stopped,
+        steer=msg.steer,
         tool_outcome=msg.tool_outcome,
         siblings=family,
         sibling_index=family.index(stored.cursor),

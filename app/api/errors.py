@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from app.contracts.errors import DATABASE_BUSY_MESSAGE, ApiFailure, DatabaseBusy, said, say
 from app.contracts.provider import ProviderError
-from app.core.turns import ChatBusy, NothingToRetry
+from app.core.turns import ChatBusy, NothingToRetry, NotSteerable
 from app.settings.secrets import KeyringUnavailable, SecretStoreError, redact
 from app.settings.user_settings import SettingsError
 from app.store.errors import Conflict, InvalidId, NotFound, StoreError, classify_sqlite_error
@@ -31,7 +31,7 @@ def to_failure(exc: BaseException, route: str) -> ApiFailure:
         return ApiFailure("invalid", _validation_message(exc), _validation_details(exc))
     if isinstance(exc, ChatBusy):
         return ApiFailure("busy", say("chat.busy"))
-    if isinstance(exc, NothingToRetry | NotFound):
+    if isinstance(exc, NothingToRetry | NotSteerable | NotFound):
         return ApiFailure("not_found", said(exc))
     if isinstance(exc, Conflict):
         return ApiFailure("conflict", said(exc))

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from app.api.mentions import clean_mentions
-from app.contracts.events import ErrorInfo
+from app.contracts.events import ErrorInfo, InboxSurface
 from app.contracts.messages import AttachmentRef, Mention, ToolOutcome
 from app.contracts.replies import (  # shared with capabilities (re-exported for app/api)
     MASK as MASK,
@@ -157,6 +157,7 @@ class MessageView(ApiModel):
     mentions: list[Mention] = Field(default_factory=list)
     attachments: list[AttachmentRef] = Field(default_factory=list)
     stopped: bool = False  # an answer cut short by Stop
+    steer: bool = False  # a user message given to the model inside its turn (Steer)
     tool_outcome: ToolOutcome | None = None  # tool messages: ok, error or denied
     # Branches (edit/regenerate): the cursors of this message and its siblings, oldest first,
     # and which of them this is. One entry means no siblings (the UI shows no switcher).
@@ -186,11 +187,29 @@ class TurnRef(ApiModel):
     turn_id: str
 
 
+class ChatSteer(ApiModel):
+    """Text for the chat's running turn: the model reads it at its next call, after the tool
+    results of the step in progress (or right after its answer, and answers again)."""
+
+    chat_id: str
+    text: str = Field(max_length=200_000)
+
+
+class QueuedTurn(ApiModel):
+    """`chat.queue`'s answer: sent at once (`turn_id`, position 0) when the chat was idle, or
+    waiting at `position` (1: next) behind the running turn."""
+
+    chat_id: str
+    position: int
+    turn_id: str | None = None
+
+
 class ApprovalAnswer(ApiModel):
     approval_id: str
     decision: Decision
     # With "deny": nobody is there to answer (an eval run). The model is told no one was asked.
     unattended: bool = False
+    via: InboxSurface = "chat"  # which surface answered (the Inbox shows it, issue 35)
 
 
 # ---- providers & models ---------------------------------------------------------------------
@@ -314,7 +333,8 @@ class SandboxReport(ApiModel):
     available: bool
     reason: str
     tcp_rules: bool  # Landlock ABI >= 4
-    user_namespaces: bool
+    user_namespaces: bool  # each program gets a private network and /tmp
+    namespaces_reason: str = ""  # why not, when it does not
     bwrap: str | None
     plan: str  # one sentence: what the app will do
     never_readable: list[str]

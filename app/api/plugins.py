@@ -22,6 +22,7 @@ from app.mcp.plugin import PLUGIN as MCP
 from app.mcp_catalog.plugin import PLUGIN as MCP_CATALOG
 from app.memory.plugin import PLUGIN as MEMORY
 from app.observability.plugin import PLUGIN as OBSERVABILITY
+from app.resume.plugin import PLUGIN as RESUME
 from app.skills.plugin import PLUGIN as SKILLS
 from app.store.db import Database, SchemaPart, SchemaState, schema_state
 from app.tasks.plugin import PLUGIN as TASKS
@@ -36,6 +37,7 @@ PLUGINS: tuple[CapabilityPlugin[Host], ...] = (
     MCP_CATALOG,
     MEMORY,
     OBSERVABILITY,
+    RESUME,
     SKILLS,
     TASKS,
     WEBSEARCH,

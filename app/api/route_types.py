@@ -31,6 +31,8 @@ CORE_ROUTES: RouteTable = {
     "chats.delete": (m.ChatRef, m.Ok),
     "chat.send": (m.ChatSend, m.TurnRef),
     "chat.cancel": (m.ChatRef, m.Ok),
+    "chat.steer": (m.ChatSteer, m.TurnRef),
+    "chat.queue": (m.ChatSend, m.QueuedTurn),
     "chat.retry": (m.ChatRef, m.TurnRef),
     "chat.approve": (m.ApprovalAnswer, m.Ok),
     "providers.list": (m.Empty, m.ProviderList),
@@ -52,7 +54,7 @@ CORE_ROUTES: RouteTable = {
 # Tables that are not a capability's: the branch routes of the core, and the desktop adapter's
 # own routes (declared here so every surface and the TypeScript types know them; served only
 # by the window, others answer `unsupported`). Capabilities declare theirs in their plugin.
-OWN_TABLES: tuple[str, ...] = ("app.api.branch_routes", "app.desktop.api_routes")
+OWN_TABLES: tuple[str, ...] = ("app.api.branch_routes", "app.api.inbox_routes", "app.desktop.api_routes")
 CAPABILITY_TABLES: tuple[str, ...] = (*(p.routes for p in PLUGINS if p.routes is not None), *OWN_TABLES)
 
 

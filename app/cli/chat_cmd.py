@@ -36,9 +36,10 @@ def run(args: argparse.Namespace) -> int:
 
 async def _chat(args: argparse.Namespace) -> int:
     from app.cli.render import EXIT_ERROR, EXIT_OK, TerminalTurn, error_line
-    from app.cli.repl import local_command
+    from app.cli.repl import local_command, steer_idle_text
     from app.cli.runtime import open_session
     from app.cli.terminal import StdinLines
+    from app.cli.typed_lines import TypedLines
 
     try:
         session = open_session(args, os.environ)
@@ -46,30 +47,40 @@ async def _chat(args: argparse.Namespace) -> int:
         return fail(str(exc))
     app = session.app
     try:
-        chat_id = await _open_chat(
+        opened = await _open_chat(
             app, args.resume, _provider_label(session), session.config.model, getattr(args, "agent", None)
         )
-        if chat_id is None:
+        if opened is None:
             return EXIT_ERROR
+        chat_id: str = opened
         interactive = StdinLines.is_interactive()
         lines = StdinLines()
         terminal = interactive and sys.stdout.isatty() and sys.stderr.isatty()
         editor = _line_editor(app) if interactive and sys.stdout.isatty() else None
+        # Lines typed while an answer streams: queued (sent after it), or `/steer TEXT`.
+        queued: list[str] = []
+        typed = TypedLines(lines, lambda line: _typed_during_turn(line, app, chat_id, queued, steering))
+        steering: set[asyncio.Task[None]] = set()
         # Approvals need a person: piped input is conversation text, never a "yes".
         turn = TerminalTurn(
             app,
             out=sys.stdout,
             err=sys.stderr,
             stream=session.config.stream,
-            stdin=lines if interactive else None,
+            stdin=typed if interactive else None,
             on_reply=startup_gc.resume if (startup_gc := getattr(args, "startup_gc", None)) else None,
             terminal=terminal,
         )
         interrupts = 0  # Ctrl-C presses in a row at an empty prompt
+        returned = ""  # queued lines a Stop gave back: the next prompt starts with them
+        line: str | None
         while True:
             try:
-                if editor is not None:
-                    line = await editor.readline()
+                if queued:  # typed during the last answer: sent now, in order
+                    line = queued.pop(0)
+                    print(f"(queued) > {line}", file=sys.stderr)
+                elif editor is not None:
+                    line, returned = await editor.readline(returned), ""
                 else:
                     if interactive:
                         sys.stdout.write("> ")
@@ -85,21 +96,76 @@ async def _chat(args: argparse.Namespace) -> int:
             if line is None:
                 return await _leave(app, chat_id, args.resume)
             command = local_command(line)
-            if command is not None:
+            if command is not None and command.action == "steer" and command.argument:
+                print(steer_idle_text(), file=sys.stderr)
+                line = command.argument
+            elif command is not None:
                 if command.action == "exit":
                     return await _leave(app, chat_id, args.resume)
                 chat_id, args.resume = await _answer_locally(command, session, chat_id, args.resume)
                 continue
             if not line.strip():
                 continue
-            result = await _stoppable(turn.run(chat_id, line, session.model), app, chat_id, interactive)
+            watching = interactive and typed.start()
+            try:
+                result = await _stoppable(turn.run(chat_id, line, session.model), app, chat_id, interactive)
+            finally:
+                if watching:
+                    typed.stop()
+                if steering:
+                    await asyncio.wait(steering)
             if result.error is not None:
                 print(error_line(result.error, session.config), file=sys.stderr)
             elif result.code == 130 and interactive:
-                print("Stopped.", file=sys.stderr)
+                returned = _give_back(queued, editable=editor is not None)
     finally:
         await app.aclose()
     return EXIT_OK
+
+
+def _give_back(queued: list[str], *, editable: bool) -> str:
+    """After a Stop the queued lines are not sent: with the line editor they fill the next
+    prompt (to edit or send), else they are listed. Returns the next prompt's text."""
+    from app.cli.repl import returned_text
+
+    if not queued:
+        print("Stopped.", file=sys.stderr)
+        return ""
+    print(returned_text(len(queued)), file=sys.stderr)
+    back = "\n".join(queued)
+    if not editable:
+        for text in queued:
+            print(f"  {text}", file=sys.stderr)
+    queued.clear()
+    return back if editable else ""
+
+
+def _typed_during_turn(
+    line: str, app: CashCodeApp, chat_id: str, queued: list[str], steering: set[asyncio.Task[None]]
+) -> None:
+    """A whole line typed while the answer streams: `/steer TEXT` goes to the running turn;
+    anything else (a message or a command) waits in `queued`, in order."""
+    from app.cli.repl import local_command, queued_text
+
+    command = local_command(line)
+    if command is not None and command.action == "steer" and command.argument:
+        task = asyncio.get_running_loop().create_task(_steer(app, chat_id, command.argument, queued))
+        steering.add(task)
+        task.add_done_callback(steering.discard)
+        return
+    if not line.strip():
+        return
+    queued.append(line)
+    print(queued_text(len(queued)), file=sys.stderr)
+
+
+async def _steer(app: CashCodeApp, chat_id: str, text: str, queued: list[str]) -> None:
+    from app.cli.repl import queued_text
+
+    envelope = await app.invoke("chat.steer", {"chat_id": chat_id, "text": text})
+    if not envelope["ok"]:  # the answer ended meanwhile: the text becomes the next message
+        queued.append(text)
+        print(queued_text(len(queued)), file=sys.stderr)
 
 
 async def _stoppable(

@@ -51,7 +51,8 @@ def run_sandbox(args: argparse.Namespace) -> int:
         return 0
     print(f"Landlock:        {report.reason if report.available else f'no ({report.reason})'}")
     print(f"TCP rules:       {'yes' if report.tcp_rules else 'no'}")
-    print(f"User namespaces: {'yes' if report.user_namespaces else 'no'}")
+    private = "yes: a private network and /tmp for each program"
+    print(f"User namespaces: {private if report.user_namespaces else f'no ({report.namespaces_reason})'}")
     print(f"bwrap:           {report.bwrap or 'not installed'}")
     print(f"Sandboxed mode:  {report.plan}")
     print("Never readable:  " + ", ".join(report.never_readable))

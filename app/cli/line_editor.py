@@ -57,9 +57,10 @@ class LineEditor:
             enable_history_search=False,
         )
 
-    async def readline(self) -> str | None:
-        """The next message (may span lines); None at end of input (Ctrl-D on an empty line)."""
+    async def readline(self, default: str = "") -> str | None:
+        """The next message (may span lines); None at end of input (Ctrl-D on an empty line).
+        `default`: text already in the line (queued messages a Stop gave back)."""
         try:
-            return await self._session.prompt_async(PROMPT)
+            return await self._session.prompt_async(PROMPT, default=default)
         except EOFError:
             return None

@@ -51,7 +51,8 @@ COMMANDS = {
     "traces": ("app.cli.traces_cmd", "list or show the traces of past turns"),
     "evals": ("app.cli.evals_cmd", "run eval cases from a YAML or JSON file"),
     "kb": ("app.cli.kb_cmd", "knowledge bases: add folders, list, search, remove, reindex"),
-    "tasks": ("app.cli.tasks_cmd", "scheduled tasks (add, list, run, history, enable, disable, remove)"),
+    "tasks": ("app.cli.tasks_cmd", "scheduled tasks (add, edit, list, run, history, enable, disable, …)"),
+    "inbox": ("app.cli.inbox_cmd", "the questions runs wait on: list, approve, deny, answer"),
     "agents": ("app.cli.agents_cmd", "agents: personas with their own model, Skills and tools"),
 }
 
@@ -112,7 +113,8 @@ def _main(argv: Sequence[str] | None, startup_gc: StartupGc) -> int:
         from app.knowledge.worker import main as kb_worker
 
         return kb_worker()
-    if args_list and args_list[0].startswith("--mcp-"):  # a frozen build's MCP children
+    # a frozen build's MCP children and sandbox launcher (app/mcp/frozen.py)
+    if args_list and (args_list[0].startswith("--mcp-") or args_list[0] == "--sandbox-launch"):
         startup_gc.resume()
         from app.mcp.frozen import hidden_entry
 

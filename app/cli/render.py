@@ -11,7 +11,7 @@ from app.api.app import CashCodeApp
 from app.cli.markdown_out import MarkdownStream
 from app.cli.safe_text import DIM, visible, write_styled
 from app.cli.spinner import Spinner
-from app.cli.terminal import StdinLines
+from app.cli.terminal import LineSource
 from app.contracts.events import (
     AppEvent,
     ApprovalRequired,
@@ -23,6 +23,7 @@ from app.contracts.events import (
     TurnDone,
     TurnFailed,
     TurnStarted,
+    TurnSteered,
 )
 
 if TYPE_CHECKING:
@@ -35,6 +36,13 @@ _ARGS_PREVIEW = 200
 USER_PERMISSIONS = (
     "This program runs with your permissions: it can read, change and send anything your user account can."
 )
+
+
+@dataclass(frozen=True)
+class InboxWait:
+    """`ask --wait`: questions wait in the Inbox; `timeout_s` None waits without a deadline."""
+
+    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -52,11 +60,13 @@ class TerminalTurn:
         out: TextIO,
         err: TextIO,
         stream: bool,
-        stdin: StdinLines | None,
+        stdin: LineSource | None,
         on_reply: Callable[[], None] | None = None,
         terminal: bool = False,
+        inbox: InboxWait | None = None,
     ) -> None:
-        """`stdin` None: no terminal to ask — every approval is denied without asking.
+        """`stdin` None: no terminal to ask — every approval is denied without asking, unless
+        `inbox` (`ask --wait`): then it waits in the Inbox for an answer from any surface.
         `on_reply`: called once, at the first event after the turn started (the model answered,
         so every import of the turn is done) or when the turn ends.
         `terminal`: stdout and stderr are a terminal: a spinner until the first event, and the
@@ -74,6 +84,7 @@ class TerminalTurn:
         self._asked: set[str] = set()  # calls the user was asked about: their result gets a line
         self._tool_calls = 0  # of the current turn, for the closing note on failed tools
         self._tool_failures = 0
+        self._inbox = inbox
 
     async def run(self, chat_id: str, text: str, model: dict[str, str]) -> TurnResult:
         done: asyncio.Future[AppEvent] = asyncio.get_running_loop().create_future()
@@ -101,6 +112,12 @@ class TerminalTurn:
             elif isinstance(event, ToolCallEvent):
                 wrote_text = self._end_segment(wrote_text)
                 self._tool_line(event, wrote_text)
+            elif isinstance(event, TurnSteered):  # where the model got it: between two steps
+                self._err.write("\n" if self._end_segment(wrote_text) else "")
+                wrote_text = False
+                write_styled(self._err, f"↳ steer: {_one_line(event.text)}", DIM)
+                self._err.write("\n")
+                self._err.flush()
             elif isinstance(event, ToolResultEvent):
                 self._tool_calls += 1
                 if not event.ok and not event.denied:
@@ -133,6 +150,9 @@ class TerminalTurn:
             unsubscribe()
             spinner.stop()
             self._replied()
+            if self._inbox is not None:  # a question's timeout ends with its turn
+                for task in list(self._tasks):
+                    task.cancel()
         return self._finish(end, wrote_text)
 
     def _write_text(self, text: str) -> None:
@@ -234,8 +254,28 @@ class TerminalTurn:
         self._err.flush()
 
     async def _answer(self, event: ApprovalRequired) -> None:
+        if self._stdin is None and self._inbox is not None:
+            await self._wait_in_inbox(event, self._inbox)
+            return
         decision = await self._ask(event)
-        await self._app.invoke("chat.approve", {"approval_id": event.approval_id, "decision": decision})
+        await self._app.invoke(
+            "chat.approve", {"approval_id": event.approval_id, "decision": decision, "via": "cli"}
+        )
+
+    async def _wait_in_inbox(self, event: ApprovalRequired, inbox: InboxWait) -> None:
+        """No terminal, `ask --wait`: the question waits in the Inbox; past the timeout it
+        expires there (the turn is stopped)."""
+        self._err.write(
+            f"Waiting in the Inbox for {event.tool}: {event.title}. {_one_line(event.detail)}\n"
+            f"  answer from any terminal: cashcode inbox approve {event.approval_id}"
+            f" (or: cashcode inbox deny {event.approval_id})\n"
+        )
+        self._err.flush()
+        if inbox.timeout_s is None:
+            return
+        await asyncio.sleep(inbox.timeout_s)
+        # Answered meanwhile: the Inbox says "conflict" and nothing changes.
+        await self._app.invoke("inbox.answer", {"id": event.approval_id, "via": "timeout"})
 
     async def _ask(self, event: ApprovalRequired) -> str:
         if self._stdin is None:

@@ -1,8 +1,8 @@
 """The commands `cashcode chat` answers itself: never sent to the model.
 
 A line is a command only when it is one word after a slash (`/help`); `/etc/hosts is …` is a
-message. Only `/model` takes an argument (`/model NAME`). An unknown command is answered with
-the list, so a typo never reaches the model.
+message. Only `/model` (`/model NAME`) and `/steer` (`/steer TEXT`) take an argument. An unknown
+command is answered with the list, so a typo never reaches the model.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Literal
 
 COMMAND = re.compile(r"^/([A-Za-z][A-Za-z-]*)$")
 MODEL_COMMAND = re.compile(r"^/model\s+(\S{1,200})$", re.IGNORECASE)
+STEER_COMMAND = re.compile(r"^/steer\s+(\S.*)$", re.IGNORECASE | re.DOTALL)
 EXIT_COMMANDS = frozenset({"exit", "quit"})
 
 HELP = """Commands (answered here, never sent to the model):
@@ -20,13 +21,22 @@ HELP = """Commands (answered here, never sent to the model):
   /new           start a new chat (this one is kept; resume it with --resume)
   /model [NAME]  show the model, or use NAME for the next messages
   /clear         clear the screen (the chat goes on)
+  /steer TEXT    while an answer streams: give TEXT to the model at its next step
   /exit, /quit   leave (Ctrl-D too); the chat is kept, resume it with --resume
 Keys: Enter sends · Alt-Enter (or Esc Enter) starts a new line · Up/Down browse earlier messages
-      Ctrl-C stops an answer; at an empty prompt, Ctrl-C twice leaves."""
+      A line typed while an answer streams is queued: sent when the answer ends
+      Ctrl-C stops an answer (queued lines come back to the prompt); at an empty prompt,
+      Ctrl-C twice leaves."""
 
 
-Action = Literal["help", "exit", "new", "model", "clear", "unknown"]
-_PLAIN: dict[str, Action] = {"help": "help", "new": "new", "model": "model", "clear": "clear"}
+Action = Literal["help", "exit", "new", "model", "clear", "steer", "unknown"]
+_PLAIN: dict[str, Action] = {
+    "help": "help",
+    "new": "new",
+    "model": "model",
+    "clear": "clear",
+    "steer": "steer",
+}
 
 
 @dataclass(frozen=True)
@@ -35,13 +45,15 @@ class Local:
 
     action: Action
     name: str = ""
-    argument: str = ""  # /model NAME
+    argument: str = ""  # /model NAME, /steer TEXT
 
 
 def local_command(line: str) -> Local | None:
     """The command in `line`, or None when the line is a message for the model."""
     if (model := MODEL_COMMAND.match(line.strip())) is not None:
         return Local("model", "model", model.group(1))
+    if (steer := STEER_COMMAND.match(line.strip())) is not None:
+        return Local("steer", "steer", steer.group(1).strip())
     match = COMMAND.match(line.strip())
     if match is None:
         return None
@@ -53,6 +65,18 @@ def local_command(line: str) -> Local | None:
 
 def unknown_text(name: str) -> str:
     return f"Unknown command /{name} (not sent). /help lists the commands."
+
+
+def queued_text(count: int) -> str:
+    return f"(queued: sent when this answer ends; {count} waiting)"
+
+
+def steer_idle_text() -> str:
+    return "No answer is running, so there is nothing to steer: sent as a message."
+
+
+def returned_text(count: int) -> str:
+    return f"Stopped. {count} queued message(s) not sent: back at the prompt to edit or send."
 
 
 def resume_hint(chat_id: str) -> str:

@@ -1,4 +1,4 @@
-"""`cashcode tasks add|list|run|history|enable|disable|remove` (scheduled tasks, issue 29).
+"""`cashcode tasks add|edit|list|run|history|enable|disable|remove` (scheduled tasks, issue 29).
 
 Everything goes through the `tasks.*` routes; only the schedule flags are read here, with the
 capability's own parsers (app/tasks/schedule.py), so a bad flag gets one precise line before
@@ -48,7 +48,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "has a sandbox, else read_only)",
     )
     add.add_argument("--agent", metavar="NAME", help="the agent its turns run as (default: default)")
+    _wait_flag(add)
     add.set_defaults(func=runner(_add))
+    edit = commands.add_parser("edit", help="change a task's prompt, approval mode or wait for answers")
+    edit.add_argument("name")
+    edit.add_argument("--prompt", help="what the task asks the model each run")
+    edit.add_argument(
+        "--approval-mode", choices=["read_only", "ask_writes", "sandboxed", "autonomous"], default=None
+    )
+    _wait_flag(edit)
+    edit.set_defaults(func=runner(_edit))
     listing = commands.add_parser("list", help="list tasks with their next run and last status")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
     listing.set_defaults(func=runner(_list))
@@ -67,6 +76,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         sub = commands.add_parser(verb, help=text)
         sub.add_argument("name")
         sub.set_defaults(func=runner(_remove if verb == "remove" else _toggle(verb == "enable")))
+
+
+def _wait_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait-for-answers",
+        metavar="SECONDS",
+        type=_seconds,
+        default=None,
+        help="how long a run waits for an answer in the Inbox before it stops "
+        "(default 86400 = a day; 0: fail at the first question)",
+    )
+
+
+def _seconds(text: str) -> int:
+    from app.tasks.model import MAX_WAIT_FOR_ANSWERS_S
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+    if not 0 <= value <= MAX_WAIT_FOR_ANSWERS_S:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_WAIT_FOR_ANSWERS_S} seconds")
+    return value
 
 
 def _fail(message: str) -> int:
@@ -131,6 +163,8 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     }
     if args.approval_mode is not None:  # else the app's default for new tasks
         draft["approval_mode"] = args.approval_mode
+    if args.wait_for_answers is not None:
+        draft["wait_for_answers_s"] = args.wait_for_answers
     if args.provider is not None:
         provider = await _provider_id(app, args.provider)
         if isinstance(provider, int):
@@ -152,6 +186,33 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     task = saved["data"]["task"]
     print(f"Added task {task['name']!r} ({task['schedule_text']}); next run {_when(task['next_run'])}")
+    return 0
+
+
+_DRAFT_FIELDS = (
+    "name", "prompt", "schedule", "provider_id", "model", "workspace", "approval_mode", "chat_mode",
+    "missed_policy", "enabled", "wait_for_answers_s", "agent_id",
+)  # fmt: skip
+
+
+async def _edit(app: CashCodeApp, args: argparse.Namespace) -> int:
+    task = await _find(app, args.name)
+    if isinstance(task, int):
+        return task
+    draft = {k: task[k] for k in _DRAFT_FIELDS}
+    changes = {
+        "prompt": args.prompt,
+        "approval_mode": args.approval_mode,
+        "wait_for_answers_s": args.wait_for_answers,
+    }
+    draft.update({k: v for k, v in changes.items() if v is not None})
+    saved = await app.invoke("tasks.update", {"task_id": task["id"], "draft": draft})
+    if not saved["ok"]:
+        return error(saved)
+    for warning in saved["data"]["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    edited = saved["data"]["task"]
+    print(f"Saved task {edited['name']!r} (waits for answers up to {edited['wait_for_answers_s']} s)")
     return 0
 
 

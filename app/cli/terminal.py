@@ -10,6 +10,13 @@ import asyncio
 import os
 import sys
 import threading
+from typing import Protocol
+
+
+class LineSource(Protocol):
+    """Where an approval question reads its answer line from."""
+
+    async def readline(self) -> str | None: ...
 
 
 class StdinLines:
@@ -38,6 +45,29 @@ class StdinLines:
             return None
         line, sep, rest = self._buffer.partition(b"\n")
         self._buffer = rest
+        return line.decode("utf-8", errors="replace").rstrip("\r")
+
+    @property
+    def fd(self) -> int:
+        return self._fd
+
+    @property
+    def reading(self) -> bool:
+        """A read thread is in flight (its data will land here): nobody else may read the fd."""
+        return self._pending is not None
+
+    def feed(self, data: bytes) -> None:
+        """Bytes read from the fd by someone else (TypedLines, while a turn runs); b"": end."""
+        if data:
+            self._buffer += data
+        else:
+            self._eof = True
+
+    def take_line(self) -> str | None:
+        """A whole line already read, if any (never reads)."""
+        if b"\n" not in self._buffer:
+            return None
+        line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode("utf-8", errors="replace").rstrip("\r")
 
     async def _read_chunk(self) -> bytes:

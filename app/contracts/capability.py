@@ -77,6 +77,9 @@ class TurnOverrides:
 
     approval_mode: Literal["autonomous", "sandboxed", "ask_writes", "read_only"] | None = None
     workspace: Path | None = None
+    # Who asks in the Inbox for this turn's questions (issue 35): the task's name and id.
+    asker: str | None = None
+    task_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "chat.busy_deleting": "This chat is being deleted.",
     "chat.already_running": "chat {id} is already running a turn",
     "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
+    "chat.not_running": "chat {id} has no running turn to steer; send the text as a message instead",
     "chat.edit_not_user": "Only your own messages can be edited; regenerate an answer instead.",
     "chat.bad_cursor": "`before` must be a `next_before` value from an earlier page.",
     "chat.not_found": "chat {id} not found",
@@ -63,7 +64,17 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "export.needs_html": "An HTML export needs the rendered page (field `html`).",
     "export.cannot_save": "Cannot save the export: {reason}",
     "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
-    "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
+    "approval.unattended_deny": 'An unattended answer can only refuse the call (decision "deny").',
+    "inbox.not_found": "No Inbox item {id} (see `cashcode inbox`).",
+    "inbox.answered": "This question was already answered (status: {status}, by: {by}).",
+    "inbox.decision_required": "Answer an approval with a decision: deny, once or always.",
+    "inbox.always_not_offered": ('"Always allow" is not offered for this request; answer "once" or "deny".'),
+    "inbox.bad_field": "The answer does not fit the form: {reason}",
+    "approval.resume_unreadable": (
+        "This question's turn was saved when the app ended, but the saved turn cannot be read"
+        " ({reason}), so it cannot go on. Delete the chat to clear it."
+    ),
+    "approval.resume_busy": "This chat is running another turn; answer when it has finished.",
     "grant.not_found": "grant '{id}' does not exist",
     # ---- attachments
     "attach.too_many": "At most {max} files can be attached to one message ({count} given).",

@@ -47,6 +47,25 @@ class TurnStarted(TurnEvent):
     user_text: str
 
 
+class TurnSteered(TurnEvent):
+    """Steer text reached the model inside the running turn: it is the user message after the
+    step that just ended (its tool results, or its answer), so the chat shows it there."""
+
+    type: Literal["turn_steered"] = "turn_steered"
+    text: str
+
+
+class TurnQueueChanged(Event):
+    """A chat's server-side queue (`chat.queue`) changed: `texts` wait, in order, to be sent as
+    the chat's next turns. Empty after the last was sent, or after Stop or a failed turn
+    dropped them (`returned` then holds what was dropped)."""
+
+    type: Literal["turn_queue_changed"] = "turn_queue_changed"
+    chat_id: str
+    texts: list[str] = Field(default_factory=list)
+    returned: list[str] = Field(default_factory=list)
+
+
 class Delta(TurnEvent):
     type: Literal["delta"] = "delta"
     text: str
@@ -116,10 +135,25 @@ class ApprovalRequired(TurnEvent):
     summary: ApprovalSummary | None = None  # the same, for the UI to word in its language
 
 
+# Where an Inbox answer came from (app/contracts/inbox.py); "timeout": nobody answered in time.
+InboxSurface = Literal["chat", "inbox", "cli", "api", "tray", "quick_ask", "timeout"]
+
+
 class ApprovalResolved(TurnEvent):
     type: Literal["approval_resolved"] = "approval_resolved"
     approval_id: str
     decision: Literal["deny", "once", "always", "cancelled"]
+    answered_by: InboxSurface | None = None  # None: cancelled with its turn (Stop)
+
+
+class InboxChanged(Event):
+    """An Inbox item was added, answered, expired or cancelled (issue 35): `pending` is how
+    many items wait now, so a badge needs no second call."""
+
+    type: Literal["inbox_changed"] = "inbox_changed"
+    pending: int
+    item_id: str
+    status: Literal["pending", "answered", "expired", "cancelled"]
 
 
 class ToolResultEvent(TurnEvent):
@@ -207,13 +241,15 @@ class KnowledgeAddRequested(Event):
 class DesktopCommand(Event):
     """The desktop shell asks ONE window's page to do something (never published on the bus:
     it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
-    `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box."""
+    `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box;
+    `open_inbox`: show the Inbox view, on `open_item_id` when set (the tray, a notification)."""
 
     type: Literal["desktop_command"] = "desktop_command"
-    action: Literal["open_chat", "quick_opened"]
+    action: Literal["open_chat", "quick_opened", "open_inbox"]
     # Not `chat_id`: the UI treats events with a chat_id as events OF that chat.
     open_chat_id: str | None = None
     text: str | None = None
+    open_item_id: str | None = None
 
 
 # Events of the core and of every capability: surfaces type what they pass on as `AppEvent` and
@@ -223,10 +259,13 @@ AppEvent = Event
 
 CORE_EVENTS: tuple[type[Event], ...] = (
     TurnStarted,
+    TurnSteered,
+    TurnQueueChanged,
     Delta,
     ToolCallEvent,
     ApprovalRequired,
     ApprovalResolved,
+    InboxChanged,
     ToolResultEvent,
     UsageEvent,
     TurnDone,

@@ -91,6 +91,9 @@ class Message(BaseModel):
     mentions: tuple[Mention, ...] = ()
     attachments: tuple[AttachmentRef, ...] = ()
     stopped: bool = False  # an answer cut short by Stop (stored in the message's meta)
+    # A user message given to the model inside a running turn (Steer), after that step's tool
+    # results or answer; stored in the meta so history shows it where it was given.
+    steer: bool = False
     # A tool message's outcome (stored in the meta) so a reloaded chat shows "Denied" or
     # "Failed" rather than "Done". None: not a tool message, or stored before outcomes were.
     tool_outcome: ToolOutcome | None = None

@@ -33,6 +33,9 @@ class SandboxSpec:
     reason: str  # available: what confines ("Landlock ABI 7 (files and TCP)"); else why not
     hidden: tuple[Path, ...] = ()  # never readable, even inside the workspace (app folders, secrets)
     readable: tuple[Path, ...] = ()  # extra read-only folders (Settings)
+    # A private network and /tmp for each program too (user namespaces allowed, or root);
+    # False: Landlock alone holds (app/sandbox/launch.py).
+    namespaces: bool = False
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved
+from app.contracts.events import AppEvent, ApprovalRequired, ApprovalResolved, InboxSurface
 from app.contracts.tools import ApprovalInfo
 
 # "unattended": refused because nobody is there to answer (an eval run); shown as "deny", but the
@@ -67,10 +67,18 @@ class ApprovalGate:
         self._pending: dict[str, _Pending] = {}
 
     async def request(
-        self, *, chat_id: str, turn_id: str, call_id: str, tool: str, info: ApprovalInfo
+        self,
+        *,
+        chat_id: str,
+        turn_id: str,
+        call_id: str,
+        tool: str,
+        info: ApprovalInfo,
+        approval_id: str | None = None,
     ) -> Answer:
-        """Announce the request and wait for the answer. Cancellation propagates (Stop)."""
-        approval_id = str(uuid.uuid4())
+        """Announce the request and wait for the answer. Cancellation propagates (Stop).
+        `approval_id`: chosen by the caller when it was checkpointed before (issue 35 item 3)."""
+        approval_id = approval_id or str(uuid.uuid4())
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._pending[approval_id] = _Pending(chat_id, turn_id, future, info.grant_key is not None)
         self._emit(
@@ -95,8 +103,9 @@ class ApprovalGate:
         finally:
             self._pending.pop(approval_id, None)
 
-    def answer(self, approval_id: str, decision: Answer) -> bool:
+    def answer(self, approval_id: str, decision: Answer, answered_by: InboxSurface | None = None) -> bool:
         """Resolve a pending request. False when it is unknown or already resolved.
+        (`answered_by`: the surface that gave the answer, told to every other view.)
 
         Raises AlwaysNotOffered (the request stays pending) for "always" where the request did not
         offer it: silently running once would not be what the person chose."""
@@ -106,13 +115,21 @@ class ApprovalGate:
         if decision == "always" and not pending.can_always:
             raise AlwaysNotOffered('"Always allow" is not offered for this request; answer "once" or "deny".')
         pending.future.set_result(decision)
-        self._resolved(approval_id, "deny" if decision == "unattended" else decision)
+        self._resolved(approval_id, "deny" if decision == "unattended" else decision, answered_by)
         return True
+
+    def is_pending(self, approval_id: str) -> bool:
+        pending = self._pending.get(approval_id)
+        return pending is not None and not pending.future.done()
+
+    def offers_always(self, approval_id: str) -> bool:
+        pending = self._pending.get(approval_id)
+        return pending is not None and pending.can_always
 
     def pending_ids(self, chat_id: str | None = None) -> list[str]:
         return [k for k, p in self._pending.items() if chat_id is None or p.chat_id == chat_id]
 
-    def _resolved(self, approval_id: str, decision: Outcome) -> None:
+    def _resolved(self, approval_id: str, decision: Outcome, answered_by: InboxSurface | None = None) -> None:
         pending = self._pending.get(approval_id)
         if pending is None:
             return
@@ -122,5 +139,6 @@ class ApprovalGate:
                 turn_id=pending.turn_id,
                 approval_id=approval_id,
                 decision=decision,
+                answered_by=answered_by,
             )
         )

@@ -6,12 +6,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+from app.contracts.checkpoint import CheckpointSink
 from app.contracts.events import AppEvent
 from app.contracts.messages import Message
 from app.contracts.provider import Provider, UsageReport
 from app.contracts.tools import TOOL_OUTPUT_BUDGET, ApprovalLedger, PreparedCall, Tool, ToolContext
 from app.contracts.turn import StoreRunner, ToolBox, TurnSpec, TurnStore
 from app.core.approvals import ApprovalGate, PolicyDecision
+from app.core.steer import SteerInbox
 
 Emit = Callable[[AppEvent], None]
 T = TypeVar("T")
@@ -40,6 +42,8 @@ class LoopDeps:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     max_tool_output_chars: int = DEFAULT_MAX_TOOL_OUTPUT_CHARS
     stream: bool = True  # False: ask the provider for whole answers (`cashcode ask --no-stream`)
+    # Steer text for this turn (chat.steer): drained after each step, given at the next call.
+    steers: SteerInbox | None = None
 
 
 class InlineStore:
@@ -64,3 +68,5 @@ class TurnDeps:
     on_stored: Callable[[TurnSpec, Sequence[Message]], None] | None = None
     # Where `store`'s reads and writes run (the app's store lane: off the event loop).
     runner: StoreRunner = field(default_factory=InlineStore)
+    # Where the progress of a turn waiting on a question is checkpointed (issue 35 item 3).
+    checkpoints: CheckpointSink | None = None

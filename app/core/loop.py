@@ -12,11 +12,12 @@ far is kept in history and the user can say "continue".
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from app.contracts.events import Delta, UsageEvent
+from app.contracts.checkpoint import TurnProgress
+from app.contracts.events import Delta, TurnSteered, UsageEvent
 from app.contracts.messages import Message, ToolCall
 from app.contracts.provider import (
     ModelRequest,
@@ -26,7 +27,10 @@ from app.contracts.provider import (
     ToolCallReady,
     UsageReport,
 )
+from app.core.approvals import Answer
 from app.core.context import LoopDeps
+from app.core.progress import ProgressTracker
+from app.core.replay import replay
 from app.core.tool_calls import ToolCallRunner
 
 
@@ -45,6 +49,15 @@ class ModelReply:
 
 
 @dataclass(frozen=True)
+class Resumption:
+    """A turn going on after a restart from its checkpoint (issue 35 item 3): what it had done
+    and the answers given since (by approval id)."""
+
+    saved: TurnProgress
+    answers: Mapping[str, Answer]
+
+
+@dataclass(frozen=True)
 class LoopResult:
     messages: list[Message]  # the new messages of this turn, user message first
     final_text: str
@@ -52,12 +65,21 @@ class LoopResult:
 
 
 class AgentLoop:
-    def __init__(self, deps: LoopDeps, *, chat_id: str, turn_id: str, model: str) -> None:
+    def __init__(
+        self,
+        deps: LoopDeps,
+        *,
+        chat_id: str,
+        turn_id: str,
+        model: str,
+        progress: ProgressTracker | None = None,
+    ) -> None:
         self._deps = deps
         self._chat_id = chat_id
         self._turn_id = turn_id
         self._model = model
-        self._tools = ToolCallRunner(deps, chat_id, turn_id)
+        self._progress = progress if progress is not None else ProgressTracker(None)
+        self._tools = ToolCallRunner(deps, chat_id, turn_id, self._progress)
         self._new: list[Message] = []
         self._reply: ModelReply | None = None  # the model call in progress
 
@@ -80,20 +102,59 @@ class AgentLoop:
             done.append(Message(role="assistant", content="", stopped=True))
         return done
 
-    async def run(self, context: Sequence[Message], user: Message) -> LoopResult:
-        """`context` is the system prompt plus stored history; `user` the new message."""
+    async def run(
+        self, context: Sequence[Message], user: Message, resume: Resumption | None = None
+    ) -> LoopResult:
+        """`context` is the system prompt plus stored history; `user` the new message.
+        `resume`: go on from a checkpoint (its messages start with `user`)."""
         new: list[Message] = [user]
+        first = 0
+        if resume is not None:
+            new, first = list(resume.saved.messages), resume.saved.steps
         self._new = new
-        for _ in range(self._deps.max_iterations):
+        self._progress.track(new)
+        self._progress.steps = first
+        if resume is not None:
+            new.extend(await self._resumed_calls(resume))
+        for _ in range(first, self._deps.max_iterations):
+            self._progress.steps += 1
             reply = await self._model_call([*context, *new])
             if not reply.tool_calls:
                 new.append(Message(role="assistant", content=reply.text))
-                return LoopResult(new, reply.text)
+                if not self._take_steer(new, last=True):
+                    return LoopResult(new, reply.text)
+                continue  # steered while it answered: the model reads the steer next
             new.append(Message(role="assistant", content=reply.text, tool_calls=tuple(reply.tool_calls)))
             new.extend(await self._tools.run_all(reply.tool_calls))
+            self._take_steer(new, last=False)
+        if self._deps.steers is not None:
+            self._deps.steers.close()
         note = iteration_limit_note(self._deps.max_iterations)
         new.append(Message(role="assistant", content=note))
         return LoopResult(new, note, hit_limit=True)
+
+    def _take_steer(self, new: list[Message], *, last: bool) -> bool:
+        """Steer text that arrived during this step becomes one user message after it (several
+        joined: providers read one user message between steps). `last`: the step was an answer,
+        so with nothing to give the inbox closes now, before any await (no steer is lost)."""
+        inbox = self._deps.steers
+        if inbox is None:
+            return False
+        texts = inbox.drain()
+        if not texts:
+            if last:
+                inbox.close()
+            return False
+        text = "\n\n".join(texts)
+        new.append(Message(role="user", content=text, steer=True))
+        self._deps.emit(TurnSteered(chat_id=self._chat_id, turn_id=self._turn_id, text=text))
+        return True
+
+    async def _resumed_calls(self, resume: Resumption) -> list[Message]:
+        """Show what the turn had done (an open chat draws it from the events), then finish the
+        calls of its last assistant message."""
+        replay(self._deps.emit, self._chat_id, self._turn_id, [*self._new[1:], *resume.saved.done])
+        return await self._tools.resume_all(self._new[-1].tool_calls, resume.saved, resume.answers)
 
     async def _model_call(self, messages: list[Message]) -> ModelReply:
         request = ModelRequest(

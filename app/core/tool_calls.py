@@ -10,16 +10,19 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from app.contracts.checkpoint import TurnProgress, WaitingCall
 from app.contracts.events import ToolCallEvent, ToolResultEvent
 from app.contracts.messages import Message, ToolCall, ToolOutcome
 from app.contracts.tool_args import check_known_keys
-from app.contracts.tools import PreparedCall, Tool, ToolError, ToolResult
-from app.core.approvals import Allow, Ask, Deny
+from app.contracts.tools import ApprovalInfo, GrantKey, PreparedCall, Tool, ToolError, ToolResult
+from app.core.approvals import Allow, Answer, Ask, Deny
 from app.core.context import LoopDeps
+from app.core.progress import ProgressTracker
 from app.support.paging import cut_middle
 
 _log = logging.getLogger(__name__)
@@ -32,6 +35,10 @@ ESCALATION_DENIED = (
 NOT_ASKED = (
     "This call was not run: it needs the user's approval and no one is here to give it (an"
     " unattended run), so no one was asked. Do not retry it; continue without it."
+)
+INTERRUPTED = (
+    "This call was interrupted: the app ended while it ran (a quit, a crash or a kill), so it "
+    "may or may not have finished. It was not run again; check its effect before relying on it."
 )
 # A model that repeats a call that keeps giving the same result is stuck (one called
 # `list_notes {}` 20 times): after this many identical results the call is not run again.
@@ -79,10 +86,14 @@ def _parse_arguments(raw: str) -> Mapping[str, Any]:
 
 
 class ToolCallRunner:
-    def __init__(self, deps: LoopDeps, chat_id: str, turn_id: str) -> None:
+    def __init__(
+        self, deps: LoopDeps, chat_id: str, turn_id: str, progress: ProgressTracker | None = None
+    ) -> None:
         self._deps = deps
         self._chat_id = chat_id
         self._turn_id = turn_id
+        # Where a question's wait is checkpointed (issue 35 item 3); no sink: nothing is written.
+        self._progress = progress if progress is not None else ProgressTracker(None)
         # Tools page within the same budget the loop cuts at: one number, handed down.
         ctx = deps.tool_ctx
         self._ctx = (
@@ -105,12 +116,42 @@ class ToolCallRunner:
                     arguments=call.arguments,
                 )
             )
+        self._progress.new_round()
         # A TaskGroup cancels the siblings when the turn is cancelled (Stop).
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(self._run_one(call)) for call in calls]
         return [task.result() for task in tasks]
 
-    async def _run_one(self, call: ToolCall) -> Message:
+    async def resume_all(
+        self, calls: Sequence[ToolCall], saved: TurnProgress, answers: Mapping[str, Answer]
+    ) -> list[Message]:
+        """The calls of a turn resumed after a restart (issue 35 item 3): finished results are
+        kept (never run again), an answered question takes its answer, a question not answered
+        yet is asked again, and a call that was running when the app ended is not repeated.
+        `answers` is keyed by approval id."""
+        done = {m.tool_call_id: m for m in saved.done if m.tool_call_id}
+        waiting = {w.call_id: w for w in saved.waiting}
+        self._progress.new_round()
+        await self._progress.resumed(list(saved.done))
+
+        async def one(call: ToolCall) -> Message:
+            if call.id in done:
+                return done[call.id]
+            wait = waiting.get(call.id)
+            if wait is None:
+                return await self._run_one(call, _interrupted)
+            answer = answers.get(wait.approval_id)
+            if answer is None:
+                return await self._run_one(call)
+            return await self._run_one(call, lambda: self._answered_result(call, wait, answer))
+
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(one(call)) for call in calls]
+        return [task.result() for task in tasks]
+
+    async def _run_one(
+        self, call: ToolCall, source: Callable[[], Awaitable[ToolResult]] | None = None
+    ) -> Message:
         started = time.perf_counter()
         key = _call_key(call)
         seen = self._repeats.get(key)
@@ -118,10 +159,21 @@ class ToolCallRunner:
             # A refusal by the loop, not a failure of the tool: marked like a denied call.
             result = ToolResult(ok=False, content=repeated_call_note(call.name, seen[1]), denied=True)
         else:
-            result = await self._result_for(call)
+            result = await (source() if source is not None else self._result_for(call))
             count = seen[1] + 1 if seen is not None and seen[0] == result.content else 1
             self._repeats[key] = (result.content, count)
         content, cut = truncate_for_model(result.content, self._deps.max_tool_output_chars)
+        message = Message(
+            role="tool",
+            content=content,
+            tool_call_id=call.id,
+            name=call.name,
+            history_content=result.history_content,
+            tool_outcome=_outcome(result),
+        )
+        # Checkpointed before it is announced: a client that saw the result may rely on a
+        # restart not running the call again.
+        await self._progress.finished(message)
         self._deps.emit(
             ToolResultEvent(
                 chat_id=self._chat_id,
@@ -136,14 +188,7 @@ class ToolCallRunner:
                 sandbox=result.sandbox,
             )
         )
-        return Message(
-            role="tool",
-            content=content,
-            tool_call_id=call.id,
-            name=call.name,
-            history_content=result.history_content,
-            tool_outcome=_outcome(result),
-        )
+        return message
 
     async def _result_for(self, call: ToolCall) -> ToolResult:
         tool = self._deps.tools.get(call.name)
@@ -177,13 +222,7 @@ class ToolCallRunner:
     ) -> ToolResult:
         """A confined run the sandbox blocked: ask to run it once more without the sandbox."""
         assert blocked.escalation is not None
-        answer = await self._deps.gate.request(
-            chat_id=self._chat_id,
-            turn_id=self._turn_id,
-            call_id=call.id,
-            tool=call.name,
-            info=blocked.escalation,
-        )
+        answer = await self._ask(call, blocked.escalation, blocked=blocked.content)
         if answer == "deny":
             return replace(blocked, content=f"{blocked.content}\n\n{ESCALATION_DENIED}", escalation=None)
         if answer == "always" and blocked.escalation.grant_key is not None:
@@ -201,16 +240,63 @@ class ToolCallRunner:
             refused = f"Error: this call is not allowed: {decision.message}"
             return ToolResult(ok=False, content=refused, denied=True), False
         assert isinstance(decision, Ask)
-        answer = await self._deps.gate.request(
-            chat_id=self._chat_id,
-            turn_id=self._turn_id,
-            call_id=call.id,
-            tool=call.name,
-            info=decision.info,
-        )
+        answer = await self._ask(call, decision.info)
         if answer in ("deny", "unattended"):
             told = DENIED_BY_USER if answer == "deny" else NOT_ASKED
             return ToolResult(ok=False, content=told, denied=True), False
         if answer == "always" and decision.info.grant_key is not None:
             self._deps.ledger.add(decision.info.grant_key, chat_id=self._chat_id or None)
         return None, False
+
+    async def _ask(self, call: ToolCall, info: ApprovalInfo, *, blocked: str | None = None) -> Answer:
+        """Ask at the gate; the turn's progress is checkpointed before the question is announced
+        and the checkpoint forgets the question once it is answered."""
+        approval_id = str(uuid.uuid4())
+        await self._progress.waiting(call, approval_id, info, blocked=blocked)
+        answer = await self._deps.gate.request(
+            chat_id=self._chat_id,
+            turn_id=self._turn_id,
+            call_id=call.id,
+            tool=call.name,
+            info=info,
+            approval_id=approval_id,
+        )
+        await self._progress.answered(call.id)
+        return answer
+
+    async def _answered_result(self, call: ToolCall, wait: WaitingCall, answer: Answer) -> ToolResult:
+        """A question answered after a restart: the answer takes effect without asking again (a
+        policy that now refuses the call still refuses it)."""
+        if answer in ("deny", "unattended"):
+            if wait.kind == "escalation":
+                return ToolResult(ok=False, content=f"{wait.blocked or ''}\n\n{ESCALATION_DENIED}")
+            told = DENIED_BY_USER if answer == "deny" else NOT_ASKED
+            return ToolResult(ok=False, content=told, denied=True)
+        tool = self._deps.tools.get(call.name)
+        if tool is None:
+            return _error(f"unknown tool {call.name!r}")
+        try:
+            arguments = _parse_arguments(call.arguments)
+            check_known_keys(tool.parameters, arguments)
+            prepared = await tool.prepare(arguments, self._ctx)
+            decision = self._deps.policy(tool, prepared)
+            if isinstance(decision, Deny):
+                refused = f"Error: this call is not allowed: {decision.message}"
+                return ToolResult(ok=False, content=refused, denied=True)
+            if answer == "always" and wait.grant is not None:
+                grant = GrantKey(kind=wait.grant.kind, key=wait.grant.key, workspace=wait.grant.workspace)
+                self._deps.ledger.add(grant, chat_id=self._chat_id or None)
+            if wait.kind == "escalation":
+                prepared = replace(prepared, sandboxed=False)
+            return await tool.execute(prepared, self._ctx)
+        except ToolError as exc:
+            return _error(str(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # tool executor boundary, as in _result_for
+            _log.warning("tool %s failed unexpectedly: %s: %s", call.name, type(exc).__name__, exc)
+            return _error(f"the tool failed unexpectedly ({type(exc).__name__}: {exc})")
+
+
+async def _interrupted() -> ToolResult:
+    return ToolResult(ok=False, content=f"Error: {INTERRUPTED}")

@@ -16,7 +16,8 @@ from app.contracts.provider import ProviderError
 from app.contracts.turn import TurnSpec
 from app.core.context import TurnDeps
 from app.core.history_repair import repair_history
-from app.core.loop import AgentLoop
+from app.core.loop import AgentLoop, Resumption
+from app.core.progress import ProgressTracker
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -98,7 +99,36 @@ def provider_error_info(exc: ProviderError) -> ErrorInfo:
     )
 
 
-async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
+async def _forget(progress: ProgressTracker) -> None:
+    """The turn ended: drop its checkpoint (if it had one) whatever happens meanwhile."""
+    try:
+        await _Stops().to_the_end(progress.drop())
+    except Exception:  # the turn's own end counts; a stale checkpoint is dropped at the next start
+        _log.warning("could not drop the checkpoint of a turn", exc_info=True)
+
+
+async def run_turn(spec: TurnSpec, deps: TurnDeps, resume: Resumption | None = None) -> TurnOutcome:
+    """Run the turn and store it when (and only when) it completes.
+
+    `resume`: the turn goes on from its checkpoint after a restart (issue 35 item 3). While a
+    question waits its progress is checkpointed (`deps.checkpoints`); whatever way the turn ends
+    the checkpoint is dropped, except when the app quits while the question waits.
+    """
+    progress = ProgressTracker(deps.checkpoints)
+    try:
+        return await _run(spec, deps, resume, progress)
+    except asyncio.CancelledError:
+        if not progress.closing():
+            progress.drop_soon()
+        raise
+    except BaseException:
+        await _forget(progress)
+        raise
+
+
+async def _run(
+    spec: TurnSpec, deps: TurnDeps, resume: Resumption | None, progress: ProgressTracker
+) -> TurnOutcome:
     """Run the turn and store it when (and only when) it completes.
 
     Provider errors end the turn with `turn_failed`; cancellation emits `turn_cancelled` and
@@ -131,13 +161,19 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
             history, user = history[:-1], history[-1]
         blocks = [Message(role="user", content=b) for b in deps.context_blocks]
         context = [Message(role="system", content=deps.system_prompt), *history, *blocks]
-        loop = AgentLoop(deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model)
-        result = await loop.run(context, user)
+        loop = AgentLoop(
+            deps.loop, chat_id=spec.chat_id, turn_id=spec.turn_id, model=spec.model, progress=progress
+        )
+        result = await loop.run(context, user, resume)
     except ProviderError as exc:
+        await _forget(progress)
         info = provider_error_info(exc)
         emit(TurnFailed(chat_id=chat_id, turn_id=turn_id, error=info))
         return TurnOutcome("failed", error=info)
     except asyncio.CancelledError:
+        if progress.closing():  # the app quits while a question waits: it goes on after the restart
+            emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
+            raise
         kept = loop.partial() if loop is not None else []
         try:
             if kept:
@@ -146,6 +182,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
         except Exception:  # Stop must still stop: a store failure loses the partial answer only
             _log.warning("could not store the stopped turn %s", turn_id, exc_info=True)
             kept = []
+        progress.drop_soon()  # a stopped turn has no checkpoint
         emit(TurnCancelled(chat_id=chat_id, turn_id=turn_id))
         if kept:
             raise TurnStopped(stored=True) from None
@@ -154,6 +191,7 @@ async def run_turn(spec: TurnSpec, deps: TurnDeps) -> TurnOutcome:
     # store runs to its end and the turn is done (or, the database staying locked, failed).
     answer = [m.for_history() for m in result.messages[1 if spec.regenerate else 0 :]]
     await _store(spec, deps, answer, patient=True)
+    await _forget(progress)
     emit(
         TurnDone(
             chat_id=chat_id,

@@ -15,6 +15,7 @@ from app.contracts.errors import DATABASE_BUSY_MESSAGE, DatabaseBusy, say
 from app.contracts.events import ErrorInfo, TurnCancelled, TurnFailed
 from app.contracts.turn import TurnSpec
 from app.core.context import Emit
+from app.core.steer import SteerInbox
 from app.core.turn import TurnOutcome, TurnStopped
 
 STOP_TIMEOUT_S = 1.0
@@ -30,10 +31,15 @@ class NothingToRetry(LookupError):
     """The chat has no failed or cancelled turn to re-run."""
 
 
+class NotSteerable(LookupError):
+    """The chat runs no turn that still takes steer text (idle, or its turn is ending)."""
+
+
 @dataclass
 class _Running:
     spec: TurnSpec
     task: asyncio.Task[TurnOutcome]
+    steers: SteerInbox | None = None
 
 
 class TurnManager:
@@ -48,13 +54,26 @@ class TurnManager:
     def running_chats(self) -> list[str]:
         return list(self._running)
 
-    def start(self, spec: TurnSpec, job: TurnJob) -> None:
-        """Start `job(spec)` in the background. Raises ChatBusy."""
+    def start(self, spec: TurnSpec, job: TurnJob, steers: SteerInbox | None = None) -> None:
+        """Start `job(spec)` in the background; `steers` is the inbox its loop drains (the
+        same one `steer` fills). Raises ChatBusy."""
         if spec.chat_id in self._running:
             raise ChatBusy(say("chat.already_running", id=spec.chat_id))
         task = asyncio.get_running_loop().create_task(self._guard(spec, job), name=f"turn:{spec.turn_id}")
-        self._running[spec.chat_id] = _Running(spec, task)
+        self._running[spec.chat_id] = _Running(spec, task, steers)
         task.add_done_callback(lambda t: self._finished(spec, t))
+
+    def steer(self, chat_id: str, text: str) -> str:
+        """Give `text` to the chat's running turn at its next model call; returns the turn's id.
+        Raises NotSteerable when no turn of the chat takes it any more."""
+        running = self._running.get(chat_id)
+        if running is None or running.steers is None or not running.steers.put(text):
+            raise NotSteerable(say("chat.not_running", id=chat_id))
+        return running.spec.turn_id
+
+    def last_failed(self, chat_id: str) -> bool:
+        """The chat's last turn failed or was cancelled (what Retry would run again)."""
+        return chat_id in self._retryable
 
     def retry_spec(self, chat_id: str) -> TurnSpec:
         """The last failed or cancelled turn of the chat. Raises NothingToRetry."""
@@ -120,6 +139,8 @@ class TurnManager:
         current = self._running.get(spec.chat_id)
         if current is not None and current.spec.turn_id == spec.turn_id:
             del self._running[spec.chat_id]
+            if current.steers is not None:
+                current.steers.close()  # a stopped or failed turn takes no more
         if ok:
             self._retryable.pop(spec.chat_id, None)
         else:

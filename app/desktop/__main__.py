@@ -2,9 +2,9 @@
 
 import sys
 
-if len(sys.argv) > 1 and sys.argv[1].startswith("--mcp-"):
-    # A frozen build runs its MCP child guard and built-in servers itself (app/mcp/frozen.py);
-    # checked first, so these children never load the desktop.
+if len(sys.argv) > 1 and (sys.argv[1].startswith("--mcp-") or sys.argv[1] == "--sandbox-launch"):
+    # A frozen build runs its MCP child guard, built-in servers and sandbox launcher itself
+    # (app/mcp/frozen.py); checked first, so these children never load the desktop.
     from app.mcp.frozen import hidden_entry
 
     hidden = hidden_entry(sys.argv[1:])

@@ -21,6 +21,7 @@ from app.desktop.hotkey.choose import create_adapter
 from app.desktop.shell import DesktopShell
 from app.desktop.tray.base import (
     RECENT_LIMIT,
+    InboxState,
     NextTask,
     RecentChat,
     TrayActions,
@@ -34,7 +35,9 @@ from app.settings.paths import AppPaths
 log = logging.getLogger(__name__)
 
 HINT_MARKER = "tray-hint-shown"
-_NOTIFY_TYPES = ("turn_done", "approval_required")
+# An approval notifies as an Inbox item (`inbox_changed`), once per item, not per event.
+_NOTIFY_TYPES = ("turn_done",)
+_INBOX_TYPES = ("inbox_changed",)
 _RECENT_TYPES = ("session_updated", "session_deleted", "turn_done")
 _TASK_TYPES = ("tasks_changed", "task_run_finished")  # the tray's next scheduled task
 
@@ -55,6 +58,10 @@ class Presence:
         self._titles: dict[str, str] = {}
         self._refresh_pending = threading.Event()
         self._app: Any = None
+        # Inbox items already announced (or seen while the window was attended): at most one
+        # notification per item. Pruned to the pending items at every refresh.
+        self._announced: set[str] = set()
+        self._inbox_seen = False  # the first refresh only learns what already waits
 
     # ---- GUI thread, once the main page has loaded ---------------------------------------------
 
@@ -67,6 +74,7 @@ class Presence:
             open_chat=self._shell.show_main,
             quit=self._shell.quit,
             run_task=self._run_task,
+            open_inbox=self._shell.show_inbox,
         )
         self.tray = create_tray(actions, self._labels, post, self._platform, self._current_labels)
         try:
@@ -79,6 +87,7 @@ class Presence:
         if self._app is not None:  # the app was built first: fill the recent chats now
             self._schedule_refresh()
             self._shell.submit(self._refresh_next_task)
+            self._shell.submit(lambda: self._refresh_inbox(None))
 
     def _settings(self) -> Any:
         from app.settings.user_settings import SettingsError, SettingsStore, UserSettings
@@ -122,6 +131,7 @@ class Presence:
         threading.Thread(target=self._start_hotkey, name="hotkey-setup", daemon=True).start()
         self._schedule_refresh()
         self._shell.submit(self._refresh_next_task)
+        self._shell.submit(lambda: self._refresh_inbox(None))
 
     def on_event(self, event: Any) -> None:
         """Bus subscriber on the core loop: only queues work."""
@@ -132,6 +142,8 @@ class Presence:
             self._schedule_refresh()
         if kind in _TASK_TYPES:
             self._shell.submit(self._refresh_next_task)
+        if kind in _INBOX_TYPES:
+            self._shell.submit(lambda: self._refresh_inbox(event))
 
     # ---- actions thread --------------------------------------------------------------------------
 
@@ -157,6 +169,46 @@ class Presence:
 
         when = datetime.fromisoformat(first["next_run"]).astimezone().strftime("%a %H:%M")
         self.tray.set_next_task(NextTask(first["id"], first["name"], when))
+
+    def _refresh_inbox(self, event: Any) -> None:
+        """The tray's Inbox entry (count, oldest item), and a notification for an item added
+        while its window is hidden or unfocused (actions thread). Items that waited before
+        the app started (a restart) are counted, never announced."""
+        from app.contracts.inbox import InboxItem  # lazy: pydantic off the launch path
+
+        link = self._shell.app_link()
+        if link is None or self.tray is None:
+            return
+        reply = link.invoke("inbox.list", {"include_answered": False})
+        if not reply.get("ok"):
+            return
+        items = [InboxItem.model_validate(raw) for raw in reply["data"]["items"]]
+        pending = sorted((i for i in items if i.status == "pending"), key=lambda i: i.created_at)
+        self.tray.set_inbox(InboxState(len(pending), pending[0].id if pending else None))
+        waiting = {i.id for i in pending}
+        if not self._inbox_seen:
+            self._inbox_seen = True
+            self._announced |= waiting
+        added = event is not None and getattr(event, "status", None) == "pending"
+        item = next((i for i in pending if added and i.id == event.item_id), None)
+        if item is not None and item.id not in self._announced:
+            self._announced.add(item.id)
+            self._notify_item(item)
+        self._announced &= waiting
+
+    def _notify_item(self, item: Any) -> None:
+        if self.tray is None or not self.tray.can_notify or self._shell.quitting.is_set():
+            return
+        # The window that shows the item's chat (the Quick Ask one for its chat), else the main.
+        if self._shell.attended(item.chat_id or ""):
+            return
+        labels = self._current_labels()
+        title = {
+            "elicitation": labels.question_title,
+            "memory_review": labels.review_title,
+        }.get(item.kind, labels.approval_title)
+        who = item.who or labels.untitled
+        self.tray.notify(title, f"{who}: {item.title}" if item.title else who, item.chat_id, item.id)
 
     def _run_task(self, task_id: str) -> None:
         """The tray's "Run now" (GUI thread: only queues)."""
@@ -190,10 +242,7 @@ class Presence:
             self._refresh_recent()  # a chat newer than the last refresh: learn its title first
         labels = self._current_labels()
         title = self._titles.get(event.chat_id) or labels.untitled
-        if event.type == "approval_required":
-            self.tray.notify(labels.approval_title, f"{title}: {event.title}", event.chat_id)
-        else:
-            self.tray.notify(labels.done_title, title, event.chat_id)
+        self.tray.notify(labels.done_title, title, event.chat_id)
 
     def _start_hotkey(self) -> None:
         self._hotkey = create_adapter(self._env, self._platform)
@@ -255,14 +304,29 @@ class Presence:
     async def _route_quick_chat(self, request: Any) -> Any:
         from app.contracts.replies import Ok
 
+        self._label_quick(self._shell.quick_chat_id, request.chat_id)
         self._shell.quick_chat_id = request.chat_id
         return Ok()
 
     async def _route_open_in_main(self, request: Any) -> Any:
         from app.contracts.replies import Ok
 
+        self._label_quick(request.chat_id, None)  # continued in the main window: a chat now
         self._shell.open_in_main(request.chat_id)
         return Ok()
+
+    def _label_quick(self, old: str | None, new: str | None) -> None:
+        """The Quick Ask window's chat: its Inbox items say Quick Ask asks (core loop). Only
+        the desktop knows which chat that is; the page reports it (`desktop.quick_chat`)."""
+        from app.api.inbox import Label
+
+        inbox = getattr(self._app, "inbox", None)
+        if inbox is None:
+            return
+        if old and old != new:
+            inbox.label(old, None)
+        if new:
+            inbox.label(new, Label("quick_ask"))
 
     async def _route_set_hotkey(self, request: Any) -> Any:
         from app.contracts.errors import ApiFailure, said, say

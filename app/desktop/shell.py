@@ -1,5 +1,5 @@
 """The desktop shell: the two windows and what the tray, hotkey, second launches, notifications
-and the pages ask of them (show, hide, focus, open a chat, quit).
+and the pages ask of them (show, hide, focus, open a chat or the Inbox, quit).
 
 Every public method is thread-safe and returns at once: the work is queued on ONE
 `desktop-actions` thread, so requests keep their order, and nothing here ever runs `run_js` or
@@ -146,6 +146,11 @@ class DesktopShell:
     def show_quick(self, text: str | None = None) -> None:
         self.submit(lambda: self._show_quick(text))
 
+    def show_inbox(self, item_id: str | None = None) -> None:
+        """The tray's Inbox entry or an Inbox notification: the main window shows the Inbox,
+        on `item_id` when one is given (issue 35)."""
+        self.submit(lambda: self._show_inbox(item_id))
+
     def toggle_quick(self) -> None:
         self.submit(self._toggle_quick)
 
@@ -252,6 +257,12 @@ class DesktopShell:
         self.ops.focus(self.main.window)
         if chat_id:
             self._command(self.main, {"action": "open_chat", "open_chat_id": chat_id})
+
+    def _show_inbox(self, item_id: str | None) -> None:
+        if self.quitting.is_set() or not self.main.wait_created():
+            return
+        self.ops.focus(self.main.window)
+        self._command(self.main, {"action": "open_inbox", "open_item_id": item_id})
 
     def _show_quick(self, text: str | None) -> None:
         if self.quitting.is_set():

@@ -62,6 +62,7 @@ def to_json(
                 "attachments": [x.model_dump() for x in msg.attachments],
                 "parent_cursor": s.parent_cursor,
                 "stopped": msg.stopped,
+                "steer": msg.steer,
                 "tool_outcome": msg.tool_outcome,
             }
         )

@@ -66,6 +66,7 @@ class _MessageIn(_Strict):
     attachments: list[AttachmentRef] = Field(default_factory=list)
     parent_cursor: int | None = Field(default=None, ge=0)  # None: the previous message (one line)
     stopped: bool = False  # an answer cut short by Stop
+    steer: bool = False  # a user message given inside its turn (Steer)
     tool_outcome: ToolOutcome | None = None  # a tool result's ok / error / denied
 
     @field_validator("created_at")
@@ -221,6 +222,7 @@ def import_chat(content: str, chats: ChatRepository, files: AttachmentStore) -> 
                 mentions=tuple(m.mentions),
                 attachments=tuple(_clean_attachment(a) for a in m.attachments),
                 stopped=m.stopped and m.role == "assistant",
+                steer=m.steer and m.role == "user",
                 tool_outcome=m.tool_outcome if m.role == "tool" else None,
             ),
         )

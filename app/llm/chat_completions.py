@@ -22,6 +22,9 @@ class ChatCompletionsProvider(OpenAIProvider):
     def _adapt(self, err: ProviderError, request: ModelRequest, *, stream: bool) -> str | None:
         return self._learned.adapt(err, request.messages, tools=bool(request.tools), stream=stream)
 
+    def _adapt_empty_stream(self, request: ModelRequest) -> bool:
+        return self._learned.adapt_empty_stream(tools=bool(request.tools))
+
     def _streams(self, request: ModelRequest) -> bool:
         return self._learned.streams(stream=request.stream, tools=bool(request.tools))
 

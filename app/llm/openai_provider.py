@@ -9,6 +9,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.contracts.provider import (
@@ -109,6 +110,11 @@ class OpenAIProvider(ABC):
         """Whether this call is streamed (a server may have refused streaming with tools)."""
         return request.stream
 
+    def _adapt_empty_stream(self, request: ModelRequest) -> bool:
+        """A streamed request came back as an empty stream: True when whole answers are now asked
+        for instead (learned for this provider)."""
+        return False
+
     # ---- the shared part -------------------------------------------------------------------------
 
     def _ctx(self, model: str | None = None) -> ErrorContext:
@@ -134,28 +140,40 @@ class OpenAIProvider(ABC):
     ) -> AsyncGenerator[StreamEvent, None]:
         ctx = self._ctx(request.model)
         stream, result = await self._call(request, ctx, tried)
-        if not stream:
-            try:
-                events = list(self._whole(result))
-            except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
-                raise errors.bad_response(ctx, "a reply that could not be read", str(exc)) from None
-            for event in events:
-                yield event
-            return
-        sdk_stream: SdkStream = result
-        lenient = await _check_event_stream(sdk_stream, ctx)
-        assembler = self._assembler(ctx)
-        async with aclosing(self._read(sdk_stream, assembler, ctx)) as read:
-            async for event in read:
-                yield event
-        if not assembler.finished:
+        if stream:
+            sdk_stream: SdkStream = result
+            lenient = await _check_event_stream(sdk_stream, ctx)
+            assembler = self._assembler(ctx)
+            received = _Count()
+            async with aclosing(self._read(sdk_stream, assembler, ctx, received)) as read:
+                async for event in read:
+                    yield event
+            if assembler.finished:
+                yield assembler.done()
+                return
             if lenient is not None:
                 # A stream sent as text/plain that held no event: it was no event stream at all.
                 raise errors.bad_response(ctx, f"a {lenient} body that is not an event stream")
-            # The body ended cleanly but the server never said it was done: never pass that
-            # off as a complete answer.
-            raise errors.disconnected(ctx)
-        yield assembler.done()
+            # An event stream that ended before its first event, with tools offered: a server
+            # that cannot stream tool calls (llama-cpp-python answers 200 and then closes the
+            # stream empty). Nothing reached the consumer, so the whole form is safe to send.
+            if received.n or not self._adapt_empty_stream(request):
+                # The body ended cleanly but the server never said it was done: never pass that
+                # off as a complete answer.
+                raise errors.disconnected(ctx)
+            _log.info(
+                "provider %s closed a streamed request with tools empty; asking for whole answers",
+                ctx.provider_label,
+            )
+            stream, result = await self._call(request, ctx, tried)
+            if stream:
+                raise errors.disconnected(ctx)
+        try:
+            events = list(self._whole(result))
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+            raise errors.bad_response(ctx, "a reply that could not be read", str(exc)) from None
+        for event in events:
+            yield event
 
     async def _call(
         self, request: ModelRequest, ctx: ErrorContext, tried: dict[str, ProviderError]
@@ -193,7 +211,7 @@ class OpenAIProvider(ABC):
                 raise errors.bad_response(ctx, "a body that could not be read", str(exc)) from None
 
     async def _read(
-        self, sdk_stream: SdkStream, assembler: Assembler, ctx: ErrorContext
+        self, sdk_stream: SdkStream, assembler: Assembler, ctx: ErrorContext, received: _Count
     ) -> AsyncGenerator[StreamEvent, None]:
         """The stream's events. The first-token timeout runs from the headers to the first event."""
         import openai
@@ -202,6 +220,7 @@ class OpenAIProvider(ABC):
         try:
             async with asyncio.timeout(limit) as guard:
                 async for item in sdk_stream:
+                    received.n += 1
                     events = assembler.feed(item)
                     if events and guard.when() is not None:
                         guard.reschedule(None)  # disarmed before anything reaches the consumer
@@ -223,6 +242,13 @@ class OpenAIProvider(ABC):
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+@dataclass
+class _Count:
+    """How many stream items arrived (an empty stream is told from a dropped one)."""
+
+    n: int = 0
 
 
 async def post_json(

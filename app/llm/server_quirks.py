@@ -2,10 +2,11 @@
 
 llama-cpp-python's server, for one, answers HTTP 500 to an assistant tool-call message whose
 `content` is null (it wants a string; `""` works), and refuses to stream when tools are offered
-with `tool_choice: "auto"`. The OpenAI form is sent first; when the server refuses it with an
-error that fits one of these, the request is sent once more in the form the server takes and
-that form is kept for this provider for the life of the process (the provider object is cached
-per profile and replaced when the profile is saved; decision 300).
+with `tool_choice: "auto"` (a 500, or with 0.3.36 a 200 event stream that closes empty). The
+OpenAI form is sent first; when the server refuses it with an error that fits one of these, the
+request is sent once more in the form the server takes and that form is kept for this provider
+for the life of the process (the provider object is cached per profile and replaced when the
+profile is saved; decision 300).
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ class LearnedQuirks:
             self.empty_tool_content = True
             return EMPTY_TOOL_CONTENT
         return None
+
+    def adapt_empty_stream(self, *, tools: bool) -> bool:
+        """A streamed request with tools came back as an empty event stream (llama-cpp-python
+        0.3.36 answers 200, then its handler raises "Automatic streaming tool choice is not
+        supported" and the stream closes): ask for whole answers with tools from now on."""
+        if not tools or self.no_stream_with_tools:
+            return False
+        self.no_stream_with_tools = True
+        return True
 
     def unlearn(self, change: str) -> None:
         """The change did not help (the same refusal came back): send the usual form again."""

@@ -102,7 +102,10 @@ class McpRoutes:
             return sandboxed.status(e, False, "")
         box = self._s.sandbox() if self._s.sandbox else None
         return sandboxed.status(
-            e, box is not None and box.spec.available, box.spec.reason if box else "no sandbox"
+            e,
+            box is not None and box.spec.available,
+            box.spec.reason if box else "no sandbox",
+            box is not None and box.spec.namespaces,
         )
 
     async def list(self, req: m.Empty) -> x.McpServerList:

@@ -11,7 +11,10 @@ A normal shutdown is untouched: the SDK closes stdin, then signals the group.
 `PARENT_PID --landlock PLAN.json PROG …` (a server the user runs sandboxed, app/mcp/sandboxed.py):
 the guard restricts itself with the Landlock ruleset of PLAN (built by the app) before it starts
 the server, which inherits it. If the restriction fails, nothing is started (exit 126): a
-sandboxed server never runs unconfined.
+sandboxed server never runs unconfined. `--landlock PLAN.json --private PROG …`: first a private
+network and /tmp (app/sandbox/launch.py `enter`; the plan's folder, the server's private temp
+folder, becomes /tmp), with the ruleset built before, while its paths are still where the
+app saw them.
 
 Standalone on purpose (only the standard library, no app imports): it must start fast.
 """
@@ -45,8 +48,9 @@ def _watch_parent(parent: int) -> None:
         time.sleep(0.5)
 
 
-def _confine(plan_file: str) -> str | None:
-    """Apply the Landlock plan to this process; the error text, or None when confined."""
+def _confine(plan_file: str, private: bool) -> str | None:
+    """Apply the Landlock plan to this process (in private namespaces when `private`); the
+    error text, or None when confined."""
     import json
     from pathlib import Path
 
@@ -54,7 +58,7 @@ def _confine(plan_file: str) -> str | None:
     if root not in sys.path:
         sys.path.append(root)
     try:
-        from app.sandbox.confine import RulesetPlan, apply_plan
+        from app.sandbox.confine import RulesetPlan, apply_plan, build_ruleset
         from app.sandbox.landlock import Landlock
 
         raw = json.loads(Path(plan_file).read_text(encoding="utf-8"))
@@ -68,7 +72,17 @@ def _confine(plan_file: str) -> str | None:
         lock = Landlock.load()
         if lock is None:
             return "the kernel has no Landlock"
-        apply_plan(plan, lock)
+        if not private:
+            apply_plan(plan, lock)
+            return None
+        from app.sandbox.launch import enter
+
+        fd = build_ruleset(plan, lock)  # its paths opened before /tmp is replaced
+        try:
+            enter(str(Path(plan_file).parent), [path for path, _ in plan.rules])
+            lock.restrict(fd)
+        finally:
+            os.close(fd)
     except Exception as exc:  # any failure: the server must not start
         return str(exc) or type(exc).__name__
     return None
@@ -77,11 +91,12 @@ def _confine(plan_file: str) -> str | None:
 def main(argv: list[str]) -> int:
     parent = int(argv[0])
     if len(argv) > 2 and argv[1] == "--landlock":
-        failed = _confine(argv[2])
+        private = argv[3:4] == ["--private"]
+        failed = _confine(argv[2], private)
         if failed is not None:
             print(f"the sandbox could not start, the server was not started: {failed}", file=sys.stderr)
             return 126
-        argv = [argv[0], *argv[3:]]
+        argv = [argv[0], *argv[4 if private else 3 :]]
     signal.signal(_DEATH_SIGNAL, _kill_group)
     if sys.platform.startswith("linux"):
         import ctypes

@@ -68,13 +68,18 @@ class Elicitations:
             defaults=defaults_of(schema),
         )
         self._publish(opened)
+        outcome: str | None = None
         try:
-            return await asyncio.wait_for(future, self._timeout_s)
+            answer = await asyncio.wait_for(future, self._timeout_s)
+            outcome = answer[0]
+            return answer
         except TimeoutError:
+            outcome = "timeout"
             return "cancel", None
         finally:
             self._pending.pop(request_id, None)
-            self._publish(opened.model_copy(update={"requested_schema": {}, "defaults": {}, "closed": True}))
+            closed = {"requested_schema": {}, "defaults": {}, "closed": True, "outcome": outcome}
+            self._publish(opened.model_copy(update=closed))
 
     def answer(self, request_id: str, action: Action, content: dict[str, Any] | None) -> bool:
         pending = self._pending.get(request_id)

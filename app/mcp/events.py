@@ -49,6 +49,8 @@ class McpElicitation(Event):
     requested_schema: dict[str, object]
     defaults: dict[str, object]
     closed: bool = False
+    # With `closed`: how it ended ("timeout": nobody answered in time); the Inbox shows it.
+    outcome: Literal["accept", "decline", "cancel", "timeout"] | None = None
 
 
 EVENTS = (McpServerStatus, McpToolProgress, McpElicitation)

@@ -9,6 +9,8 @@ runs them itself, through two hidden arguments its entry point checks before any
 (app/desktop/__main__.py and app/cli/main.py call `hidden_entry`):
 
 - `CashCode --mcp-guard PARENT_PID PROG [ARG ...]` — app/mcp/child_guard.py's `main`;
+- `CashCode --sandbox-launch …` — app/sandbox/launch.py's `main` (a confined program's private
+  network and /tmp, then Landlock, then the program);
 - `CashCode --mcp-builtin SCRIPT [ARG ...]` — runs SCRIPT (a .py file inside the bundled
   `resources/mcp_servers`, nothing else) as `__main__` with the bundled interpreter.
 
@@ -25,6 +27,7 @@ from app.support import child_python
 
 GUARD_FLAG = "--mcp-guard"
 BUILTIN_FLAG = "--mcp-builtin"
+LAUNCH_FLAG = "--sandbox-launch"  # = app/sandbox/launch.py LAUNCH_FLAG (not imported: ctypes at every start)
 GUARD = Path(__file__).with_name("child_guard.py")
 
 
@@ -55,8 +58,12 @@ def script_argv(script: str, args: Sequence[str]) -> list[str]:
 def hidden_entry(argv: Sequence[str]) -> int | None:
     """Run a hidden sub-command when `argv` (without the program) starts with one; None when
     it does not (the caller goes on with its normal start)."""
-    if not argv or argv[0] not in (GUARD_FLAG, BUILTIN_FLAG):
+    if not argv or argv[0] not in (GUARD_FLAG, BUILTIN_FLAG, LAUNCH_FLAG):
         return None
+    if argv[0] == LAUNCH_FLAG:
+        from app.sandbox import launch
+
+        return launch.main(list(argv[1:]))
     if argv[0] == GUARD_FLAG:
         from app.mcp import child_guard
 

@@ -7,7 +7,9 @@ into the server's private temp folder, and the guard restricts itself with them 
 the server. The policy: read the system, the PATH folders and the workspace; write the
 workspace and the private temp folder; read the server's install folder and the interpreter its
 program names (a uv-made venv's Python, node); never the hidden paths; TCP only when the user
-allowed the network for this server (Landlock filters TCP by port, not by host).
+allowed the network for this server (Landlock filters TCP by port, not by host). Where user
+namespaces are allowed, a server without the network grant also gets a private network and
+/tmp (app/sandbox/launch.py; the guard enters them before it restricts itself).
 """
 
 from __future__ import annotations
@@ -63,33 +65,47 @@ def sandbox_source(
     paths: AppPaths, settings: SettingsStore, env: Mapping[str, str], workspace: Callable[[], Path]
 ) -> SandboxSource:
     """The McpSandbox at each connect: the same hidden and readable paths as the Sandboxed
-    mode's (app/api/sandbox_setup.py), probed anew (a setting or CASHCODE_SANDBOX may change)."""
+    mode's (app/api/sandbox_setup.py), probed anew (a setting or CASHCODE_SANDBOX may change).
+    Whether private namespaces can be made costs a child process to find out, and the server
+    list asks for each server: that answer is kept for the app's life."""
+    namespaces: list[bool] = []
 
     def current() -> McpSandbox:
-        from app.sandbox.probe import landlock_abi
+        from app.sandbox.probe import landlock_abi, private_namespaces
         from app.sandbox.secrets import never_readable
 
         abi, reason = landlock_abi(env)
+        if abi >= 1 and not namespaces:
+            namespaces.append(private_namespaces(env)[0])
         user = settings.load()
         home = Path(env.get("HOME") or Path.home())
         own = (paths.data_dir, paths.config_dir, paths.log_dir, paths.cache_dir)
         hidden = never_readable(home, env, (*own, *(Path(p) for p in user.sandbox_hidden)))
         readable = tuple(Path(p) for p in user.sandbox_readable)
-        spec = SandboxSpec(available=abi >= 1, reason=reason, hidden=hidden, readable=readable)
+        spec = SandboxSpec(
+            available=abi >= 1,
+            reason=reason,
+            hidden=hidden,
+            readable=readable,
+            namespaces=abi >= 1 and namespaces[0],
+        )
         return McpSandbox(spec, workspace(), paths.data_dir / "mcp_catalog")
 
     return current
 
 
-def status(entry: ServerEntry, available: bool, reason: str) -> str:
-    """What `mcp list` and the server view say: "sandboxed" / "not sandboxed (why)"."""
+def status(entry: ServerEntry, available: bool, reason: str, private: bool = False) -> str:
+    """What `mcp list` and the server view say: "sandboxed" / "not sandboxed (why)"; `private`:
+    the machine allows a private network and /tmp (given only without the network grant)."""
     if entry.transport != "stdio":
         return ""
     if not entry.sandbox:
         return "not sandboxed (off for this server)"
     if not available:
         return f"not sandboxed ({reason}): it will not start until the sandbox is turned off for it"
-    return "sandboxed, network allowed (any host)" if entry.network else "sandboxed"
+    if entry.network:
+        return "sandboxed, network allowed (any host)"
+    return "sandboxed, private network and /tmp" if private else "sandboxed"
 
 
 def server_readable(argv: Sequence[str], path_env: str) -> tuple[Path, ...]:
@@ -150,9 +166,11 @@ def confine_server(entry: ServerEntry, program: str, env: Mapping[str, str], box
     plan_file = temp / PLAN_FILE
     data = {"abi": plan.abi, "fs": plan.fs, "net": plan.net, "scoped": plan.scoped, "rules": plan.rules}
     plan_file.write_text(json.dumps(data), encoding="utf-8")
-    t = str(temp)
+    # A server allowed the network keeps the host's network (and /tmp): Landlock alone.
+    private = box.spec.namespaces and not entry.network
+    t = "/tmp" if private else str(temp)  # inside the private namespaces /tmp is `temp`
     return Confined(
-        guard_args=("--landlock", str(plan_file)),
+        guard_args=("--landlock", str(plan_file), *(("--private",) if private else ())),
         env={"TMPDIR": t, "TMP": t, "TEMP": t, "HOME": t},
         temp=temp,
     )

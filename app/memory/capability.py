@@ -21,7 +21,7 @@ from app.contracts.events import Event
 from app.contracts.messages import Message
 from app.contracts.provider import Provider
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
-from app.memory.events import ContextLeftOut
+from app.memory.events import ContextLeftOut, MemoryProposed
 from app.memory.memory_file import MemoryFileError, read_memory_text
 from app.memory.memory_tools import (
     ForgetMemoryTool,
@@ -61,6 +61,8 @@ class MemoryCapability(Capability):
         self._publish = publish
         self._data_dir = data_dir
         self.services: MemoryServices = build_services(db, chats, data_dir, settings, provider_for, env)
+        if publish is not None:
+            self.services.on_proposed = lambda proposal_id: publish(MemoryProposed(proposal_id=proposal_id))
         s = self.services
         self._tools = ToolSet(
             [

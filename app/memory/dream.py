@@ -78,6 +78,7 @@ class DreamDeps:
     provenance: Provenance
     tombstones: Tombstones
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    on_proposed: Callable[[str], None] = lambda _proposal_id: None  # the Inbox lists it
 
 
 class DreamCursors:
@@ -147,9 +148,7 @@ def _forgotten_block(lines: list[str]) -> str:
     if not lines:
         return ""
     listed = "\n".join(f"- {ln}" for ln in lines)
-    return (
-        "\n\nForgotten by the user (never add these facts back, nor rewordings of them):\n" + listed
-    )
+    return "\n\nForgotten by the user (never add these facts back, nor rewordings of them):\n" + listed
 
 
 class Dream:
@@ -234,6 +233,7 @@ class Dream:
             )
             self._record_sources(current, new_text, batches, None)  # found once it is accepted
             self.cursors.advance(batches)
+            self._d.on_proposed(proposal.id)
             return DreamOutcome(
                 "proposed",
                 "A MEMORY.md change waits in the inbox for review.",

@@ -15,4 +15,11 @@ class ContextLeftOut(Event):
     chat_id: str
 
 
-EVENTS = (ContextLeftOut,)
+class MemoryProposed(Event):
+    """Dream stored a MEMORY.md change for review (review mode): a new Inbox item (issue 35)."""
+
+    type: Literal["memory_proposed"] = "memory_proposed"
+    proposal_id: str
+
+
+EVENTS = (ContextLeftOut, MemoryProposed)

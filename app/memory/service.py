@@ -48,6 +48,7 @@ class MemoryServices:
         self._timer_allowed = env.get(ENV_DREAM, "").strip().lower() not in ("off", "0", "false", "no")
         self.settings = settings
         self.chats = chats
+        self.on_proposed: Callable[[str], None] = lambda _proposal_id: None  # set by the capability
         self.memories = MemoryRepository(db)
         self.memory = MemoryFile(db, data_dir)
         self.provenance = Provenance(db)
@@ -94,6 +95,7 @@ class MemoryServices:
                 provenance=self.provenance,
                 tombstones=self.tombstones,
                 lock=asyncio.Lock(),
+                on_proposed=lambda proposal_id: self.on_proposed(proposal_id),
             )
         )
 

@@ -127,10 +127,30 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         body=True,
         status=201,
     ),
+    # Steer and queue a chat's turns (issue 35): the JSON body is the route's payload
+    RestRoute("POST", "/api/chats/{chat_id}/steer", "chat.steer", "Steer the chat's running turn", body=True),
+    RestRoute(
+        "POST",
+        "/api/chats/{chat_id}/queue",
+        "chat.queue",
+        "Queue a message as the chat's next turn",
+        body=True,
+    ),
     # Skill self-evolution proposals
     RestRoute("GET", "/api/skill-evolution/proposals", "skills.proposals.list", "List Skill proposals"),
     RestRoute("POST", _PROPOSAL + "/approve", "skills.proposals.approve", "Approve a Skill proposal"),
     RestRoute("POST", _PROPOSAL + "/reject", "skills.proposals.reject", "Reject a Skill proposal"),
+    # The Inbox: every question a run asks (issue 35)
+    RestRoute(
+        "GET", "/api/inbox", "inbox.list", "List the questions runs wait on", query=("include_answered",)
+    ),
+    RestRoute(
+        "POST",
+        "/api/inbox/{id}/answer",
+        "inbox.answer",
+        "Answer an Inbox item (the first answer of any surface wins; later ones get 409)",
+        body=True,
+    ),
 )
 
 # Envelope error code → HTTP status for the REST routes (`/api/invoke` keeps 200 + envelope).

@@ -2,11 +2,15 @@
 
 Client frames (`{"type": ...}`): `message` (chat_id?, content, metadata.mentioned_skills /
 selected_mcp_connectors, agent_id?), `ping`, `new_chat` (agent_id?), `attach` (chat_id),
-`cancel` (chat_id). `agent_id` (issue 38) picks the agent of a chat the frame creates; a chat
-that exists keeps its agent, and without one a new chat gets the default agent (the seed's
-clients send none).
+`cancel` (chat_id), and (issue 35) `steer` (chat_id?, content: given to the running turn at its
+next model call) and `queue` (chat_id?, content, metadata?: sent as the chat's next turn when the
+running one ends; at once when it is idle). `agent_id` (issue 38) picks the agent of a chat the
+frame creates; a chat that exists keeps its agent, and without one a new chat gets the default
+agent (the seed's clients send none).
 Server frames (`{"event": ...}`): `ready` (chat_id, client_id), `tool_call`, `tool_result`,
-`delta`, `stream_end`, `done` (duration_sec), `error` (detail), and `pong` for `ping`.
+`delta`, `stream_end`, `done` (duration_sec), `error` (detail), and `pong` for `ping`; new ones a
+client of the earlier app never receives unless it steers or queues: `steered` (chat_id,
+stream_id, text: where the steer reached the model) and `queued` (chat_id, position).
 
 Turns run through `app.invoke("chat.send")`, so the window sees a script's chat live. A script
 cannot answer approval prompts: whatever the saved approval mode would ask about in a turn this
@@ -33,6 +37,8 @@ from app.contracts.events import (
     TurnCancelled,
     TurnDone,
     TurnFailed,
+    TurnStarted,
+    TurnSteered,
 )
 from app.server.contracts import ServedApp
 from app.server.events_ws import QUEUE_LIMIT, EventRelay, serve_connection
@@ -113,6 +119,9 @@ class ScriptSession:
         self._denied_calls: set[str] = set()
         self._next_stream = 1
         self._agent: str | None = None  # `new_chat`'s agent, for the chat the next message creates
+        # Texts this connection queued behind a running turn, per chat: the turn that starts
+        # with the oldest one is this connection's own (its approvals are denied like any other).
+        self._queued: dict[str, list[str]] = {}
 
     async def send(self, frame: Frame) -> None:
         async with self._send_lock:
@@ -136,6 +145,8 @@ class ScriptSession:
             "new_chat": self._on_new_chat,
             "attach": self._on_attach,
             "cancel": self._on_cancel,
+            "steer": self._on_steer,
+            "queue": self._on_queue,
         }
         handler = handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
@@ -158,7 +169,7 @@ class ScriptSession:
         value = frame.get("chat_id")
         return value if isinstance(value, str) and value else self.chat_id
 
-    async def _on_message(self, frame: Mapping[str, Any]) -> None:
+    async def _on_message(self, frame: Mapping[str, Any], route: str = "chat.send") -> None:
         chat_id = self._chat_id_of(frame)
         content = frame.get("content")
         if not isinstance(content, str) or not content.strip():
@@ -179,10 +190,17 @@ class ScriptSession:
         self._watched.add(chat_id)
         self.chat_id = chat_id
         payload = {"chat_id": chat_id, "text": content, "mentions": mentions}
-        ref = await self._call("chat.send", payload, chat_id)
-        if ref is not None:
+        if route == "chat.queue":
+            self._queued.setdefault(chat_id, []).append(content)
+        ref = await self._call(route, payload, chat_id)
+        waiting = self._queued.get(chat_id, [])
+        if route == "chat.queue" and (ref is None or ref.get("turn_id")) and content in waiting:
+            waiting.remove(content)  # refused, or sent at once: nothing waits
+        if ref is not None and route == "chat.queue":
+            await self.send({"event": "queued", "chat_id": chat_id, "position": ref["position"]})
+        if ref is not None and ref.get("turn_id"):
             self._own_turns.add(str(ref["turn_id"]))
-        elif created:
+        elif ref is None and created:
             # The turn never started: leave no empty chat behind.
             await self._app.invoke("chats.delete", {"chat_id": chat_id})
             self._existing.discard(chat_id)
@@ -224,7 +242,20 @@ class ScriptSession:
 
     async def _on_cancel(self, frame: Mapping[str, Any]) -> None:
         chat_id = self._chat_id_of(frame)
+        self._queued.pop(chat_id, None)  # Stop drops what waited (chat.cancel)
         await self._call("chat.cancel", {"chat_id": chat_id}, chat_id)
+
+    async def _on_steer(self, frame: Mapping[str, Any]) -> None:
+        chat_id = self._chat_id_of(frame)
+        content = frame.get("content")
+        if not isinstance(content, str) or not content.strip():
+            await self.send(_error("A steer needs non-empty text in `content`.", chat_id))
+            return
+        if await self._call("chat.steer", {"chat_id": chat_id, "text": content}, chat_id) is not None:
+            self._watched.add(chat_id)  # its `steered` frame tells where the model got it
+
+    async def _on_queue(self, frame: Mapping[str, Any]) -> None:
+        await self._on_message(frame, route="chat.queue")
 
     # ---- events → server frames -------------------------------------------------------------
 
@@ -238,7 +269,15 @@ class ScriptSession:
             state = self._turns[turn_id] = _TurnState(self._next_stream)
             self._next_stream += 1
         base: Frame = {"chat_id": chat_id, "stream_id": state.stream_id}
-        if isinstance(event, Delta):
+        if isinstance(event, TurnStarted):
+            waiting = self._queued.get(chat_id)
+            if waiting and waiting[0] == event.user_text:  # the turn this connection queued
+                waiting.pop(0)
+                self._own_turns.add(turn_id)
+        elif isinstance(event, TurnSteered):
+            await self._end_stream(state, base)
+            await self.send({"event": "steered", **base, "text": event.text})
+        elif isinstance(event, Delta):
             if event.channel == "text" and event.text:
                 state.streaming = True
                 await self.send({"event": "delta", **base, "text": event.text})
@@ -266,7 +305,9 @@ class ScriptSession:
             return  # a turn the window started: the window answers
         self._denied_calls.add(event.call_id)
         # Not found means someone (the window) answered first; nothing to report then.
-        await self._app.invoke("chat.approve", {"approval_id": event.approval_id, "decision": "deny"})
+        await self._app.invoke(
+            "chat.approve", {"approval_id": event.approval_id, "decision": "deny", "via": "api"}
+        )
 
     async def _finish(
         self, event: TurnDone | TurnFailed | TurnCancelled, state: _TurnState, base: Frame

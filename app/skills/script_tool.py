@@ -183,7 +183,7 @@ class RunSkillScriptTool(Tool):
             else f"Exit code: {outcome.returncode}"
         )
         status = sandbox_status(call, ctx)
-        blocked = blocked_by_sandbox(outcome) if confined else None
+        blocked = blocked_by_sandbox(outcome, status) if confined else None
         note = sandbox_note(status, blocked)
         shown = f"{head}\n{note}" if note else head
         content, truncated = render_outcome(outcome, head=shown, budget=ctx.output_budget)

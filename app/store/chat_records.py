@@ -45,14 +45,23 @@ class ChatRecords:
             raise Conflict(say("chat.exists", id=cid)) from exc
         return record
 
-    def reserve(self, title: str | None = None) -> ChatRecord:
+    def reserve(
+        self, title: str | None = None, *, chat_id: str | None = None, title_auto: bool | None = None
+    ) -> ChatRecord:
         """A chat that exists only in this process until its first turn is stored: `append_turn`
         writes its row in the same transaction as the messages, so a process killed (or a turn
-        failing) before that leaves no empty chat behind (`cashcode ask`)."""
+        failing) before that leaves no empty chat behind (`cashcode ask`). `chat_id`: the id it
+        had before a restart (a checkpointed first turn going on, issue 35 item 3)."""
         now = utc_now_iso()
-        record = ChatRecord(new_id(), clean_title(title or ""), title is None, now, now)
+        cid = new_id() if chat_id is None else validate_chat_id(chat_id)
+        auto = title is None if title_auto is None else title_auto
+        record = ChatRecord(cid, clean_title(title or ""), auto, now, now)
         self._reserved[record.id] = record
         return record
+
+    def reserved(self, chat_id: str) -> ChatRecord | None:
+        """The chat as reserved in this process (None: stored, or unknown)."""
+        return self._reserved.get(chat_id)
 
     def is_reserved(self, chat_id: str) -> bool:
         return validate_chat_id(chat_id) in self._reserved

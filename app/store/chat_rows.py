@@ -90,6 +90,8 @@ def meta_json(m: Message) -> str:
         meta["attachments"] = [x.model_dump() for x in m.attachments]
     if m.stopped:
         meta["stopped"] = True
+    if m.steer:
+        meta["steer"] = True
     if m.tool_outcome is not None:
         meta["tool_outcome"] = m.tool_outcome
     return json.dumps(meta, ensure_ascii=False)
@@ -160,6 +162,7 @@ def stored_message(row: sqlite3.Row, parent: int = 0) -> StoredMessage:
         mentions=tuple(Mention(**x) for x in meta.get("mentions", ())) if meta else (),
         attachments=tuple(AttachmentRef(**x) for x in meta.get("attachments", ())) if meta else (),
         stopped=bool(meta.get("stopped", False)) if meta else False,
+        steer=bool(meta.get("steer", False)) if meta else False,
         tool_outcome=_tool_outcome(meta.get("tool_outcome")) if meta else None,
     )
     return StoredMessage(

@@ -133,6 +133,14 @@ def _fixed_width_times(conn: sqlite3.Connection) -> None:
     migrate_fixed_width_times(conn)
 
 
+def _inbox(conn: sqlite3.Connection) -> None:
+    # Every pending question of every run (issue 35); "IF NOT EXISTS": a converted old-layout
+    # database may run it again.
+    from app.store.inbox_schema import SCHEMA
+
+    run_script(conn, SCHEMA)
+
+
 # The store's own steps, one per line, appended in order (never reorder released entries).
 MIGRATIONS: Sequence[Migration] = (
     _v1,
@@ -141,6 +149,7 @@ MIGRATIONS: Sequence[Migration] = (
     _grant_enabled,
     _visible_count,
     _fixed_width_times,
+    _inbox,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -66,6 +66,7 @@ class TaskView(_Model):
     chat_mode: ChatMode
     missed_policy: MissedPolicy
     enabled: bool
+    wait_for_answers_s: int  # 0: a question fails the run at once
     time_zone: str
     next_run: datetime | None
     last_status: RunStatus | None

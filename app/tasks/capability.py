@@ -53,7 +53,7 @@ class TasksCapability(Capability):
                 publish=host.publish,
                 clock=clock,
                 provider_known=lambda pid: host.provider_kind(pid) is not None,
-                approval_timeout_s=lambda: float(self._settings.load().approval_timeout_s),
+                recheck_s=self._knobs.poll_s,
             ),
         )
         self.scheduler = Scheduler(self.store, self.runner, clock, host.publish, poll_s=self._knobs.poll_s)
@@ -148,7 +148,7 @@ class TasksCapability(Capability):
         if any(r.status == "running" for r in self.store.runs(task.id, limit=1)):
             raise ApiFailure("busy", say("task.busy_remove"))
         self.store.remove(task.id)
-        self._changed()
+        self._changed(removed=task.id)
         return Ok()
 
     async def _run(self, req: tm.TaskRun) -> tm.RunView:
@@ -222,9 +222,9 @@ class TasksCapability(Capability):
         warnings = [AUTONOMOUS_WARNING] if task.draft.approval_mode == "autonomous" else []
         return tm.TaskSaved(task=task_view(task), warnings=warnings)
 
-    def _changed(self) -> None:
+    def _changed(self, removed: str | None = None) -> None:
         self.scheduler.poke()
-        self._host.publish(TasksChanged())
+        self._host.publish(TasksChanged(removed=removed))
 
 
 def task_view(task: TaskRecord) -> tm.TaskView:
@@ -232,7 +232,8 @@ def task_view(task: TaskRecord) -> tm.TaskView:
     return tm.TaskView(
         id=task.id, name=d.name, prompt=d.prompt, schedule=d.schedule, schedule_text=describe(d.schedule),
         provider_id=d.provider_id, model=d.model, workspace=d.workspace, approval_mode=d.approval_mode,
-        chat_mode=d.chat_mode, missed_policy=d.missed_policy, enabled=d.enabled, time_zone=task.time_zone,
+        chat_mode=d.chat_mode, missed_policy=d.missed_policy, enabled=d.enabled,
+        wait_for_answers_s=d.wait_for_answers_s, time_zone=task.time_zone,
         next_run=task.next_run, last_status=task.last_status, last_run_at=task.last_run_at,
         chat_id=task.chat_id, created_at=task.created_at, agent_id=d.agent_id,
     )  # fmt: skip

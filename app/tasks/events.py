@@ -24,6 +24,7 @@ class TasksChanged(Event):
     """A task was added, edited, enabled/disabled, removed or its next run moved."""
 
     type: Literal["tasks_changed"] = "tasks_changed"
+    removed: str | None = None  # the id of a task that was removed (its saved turns go too)
 
 
 EVENTS = (TaskRunFinished, TasksChanged)

@@ -14,6 +14,8 @@ RunStatus = Literal["running", "ok", "failed", "skipped", "missed"]
 Trigger = Literal["schedule", "manual", "missed"]
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+WAIT_FOR_ANSWERS_S = 86_400  # a day (docs/decisions.md 403)
+MAX_WAIT_FOR_ANSWERS_S = 30 * 86_400
 
 
 class _Frozen(BaseModel):
@@ -66,6 +68,9 @@ class TaskDraft(_Frozen):
     enabled: bool = True
     # The agent the task's turns run as (issue 38); None: the default agent (older tasks).
     agent_id: str | None = Field(default=None, min_length=1, max_length=64)
+    # How long a run waits for an answer in the Inbox before it ends as stopped (issue 35);
+    # 0: fail at once, as a run nobody can answer.
+    wait_for_answers_s: int = Field(default=WAIT_FOR_ANSWERS_S, ge=0, le=MAX_WAIT_FOR_ANSWERS_S)
 
 
 class TaskRecord(_Frozen):

@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -52,6 +52,7 @@ class _Watch:
     end: asyncio.Future[AppEvent]
     turn_id: str | None = None
     refused: list[str] = field(default_factory=list)
+    pending: set[str] = field(default_factory=set)  # the approvals the turn waits on now
     waiting: asyncio.Event = field(default_factory=asyncio.Event)
     resolved: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -64,7 +65,9 @@ class RunnerDeps:
     publish: Callable[[AppEvent], None]
     clock: Callable[[], datetime]
     provider_known: Callable[[str], bool]
-    approval_timeout_s: Callable[[], float]
+    # How often a waiting run looks at the clock (its limit is counted on `clock`, so a clock
+    # moved by a test or a suspended machine is seen at the next look).
+    recheck_s: float = 30.0
 
 
 class TaskRunner:
@@ -123,7 +126,12 @@ class TaskRunner:
         loop = asyncio.get_running_loop()
         watch = _Watch(run_id=run.id, chat_id=chat_id, approvals=approvals, end=loop.create_future())
         unsubscribe = app.subscribe(lambda event: self._on_event(app, watch, event))
-        overrides = TurnOverrides(approval_mode=task.draft.approval_mode, workspace=workspace)
+        overrides = TurnOverrides(
+            approval_mode=task.draft.approval_mode,
+            workspace=workspace,
+            asker=task.draft.name,
+            task_id=task.id,
+        )
         self._board.set(chat_id, task.draft.prompt, overrides)
         try:
             payload: dict[str, Any] = {
@@ -137,13 +145,13 @@ class TaskRunner:
                 raise RunFailure(f"could not start the turn: {sent['error']['message']}")
             watch.turn_id = sent["data"]["turn_id"]
             self._d.store.started(run.id, chat_id=chat_id, turn_id=watch.turn_id)
-            end, timed_out = await self._wait(app, run, watch)
+            end, timed_out = await self._wait(app, task, watch)
         finally:
             self._board.clear(chat_id)
             unsubscribe()
         refused = tuple(watch.refused)
         if timed_out:
-            limit = _human(self._d.approval_timeout_s())
+            limit = _human(task.draft.wait_for_answers_s)
             return "failed", None, f"waiting for approval: no answer within {limit}", refused, chat_id
         if isinstance(end, TurnDone):
             note = _refused_note(refused)
@@ -152,19 +160,34 @@ class TaskRunner:
             return "failed", None, f"the turn failed: {end.error.message}", refused, chat_id
         return "failed", None, "the turn was stopped", refused, chat_id
 
-    async def _wait(self, app: TaskApp, run: RunRecord, watch: _Watch) -> tuple[AppEvent, bool]:
-        """The turn's end event; an approval left unanswered past the timeout stops the turn."""
+    async def _wait(self, app: TaskApp, task: TaskRecord, watch: _Watch) -> tuple[AppEvent, bool]:
+        """The turn's end event. A question left unanswered past the task's "wait for answers
+        up to" expires in the Inbox, which stops the turn (no half turn is kept)."""
+        limit = timedelta(seconds=task.draft.wait_for_answers_s)
         while True:
             if not await _first(watch.end, watch.waiting):
                 return watch.end.result(), False
             watch.waiting.clear()
-            try:
-                async with asyncio.timeout(self._d.approval_timeout_s()):
-                    await _first(watch.end, watch.resolved)
-            except TimeoutError:
-                await app.invoke("chat.cancel", {"chat_id": watch.chat_id})
-                return await watch.end, True
-            watch.resolved.clear()
+            deadline = self._d.clock() + limit
+            while watch.pending and not watch.end.done():
+                left = (deadline - self._d.clock()).total_seconds()
+                if left <= 0:
+                    await self._expire(app, watch)
+                    return await watch.end, True
+                try:
+                    async with asyncio.timeout(min(left, self._d.recheck_s)):
+                        await _first(watch.end, watch.resolved)
+                except TimeoutError:
+                    continue
+                watch.resolved.clear()
+
+    async def _expire(self, app: TaskApp, watch: _Watch) -> None:
+        for approval_id in list(watch.pending):
+            answered = await app.invoke("inbox.answer", {"id": approval_id, "via": "timeout"})
+            if not answered["ok"]:
+                _log.info("inbox item %s did not expire: %s", approval_id, answered["error"]["message"])
+        if not watch.end.done():  # answered meanwhile, or not in the Inbox: stop the turn here
+            await app.invoke("chat.cancel", {"chat_id": watch.chat_id})
 
     def _on_event(self, app: TaskApp, watch: _Watch, event: AppEvent) -> None:
         if getattr(event, "chat_id", None) != watch.chat_id or watch.end.done():
@@ -183,10 +206,12 @@ class TaskRunner:
                 watch.tasks.add(task)
                 task.add_done_callback(watch.tasks.discard)
             else:  # the desktop raises its approval notification for this same event
+                watch.pending.add(event.approval_id)
                 self._d.store.waiting(watch.run_id, True)
                 watch.waiting.set()
         elif isinstance(event, ApprovalResolved):
-            self._d.store.waiting(watch.run_id, False)
+            watch.pending.discard(event.approval_id)
+            self._d.store.waiting(watch.run_id, bool(watch.pending))
             watch.resolved.set()
         elif isinstance(event, TurnDone | TurnFailed | TurnCancelled):
             watch.end.set_result(event)

@@ -20,7 +20,9 @@ POLL_S = 30.0  # how soon a task added by another process (the CLI beside `serve
 class TasksSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    approval_timeout_s: int = Field(default=3600, ge=1, le=7 * 86400)  # "Ask" runs wait this long
+    # No longer read: each task has its own "wait for answers up to" (TaskDraft.wait_for_answers_s,
+    # issue 35); kept so settings files that name it still load.
+    approval_timeout_s: int = Field(default=3600, ge=1, le=7 * 86400)
     time_zone: str | None = Field(default=None, max_length=64)  # None: the machine's zone
 
 

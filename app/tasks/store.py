@@ -132,15 +132,23 @@ class TaskStore:
                 if not cur.rowcount:
                     raise Conflict("this slot was already fired")
             busy = conn.execute(
-                "SELECT 1 FROM task_runs WHERE task_id = ? AND status = 'running'", (task_id,)
+                "SELECT waiting_approval FROM task_runs WHERE task_id = ? AND status = 'running'", (task_id,)
             ).fetchone()
             status: RunStatus = "skipped" if busy else "running"
+            # A run waiting in the Inbox holds its task: later slots are skipped, not piled up.
+            note = None
+            if busy:
+                note = (
+                    "the previous run was still waiting for an answer"
+                    if busy[0]
+                    else "the previous run was still running"
+                )
             conn.execute(
                 "INSERT INTO task_runs (id, task_id, status, trigger, slot, started_at, finished_at,"
                 " duration_ms, error, owner_pid, owner_start) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, task_id, status, trigger, _opt(slot), to_db(now),
                  to_db(now) if busy else None, 0.0 if busy else None,
-                 "the previous run was still running" if busy else None, pid, start),
+                 note, pid, start),
             )  # fmt: skip
         return self.run(run_id)
 

@@ -21,6 +21,12 @@ from app.contracts.tools import ApprovalInfo, GrantKey, PreparedCall, ToolContex
 from app.tools.process import ProcessOutcome, run_process
 
 SANDBOXED = "sandboxed (no network; writes only in the workspace and a private temp folder)"
+# The status (cards, CLI) when the program also had a private network and /tmp.
+PRIVATE = "sandboxed, private network and /tmp"
+SANDBOXED_PRIVATE = (
+    f"{PRIVATE} (no network at all, UDP included; writes only in the workspace and in /tmp, "
+    "which is private to this run)"
+)
 # What a blocked run seems to have needed, as the question names it (and its summary code).
 NETWORK = "network access"
 FILES = "file access outside the workspace"
@@ -37,6 +43,13 @@ _DENIAL = re.compile(
 # Words of a failed connection (not "port" inside "report", "import" or "support").
 _NETWORK = re.compile(
     r"connect|socket|\bnetwork|urlopen|https?://|\bresolv|\bhost\b|\bport\b|\bdns\b", re.IGNORECASE
+)
+# In a private network namespace a program fails before any permission check: no name server,
+# no route. Only taken as "blocked" for such a run.
+_NO_NETWORK = re.compile(
+    r"network is unreachable|ENETUNREACH|\[Errno 101\]|temporary failure in name resolution|"
+    r"could not resolve host|name or service not known|getaddrinfo|\[Errno -3\]|EAI_AGAIN",
+    re.IGNORECASE,
 )
 
 
@@ -74,7 +87,7 @@ async def run_confined(
         hidden=spec.hidden,
     )
     try:
-        confinement = confine(policy, lock, abi)
+        confinement = confine(policy, lock, abi, private=spec.namespaces)
     except SandboxError as exc:
         policy.temp.rmdir()
         raise ToolError(f"The sandbox could not start: {exc}.") from exc
@@ -104,7 +117,7 @@ def sandbox_status(call: PreparedCall, ctx: ToolContext) -> str:
     if spec is None:
         return ""
     if runs_confined(call, ctx):
-        return "sandboxed"
+        return PRIVATE if spec.namespaces else "sandboxed"
     why = spec.reason if not spec.available else "the user allowed it to run without the sandbox"
     return f"not sandboxed: {why}"
 
@@ -113,20 +126,23 @@ def sandbox_note(status: str, blocked: str | None) -> str:
     """The line a result shows the model ("" outside the Sandboxed mode)."""
     if not status:
         return ""
-    if status != "sandboxed":
+    if not status.startswith("sandboxed"):
         return f"Sandbox: {status}."
-    note = f"Sandbox: {SANDBOXED}."
+    note = f"Sandbox: {SANDBOXED_PRIVATE if status == PRIVATE else SANDBOXED}."
     if blocked:
         note += f" It may have blocked {blocked}; the user was asked whether it may run without the sandbox."
     return note
 
 
-def blocked_by_sandbox(outcome: ProcessOutcome) -> str | None:
+def blocked_by_sandbox(outcome: ProcessOutcome, status: str = "sandboxed") -> str | None:
     """What the sandbox seems to have blocked ("network", "file access outside the workspace"),
-    or None. Only for a failed run whose output names a permission error."""
+    or None. Only for a failed run whose output names a permission error (or, in a private
+    network namespace, no route or no name server: `status` is the run's sandbox status)."""
     if outcome.returncode == 0 or outcome.timed_out:
         return None
     text = (outcome.stderr.data + outcome.stderr.tail + outcome.stdout.tail).decode("utf-8", "replace")
+    if status == PRIVATE and _NO_NETWORK.search(text):
+        return NETWORK
     if not _DENIAL.search(text):
         return None
     return NETWORK if _NETWORK.search(text) else FILES

@@ -121,7 +121,7 @@ class ExecTool(Tool):
             else f"Exit code: {outcome.returncode}"
         )
         status = sandbox_status(call, ctx)
-        blocked = blocked_by_sandbox(outcome) if confined else None
+        blocked = blocked_by_sandbox(outcome, status) if confined else None
         note = sandbox_note(status, blocked)
         shown = f"{head}\n{note}" if note else head
         content, truncated = render_outcome(outcome, head=shown, budget=ctx.output_budget)
@@ -150,7 +150,7 @@ def _not_started_in_sandbox(call: PreparedCall, plan: ExecPlan, ctx: ToolContext
     )
     grant = call.approval.grant_key if call.approval else _approval(plan, ctx).grant_key
     asked = escalation(plan.argv, plan.cwd, blocked, grant)
-    return ToolResult(ok=False, content=content, escalation=asked, sandbox="sandboxed")
+    return ToolResult(ok=False, content=content, escalation=asked, sandbox=sandbox_status(call, ctx))
 
 
 def resolve_program(name: str, *, cwd: Path, path_env: str) -> str:

@@ -39,7 +39,7 @@ const chats: ChatSummary[] = [
   { id: "c3", title: "解释一下这个正则表达式", created_at: now, updated_at: "2026-11-28T10:00:00Z", running: false, message_count: 4, last_activity: now, preview: "", agent_id: "default" },
 ];
 const msg = (cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView => ({
-  cursor, turn_id: `t${Math.ceil(cursor / 4)}`, role, content, tool_calls: [], tool_call_id: null, name: null, created_at: now, mentions: [], attachments: [], stopped: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra,
+  cursor, turn_id: `t${Math.ceil(cursor / 4)}`, role, content, tool_calls: [], tool_call_id: null, name: null, created_at: now, mentions: [], attachments: [], stopped: false, steer: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra,
 });
 const history: MessageView[] = [
   msg(1, "user", "Which files define the tokenizer? Show me a quick summary table."),

@@ -13,6 +13,7 @@ export function createAppRouter(history: RouterHistory = createWebHashHistory())
     routes: [
       { path: "/", name: "home", component: ChatView },
       { path: "/chat/:id", name: "chat", component: ChatView },
+      { path: "/inbox", name: "inbox", component: () => import("@/views/InboxView.vue") },
       { path: "/settings", name: "settings", component: () => import("@/views/SettingsView.vue") },
       { path: "/welcome", name: "welcome", component: () => import("@/views/OnboardingView.vue") },
       { path: "/mcp", name: "mcp", component: () => import("@/views/McpView.vue") },

@@ -73,6 +73,11 @@ def test_agents_add_list_show_edit_remove(env: dict[str, str], home: Path, fake_
     assert (
         json.loads(cashcode("tasks", "list", "--json", env=env, cwd=ws).stdout)[0]["agent_id"] == shown["id"]
     )
+    # `tasks edit` (issue 35) keeps the task's agent while it changes what it was told to.
+    kept = cashcode("tasks", "edit", "t", "--wait-for-answers", "60", env=env, cwd=ws)
+    assert kept.returncode == 0, kept.stderr
+    edited_task = json.loads(cashcode("tasks", "list", "--json", env=env, cwd=ws).stdout)[0]
+    assert (edited_task["agent_id"], edited_task["wait_for_answers_s"]) == (shown["id"], 60)
     fake_llm.script({"text": "Task done."})
     ran = cashcode("tasks", "run", "t", env=env, cwd=ws)
     assert ran.returncode == 0, ran.stderr

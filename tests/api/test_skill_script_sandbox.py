@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.contracts.events import ApprovalRequired, ToolResultEvent
-from app.sandbox.probe import landlock_abi
+from app.sandbox.probe import landlock_abi, private_namespaces
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, Recorder, add_provider, ok, send
 from tests.api.test_skills_runtime import _tool, _tool_contents, _write_skill
@@ -71,7 +71,8 @@ async def test_a_skill_script_runs_sandboxed_with_no_prompt_and_writes_into_the_
     seen = _tool_contents(fake_llm.model_requests()[-1])[-1]
     assert "report written" in seen and "Sandbox: sandboxed" in seen
     result = next(e for e in events.of(ToolResultEvent) if e.name == "run_skill_script")
-    assert result.ok and result.sandbox == "sandboxed"
+    private = private_namespaces({})[0]  # a private network and /tmp where the machine allows them
+    assert result.ok and result.sandbox == ("sandboxed, private network and /tmp" if private else "sandboxed")
 
 
 async def test_a_skill_script_needing_the_network_asks_and_denied_the_model_reads_why(

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from app.sandbox.probe import private_namespaces
 from tests.sandbox.listener import tcp_listener
 
 from .conftest import cashcode
@@ -64,6 +65,9 @@ def _exec(
 def test_a_sandboxed_exec_writes_the_workspace_and_its_temp_only(
     fake_llm: Any, env: dict[str, str], home: Path, fake_home: Path
 ) -> None:
+    # Landlock alone (no user namespaces, as on stock Ubuntu 24.04): every path outside is
+    # refused. With them, the same paths are not even there (tests/cli/test_cli_sandbox_private.py).
+    env["CASHCODE_SANDBOX_NAMESPACES"] = "off"
     outside = Path("/tmp") / f"cashcode-sandbox-test-{uuid.uuid4().hex}"
     script = (
         'echo ok > inside.txt; echo t > "$TMPDIR/t" && echo temp-ok; '
@@ -76,15 +80,17 @@ def test_a_sandboxed_exec_writes_the_workspace_and_its_temp_only(
     assert (fake_home / ".bashrc").read_text() == "# original\n"
     assert not (home / "outside.txt").exists()
     assert "Permission denied" in content
-    assert "Sandbox: sandboxed" in content
+    assert "Sandbox: sandboxed (no network; writes only in the workspace" in content
     assert "(sandboxed)" in run.stderr  # the CLI's line
     assert "Run without the sandbox (file access outside the workspace)" in run.stderr  # asked, denied
     assert "Run a command" not in run.stderr  # nothing was asked
 
 
+@pytest.mark.parametrize("namespaces", ["off", "on"])
 def test_a_sandboxed_exec_reads_no_secret_by_any_path(
-    fake_llm: Any, env: dict[str, str], home: Path, fake_home: Path
+    fake_llm: Any, env: dict[str, str], home: Path, fake_home: Path, namespaces: str
 ) -> None:
+    env["CASHCODE_SANDBOX_NAMESPACES"] = namespaces
     keyring = Path(env["CASHCODE_TEST_KEYRING_FILE"])
     keyring.write_text('{"KEYRING-SECRET": 1}')
     (home / "ws" / "link").symlink_to(fake_home)
@@ -103,7 +109,10 @@ def test_a_sandboxed_exec_reads_no_secret_by_any_path(
     assert (
         "SSH-SECRET-KEY" not in content and "KEYRING-SECRET" not in content and "SQLite format" not in content
     )
-    assert content.count("Permission denied") == len(targets), content
+    if namespaces == "off":
+        assert content.count("Permission denied") == len(targets), content
+    else:  # this test's home lies under /tmp, which is private then: refused or not even there
+        assert content.count("Permission denied") + content.count("No such file") == len(targets), content
 
 
 def test_a_sandboxed_exec_cannot_connect_and_asking_to_escape_is_denied_without_a_terminal(
@@ -164,6 +173,8 @@ def test_ordinary_work_runs_unchanged_in_the_sandbox(fake_llm: Any, env: dict[st
         content, _run = _exec(fake_llm, env, home, argv)
         assert expected in content and "Exit code: 0" in content, content
         assert "Sandbox: sandboxed" in content
+        if private_namespaces({})[0]:  # this work runs in a private network and /tmp here
+            assert "Sandbox: sandboxed, private network and /tmp" in content, content
     doc = next(p for p in Path("/usr/share/doc").glob("*/copyright") if p.is_file())
     content, _run = _exec(fake_llm, env, home, ["/bin/cat", str(doc)])
     assert "Exit code: 0" in content and doc.read_text(errors="replace")[:40] in content

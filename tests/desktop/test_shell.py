@@ -14,7 +14,7 @@ from app.desktop.core_loop import CoreLoop
 from app.desktop.launch_args import LaunchRequest
 from app.desktop.presence import Presence
 from app.desktop.shell import HIDDEN_PUSH_S, VISIBLE_PUSH_S, DesktopShell, ShellWindow
-from app.desktop.tray.base import RecentChat
+from app.desktop.tray.base import InboxState, RecentChat
 from app.settings.paths import AppPaths
 
 
@@ -228,8 +228,10 @@ class FakeTray:
 
     def __init__(self) -> None:
         self.notes: list[tuple[str, str, str | None]] = []
+        self.items: list[str | None] = []  # the Inbox item each note opens
         self.recent: list[RecentChat] = []
         self.next_task: Any = None
+        self.inbox = InboxState()
 
     def start(self) -> None: ...
 
@@ -239,8 +241,12 @@ class FakeTray:
     def set_next_task(self, task: Any) -> None:
         self.next_task = task
 
-    def notify(self, title: str, body: str, chat_id: str | None) -> None:
+    def set_inbox(self, state: InboxState) -> None:
+        self.inbox = state
+
+    def notify(self, title: str, body: str, chat_id: str | None, item_id: str | None = None) -> None:
         self.notes.append((title, body, chat_id))
+        self.items.append(item_id)
 
     def stop(self) -> None: ...
 
@@ -275,11 +281,13 @@ def test_notifications_only_for_chats_whose_window_is_not_attended(
     drain(shell)
     shell.submit(lambda: ops.focus(shell.main.window))
     presence.on_event(_Event("turn_done", "c1"))  # main focused: no notification
-    presence.on_event(_Event("approval_required", "c2", "Run ls"))  # the quick window is hidden
+    presence.on_event(_Event("turn_done", "c2"))  # the quick window is hidden
+    # An approval notifies as its Inbox item (tests/desktop/test_tray_inbox.py), not per event.
+    presence.on_event(_Event("approval_required", "c2", "Run ls"))
     drain(shell)
     assert tray.notes == [
         ("CashCode: answer ready", "Chat 1", "c1"),
-        ("CashCode needs your approval", "Chat 2: Run ls", "c2"),
+        ("CashCode: answer ready", "Chat 2", "c2"),
     ]
     assert [c.chat_id for c in tray.recent] == ["c7", "c6", "c5", "c4", "c3"]  # the five most recent
 

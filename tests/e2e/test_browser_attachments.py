@@ -49,6 +49,7 @@ def save_provider(page: Page, name: str, kind: str, base_url: str) -> None:
     page.get_by_test_id("provider-base-url").fill(base_url)
     page.get_by_test_id("provider-key").fill(API_KEY if kind != "ollama" else "")
     page.get_by_test_id("provider-save").click()
+    expect(page.get_by_test_id("add-provider-dialog")).to_be_hidden()  # tested on save: it works
     expect(rows).to_have_count(count + 1)
 
 

@@ -51,10 +51,15 @@ def add_provider(page: Page, base_url: str) -> None:
     page.get_by_test_id("provider-base-url").fill(base_url)
     page.get_by_test_id("provider-key").fill(API_KEY)
     page.get_by_test_id("provider-save").click()
+    # Save tests the connection; a working provider closes the dialog and its row says so.
+    expect(page.get_by_test_id("add-provider-dialog")).to_be_hidden()
     expect(page.get_by_test_id("provider-row")).to_have_count(1)
     expect(page.get_by_test_id("provider-row")).to_contain_text("Fake LLM")
+    expect(page.get_by_test_id("provider-test-result")).to_be_visible()
     # The stored key never comes back to the page: only the mask.
+    page.get_by_test_id("provider-edit").click()
     expect(page.get_by_test_id("provider-key")).to_have_value("********")
+    page.get_by_test_id("provider-edit").click()
     page.get_by_test_id("provider-test").click()
     expect(page.get_by_test_id("provider-test-result")).to_be_visible()
 
@@ -80,6 +85,48 @@ def test_the_served_page_has_a_csp_header_and_no_console_errors(
     expect(page.get_by_test_id("app-root")).to_be_visible()
     expect(page.get_by_test_id("onboarding")).to_be_visible()
     page.wait_for_load_state("networkidle")
+    assert problems.messages == []
+
+
+def test_onboarding_adds_a_provider_from_a_preset_and_tests_it_on_save(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Issue 41: "Add a provider" on the first-run screen is a focused dialog with presets; Save
+    tests the connection and, when it works, closes and lists the server's models."""
+    page, problems, _ = browser_page
+    open_ui(page, served_ui)
+    expect(page.get_by_test_id("onboarding")).to_be_visible()
+    page.get_by_test_id("onboarding-open-settings").click()
+    dialog = page.get_by_test_id("add-provider-dialog")
+    expect(dialog).to_be_visible()
+    expect(page.get_by_test_id("provider-preset-openai")).to_be_focused()  # Esc works at once
+    page.get_by_test_id("provider-preset-llamacpp").click()
+    expect(page.get_by_test_id("provider-name")).to_have_value("llama.cpp")
+    expect(page.get_by_test_id("provider-base-url")).to_have_value("http://127.0.0.1:8080/v1")
+    expect(page.get_by_test_id("provider-key-hint")).not_to_contain_text("********")
+    page.get_by_test_id("provider-base-url").fill(fresh_llm.openai_base_url)
+    # Every control uses the app's font, a bare one too (buttons drew in a serif face in the
+    # window: a control does not inherit the page's font unless the style sheet says so).
+    off_font = page.evaluate(
+        """() => {
+          const bare = document.createElement('button');
+          bare.textContent = 'bare';
+          document.body.append(bare);
+          const off = [...document.querySelectorAll('button, input, select, textarea')]
+            .filter((el) => getComputedStyle(el).fontFamily !== getComputedStyle(document.body).fontFamily)
+            .map((el) => el.outerHTML.slice(0, 80));
+          bare.remove();
+          return off;
+        }"""
+    )
+    assert off_font == []
+    page.get_by_test_id("provider-save").click()
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_test_id("onboarding")).to_contain_text("fake-model")
+    tested = [r for r in fresh_llm.requests() if str(r["path"]).endswith("/models")]
+    assert tested, "Save did not test the connection"
     assert problems.messages == []
 
 

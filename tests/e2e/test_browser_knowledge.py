@@ -99,3 +99,46 @@ def test_embeddings_are_turned_on_from_the_view(
     page.get_by_test_id("kb-emb-off").click()
     expect(page.get_by_test_id("kb-embeddings-state")).to_contain_text("Off")
     assert problems.messages == []
+
+
+def test_a_folder_is_added_in_one_step_and_choose_folder_explains_typing_in_the_browser(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    tmp_path: Path,
+) -> None:
+    """Issue 41: "Add a folder" makes the base (named after the folder) and indexes it in one
+    step; a second folder can go into that base; in the browser "Choose folder…" says to type."""
+    recipes = tmp_path / "recipes"
+    recipes.mkdir()
+    (recipes / "soup.md").write_text("# Soup\n\nSimmer the leeks slowly.\n", encoding="utf-8")
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "bread.md").write_text("# Bread\n\nProve the dough overnight.\n", encoding="utf-8")
+
+    page, problems, _ = browser_page
+    page.goto(served_ui.start_url)
+    page.get_by_test_id("nav-knowledge").click()
+    expect(page.get_by_test_id("kb-empty")).to_be_visible()
+    expect(page.get_by_test_id("kb-add-into")).to_have_count(0)  # no base yet: nothing to choose
+
+    page.get_by_test_id("kb-add-pick").click()
+    expect(page.get_by_test_id("kb-add-type-hint")).to_contain_text("type the folder's full path")
+    expect(page.get_by_test_id("kb-add-path")).to_be_focused()
+    page.keyboard.type(str(recipes))
+    page.get_by_test_id("kb-add-submit").click()
+    card = page.get_by_test_id("kb-recipes")
+    expect(card.get_by_test_id("kb-status")).to_contain_text("1 file")
+    expect(card.get_by_test_id("kb-root")).to_have_text(str(recipes))
+    expect(page.get_by_test_id("kb-add-path")).to_have_value("")
+
+    page.get_by_test_id("kb-add-path").fill(str(more))
+    page.get_by_test_id("kb-add-into").select_option("recipes")
+    page.get_by_test_id("kb-add-submit").click()
+    expect(card.get_by_test_id("kb-root")).to_have_count(2)
+    expect(card.get_by_test_id("kb-status")).to_contain_text("2 files")
+    expect(page.locator("[data-testid^='kb-'][data-testid$='more']")).to_have_count(0)
+
+    page.get_by_test_id("kb-add-path").fill(str(tmp_path / "missing"))
+    page.get_by_test_id("kb-add-submit").click()
+    expect(page.get_by_test_id("kb-add-error")).to_be_visible()
+    assert problems.messages == []

@@ -75,6 +75,16 @@ def test_a_cited_passage_opens_in_the_viewer_at_its_lines(
     viewer.get_by_test_id("kb-viewer-close").click()
     expect(viewer).to_have_count(0)
 
+    # Issue 41: a "Sources" list under the answer names the cited knowledge file (not the
+    # outside one) and opens the same lines.
+    sources = answer.get_by_test_id("cited-source")
+    expect(sources).to_have_count(1)
+    expect(sources).to_contain_text("a.md")
+    expect(sources).to_contain_text("Pantry")
+    sources.get_by_test_id("cited-range").click()
+    expect(viewer.get_by_test_id("kb-viewer-range")).to_contain_text("Pantry · lines 3–5 of 10")
+    viewer.get_by_test_id("kb-viewer-close").click()
+
     # The Knowledge view's search results open the same viewer.
     open_view(page, "knowledge")
     page.get_by_test_id("kb-query").fill("green tea")

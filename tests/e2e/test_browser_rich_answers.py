@@ -124,6 +124,16 @@ def test_math_diagrams_and_sandboxed_artifacts_in_the_browser(
         panel = page.get_by_test_id("artifact-panel")
         expect(panel.locator("iframe")).to_have_attribute("sandbox", "allow-scripts")
         expect(panel.frame_locator("iframe").locator("#marker")).to_have_text("ARTIFACT-RAN")
+        # It splits the view: the composer's Send stays visible and clickable beside it.
+        send_box = page.get_by_test_id("send-button").bounding_box()
+        panel_box = panel.bounding_box()
+        assert send_box is not None and panel_box is not None
+        assert send_box["x"] + send_box["width"] <= panel_box["x"], (send_box, panel_box)
+        on_top = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid=send-button]') !== null",
+            [send_box["x"] + send_box["width"] / 2, send_box["y"] + send_box["height"] / 2],
+        )
+        assert on_top  # nothing covers Send
         panel.get_by_role("button", name="Close").click()
         expect(panel).to_have_count(0)
 

@@ -42,6 +42,13 @@ def test_create_run_now_and_history_with_a_link_to_the_chat(
     expect(row.get_by_test_id("task-status")).to_have_text("OK")
     history = page.get_by_test_id("tasks-history")
     expect(history.get_by_test_id("run-status").first).to_have_text("OK")
+    # The run's chat is in the sidebar's list at once, without a click or a reload (issue 41).
+    page.get_by_test_id("nav-chat").click()
+    expect(page.get_by_test_id("chat-list-item")).to_have_count(1)
+    expect(page.get_by_test_id("chat-list-item")).to_contain_text("Morning")
+    expect(page.get_by_test_id("chat-list-item")).to_contain_text("2 messages")
+    page.get_by_test_id("nav-tasks").click()
+    row.get_by_test_id("task-history").click()
     # A finished table (issue 41): cells padded, the app's accent on the checkbox, buttons and
     # the chat link styled as buttons (no underline).
     styles = page.evaluate(

@@ -11,6 +11,7 @@ Quit from the tray with no processes left, the global hotkey, and no tray host a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -314,6 +315,39 @@ def test_run_now_from_the_tray_runs_the_next_task_and_its_finished_run_notifies(
     wait_for("the main window", app.main_visible)
     expect(app.main).to_have_url(_chat_url(runs[0]["chat_id"]))
     expect(app.main.get_by_test_id("message-assistant").last).to_contain_text("Brief from the tray.")
+
+
+def test_an_inbox_item_of_a_hidden_window_notifies_and_the_trays_inbox_entry_opens_it(
+    tray_app: App, fresh_llm: FakeLLMProcess, workspace: Path
+) -> None:
+    """Issue 35: an approval asked while the window is hidden is an Inbox item with one
+    notification; the tray's "Inbox (1)" entry opens the main window on that item, focused on
+    its main answer, and answering it there finishes the turn."""
+    app = tray_app
+    assert close_windows_of(app.display, app.proc.proc.pid, only=app.main_window) == 1
+    wait_for("the main window to hide", lambda: not app.main_visible())
+    fresh_llm.script(
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "away.txt", "content": "hi"}}]},
+        {"text": "Written while you were away."},
+    )
+    chat = invoke(app.main, "chats.create", {"title": "Away"})["data"]
+    before = app.window_ids()
+    assert invoke(app.main, "chat.send", {"chat_id": chat["id"], "text": "Write away.txt"})["ok"]
+    wait_for("a notification", lambda: _new_window_center(app, before))
+    items = invoke(app.main, "inbox.list", {})["data"]["items"]
+    assert [(i["kind"], i["who"], i["status"]) for i in items] == [("approval", "Away", "pending")]
+
+    app.tray_menu("Down", "Down", "Down", "Return")  # the third item: Inbox (1)
+    wait_for("the main window", app.main_visible)
+    expect(app.main).to_have_url(re.compile(r"#/inbox\?item=" + re.escape(items[0]["id"]) + "$"))
+    card = app.main.locator(f'[data-testid="inbox-item"][data-item-id="{items[0]["id"]}"]')
+    expect(card.get_by_test_id("approval-once")).to_be_focused()
+    expect(app.main.get_by_test_id("nav-inbox").get_by_test_id("inbox-badge")).to_have_text("1")
+    app.main.keyboard.press("Enter")
+    expect(card).to_have_attribute("data-status", "answered")
+    expect(app.main.get_by_test_id("nav-inbox").get_by_test_id("inbox-badge")).to_have_count(0)
+    wait_for("the file", lambda: (workspace / "away.txt").is_file())
+    assert (workspace / "away.txt").read_text(encoding="utf-8") == "hi"
 
 
 def test_the_global_hotkey_toggles_the_quick_window(tray_app: App) -> None:

@@ -25,7 +25,7 @@ def test_the_spliced_body_is_byte_identical_to_ordinary_json() -> None:
     body = {
         "model": "m",
         # User text that looks like a placeholder, quotes, Chinese and control characters.
-        "messages": [{"content": ['"@blob-0000000000000000-0@"', "说 \"hi\"\n\t\u0001"], "image": blob}],
+        "messages": [{"content": ['"@blob-0000000000000000-0@"', '说 "hi"\n\t\u0001'], "image": blob}],
         "images": (Base64Blob("", b"AAEC"), blob),
         "n": 1.5,
         "flag": None,

@@ -17,6 +17,8 @@ import pytest
 from app.mcp import frozen
 from app.mcp.catalog import builtin_dir, load_builtin
 from app.mcp.transports import guarded_argv
+from app.sandbox.confine import launcher_argv
+from app.sandbox.probe import private_namespaces
 from tests.mcp.test_child_lifetime import HOLDER, descendants, kill_and_check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +66,21 @@ def test_the_hidden_entry_runs_only_bundled_server_scripts(tmp_path: Path) -> No
         done = subprocess.run([str(exe), "--mcp-builtin", target], capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and "not a built-in MCP server script" in done.stderr
         assert "ran" not in done.stdout
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not private_namespaces({})[0], reason="needs user namespaces"
+)
+def test_a_frozen_build_starts_the_sandbox_launcher_through_its_own_executable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exe = fake_executable(tmp_path)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(exe))
+    argv = launcher_argv(7, 8, tmp_path, [], ["/bin/true"])
+    assert argv[:2] == [str(exe), "--sandbox-launch"] and argv[-2:] == ["--", "/bin/true"]
+    # the executable's hidden entry runs the launcher (its probe enters the namespaces)
+    assert private_namespaces({}) == (True, "a private network and /tmp for each program")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")

@@ -13,13 +13,17 @@ from typing import Any
 
 import pytest
 
-from app.sandbox.probe import landlock_abi
+from app.sandbox.probe import landlock_abi, private_namespaces
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, ok
 from tests.mcp_catalog.test_install import DOWNLOADS
 
 REPO = Path(__file__).resolve().parents[2]
 FILESYSTEM = "@modelcontextprotocol/server-filesystem@2026.8.31"
+
+# What a sandboxed server without the network grant is: with user namespaces it also gets a
+# private network and /tmp.
+BOXED = "sandboxed, private network and /tmp" if private_namespaces({})[0] else "sandboxed"
 
 pytestmark = pytest.mark.skipif(landlock_abi({})[0] < 1, reason="needs a kernel with Landlock")
 
@@ -39,12 +43,12 @@ async def test_a_catalog_installed_time_server_runs_sandboxed_and_answers(
     await ok(app, "mcp_catalog.install", {"name": "mcp-server-time", "inputs": {"timezone": ["UTC"]}})
     view = await ok(app, "mcp.servers.get", {"name": "time"})
     assert view["sandbox"] is True and view["network"] is False
-    assert view["sandbox_status"] == "sandboxed"
+    assert view["sandbox_status"] == BOXED
     assert (await ok(app, "mcp.servers.connect", {"name": "time"}))["status"] == "connected"
     answer = await call(app, "time", "get_current_time", {"timezone": "UTC"})
     assert json.loads(answer["text"])["timezone"] == "UTC"
     listed = {s["name"]: s for s in (await ok(app, "mcp.servers.list"))["servers"]}
-    assert listed["time"]["sandbox_status"] == "sandboxed"
+    assert listed["time"]["sandbox_status"] == BOXED
 
 
 def filesystem_server() -> Path:
@@ -63,9 +67,15 @@ def filesystem_server() -> Path:
 
 
 @pytest.mark.timeout(1200)
+@pytest.mark.parametrize("namespaces", ["off", "on"])
 async def test_the_filesystem_server_given_root_reads_only_what_the_policy_allows(
-    make_app: AppMaker, workspace: Path, tmp_path: Path
+    make_app: AppMaker, workspace: Path, tmp_path: Path, namespaces: str
 ) -> None:
+    # Landlock alone, and with a private network and /tmp where the machine allows them (then
+    # this test's folders, under /tmp, are not even there unless granted: the workspace is).
+    private = namespaces == "on"
+    if private and not private_namespaces({})[0]:
+        pytest.skip("needs user namespaces (or root)")
     entry = filesystem_server()
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
@@ -75,7 +85,7 @@ async def test_the_filesystem_server_given_root_reads_only_what_the_policy_allow
     outside.parent.mkdir()
     outside.write_text("NOT-FOR-THE-SERVER\n")
     (workspace / "notes.txt").write_text("The launch code is BLUE-7.\n")
-    app, _ = await make_app(env={"HOME": str(home)})
+    app, _ = await make_app(env={"HOME": str(home), "CASHCODE_SANDBOX_NAMESPACES": namespaces})
     node = shutil.which("node")
     assert node
     created = await ok(
@@ -83,7 +93,8 @@ async def test_the_filesystem_server_given_root_reads_only_what_the_policy_allow
         "mcp.servers.create",
         {"name": "fs", "transport": "stdio", "command": node, "args": [str(entry), "/"], "sandbox": True},
     )
-    assert created["sandbox"] is True and created["sandbox_status"] == "sandboxed"
+    assert created["sandbox"] is True
+    assert created["sandbox_status"] == ("sandboxed, private network and /tmp" if private else "sandboxed")
     await ok(app, "mcp.servers.confirm", {"name": "fs"})
     assert (await ok(app, "mcp.servers.connect", {"name": "fs"}))["status"] == "connected"
 
@@ -94,7 +105,8 @@ async def test_the_filesystem_server_given_root_reads_only_what_the_policy_allow
     for denied in (key, outside):
         result = await call(app, "fs", "read_text_file", {"path": str(denied)})
         assert "PRIVATE-KEY" not in result["text"] and "NOT-FOR-THE-SERVER" not in result["text"]
-        assert "denied" in result["text"].lower() or "EACCES" in result["text"], result
+        refused = "denied" in result["text"].lower() or "EACCES" in result["text"]
+        assert refused or (private and "ENOENT" in result["text"]), result
     # the same server unconfined reads the key: the sandbox, not the server, kept it out
     spec = {"transport": "stdio", "command": node, "args": [str(entry), "/"]}
     await ok(app, "mcp.servers.create", {"name": "fs-open", **spec})

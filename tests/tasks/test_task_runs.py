@@ -71,15 +71,13 @@ async def test_an_ask_task_waits_for_the_approval_and_completes_after_it(
     assert (workspace / "out.txt").read_text() == "hi"
 
 
-async def test_an_unanswered_approval_times_out_as_waiting_for_approval(
+async def test_an_unanswered_approval_expires_after_the_tasks_wait_for_answers(
     make_app: AppMaker, fake_llm: Any, workspace: Path
 ) -> None:
     app, events = await make_app(env=LOWERED)
     pid = await add_provider(app, fake_llm, "chat_completions")
-    app.ctx.settings.store.update(
-        lambda s: s.model_copy(update={"sections": {"tasks": {"approval_timeout_s": 1}}})
-    )
-    task = await _task(app, pid, approval_mode="ask_writes")
+    task = await _task(app, pid, approval_mode="ask_writes", wait_for_answers_s=1)
+    assert task["wait_for_answers_s"] == 1
     fake_llm.script(WRITE, {"text": "never"})
     run = await ok(app, "tasks.run", {"task_id": task["id"], "wait": True})
     assert run["status"] == "failed"
@@ -87,6 +85,24 @@ async def test_an_unanswered_approval_times_out_as_waiting_for_approval(
     assert not (workspace / "out.txt").exists()
     chat = await ok(app, "chats.get", {"chat_id": run["chat_id"]})
     assert chat["messages"] == []  # no half turn is kept
+    # The Inbox shows the item as expired ("timeout"), not as answered by someone.
+    items = (await ok(app, "inbox.list", {"include_answered": True}))["items"]
+    assert [(i["status"], i["answered_by"], i["who"], i["origin"], i["task_id"]) for i in items] == [
+        ("expired", "timeout", "brief", "task", task["id"])
+    ]
+
+
+async def test_wait_for_answers_0_fails_the_run_at_the_first_question(
+    make_app: AppMaker, fake_llm: Any, workspace: Path
+) -> None:
+    app, _ = await make_app(env=LOWERED)
+    pid = await add_provider(app, fake_llm, "chat_completions")
+    task = await _task(app, pid, approval_mode="ask_writes", wait_for_answers_s=0)
+    fake_llm.script(WRITE, {"text": "never"})
+    run = await ok(app, "tasks.run", {"task_id": task["id"], "wait": True})
+    assert run["status"] == "failed" and run["error"] == "waiting for approval: no answer within 0 s"
+    assert not (workspace / "out.txt").exists()
+    assert len(fake_llm.model_requests()) == 1  # the model is not asked again after the expiry
 
 
 async def test_a_task_whose_provider_is_gone_fails_with_the_reason(make_app: AppMaker, fake_llm: Any) -> None:

@@ -117,3 +117,26 @@ def test_a_foreground_run_that_needs_an_approval_tells_the_model_no_one_was_aske
     told = [m for m in fake_llm.model_requests()[-1].body["messages"] if m["role"] == "tool"][-1]["content"]
     assert "no one was asked" in told and "denied" not in told.lower()
     assert not (ws / "x.txt").exists()
+
+
+def test_wait_for_answers_is_set_by_add_and_edit_and_bad_values_change_nothing(
+    env: dict[str, str], home: Path
+) -> None:
+    ws = home / "ws"
+    added = cashcode("tasks", "add", "night", "--prompt", "Tidy", "--every", "1h",
+                     "--approval-mode", "ask_writes", "--wait-for-answers", "0", env=env, cwd=ws)  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    listed = json.loads(cashcode("tasks", "list", "--json", env=env, cwd=ws).stdout)
+    assert [t["wait_for_answers_s"] for t in listed] == [0]
+    edited = cashcode("tasks", "edit", "night", "--wait-for-answers", "3600", env=env, cwd=ws)
+    assert edited.returncode == 0, edited.stderr
+    assert "3600 s" in edited.stdout
+    task = json.loads(cashcode("tasks", "list", "--json", env=env, cwd=ws).stdout)[0]
+    assert (task["wait_for_answers_s"], task["approval_mode"], task["prompt"]) == (3600, "ask_writes", "Tidy")
+    for bad in ("-1", "soon", str(31 * 86_400)):
+        refused = cashcode("tasks", "edit", "night", "--wait-for-answers", bad, env=env, cwd=ws)
+        assert refused.returncode == 2 and "--wait-for-answers" in refused.stderr, bad
+    unknown = cashcode("tasks", "edit", "nope", "--wait-for-answers", "60", env=env, cwd=ws)
+    assert unknown.returncode == 1 and "no task named 'nope'" in unknown.stderr
+    after = json.loads(cashcode("tasks", "list", "--json", env=env, cwd=ws).stdout)
+    assert after[0]["wait_for_answers_s"] == 3600

@@ -67,6 +67,16 @@ def test_streaming_with_tool_choice_auto_is_refused(server: FakeLLMServer) -> No
     assert _chat(server, stream=True).status_code == 200
 
 
+def test_streaming_with_tools_is_answered_by_an_empty_event_stream(server: FakeLLMServer) -> None:
+    """llama-cpp-python 0.3.36: 200 and an event stream that closes with no event."""
+    server.set_quirks("empty_stream_tools")
+    empty = _chat(server, tools=[TOOL], tool_choice="auto", stream=True)
+    assert empty.status_code == 200 and empty.headers["content-type"].startswith("text/event-stream")
+    assert empty.text == ""
+    assert _chat(server, tools=[TOOL], tool_choice="auto").status_code == 200
+    assert "data: [DONE]" in _chat(server, stream=True).text
+
+
 def test_no_responses_and_sse_as_text_plain(server: FakeLLMServer) -> None:
     server.set_quirks("no_responses", "sse_text_plain")
     gone = httpx2.post(
@@ -100,7 +110,7 @@ def test_the_llama_cpp_preset_and_unknown_names() -> None:
     assert parse_quirks(["llama_cpp"]) == {
         "strict_content",
         "tool_choice_none",
-        "no_stream_tools",
+        "empty_stream_tools",
         "no_responses",
     }
     with pytest.raises(ValueError, match="unknown fake LLM quirk 'typo'"):

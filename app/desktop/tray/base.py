@@ -29,6 +29,18 @@ def _no_task(_task_id: str) -> None:
     """Default for adapters' tests built before scheduled tasks existed."""
 
 
+def _no_inbox(_item_id: str | None) -> None:
+    """Default for adapters' tests built before the Inbox existed."""
+
+
+@dataclass(frozen=True)
+class InboxState:
+    """What the tray shows of the Inbox: how many items wait and which is the oldest."""
+
+    pending: int = 0
+    oldest_id: str | None = None
+
+
 @dataclass(frozen=True)
 class TrayActions:
     """Callbacks of the menu items. They may run on the GUI thread: each must only queue work."""
@@ -38,6 +50,8 @@ class TrayActions:
     open_chat: Callable[[str], None]
     quit: Callable[[], None]
     run_task: Callable[[str], None] = field(default=_no_task)
+    # The Inbox entry and an Inbox notification: the main window on that item (None: the view).
+    open_inbox: Callable[[str | None], None] = field(default=_no_inbox)
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,14 @@ class TrayLabels:
     next_task: str = "Next: {name} at {when}"
     no_tasks: str = "No scheduled task"
     run_now: str = "Run now"
+    inbox: str = "Inbox ({count})"
+    inbox_empty: str = "Inbox"
+    question_title: str = "CashCode has a question for you"
+    review_title: str = "CashCode: a memory to review"
+
+    def inbox_entry(self, count: int) -> str:
+        """The menu's Inbox entry: "Inbox (3)" while items wait, plain "Inbox" otherwise."""
+        return self.inbox.format(count=count) if count > 0 else self.inbox_empty
 
 
 ZH_LABELS = TrayLabels(
@@ -73,6 +95,10 @@ ZH_LABELS = TrayLabels(
     next_task="下一个任务：{name}（{when}）",
     no_tasks="没有定时任务",
     run_now="立即运行",
+    inbox="收件箱（{count}）",
+    inbox_empty="收件箱",
+    question_title="CashCode 有问题要问你",
+    review_title="CashCode：有一条记忆待审阅",
 )
 
 
@@ -100,5 +126,7 @@ class TrayHost(Protocol):
     def start(self) -> None: ...
     def set_recent(self, chats: Sequence[RecentChat]) -> None: ...
     def set_next_task(self, task: NextTask | None) -> None: ...
-    def notify(self, title: str, body: str, chat_id: str | None) -> None: ...
+    def set_inbox(self, state: InboxState) -> None: ...
+    # A click on the notification opens `item_id` in the Inbox, else the chat `chat_id`.
+    def notify(self, title: str, body: str, chat_id: str | None, item_id: str | None = None) -> None: ...
     def stop(self) -> None: ...

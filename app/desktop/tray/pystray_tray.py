@@ -17,7 +17,14 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from app.desktop.tray.base import NextTask, RecentChat, TrayActions, TrayLabels, short_title
+from app.desktop.tray.base import (
+    InboxState,
+    NextTask,
+    RecentChat,
+    TrayActions,
+    TrayLabels,
+    short_title,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +43,7 @@ class PystrayTray:
         self._platform = platform
         self._recent: list[RecentChat] = []
         self._next: NextTask | None = None
+        self._inbox = InboxState()
         self._icon: Any = None
         self._available = False
         self._reason: str | None = None
@@ -84,6 +92,7 @@ class PystrayTray:
         return [
             item(self._labels.quick_ask, lambda: self._actions.quick_ask(), default=True),
             item(self._labels.open_main, lambda: self._actions.open_main()),
+            item(self._labels.inbox_entry(self._inbox.pending), self._open_inbox),
             item(self._labels.recent, pystray.Menu(*recent)),
             *self._task_items(pystray),
             pystray.Menu.SEPARATOR,
@@ -106,6 +115,14 @@ class PystrayTray:
         if self._icon is not None:
             self._icon.update_menu()
 
+    def _open_inbox(self) -> None:
+        self._actions.open_inbox(self._inbox.oldest_id)
+
+    def set_inbox(self, state: InboxState) -> None:
+        self._inbox = state
+        if self._icon is not None:
+            self._icon.update_menu()
+
     def _opener(self, chat_id: str) -> Any:
         return lambda: self._actions.open_chat(chat_id)
 
@@ -114,7 +131,7 @@ class PystrayTray:
         if self._icon is not None:
             self._icon.update_menu()
 
-    def notify(self, title: str, body: str, chat_id: str | None) -> None:
+    def notify(self, title: str, body: str, chat_id: str | None, item_id: str | None = None) -> None:
         if not self._available:
             return
         self._last_chat = chat_id

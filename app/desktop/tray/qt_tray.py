@@ -11,7 +11,14 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.desktop.tray.base import NextTask, RecentChat, TrayActions, TrayLabels, short_title
+from app.desktop.tray.base import (
+    InboxState,
+    NextTask,
+    RecentChat,
+    TrayActions,
+    TrayLabels,
+    short_title,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,9 @@ class QtTray:
         self._available = False
         self._reason: str | None = None
         self._last_chat: str | None = None  # what a click on the last message opens
+        self._last_item: str | None = None  # ... or this Inbox item, when the message was one
+        self._inbox_item: Any = None
+        self._inbox = InboxState()
         self._next_item: Any = None
         self._run_item: Any = None
         self._next: NextTask | None = None
@@ -73,6 +83,9 @@ class QtTray:
         quick.triggered.connect(lambda: self._actions.quick_ask())
         open_main = self._menu.addAction(self._labels.open_main)
         open_main.triggered.connect(lambda: self._actions.open_main())
+        self._inbox_item = self._menu.addAction(self._labels.inbox_entry(0))
+        self._inbox_item.setObjectName("cashcode-tray-inbox")
+        self._inbox_item.triggered.connect(lambda: self._actions.open_inbox(self._inbox.oldest_id))
         self._recent_menu = self._menu.addMenu(self._labels.recent)
         self._fill_recent([])
         self._next_item = self._menu.addAction(self._labels.no_tasks)
@@ -105,6 +118,7 @@ class QtTray:
         recent.setTitle(labels.recent)
         quit_action.setText(labels.quit)
         self._fill_next(self._next)
+        self._fill_inbox(self._inbox)
 
     def _icon(self) -> Any:
         from qtpy import QtGui
@@ -124,7 +138,9 @@ class QtTray:
             self._actions.open_main()
 
     def _on_message_clicked(self) -> None:
-        if self._last_chat:
+        if self._last_item:
+            self._actions.open_inbox(self._last_item)
+        elif self._last_chat:
             self._actions.open_chat(self._last_chat)
         else:
             self._actions.open_main()
@@ -149,6 +165,14 @@ class QtTray:
         self._run_item.setText(self._labels.run_now)
         self._run_item.setVisible(task is not None)
 
+    def _fill_inbox(self, state: InboxState) -> None:
+        self._inbox = state
+        self._inbox_item.setText(self._labels.inbox_entry(state.pending))
+
+    def set_inbox(self, state: InboxState) -> None:
+        if self._available:
+            self._post(lambda: self._fill_inbox(state))
+
     def _run_next(self) -> None:
         if self._next is not None:
             self._actions.run_task(self._next.task_id)
@@ -162,12 +186,13 @@ class QtTray:
             items = list(chats)
             self._post(lambda: self._fill_recent(items))
 
-    def notify(self, title: str, body: str, chat_id: str | None) -> None:
+    def notify(self, title: str, body: str, chat_id: str | None, item_id: str | None = None) -> None:
         if not self._available:
             return
 
         def show() -> None:
             self._last_chat = chat_id
+            self._last_item = item_id
             self._tray.showMessage(title, body)
 
         self._post(show)

@@ -6,13 +6,16 @@ against them without building llama.cpp (issue 34). Each is off unless asked for
 - `tool_choice_none`: tools are ignored (no tool calls) unless `tool_choice` is "auto",
   "required" or names a function: llama-cpp-python reads a missing tool_choice as "none".
 - `no_stream_tools`: a streamed request with tools and `tool_choice: "auto"` is refused with
-  llama-cpp-python's error ("Automatic streaming tool choice is not supported").
+  llama-cpp-python's error ("Automatic streaming tool choice is not supported") as a 500.
+- `empty_stream_tools`: the same request is answered 200 `text/event-stream` and the stream
+  closes with no event: what llama-cpp-python 0.3.36's server really does (its handler raises
+  that error after the headers went out; seen with bench/bench_local_model.py).
 - `no_responses`: `/v1/responses` is 404 (`{"detail": "Not Found"}`, a FastAPI server).
 - `sse_text_plain`: streamed answers are valid SSE served as `text/plain`.
 - `models_html` / `models_empty` / `models_null`: `/v1/models` and `/api/tags` answer an HTML
   page, an empty list or a `null` list.
 
-`llama_cpp` names the four llama-cpp-python behaviours at once. Select them with
+`llama_cpp` names the four llama-cpp-python 0.3.36 behaviours at once. Select them with
 `FakeLLMServer(quirks=...)`, `FakeLLMServer.set_quirks(...)` or `--quirk NAME` (repeatable).
 """
 
@@ -29,6 +32,7 @@ QUIRKS = frozenset(
         "strict_content",
         "tool_choice_none",
         "no_stream_tools",
+        "empty_stream_tools",
         "no_responses",
         "sse_text_plain",
         "models_html",
@@ -36,7 +40,9 @@ QUIRKS = frozenset(
         "models_null",
     }
 )
-PRESETS = {"llama_cpp": frozenset({"strict_content", "tool_choice_none", "no_stream_tools", "no_responses"})}
+PRESETS = {
+    "llama_cpp": frozenset({"strict_content", "tool_choice_none", "empty_stream_tools", "no_responses"})
+}
 
 # llama-cpp-python's words (llama_cpp/server: an exception becomes a 500 with its text).
 NULL_CONTENT_ERROR = 'can only concatenate str (not "NoneType") to str'
@@ -83,13 +89,11 @@ def refusal(quirks: frozenset[str], path: str, body: Any) -> Reply | None:
                 and not isinstance(message.get("content"), str)
             ):
                 return _server_error(NULL_CONTENT_ERROR)
-    if (
-        "no_stream_tools" in quirks
-        and body.get("stream")
-        and body.get("tools")
-        and body.get("tool_choice") == "auto"
-    ):
+    streams_tools = bool(body.get("stream") and body.get("tools") and body.get("tool_choice") == "auto")
+    if streams_tools and "no_stream_tools" in quirks:
         return _server_error(STREAM_TOOLS_ERROR)
+    if streams_tools and "empty_stream_tools" in quirks:
+        return StreamReply("text/event-stream; charset=utf-8", [])
     return None
 
 

@@ -109,6 +109,7 @@ export interface ApprovalAnswer {
   approval_id: string;
   decision: "deny" | "once" | "always";
   unattended?: boolean;
+  via?: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout";
 }
 
 export interface ApprovalRequired {
@@ -131,6 +132,7 @@ export interface ApprovalResolved {
   turn_id: string;
   approval_id: string;
   decision: "deny" | "once" | "always" | "cancelled";
+  answered_by: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout" | null;
 }
 
 /**
@@ -426,6 +428,15 @@ export interface ChatSend {
   attachments?: AttachmentRefInput[];
 }
 
+/**
+ * Text for the chat's running turn: the model reads it at its next call, after the tool
+ * results of the step in progress (or right after its answer, and answers again).
+ */
+export interface ChatSteer {
+  chat_id: string;
+  text: string;
+}
+
 export interface ChatSummary {
   id: string;
   title: string;
@@ -505,13 +516,15 @@ export interface Delta {
 /**
  * The desktop shell asks ONE window's page to do something (never published on the bus:
  * it goes to that window's event pusher only). `open_chat`: show `open_chat_id` (main window);
- * `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box.
+ * `quick_opened`: the Quick Ask window was shown, optionally with `text` for its box;
+ * `open_inbox`: show the Inbox view, on `open_item_id` when set (the tray, a notification).
  */
 export interface DesktopCommand {
   type: "desktop_command";
-  action: "open_chat" | "quick_opened";
+  action: "open_chat" | "quick_opened" | "open_inbox";
   open_chat_id: string | null;
   text: string | null;
+  open_item_id: string | null;
 }
 
 export interface DreamProposalList {
@@ -739,6 +752,64 @@ export interface ImportSummary {
   keep_from_cursor: number;
 }
 
+export interface InboxAnswer {
+  id: string;
+  decision?: "deny" | "once" | "always" | null;
+  fields?: Record<string, string>;
+  via?: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout";
+}
+
+/**
+ * An Inbox item was added, answered, expired or cancelled (issue 35): `pending` is how
+ * many items wait now, so a badge needs no second call.
+ */
+export interface InboxChanged {
+  type: "inbox_changed";
+  pending: number;
+  item_id: string;
+  status: "pending" | "answered" | "expired" | "cancelled";
+}
+
+/** One field of an elicitation form (a flat JSON-schema property). */
+export interface InboxField {
+  name: string;
+  title: string;
+  type: string;
+  required: boolean;
+  enum: string[] | null;
+}
+
+export interface InboxItem {
+  id: string;
+  kind: "approval" | "elicitation" | "memory_review";
+  chat_id: string | null;
+  turn_id: string | null;
+  task_id: string | null;
+  who: string;
+  origin: "chat" | "quick_ask" | "task" | "api" | "cli";
+  tool: string;
+  title: string;
+  detail: string;
+  argv: string[] | null;
+  summary: ApprovalSummary | null;
+  warnings: string[];
+  can_always: boolean;
+  fields: InboxField[];
+  created_at: string;
+  status: "pending" | "answered" | "expired" | "cancelled";
+  answer: string | null;
+  answered_by: "chat" | "inbox" | "cli" | "api" | "tray" | "quick_ask" | "timeout" | null;
+  resumable: boolean;
+}
+
+export interface InboxList {
+  items: InboxItem[];
+}
+
+export interface InboxQuery {
+  include_answered?: boolean;
+}
+
 export interface ItemRef {
   id: string;
 }
@@ -950,6 +1021,7 @@ export interface McpElicitation {
   requested_schema: Record<string, unknown>;
   defaults: Record<string, unknown>;
   closed: boolean;
+  outcome: "accept" | "decline" | "cancel" | "timeout" | null;
 }
 
 export interface McpElicitationAnswer {
@@ -1217,6 +1289,12 @@ export interface MemoryItems {
   total: number;
 }
 
+/** Dream stored a MEMORY.md change for review (review mode): a new Inbox item (issue 35). */
+export interface MemoryProposed {
+  type: "memory_proposed";
+  proposal_id: string;
+}
+
 export interface MemorySave {
   text: string;
   base_hash?: string | null;
@@ -1294,6 +1372,7 @@ export interface MessageView {
   mentions: MentionOutput[];
   attachments: AttachmentRefOutput[];
   stopped: boolean;
+  steer: boolean;
   tool_outcome: "ok" | "error" | "denied" | null;
   siblings: number[];
   sibling_index: number;
@@ -1546,6 +1625,16 @@ export interface ProviderView {
   parallel_requests: number | null;
   lean_tools: boolean | null;
   local: boolean;
+}
+
+/**
+ * `chat.queue`'s answer: sent at once (`turn_id`, position 0) when the chat was idle, or
+ * waiting at `position` (1: next) behind the running turn.
+ */
+export interface QueuedTurn {
+  chat_id: string;
+  position: number;
+  turn_id: string | null;
 }
 
 /** The Quick Ask page reports which chat it shows (notifications open the right window). */
@@ -1958,6 +2047,7 @@ export interface TaskDraft {
   missed_policy?: "run_once" | "skip";
   enabled?: boolean;
   agent_id?: string | null;
+  wait_for_answers_s?: number;
 }
 
 export interface TaskEdit {
@@ -2025,6 +2115,7 @@ export interface TaskView {
   chat_mode: "same_chat" | "new_chat";
   missed_policy: "run_once" | "skip";
   enabled: boolean;
+  wait_for_answers_s: number;
   time_zone: string;
   next_run: string | null;
   last_status: "running" | "ok" | "failed" | "skipped" | "missed" | null;
@@ -2037,6 +2128,7 @@ export interface TaskView {
 /** A task was added, edited, enabled/disabled, removed or its next run moved. */
 export interface TasksChanged {
   type: "tasks_changed";
+  removed: string | null;
 }
 
 export interface TodoCreate {
@@ -2156,6 +2248,18 @@ export interface TurnFailed {
   error: ErrorInfo;
 }
 
+/**
+ * A chat's server-side queue (`chat.queue`) changed: `texts` wait, in order, to be sent as
+ * the chat's next turns. Empty after the last was sent, or after Stop or a failed turn
+ * dropped them (`returned` then holds what was dropped).
+ */
+export interface TurnQueueChanged {
+  type: "turn_queue_changed";
+  chat_id: string;
+  texts: string[];
+  returned: string[];
+}
+
 export interface TurnRef {
   chat_id: string;
   turn_id: string;
@@ -2168,6 +2272,17 @@ export interface TurnStarted {
   provider_id: string;
   model: string;
   user_text: string;
+}
+
+/**
+ * Steer text reached the model inside the running turn: it is the user message after the
+ * step that just ended (its tool results, or its answer), so the chat shows it there.
+ */
+export interface TurnSteered {
+  type: "turn_steered";
+  chat_id: string;
+  turn_id: string;
+  text: string;
 }
 
 /**
@@ -2261,10 +2376,13 @@ export interface WeeklyOutput {
 /** Every event the backend pushes (discriminated by `type`). */
 export type AppEvent =
   | TurnStarted
+  | TurnSteered
+  | TurnQueueChanged
   | Delta
   | ToolCallEvent
   | ApprovalRequired
   | ApprovalResolved
+  | InboxChanged
   | ToolResultEvent
   | UsageEvent
   | TurnDone
@@ -2283,6 +2401,7 @@ export type AppEvent =
   | McpElicitation
   | McpCatalogProgress
   | ContextLeftOut
+  | MemoryProposed
   | EvalProgress
   | DatabaseProblem
   | SkillsChanged
@@ -2313,9 +2432,11 @@ export interface Routes {
   "chat.approve": { request: ApprovalAnswer; response: Ok };
   "chat.cancel": { request: ChatRef; response: Ok };
   "chat.edit": { request: ChatEdit; response: TurnRef };
+  "chat.queue": { request: ChatSend; response: QueuedTurn };
   "chat.regenerate": { request: ChatRegenerate; response: TurnRef };
   "chat.retry": { request: ChatRef; response: TurnRef };
   "chat.send": { request: ChatSend; response: TurnRef };
+  "chat.steer": { request: ChatSteer; response: TurnRef };
   "chats.create": { request: ChatCreate; response: ChatSummary };
   "chats.delete": { request: ChatRef; response: Ok };
   "chats.export": { request: ChatExport; response: ExportedChat };
@@ -2343,6 +2464,8 @@ export interface Routes {
   "files.save_download": { request: FileSave; response: SavedFile };
   "import.preview": { request: ImportPath; response: ImportReport };
   "import.run": { request: ImportPath; response: ImportReport };
+  "inbox.answer": { request: InboxAnswer; response: Ok };
+  "inbox.list": { request: InboxQuery; response: InboxList };
   "knowledge.add": { request: KbAdd; response: KbAddResult };
   "knowledge.add_root": { request: KbRoot; response: KbAddResult };
   "knowledge.create": { request: KbName; response: KbView };
@@ -2482,9 +2605,11 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "chat.approve",
   "chat.cancel",
   "chat.edit",
+  "chat.queue",
   "chat.regenerate",
   "chat.retry",
   "chat.send",
+  "chat.steer",
   "chats.create",
   "chats.delete",
   "chats.export",
@@ -2512,6 +2637,8 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "files.save_download",
   "import.preview",
   "import.run",
+  "inbox.answer",
+  "inbox.list",
   "knowledge.add",
   "knowledge.add_root",
   "knowledge.create",
@@ -2641,6 +2768,8 @@ export const API_ERROR_TEXTS = {
   "agent.package_source": "Give the package as a path or as uploaded data (one of them).",
   "agent.too_many": "at most {limit} agents",
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
+  "approval.resume_busy": "This chat is running another turn; answer when it has finished.",
+  "approval.resume_unreadable": "This question's turn was saved when the app ended, but the saved turn cannot be read ({reason}), so it cannot go on. Delete the chat to clear it.",
   "approval.unattended_deny": "An unattended answer can only refuse the call (decision \"deny\").",
   "attach.bad_base64": "{name}: the upload is not valid base64",
   "attach.file_too_large": "{name} is {size}; files may be at most {max}.",
@@ -2691,6 +2820,7 @@ export const API_ERROR_TEXTS = {
   "chat.message_not_found": "message {message} of chat {id} not found",
   "chat.no_model": "No model is available yet: add a provider in Settings → Providers (or start Ollama) and check that it lists models.",
   "chat.not_found": "chat {id} not found",
+  "chat.not_running": "chat {id} has no running turn to steer; send the text as a message instead",
   "chat.nothing_to_retry": "chat {id} has no failed or cancelled turn to retry",
   "chat.turn_stored": "turn {turn} of chat {id} is already stored",
   "database_busy": "The database is busy: another program is using CashCode's data right now. Try again in a moment; close the other program if this persists.",
@@ -2711,6 +2841,11 @@ export const API_ERROR_TEXTS = {
   "import.not_absolute": "Give the folder as an absolute path.",
   "import.not_folder": "{path} is not a folder: choose a CashCode data folder or a cdy-agent workspace.",
   "import.unknown_folder": "{path} is neither a CashCode data folder (memory/, data/skills/) nor a cdy-agent workspace (.cdy-agent/).",
+  "inbox.always_not_offered": "\"Always allow\" is not offered for this request; answer \"once\" or \"deny\".",
+  "inbox.answered": "This question was already answered (status: {status}, by: {by}).",
+  "inbox.bad_field": "The answer does not fit the form: {reason}",
+  "inbox.decision_required": "Answer an approval with a decision: deny, once or always.",
+  "inbox.not_found": "No Inbox item {id} (see `cashcode inbox`).",
   "internal": "Internal error in {route} ({kind}); see the log for details.",
   "kb.embeddings_pair": "Choose both a provider and an embeddings model, or neither.",
   "kb.exists": "A knowledge base named '{name}' already exists.",

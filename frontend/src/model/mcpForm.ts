@@ -16,11 +16,13 @@ export interface McpDraft {
   env: string; // "NAME=value" per line
   secretEnv: string; // comma-separated names
   allowPlainHttpAuth: boolean; // the user confirmed credential headers over plain http://
+  sandbox: boolean; // stdio: run confined by the sandbox (off for servers the user adds)
+  network: boolean; // stdio, sandboxed: TCP allowed (Landlock filters by port, not by host)
 }
 
 export function draftFrom(view: McpServerView | null): McpDraft {
   if (!view) {
-    return { name: "", transport: "stdio", displayName: "", description: "", url: "", headers: "", command: "", args: "", env: "", secretEnv: "", allowPlainHttpAuth: false };
+    return { name: "", transport: "stdio", displayName: "", description: "", url: "", headers: "", command: "", args: "", env: "", secretEnv: "", allowPlainHttpAuth: false, sandbox: false, network: false };
   }
   return {
     name: view.name,
@@ -34,6 +36,8 @@ export function draftFrom(view: McpServerView | null): McpDraft {
     env: Object.entries(view.env).map(([k, v]) => `${k}=${v}`).join("\n"),
     secretEnv: view.secret_env.join(", "),
     allowPlainHttpAuth: false,
+    sandbox: view.sandbox,
+    network: view.network,
   };
 }
 
@@ -61,6 +65,8 @@ export function toPayload(d: McpDraft): McpServerCreate {
       args: d.args.split("\n").filter((a) => a.trim().length > 0),
       env: pairs(d.env, "="),
       secret_env: d.secretEnv.split(",").map((s) => s.trim()).filter((s) => s.length > 0),
+      sandbox: d.sandbox,
+      network: d.sandbox && d.network, // the network grant means nothing unsandboxed
     };
   }
   const remote = { ...base, url: d.url.trim(), headers: pairs(d.headers, ":") };

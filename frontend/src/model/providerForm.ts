@@ -24,9 +24,15 @@ export interface ProviderDraft {
   apiKey: string;
   timeout: string; // seconds; "" = 60 s
   firstTokenTimeout: string; // seconds; "" = none
+  parallelRequests: string; // model calls at once; "" = 1 for a local provider, no limit else; "0" = no limit
+  leanTools: LeanChoice;
   defaultModel: string;
   models: ModelRowDraft[];
 }
+
+/** The lean request (core tools up front, the rest through tool_search): "" = the default (on
+ * for a local provider, off for a remote one). */
+export type LeanChoice = "" | "on" | "off";
 
 function text(value: number | null | undefined): string {
   return value === null || value === undefined ? "" : String(value);
@@ -40,7 +46,7 @@ export function draftFrom(view: ProviderView | null): ProviderDraft {
   if (!view) {
     return {
       id: null, name: "", kind: "chat_completions", baseUrl: DEFAULT_BASE_URLS.chat_completions, apiKey: "",
-      timeout: "", firstTokenTimeout: "", defaultModel: "", models: [],
+      timeout: "", firstTokenTimeout: "", parallelRequests: "", leanTools: "", defaultModel: "", models: [],
     };
   }
   return {
@@ -51,6 +57,8 @@ export function draftFrom(view: ProviderView | null): ProviderDraft {
     apiKey: view.has_key ? MASK : "",
     timeout: text(view.timeout_s),
     firstTokenTimeout: text(view.first_token_timeout_s),
+    parallelRequests: text(view.parallel_requests),
+    leanTools: view.lean_tools === null ? "" : view.lean_tools ? "on" : "off",
     defaultModel: view.default_model ?? "",
     models: (view.model_settings ?? []).map((m) => ({
       model: m.model,
@@ -101,6 +109,8 @@ export function toInput(draft: ProviderDraft): ProviderInput {
     ...(draft.id !== null && apiKey === "" ? { clear_key: true } : {}),
     timeout_s: numberOrNull(draft.timeout),
     first_token_timeout_s: numberOrNull(draft.firstTokenTimeout),
+    parallel_requests: numberOrNull(draft.parallelRequests),
+    lean_tools: draft.leanTools === "" ? null : draft.leanTools === "on",
     default_model: draft.defaultModel.trim() || null,
     model_settings: modelSettings(draft.models),
   };

@@ -37,6 +37,7 @@ export const TOOL_LINES = 20;
 export type Part =
   | { kind: "text"; id: string; text: string }
   | { kind: "reasoning"; id: string; text: string }
+  | { kind: "steer"; id: string; text: string } // the user's steer, where the model got it
   | { kind: "tool"; id: string; tool: ToolView };
 
 export interface UserEntry {
@@ -74,6 +75,11 @@ export function appendText(entry: AssistantEntry, channel: TextChannel, text: st
     return;
   }
   entry.parts.push({ kind: channel, id: `${channel}-${entry.parts.length}`, text });
+}
+
+/** Steer text reached the model here (between two steps of the turn). */
+export function addSteer(entry: AssistantEntry, text: string): void {
+  entry.parts.push({ kind: "steer", id: `steer-${entry.parts.length}`, text });
 }
 
 export function findTool(entry: AssistantEntry, callId: string): ToolView | undefined {
@@ -164,6 +170,11 @@ export function buildTranscript(messages: readonly MessageView[]): Entry[] {
   const entries: Entry[] = [];
   let current: AssistantEntry | null = null;
   for (const msg of messages) {
+    if (msg.role === "user" && msg.steer && current && current.turnId === msg.turn_id) {
+      addSteer(current, msg.content); // a steer stays inside its turn, where it was given
+      current.cursors?.push(msg.cursor);
+      continue;
+    }
     if (msg.role === "user") {
       entries.push({
         kind: "user",

@@ -5,6 +5,7 @@ import type { Transport } from "@/api/transport";
 import { errorMessage, useApiStore } from "./api";
 import { useChatsStore } from "./chats";
 import { useDesktopStore } from "./desktop";
+import { useInboxStore } from "./inbox";
 import { useProvidersStore } from "./providers";
 import { useSettingsStore } from "./settings";
 
@@ -25,11 +26,13 @@ export const useAppStore = defineStore("app", () => {
     api.use(transport);
     const chats = useChatsStore();
     const desktop = useDesktopStore();
+    const inbox = useInboxStore();
     // Subscribe before the snapshots so no event falls between them.
     unsubscribe?.();
     const offEvents = transport.onEvents((batch) => {
       chats.applyBatch(batch);
       desktop.applyBatch(batch);
+      inbox.applyBatch(batch);
       for (const ev of batch) {
         if (ev.type === "database_problem") databaseProblem.value = ev.details[0] ?? ev.message;
         else if (ev.type === "database_status") databaseStatus(ev.busy);
@@ -63,6 +66,8 @@ export const useAppStore = defineStore("app", () => {
       if (appInfo.database_busy) api.databaseBusy = true; // cleared by the backend's event
       status.value = "ready";
       void providers.loadModels().catch(() => undefined);
+      // Off the first paint's path: the sidebar's Inbox badge fills in a moment later.
+      void useInboxStore().load().catch(() => undefined);
     } catch (err) {
       error.value = errorMessage(err);
       status.value = "error";
@@ -81,6 +86,7 @@ export const useAppStore = defineStore("app", () => {
   async function resync(): Promise<void> {
     const chats = useChatsStore();
     await chats.loadList().catch(() => undefined);
+    void useInboxStore().load().catch(() => undefined);
     if (chats.currentId) await chats.loadHistory(chats.currentId);
   }
 

@@ -15,10 +15,16 @@ export interface ReducerDeps {
   upsert(summary: ChatSummary): void;
   forget(chatId: string): void;
   loadHistory(chatId: string): Promise<void>;
+  /** Steer text reached the model (the waiting steers it joined are given). */
+  steered(chatId: string, text: string): void;
+  /** After a turn's end: the chat's queued messages go on (done) or come back (stop, failure). */
+  afterTurn(chatId: string, end: TurnEnd["type"]): void;
+  /** Re-read one chat's list entry (a turn of a chat this window does not show). */
+  refreshSummary(chatId: string): Promise<void>;
 }
 
 export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { type: "delta" }>) => void {
-  const { summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory } = deps;
+  const { summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory, steered, afterTurn, refreshSummary } = deps;
 
   function applyEvent(ev: Exclude<AppEvent, { type: "delta" }>): void {
     switch (ev.type) {
@@ -27,7 +33,11 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         rt.live = { turnId: ev.turn_id, userText: ev.user_text, entry: tx.newAssistant(ev.turn_id), model: ev.model, usage: null };
         rt.error = null;
         rt.approvals = [];
+        rt.closedElsewhere = null;
         setRunning(ev.chat_id, true);
+        // A turn this window did not start (a scheduled run, "Run now", Quick Ask, the CLI):
+        // its chat joins the list now, not at the next click or restart (issue 41).
+        if (!summaries.value[ev.chat_id]) void refreshSummary(ev.chat_id);
         return;
       }
       case "tool_call": {
@@ -40,17 +50,27 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
         if (live) tx.markAwaiting(live.entry, ev);
         const rt = runtime(ev.chat_id);
         if (!rt.approvals.some((a) => a.approval_id === ev.approval_id)) rt.approvals.push(ev);
+        rt.closedElsewhere = null;
         return;
       }
       case "approval_resolved": {
         const rt = runtime(ev.chat_id);
         const approval = rt.approvals.find((a) => a.approval_id === ev.approval_id);
         rt.approvals = rt.approvals.filter((a) => a.approval_id !== ev.approval_id);
+        // Still listed here means this window did not answer it (its own answer removes it at
+        // once): the Inbox, the CLI or another window did. The dialog closes; say who answered.
+        if (approval && ev.decision !== "cancelled") rt.closedElsewhere = { tool: approval.tool, decision: ev.decision, by: ev.answered_by };
         const live = liveFor(ev.chat_id, ev.turn_id);
         if (live && approval) {
           if (ev.decision === "deny" || ev.decision === "cancelled") tx.markDenied(live.entry, approval.call_id);
           else tx.markApproved(live.entry, approval.call_id);
         }
+        return;
+      }
+      case "turn_steered": {
+        const live = liveFor(ev.chat_id, ev.turn_id);
+        if (live) tx.addSteer(live.entry, ev.text);
+        steered(ev.chat_id, ev.text);
         return;
       }
       case "tool_result": {
@@ -73,6 +93,7 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
       case "turn_failed":
       case "turn_cancelled":
         endTurn(ev);
+        afterTurn(ev.chat_id, ev.type);
         return;
       case "session_updated": {
         const known = summaries.value[ev.chat_id];
@@ -99,6 +120,9 @@ export function createEventReducer(deps: ReducerDeps): (ev: Exclude<AppEvent, { 
 
   function endTurn(ev: TurnEnd): void {
     const rt = runtime(ev.chat_id);
+    // A chat whose history is not loaded here: its list entry (count, preview, time) is re-read;
+    // a shown chat's is, with its history, below.
+    if (rt.history === null && currentId.value !== ev.chat_id) void refreshSummary(ev.chat_id);
     const live = liveFor(ev.chat_id, ev.turn_id);
     if (!live) return;
     rt.approvals = rt.approvals.filter((a) => a.turn_id !== ev.turn_id);

@@ -45,18 +45,40 @@ export interface ChatRuntime {
   /** A message that did not get through (refused send, a turn failed or stopped before any
    * answer): the composer takes it back, so nothing typed is lost. */
   returned?: ReturnedDraft | null;
+  /** The shown approval was answered elsewhere (the Inbox, the CLI, another window): its
+   * dialog closed and the view says by which surface (issue 35). */
+  closedElsewhere?: ClosedElsewhere | null;
   /** The last turn's context left older messages out (not summarised yet): the view says so. */
   contextLeftOut?: boolean;
   /** The live turn was typed in the composer (not an edit or regenerate). */
   fromComposer?: boolean;
+  /** Typed while the turn runs (issue 35): queue items wait for its end, steer items were
+   * sent (chat.steer) and wait for `turn_steered`; Stop or a failure gives them back. */
+  waiting?: WaitingMessage[];
   /** `history` shows another version than the chat's current one (a search hit opened it);
    * the stored current version is unchanged until the user makes this one current. */
   viewing?: ViewedVersion | null;
 }
 
+export interface ClosedElsewhere {
+  tool: string;
+  decision: "deny" | "once" | "always";
+  by: Extract<AppEvent, { type: "approval_resolved" }>["answered_by"];
+}
+
 export interface ReturnedDraft {
   text: string;
   attachments: AttachmentRef[];
+}
+
+/** A message typed while a turn runs: this window's queue (decision 427). */
+export interface WaitingMessage {
+  id: number;
+  kind: "queue" | "steer";
+  text: string;
+  mentions: MentionInput[];
+  attachments: AttachmentRef[];
+  model: ModelRef | null;
 }
 
 const LIST_PAGE = 100;
@@ -177,7 +199,25 @@ export const useChatsStore = defineStore("chats", () => {
     }
   }
 
-  const applyEvent = createEventReducer({ summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory });
+  const applyEvent = createEventReducer({
+    summaries, currentId, runtime, liveFor, setRunning, upsert, forget, loadHistory, steered, afterTurn, refreshSummary,
+  });
+
+  const refreshing = new Set<string>();
+  /** One chat's list entry, read again (one request per chat at a time; a chat deleted
+   * meanwhile — `forget` drops its runtime — stays out of the list). */
+  async function refreshSummary(chatId: string): Promise<void> {
+    if (refreshing.has(chatId)) return;
+    refreshing.add(chatId);
+    try {
+      const detail = await api.invoke("chats.get", { chat_id: chatId, limit: 1 });
+      if (runtimes.value[chatId]) upsert(detail.chat);
+    } catch {
+      // gone or unreadable: the list keeps what it had
+    } finally {
+      refreshing.delete(chatId);
+    }
+  }
 
   // ---- snapshots and actions -----------------------------------------------------------------
 
@@ -480,15 +520,84 @@ export const useChatsStore = defineStore("chats", () => {
 
   const cancel = (chatId: string) => guarded(chatId, () => api.invoke("chat.cancel", { chat_id: chatId }));
 
+  // ---- steer and queue (issue 35) ------------------------------------------------------------
+
+  let waitingIds = 0;
+
+  function waitingOf(chatId: string): WaitingMessage[] {
+    const rt = runtime(chatId);
+    if (!rt.waiting) rt.waiting = [];
+    return rt.waiting;
+  }
+
+  /** Sent as the chat's next turn when the running one ends (in order). */
+  function queue(chatId: string, text: string, model: ModelRef | null, mentions: MentionInput[] = [], attachments: AttachmentRef[] = []): void {
+    waitingOf(chatId).push({ id: ++waitingIds, kind: "queue", text, mentions, attachments, model });
+  }
+
+  /** Given to the running turn's model at its next step; shown here until it is given. A turn
+   * that ended meanwhile gets it as its next message instead (nothing typed is lost). */
+  async function steer(chatId: string, text: string, model: ModelRef | null): Promise<void> {
+    const item: WaitingMessage = { id: ++waitingIds, kind: "steer", text, mentions: [], attachments: [], model };
+    waitingOf(chatId).push(item);
+    try {
+      await api.invoke("chat.steer", { chat_id: chatId, text });
+    } catch {
+      const list = waitingOf(chatId);
+      const at = list.findIndex((w) => w.id === item.id);
+      if (at < 0) return;
+      list[at] = { ...item, kind: "queue" };
+      if (!isRunning(chatId)) sendNextQueued(chatId);
+    }
+  }
+
+  function removeWaiting(chatId: string, id: number): void {
+    const rt = runtime(chatId);
+    rt.waiting = (rt.waiting ?? []).filter((w) => w.id !== id);
+  }
+
+  /** `turn_steered`: the steers it joined are in the turn now (the transcript shows them). */
+  function steered(chatId: string, text: string): void {
+    const rt = runtime(chatId);
+    rt.waiting = (rt.waiting ?? []).filter((w) => w.kind !== "steer" || !text.includes(w.text));
+  }
+
+  /** A turn ended: done sends the next queued message; Stop or a failure gives every waiting
+   * message back to the composer (after the turn's own returned message, if any). */
+  function afterTurn(chatId: string, end: "turn_done" | "turn_failed" | "turn_cancelled"): void {
+    const rt = runtime(chatId);
+    const waiting = rt.waiting ?? [];
+    if (waiting.length === 0) return;
+    if (end === "turn_done") {
+      // A steer the turn never got (it answered as it came) goes as a message, in its place.
+      rt.waiting = waiting.map((w) => (w.kind === "steer" ? { ...w, kind: "queue" } : w));
+      sendNextQueued(chatId);
+      return;
+    }
+    const back = rt.returned;
+    const texts = [back?.text ?? "", ...waiting.map((w) => w.text)].filter((x) => x.trim());
+    rt.returned = { text: texts.join("\n\n"), attachments: [...(back?.attachments ?? []), ...waiting.flatMap((w) => w.attachments)] };
+    rt.waiting = [];
+  }
+
+  function sendNextQueued(chatId: string): void {
+    const rt = runtime(chatId);
+    const next = rt.waiting?.[0];
+    if (!next) return;
+    rt.waiting = rt.waiting?.slice(1);
+    void send(chatId, next.text, next.model, next.mentions, next.attachments);
+  }
+
   function retry(chatId: string): Promise<boolean> {
     runtime(chatId).error = null;
     return guarded(chatId, () => api.invoke("chat.retry", { chat_id: chatId }));
   }
 
-  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always"): Promise<boolean> {
+  /** `via`: the surface answering (the Quick Ask window says so; other views show it). */
+  function answer(chatId: string, approvalId: string, decision: "deny" | "once" | "always", via: "chat" | "quick_ask" = "chat"): Promise<boolean> {
     const rt = runtime(chatId);
     rt.approvals = rt.approvals.filter((a) => a.approval_id !== approvalId);
-    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision }));
+    return guarded(chatId, () => api.invoke("chat.approve", { approval_id: approvalId, decision, via }));
   }
 
   function dismissError(chatId: string): void {
@@ -526,7 +635,7 @@ export const useChatsStore = defineStore("chats", () => {
 
   return {
     summaries, runtimes, currentId, list, current, runtime, applyBatch, loadList, loadHistory, loadOlder, open, reveal,
-    entries, create, createNew, creatingChat, setAgent, rename, remove, send, edit, regenerate, switchBranch, viewThrough, makeCurrent, backToCurrent, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
+    entries, create, createNew, creatingChat, setAgent, rename, remove, send, queue, steer, removeWaiting, edit, regenerate, switchBranch, viewThrough, makeCurrent, backToCurrent, cancel, retry, answer, dismissError, clearErrors, takeReturned, isRunning, flushNow, useFrameScheduler,
     listNext, listLoading, loadMore, loadMatching,
   };
 });

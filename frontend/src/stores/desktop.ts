@@ -13,6 +13,8 @@ export const useDesktopStore = defineStore("desktop", () => {
   const quickOpened = ref<{ n: number; text: string | null }>({ n: 0, text: null });
   /** The main window should show this chat ("Continue in CashCode", a notification, the tray). */
   const openChat = ref<{ n: number; chatId: string | null }>({ n: 0, chatId: null });
+  /** The main window should show the Inbox, on this item when set (the tray, a notification). */
+  const openInbox = ref<{ n: number; itemId: string | null }>({ n: 0, itemId: null });
   /** The chat the Quick Ask window shows; a new question starts a new one. */
   const quickChatId = ref<string | null>(null);
 
@@ -21,6 +23,8 @@ export const useDesktopStore = defineStore("desktop", () => {
       quickOpened.value = { n: quickOpened.value.n + 1, text: command.text ?? null };
     } else if (command.action === "open_chat" && command.open_chat_id) {
       openChat.value = { n: openChat.value.n + 1, chatId: command.open_chat_id };
+    } else if (command.action === "open_inbox") {
+      openInbox.value = { n: openInbox.value.n + 1, itemId: command.open_item_id ?? null };
     }
   }
 
@@ -28,5 +32,5 @@ export const useDesktopStore = defineStore("desktop", () => {
     for (const ev of batch) if (ev.type === "desktop_command") apply(ev);
   }
 
-  return { quickOpened, openChat, quickChatId, applyBatch };
+  return { quickOpened, openChat, openInbox, quickChatId, applyBatch };
 });

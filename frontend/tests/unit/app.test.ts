@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FakeTransport } from "@/api/fake";
-import type { AppInfo } from "@/api/generated";
+import type { AppInfo, ProviderView } from "@/api/generated";
 import { ApiError } from "@/api/transport";
 import App from "@/App.vue";
 import { useApiStore } from "@/stores/api";
@@ -153,15 +153,59 @@ describe("app shell", () => {
     expect(wrapper.text()).toContain("m1");
   });
 
-  it("first run without Ollama points to Settings → Providers", async () => {
-    const fake = backend({ first_run: true }).on("app.detect_ollama", () => ({ found: false, base_url: "", models: [], message: "Connection refused" }));
-    const { wrapper, done, router } = await start(fake);
+  it("first run without Ollama: Add a provider opens the preset dialog, saves, tests and closes", async () => {
+    const view: ProviderView = { id: "p7", name: "DeepSeek", kind: "chat_completions", base_url: "https://api.deepseek.com/v1", api_key: "", has_key: true, timeout_s: null, first_token_timeout_s: null, default_model: "deepseek-chat", model_settings: [], parallel_requests: null, lean_tools: null, local: false };
+    const fake = backend({ first_run: true })
+      .on("app.detect_ollama", () => ({ found: false, base_url: "", models: [], message: "Connection refused" }))
+      .on("providers.save", () => view)
+      .on("providers.test", () => ({ ok: true, message: "", model_count: 2, code: null, timeout_s: null, params: {} }))
+      .on("models.list", () => ({ models: [{ provider_id: "p7", provider_name: "DeepSeek", model: "deepseek-chat", supports_tools: null, supports_vision: null }], errors: [] }));
+    const { wrapper, done } = await start(fake);
     await done;
     await vi.waitFor(() => expect(wrapper.find('[data-testid="onboarding-open-settings"]').exists()).toBe(true));
     expect(wrapper.find('[data-testid="onboarding-use-ollama"]').exists()).toBe(false);
     await wrapper.get('[data-testid="onboarding-open-settings"]').trigger("click");
-    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe("/settings?section=providers"));
-    await vi.waitFor(() => expect(wrapper.find('[data-testid="provider-add"]').exists()).toBe(true));
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="add-provider-dialog"]').exists()).toBe(true));
+    // Every preset is offered; a new provider's key hint does not talk about a stored key.
+    for (const id of ["openai", "deepseek", "openrouter", "lmstudio", "ollama", "llamacpp", "custom"]) {
+      expect(wrapper.find(`[data-testid="provider-preset-${id}"]`).exists()).toBe(true);
+    }
+    expect(wrapper.get('[data-testid="provider-key-hint"]').text()).not.toContain("********");
+    await wrapper.get('[data-testid="provider-preset-deepseek"]').trigger("click");
+    await tick();
+    expect((wrapper.get('[data-testid="provider-base-url"]').element as HTMLInputElement).value).toBe("https://api.deepseek.com/v1");
+    await wrapper.get('[data-testid="provider-key"]').setValue("sk-deepseek-test");
+    await wrapper.get("form.provider-form").trigger("submit");
+    await vi.waitFor(() => expect(fake.callsTo("providers.test")).toEqual([{ provider_id: "p7" }]));
+    expect(fake.callsTo("providers.save")[0]).toMatchObject({ name: "DeepSeek", base_url: "https://api.deepseek.com/v1", api_key: "sk-deepseek-test", default_model: "deepseek-chat" });
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="add-provider-dialog"]').exists()).toBe(false));
+    await vi.waitFor(() => expect(wrapper.text()).toContain("Connected. Available models:"));
+    expect(wrapper.text()).toContain("deepseek-chat");
+  });
+
+  it("a provider whose connection test fails stays saved, the dialog says why and offers to keep it", async () => {
+    const view: ProviderView = { id: "p8", name: "llama.cpp", kind: "chat_completions", base_url: "http://127.0.0.1:8080/v1", api_key: "", has_key: false, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [], parallel_requests: null, lean_tools: null, local: true };
+    const fake = backend({ first_run: true })
+      .on("app.detect_ollama", () => ({ found: false, base_url: "", models: [], message: "Connection refused" }))
+      .on("providers.save", () => view)
+      .on("providers.test", () => ({ ok: false, message: "Cannot reach http://127.0.0.1:8080/v1", model_count: 0, code: "unreachable", timeout_s: null, params: {} }));
+    const { wrapper, done } = await start(fake);
+    await done;
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="onboarding-open-settings"]').exists()).toBe(true));
+    await wrapper.get('[data-testid="onboarding-open-settings"]').trigger("click");
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="provider-preset-llamacpp"]').exists()).toBe(true));
+    await wrapper.get('[data-testid="provider-preset-llamacpp"]').trigger("click");
+    await tick();
+    await wrapper.get("form.provider-form").trigger("submit");
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="add-provider-test-failed"]').exists()).toBe(true));
+    expect(wrapper.find('[data-testid="add-provider-dialog"]').exists()).toBe(true);
+    // Saving again updates the same provider rather than adding a second one.
+    await wrapper.get("form.provider-form").trigger("submit");
+    await vi.waitFor(() => expect(fake.callsTo("providers.save")).toHaveLength(2));
+    expect(fake.callsTo("providers.save")[1]).toMatchObject({ id: "p8" });
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="add-provider-keep"]').exists()).toBe(true));
+    await wrapper.get('[data-testid="add-provider-keep"]').trigger("click");
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="add-provider-dialog"]').exists()).toBe(false));
   });
 });
 
@@ -245,7 +289,7 @@ describe("chat view", () => {
     expect(wrapper.get('[data-testid="tool-card"]').attributes("data-state")).toBe("awaiting");
     await wrapper.get('[data-testid="approval-once"]').trigger("click");
     await tick();
-    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "once" }]);
+    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "once", via: "chat" }]);
     expect(wrapper.find('[data-testid="approval-dialog"]').exists()).toBe(false);
   });
 

@@ -111,7 +111,7 @@ describe("chats store: approvals", () => {
     const t = turn("c1", "t1");
     chats.applyBatch([t.started(), t.tool("k1", "exec"), t.approval("a1", "k1")]);
     await chats.answer("c1", "a1", "always");
-    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "always" }]);
+    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "always", via: "chat" }]);
     expect(chats.runtime("c1").approvals).toEqual([]);
   });
 
@@ -163,6 +163,24 @@ describe("chats store: sessions and history", () => {
     expect(chats.summaries.c1.title).toBe("Automatic title");
     chats.applyBatch([{ type: "session_updated", chat_id: "c9", title: "From the CLI", updated_at: "2026-11-30T09:02:00Z" }]);
     expect(chats.list.map((c) => c.id)).toEqual(["c9", "c1"]);
+  });
+
+  it("a turn this window did not start (a scheduled run, Quick Ask) puts its chat in the list and refreshes it when done", async () => {
+    const { chats, fake } = setup();
+    let count = 0;
+    fake.on("chats.get", ({ chat_id }) => ({
+      chat: { ...summary(chat_id, "Daily digest", `2026-11-30T09:0${count}:00Z`), message_count: count },
+      messages: [], has_more: false, viewing: null,
+    }));
+    const t = turn("c7", "t1");
+    chats.applyBatch([t.started("digest")]);
+    await vi.waitFor(() => expect(chats.list.map((c) => c.id)).toEqual(["c7"]));
+    expect(chats.summaries.c7.running).toBe(true);
+    count = 2;
+    chats.applyBatch([t.done("Here is the digest.")]);
+    await vi.waitFor(() => expect(chats.summaries.c7.message_count).toBe(2));
+    expect(chats.summaries.c7.running).toBe(false);
+    expect(fake.callsTo("chats.get")).toEqual([{ chat_id: "c7", limit: 1 }, { chat_id: "c7", limit: 1 }]);
   });
 
   it("session_deleted forgets the chat", () => {

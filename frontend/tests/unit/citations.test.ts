@@ -1,8 +1,10 @@
 import MarkdownIt from "markdown-it";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FakeTransport } from "@/api/fake";
 import { ApiError } from "@/api/transport";
+import CitationSources from "@/components/chat/CitationSources.vue";
 import MarkdownView from "@/components/chat/MarkdownView.vue";
+import { citedSources } from "@/model/citationSources";
 import { citationEpoch, citationsPlugin, findCitations, openCitation, resetCitations, setCitationResolver, wholeCitation, type CitedFile } from "@/model/citations";
 import { renderMarkdown } from "@/model/markdown";
 import CitationViewer from "@/components/knowledge/CitationViewer.vue";
@@ -172,3 +174,29 @@ function windowFake(): FakeTransport {
   Object.defineProperty(fake, "kind", { value: "pywebview" });
   return fake;
 }
+
+describe("the Sources list under a citing answer", () => {
+  const B: CitedFile = { base: "Pantry", path: "/home/me/pantry/tea.md", folder: "/home/me/pantry" };
+  const known: Record<string, CitedFile> = { "notes/a.md": A, "/home/me/notes/a.md": A, "tea.md": B };
+  const lookup = (p: string) => known[p] ?? null;
+
+  it("lists each knowledge file once, in first-cited order, with its distinct ranges sorted", () => {
+    const text = "Jam: `notes/a.md:8-9`; tea: tea.md:2; see also /home/me/notes/a.md:3-5 and notes/a.md:8-9. Not /etc/x.md:1.";
+    expect(citedSources(text, lookup)).toEqual([
+      { file: A, ranges: [{ start: 3, end: 5 }, { start: 8, end: 9 }] },
+      { file: B, ranges: [{ start: 2, end: 2 }] },
+    ]);
+    expect(citedSources("no citations here", lookup)).toEqual([]);
+  });
+
+  it("renders under the answer and a range opens the viewer at its lines", async () => {
+    setCitationResolver(async (paths) => paths.map((p) => known[p] ?? null));
+    const { wrapper } = await mountWith(CitationSources, { props: { text: "From notes/a.md:3-5 and tea.md:2." }, fake: new FakeTransport() });
+    await vi.waitFor(() => expect(wrapper.findAll('[data-testid="cited-source"]')).toHaveLength(2));
+    expect(wrapper.text()).toContain("a.md");
+    expect(wrapper.text()).toContain("lines 3–5");
+    expect(wrapper.text()).toContain("line 2");
+    await wrapper.findAll('[data-testid="cited-range"]')[0].trigger("click");
+    expect(openCitation.value).toEqual({ path: A.path, start: 3, end: 5 });
+  });
+});

@@ -57,12 +57,22 @@ describe("composer", () => {
     expect(w.emitted("send")).toBeUndefined();
   });
 
-  it("disables send while the chat runs and shows Stop", async () => {
+  it("while the chat runs: Enter queues, Ctrl+Enter and the Steer button steer, Stop stops (issue 35)", async () => {
     const w = await composer({ running: true });
-    await w.get('[data-testid="composer-input"]').setValue("hello");
-    expect(w.get('[data-testid="send-button"]').attributes("disabled")).toBeDefined();
-    await w.get('[data-testid="composer-input"]').trigger("keydown", { key: "Enter" });
+    const input = w.get('[data-testid="composer-input"]');
+    expect(w.find('[data-testid="send-button"]').exists()).toBe(false);
+    expect(w.get('[data-testid="steer-button"]').attributes("disabled")).toBeDefined();
+    await input.setValue("then list the files");
+    await input.trigger("keydown", { key: "Enter" });
     expect(w.emitted("send")).toBeUndefined();
+    expect(w.emitted("queue")?.[0]?.[0]).toBe("then list the files");
+    await input.setValue("use metric units");
+    await input.trigger("keydown", { key: "Enter", ctrlKey: true });
+    expect(w.emitted("steer")?.[0]).toEqual(["use metric units"]);
+    await input.setValue("shorter");
+    await w.get('[data-testid="steer-button"]').trigger("click");
+    expect(w.emitted("steer")?.[1]).toEqual(["shorter"]);
+    expect((input.element as HTMLTextAreaElement).value).toBe("");
     await w.get('[data-testid="stop-button"]').trigger("click");
     expect(w.emitted("stop")).toHaveLength(1);
   });

@@ -21,7 +21,7 @@ export function summary(id: string, title = `Chat ${id}`, updated_at = NOW): Cha
 }
 
 export function message(cursor: number, role: MessageView["role"], content: string, extra: Partial<MessageView> = {}): MessageView {
-  return { cursor, turn_id: "t1", role, content, tool_calls: [], tool_call_id: null, name: null, created_at: NOW, mentions: [], attachments: [], stopped: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra };
+  return { cursor, turn_id: "t1", role, content, tool_calls: [], tool_call_id: null, name: null, created_at: NOW, mentions: [], attachments: [], stopped: false, steer: false, tool_outcome: null, siblings: [cursor], sibling_index: 0, ...extra };
 }
 
 /** A fresh Pinia with a FakeTransport installed; the chats store paints synchronously on flush. */
@@ -51,7 +51,7 @@ export function turn(chat_id: string, turn_id: string) {
       detail: "ls -la", argv: ["ls", "-la"], can_always, summary: null,
     }),
     resolved: (approval_id: string, decision: "deny" | "once" | "always" | "cancelled"): AppEvent => ({
-      type: "approval_resolved", chat_id, turn_id, approval_id, decision,
+      type: "approval_resolved", chat_id, turn_id, approval_id, decision, answered_by: null,
     }),
     done: (text = ""): AppEvent => ({ type: "turn_done", chat_id, turn_id, duration_ms: 5, text, hit_limit: false }),
     failed: (message = "Invalid API key (401). Check the key in Settings → Providers."): AppEvent => ({

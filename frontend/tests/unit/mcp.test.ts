@@ -151,6 +151,44 @@ describe("MCP Market view", () => {
     expect(wrapper.find('[data-testid="mcp-confirm"]').exists()).toBe(true);
   });
 
+  it("sends the per-server sandbox and network toggles, and says TCP is filtered by port, not host", async () => {
+    const { wrapper, created } = await market([]);
+    await wrapper.get('[data-testid="mcp-add"]').trigger("click");
+    await wrapper.get('[data-testid="mcp-form-name"]').setValue("boxed");
+    await wrapper.get('[data-testid="mcp-form-command"]').setValue("uvx");
+    const network = wrapper.get('[data-testid="mcp-form-network"]');
+    expect((network.element as HTMLInputElement).disabled).toBe(true); // only for a sandboxed server
+    await wrapper.get('[data-testid="mcp-form-sandbox"]').setValue(true);
+    expect((network.element as HTMLInputElement).disabled).toBe(false);
+    expect(wrapper.text()).toContain("filters TCP by port, not by host");
+    await network.setValue(true);
+    await wrapper.get('[data-testid="mcp-form"]').trigger("submit");
+    await tick();
+    expect(created).toEqual([expect.objectContaining({ name: "boxed", sandbox: true, network: true })]);
+  });
+
+  it("edits a sandboxed server: the toggles start from the server and the update carries them", async () => {
+    const boxed = view({ name: "timey", source: "user", editable: true, sandbox: true, network: true, sandbox_status: "sandboxed, network allowed (any host)" });
+    const { wrapper, fake } = await market([boxed]);
+    const updated: McpServerCreate[] = [];
+    fake.on("mcp.servers.update", (p) => {
+      updated.push(p as McpServerCreate);
+      return { ...boxed, sandbox: p.sandbox ?? boxed.sandbox, network: p.network ?? boxed.network };
+    });
+    await wrapper.get('[data-testid="mcp-edit"]').trigger("click");
+    expect((wrapper.get('[data-testid="mcp-form-sandbox"]').element as HTMLInputElement).checked).toBe(true);
+    expect((wrapper.get('[data-testid="mcp-form-network"]').element as HTMLInputElement).checked).toBe(true);
+    expect(wrapper.get('[data-testid="mcp-form-sandbox-hint"]').text()).toContain("network allowed (any host)");
+    await wrapper.get('[data-testid="mcp-form-network"]').setValue(false);
+    await wrapper.get('[data-testid="mcp-form"]').trigger("submit");
+    await tick();
+    expect(updated).toEqual([expect.objectContaining({ name: "timey", sandbox: true, network: false })]);
+    // the Chinese form says the same
+    useSettingsStore().view = settingsView({ language: "zh-CN" });
+    await wrapper.get('[data-testid="mcp-edit"]').trigger("click");
+    expect(wrapper.text()).toContain("按端口而不是按主机过滤 TCP");
+  });
+
   it("asks before an Authorization header goes over plain http:// to another computer", async () => {
     const { wrapper, created } = await market([]);
     await wrapper.get('[data-testid="mcp-add"]').trigger("click");
@@ -234,7 +272,7 @@ describe("MCP elicitation dialog", () => {
     const { wrapper, fake } = await mountWith(Dialog);
     fake.on("mcp.elicitation.answer", () => ({ ok: true }));
     fake.emit([{
-      type: "mcp_elicitation", id: "e1", server: "rough", chat_id: "", turn_id: "", tool: "", message: "Who should I greet?", closed: false,
+      type: "mcp_elicitation", id: "e1", server: "rough", chat_id: "", turn_id: "", tool: "", message: "Who should I greet?", closed: false, outcome: null,
       requested_schema: { type: "object", properties: { name: { type: "string" }, age: { type: "integer", default: 30 } }, required: ["name"] },
       defaults: { age: 30 },
     }]);

@@ -49,7 +49,7 @@ describe("Quick Ask window", () => {
     expect(wrapper.find('[data-testid="quick-view"]').exists()).toBe(true);
     expect(wrapper.find(".layout").exists()).toBe(false); // no sidebar
     fake.setLanguage("zh-CN"); // changed in the main window while this one was hidden
-    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "hi", open_chat_id: null }]);
+    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "hi", open_chat_id: null, open_item_id: null }]);
     await tick();
     await tick();
     const input = wrapper.get('[data-testid="composer-input"]').element as HTMLTextAreaElement;
@@ -72,7 +72,7 @@ describe("Quick Ask window", () => {
     const approval = wrapper.get('[data-testid="quick-approval"]');
     expect(approval.text()).toContain("Run a command");
     await approval.get('[data-testid="approval-always"]').trigger("click");
-    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "always" }]);
+    expect(fake.callsTo("chat.approve")).toEqual([{ approval_id: "a1", decision: "always", via: "quick_ask" }]);
     await tick();
     expect(wrapper.find('[data-testid="quick-approval"]').exists()).toBe(false);
     await wrapper.get('[data-testid="quick-continue"]').trigger("click");
@@ -90,7 +90,7 @@ describe("Quick Ask window", () => {
     fake.emit([turn("q1", "t1").started("First question")]);
     await tick();
     expect(wrapper.find('[data-testid="quick-continue"]').attributes("disabled")).toBeUndefined();
-    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "Second", open_chat_id: null }]);
+    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "Second", open_chat_id: null, open_item_id: null }]);
     await tick();
     await tick();
     expect(fake.callsTo("desktop.quick_chat").at(-1)).toEqual({ chat_id: null });
@@ -111,7 +111,7 @@ describe("main window", () => {
   it("opens the chat the desktop shell asks for, with its history re-read", async () => {
     const fake = backend();
     const { router } = await start(fake, "/");
-    fake.emit([{ type: "desktop_command", action: "open_chat", open_chat_id: "q1", text: null }]);
+    fake.emit([{ type: "desktop_command", action: "open_chat", open_chat_id: "q1", text: null, open_item_id: null }]);
     await tick();
     await tick();
     expect(router.currentRoute.value.fullPath).toBe("/chat/q1");
@@ -122,7 +122,7 @@ describe("main window", () => {
 describe("Quick Ask at a cold start", () => {
   it("fills the box with text that arrived while the app was still connecting", async () => {
     const fake = backend();
-    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "early", open_chat_id: null }]);
+    fake.emit([{ type: "desktop_command", action: "quick_opened", text: "early", open_chat_id: null, open_item_id: null }]);
     const { wrapper } = await start(fake, "/quick");
     await tick();
     await tick();

@@ -84,7 +84,7 @@ describe("providers section", () => {
     await wrapper.get('[data-testid="provider-name"]').setValue("OpenAI work");
     await wrapper.get("form").trigger("submit");
     await tick();
-    expect(saved).toEqual([{ id: "p1", name: "OpenAI work", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] }]);
+    expect(saved).toEqual([{ id: "p1", name: "OpenAI work", kind: "chat_completions", base_url: "https://api.openai.com/v1", api_key: MASK, timeout_s: null, first_token_timeout_s: null, parallel_requests: null, lean_tools: null, default_model: null, model_settings: [] }]);
   });
 
   it("moving the base URL to another host asks for the key again", async () => {
@@ -135,7 +135,7 @@ describe("providers section", () => {
     expect((wrapper.get('[data-testid="provider-base-url"]').element as HTMLInputElement).value).toBe("http://127.0.0.1:11434");
     await wrapper.get("form").trigger("submit");
     await tick();
-    expect(saved).toEqual([{ id: null, name: "Local", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "", timeout_s: null, first_token_timeout_s: null, default_model: null, model_settings: [] }]);
+    expect(saved).toEqual([{ id: null, name: "Local", kind: "ollama", base_url: "http://127.0.0.1:11434", api_key: "", timeout_s: null, first_token_timeout_s: null, parallel_requests: null, lean_tools: null, default_model: null, model_settings: [] }]);
     expect(wrapper.findAll('[data-testid="provider-row"]')).toHaveLength(2);
   });
 

@@ -39,6 +39,9 @@ describe("tool card", () => {
     expect(open.wrapper.get('[data-testid="tool-sandbox"]').text()).toBe("not sandboxed (disabled by CASHCODE_SANDBOX)");
     const other = await mountWith(ToolCard, { props: { tool: tool() } });
     expect(other.wrapper.find('[data-testid="tool-sandbox"]').exists()).toBe(false);
+    // with user namespaces: a private network and /tmp too (never worded as "not sandboxed")
+    const priv = await mountWith(ToolCard, { props: { tool: tool({ name: "exec", sandbox: "sandboxed, private network and /tmp" }) } });
+    expect(priv.wrapper.get('[data-testid="tool-sandbox"]').text()).toBe("sandboxed, private network and /tmp");
   });
 
   it("marks errors", async () => {

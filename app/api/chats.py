@@ -399,7 +399,7 @@ class ChatService:
         overrides: TurnOverrides | None = None,
     ) -> m.TurnRef:
         # The chat's agent, read once per turn (an edited agent applies from the next turn on;
-        # a resumed turn reads it again, decision 481).
+        # a resumed turn reads it again, decision 474).
         spec = replace(spec, scope=await self.scope_of(spec.chat_id))
         steers = SteerInbox()  # filled by chat.steer (TurnManager.steer), drained by the loop
         deps = self._turn_deps(spec, provider, overrides)

@@ -15,4 +15,7 @@ ROUTE_TYPES: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "agents.remove": (am.AgentRef, Ok),
     "agents.duplicate": (am.AgentDuplicate, am.AgentView),
     "agents.set_chat_agent": (am.ChatAgent, Ok),
+    "agents.export": (am.PackageExport, am.PackageExported),
+    "agents.import_preview": (am.PackagePath, am.PackagePreview),
+    "agents.import": (am.PackageImport, am.PackageInstalled),
 }

@@ -21,6 +21,7 @@ from app.contracts.turn import TurnSpec
 if TYPE_CHECKING:
     from app.agents import api_models as am
     from app.agents.model import AgentRecord
+    from app.agents.packages import AgentPackages
     from app.agents.store import AgentStore
     from app.host.host import Host
 
@@ -38,7 +39,13 @@ class AgentsCapability(Capability):
     def store(self) -> AgentStore:
         from app.agents.store import AgentStore  # the spec models load on first use, not in `ask`
 
-        return AgentStore(self._host.db)
+        store = AgentStore(self._host.db)
+        if (self._host.paths.data_dir / "agents" / "staging").is_dir():
+            # A package install a kill interrupted is finished (or dropped) before anyone reads.
+            from app.agents.packages import AgentPackages
+
+            AgentPackages(self._host, store).recover()
+        return store
 
     # ---- AgentDirectory (blocking: the composition layer calls these on its store lane) -------
 
@@ -89,6 +96,11 @@ class AgentsCapability(Capability):
         if self._pending.pop(spec.chat_id, None) is not None:
             self.store.assign_if_unset(spec.chat_id, spec.scope.agent_id)
 
+    async def start(self) -> None:
+        # Finish or drop an agent package install a kill interrupted (app/agents/package_install.py).
+        if (self._host.paths.data_dir / "agents" / "staging").is_dir():
+            await asyncio.to_thread(self.packages.recover)
+
     # ---- routes --------------------------------------------------------------------------------
 
     def routes(self) -> Mapping[str, Handler]:
@@ -100,6 +112,9 @@ class AgentsCapability(Capability):
             "agents.remove": self._remove,
             "agents.duplicate": self._duplicate,
             "agents.set_chat_agent": self._set_chat_agent,
+            "agents.export": self._export,
+            "agents.import_preview": self._import_preview,
+            "agents.import": self._import,
         }
 
     async def _list(self, req: Any) -> am.AgentList:
@@ -154,6 +169,23 @@ class AgentsCapability(Capability):
 
         await asyncio.to_thread(set_agent)
         return Ok()
+
+    # ---- packages (.cashagent) -----------------------------------------------------------------
+
+    @functools.cached_property
+    def packages(self) -> AgentPackages:
+        from app.agents.packages import AgentPackages
+
+        return AgentPackages(self._host, self.store)
+
+    async def _export(self, req: am.PackageExport) -> am.PackageExported:
+        return await asyncio.to_thread(self.packages.export, req)
+
+    async def _import_preview(self, req: am.PackagePath) -> am.PackagePreview:
+        return await asyncio.to_thread(self.packages.preview, req)
+
+    async def _import(self, req: am.PackageImport) -> am.PackageInstalled:
+        return await asyncio.to_thread(self.packages.install, req)
 
 
 def _view(record: AgentRecord) -> am.AgentView:

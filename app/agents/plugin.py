@@ -24,9 +24,16 @@ def _agents_v1(conn: sqlite3.Connection) -> None:
     run_script(conn, AGENTS_V1)
 
 
+def _agents_v2(conn: sqlite3.Connection) -> None:
+    from app.agents.schema import AGENTS_V2
+    from app.store.migrations import run_script
+
+    run_script(conn, AGENTS_V2)
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="agents",
     build=_build,
     routes="app.agents.api_routes",
-    migrations=(_agents_v1,),
+    migrations=(_agents_v1, _agents_v2),
 )

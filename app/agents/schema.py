@@ -20,3 +20,18 @@ CREATE TABLE agent_chats (
 CREATE INDEX agent_chats_assigned ON agent_chats(assigned_at DESC);
 CREATE INDEX agent_chats_agent ON agent_chats(agent_id);
 """
+
+# Step 2 (agent packages): which agents came from a `.cashagent` package, the manifest they were
+# installed from (what an update is compared with), and the install's id (`txid`): a staging
+# folder whose txid is here was committed and is finished on the next start (kill -9 safety).
+AGENTS_V2 = """
+CREATE TABLE agent_packages (
+    agent_id      TEXT PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
+    package_id    TEXT NOT NULL UNIQUE,
+    version       INTEGER NOT NULL,
+    digest        TEXT NOT NULL,
+    manifest      TEXT NOT NULL CHECK (json_valid(manifest)),
+    txid          TEXT NOT NULL,
+    installed_at  TEXT NOT NULL
+);
+"""

@@ -1,4 +1,4 @@
-"""`cashcode agents list|show|add|edit|remove` (issue 38): everything through the `agents.*`
+"""`cashcode agents list|show|add|edit|remove|export|import` (issue 38): everything through the `agents.*`
 routes. NAME is an agent's name (case-insensitive) or id; the default agent is `default`.
 
 List flags (`--skills a,b`, `--mcp x,y`, `--kb k`, `--tools t`) take names separated by
@@ -7,6 +7,7 @@ commas; `all` means every one (the default for a new agent), an empty value mean
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     remove = commands.add_parser("remove", help="remove an agent (its chats go to the default agent)")
     remove.add_argument("name")
     remove.set_defaults(func=runner(_remove))
+    export = commands.add_parser("export", help="write an agent as a .cashagent package")
+    export.add_argument("name")
+    export.add_argument("file")
+    export.add_argument("--id", dest="package_id", help="the package id (default: from the name)")
+    export.add_argument("--version", type=int, help="the package version (default: 1)")
+    export.set_defaults(func=runner(_export))
+    imp = commands.add_parser("import", help="show what a .cashagent package can do, then install it")
+    imp.add_argument("file")
+    imp.add_argument("--yes", action="store_true", help="install without asking (secret inputs stay unset)")
+    imp.set_defaults(func=runner(_import))
 
 
 def _spec_flags(parser: argparse.ArgumentParser) -> None:
@@ -207,3 +218,95 @@ async def agent_id(app: CashCodeApp, name: str) -> str | int:
         return error(found)
     found_id: str = found["data"]["id"]
     return found_id
+
+
+async def _export(app: CashCodeApp, args: argparse.Namespace) -> int:
+    found = await app.invoke("agents.get", {"agent_id": args.name})
+    if not found["ok"]:
+        return error(found)
+    request: dict[str, Any] = {"agent_id": found["data"]["id"], "path": _absolute(args.file)}
+    if args.package_id is not None:
+        request["package_id"] = args.package_id
+    if args.version is not None:
+        request["version"] = args.version
+    done = await app.invoke("agents.export", request)
+    if not done["ok"]:
+        return error(done)
+    d = done["data"]
+    print(
+        f"Exported {found['data']['spec']['name']!r} as {d['package_id']} version {d['version']}"
+        f" to {d['path']}"
+    )
+    print(f"sha256 of its manifest: {d['digest']}")
+    return 0
+
+
+_KINDS = {
+    "approval_mode": "approval mode",
+    "tool": "tool",
+    "host": "host it reaches",
+    "program": "program it runs",
+    "schedule": "schedule",
+    "secret_input": "secret input",
+}
+
+
+def print_preview(preview: dict[str, Any]) -> None:
+    """The capability preview (also what `--yes` prints, so a log shows what was installed)."""
+    icon = f"{preview['emoji']} " if preview["emoji"] else ""
+    print(f"Agent package {preview['package_id']} version {preview['version']}: {icon}{preview['name']}")
+    print(f"sha256 of its manifest: {preview['digest']}")
+    for label, key in (("Skills", "skills"), ("MCP servers", "mcp_servers"),
+                       ("Knowledge bases", "knowledge_bases"), ("Scheduled tasks", "tasks")):  # fmt: skip
+        print(f"{label}: {', '.join(preview[key]) or 'none'}")
+    print(f"Approval mode: {preview['approval_mode']}")
+    installed = preview["installed_version"]
+    if installed is None:
+        print("It can:")
+        items = preview["capabilities"]
+    else:
+        print(f"Update of the installed version {installed}; new or changed since then:")
+        items = preview["changes"]
+    for item in items:
+        print(f"  - {_KINDS[item['kind']]}: {item['label']}")
+    if not items:
+        print("  (nothing new it can do)")
+
+
+async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
+    import getpass
+
+    path = _absolute(args.file)
+    shown = await app.invoke("agents.import_preview", {"path": path})
+    if not shown["ok"]:
+        return error(shown)
+    preview = shown["data"]
+    print_preview(preview)
+    terminal = sys.stdin.isatty()
+    if not args.yes:
+        if not terminal:
+            return _fail("no terminal to confirm on: read the preview above, then run again with --yes")
+        verb = "Update" if preview["installed_version"] is not None else "Install"
+        answer = (await asyncio.to_thread(input, f"{verb} {preview['name']!r}? [y/N] ")).strip().casefold()
+        if answer not in ("y", "yes"):
+            print("Nothing was installed.")
+            return 1
+    secrets: dict[str, str] = {}
+    asked = {c["key"] for c in preview["changes"] if c["kind"] == "secret_input"}  # an update: new ones
+    for item in preview["secret_inputs"]:
+        if terminal and f"secret:{item['server']}/{item['name']}" in asked:
+            ask = f"{item['server']}: {item['name']} (empty: set it later): "
+            value = await asyncio.to_thread(getpass.getpass, ask)
+            if value:
+                secrets[f"{item['server']}/{item['name']}"] = value
+    done = await app.invoke("agents.import", {"path": path, "digest": preview["digest"], "secrets": secrets})
+    if not done["ok"]:
+        return error(done)
+    data = done["data"]
+    print(f"Installed agent {data['agent']['spec']['name']!r} (version {data['version']}).")
+    for item in data["unset_secrets"]:
+        print(
+            f"Left unset: {item['server']}: {item['name']} — the server cannot start until it is set"
+            " (Settings → MCP servers)."
+        )
+    return 0

@@ -120,6 +120,9 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     ),
     "agent.too_many": "at most {limit} agents",
     "agent.chat_started": "The chat's agent can only be changed before its first message is sent.",
+    "agent.package_refused": "The agent package was refused: {reason}",
+    "agent.package_source": "Give the package as a path or as uploaded data (one of them).",
+    "agent.package_changed": "The package file changed since its preview; preview it again.",
     # ---- scheduled tasks
     "task.busy_remove": "This task is running; wait for the run to end, then remove it.",
     "task.bad_id": "`task_id` must be a task id from tasks.list",

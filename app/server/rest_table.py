@@ -109,6 +109,24 @@ REST_ROUTES: tuple[RestRoute, ...] = (
         body=True,
         status=201,
     ),
+    RestRoute(
+        "POST", _AGENT + "/export", "agents.export", "Write an agent as a .cashagent ({path})", body=True
+    ),
+    RestRoute(
+        "POST",
+        "/api/agent-packages/preview",
+        "agents.import_preview",
+        "What a .cashagent can do ({path})",
+        body=True,
+    ),
+    RestRoute(
+        "POST",
+        "/api/agent-packages/import",
+        "agents.import",
+        "Install a previewed .cashagent ({path}, {digest}, {secrets})",
+        body=True,
+        status=201,
+    ),
     # Steer and queue a chat's turns (issue 35): the JSON body is the route's payload
     RestRoute("POST", "/api/chats/{chat_id}/steer", "chat.steer", "Steer the chat's running turn", body=True),
     RestRoute(

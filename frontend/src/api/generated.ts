@@ -2,6 +2,17 @@
 // and app/core/events.py. Do not edit by hand; run the generator instead.
 /* eslint-disable */
 
+/**
+ * One thing an imported agent could do or reach. `key` names it across versions; a change
+ * of `fingerprint` (a script's sha256, a launch spec's) is a change the user is asked about.
+ */
+export interface AgentCapability {
+  kind: "tool" | "host" | "program" | "schedule" | "approval_mode" | "secret_input";
+  key: string;
+  label: string;
+  fingerprint: string;
+}
+
 export interface AgentDuplicate {
   agent_id: string;
   name?: string | null;
@@ -1592,6 +1603,67 @@ export interface OpenPath {
   folder?: boolean;
 }
 
+export interface PackageExport {
+  agent_id: string;
+  path?: string | null;
+  package_id?: string | null;
+  version?: number | null;
+}
+
+export interface PackageExported {
+  path: string | null;
+  filename: string;
+  data_base64: string | null;
+  package_id: string;
+  version: number;
+  digest: string;
+  files: number;
+}
+
+export interface PackageImport {
+  path?: string | null;
+  data_base64?: string | null;
+  digest: string;
+  secrets?: Record<string, string>;
+}
+
+export interface PackageInstalled {
+  agent: AgentView;
+  version: number;
+  unset_secrets: PackageSecretInput[];
+}
+
+/** A .cashagent on this machine (CLI, desktop) or its bytes (a browser's pick or drop). */
+export interface PackagePath {
+  path?: string | null;
+  data_base64?: string | null;
+}
+
+export interface PackagePreview {
+  package_id: string;
+  version: number;
+  digest: string;
+  name: string;
+  emoji: string;
+  persona: string;
+  approval_mode: string;
+  skills: string[];
+  mcp_servers: string[];
+  knowledge_bases: string[];
+  tasks: string[];
+  capabilities: AgentCapability[];
+  installed_version: number | null;
+  agent_id: string | null;
+  changes: AgentCapability[];
+  secret_inputs: PackageSecretInput[];
+}
+
+export interface PackageSecretInput {
+  server: string;
+  name: string;
+  kind: "env" | "header";
+}
+
 /** What the desktop shell can do on this system (Settings shows it). */
 export interface PresenceView {
   tray: boolean;
@@ -2476,7 +2548,10 @@ export interface Routes {
   "agents.add": { request: AgentInput; response: AgentView };
   "agents.duplicate": { request: AgentDuplicate; response: AgentView };
   "agents.edit": { request: AgentEdit; response: AgentView };
+  "agents.export": { request: PackageExport; response: PackageExported };
   "agents.get": { request: AgentRef; response: AgentView };
+  "agents.import": { request: PackageImport; response: PackageInstalled };
+  "agents.import_preview": { request: PackagePath; response: PackagePreview };
   "agents.list": { request: Empty; response: AgentList };
   "agents.remove": { request: AgentRef; response: Ok };
   "agents.set_chat_agent": { request: ChatAgent; response: Ok };
@@ -2652,7 +2727,10 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "agents.add",
   "agents.duplicate",
   "agents.edit",
+  "agents.export",
   "agents.get",
+  "agents.import",
+  "agents.import_preview",
   "agents.list",
   "agents.remove",
   "agents.set_chat_agent",
@@ -2830,6 +2908,9 @@ export const API_ERROR_TEXTS = {
   "agent.exists": "an agent named '{name}' already exists",
   "agent.no_such_name": "no agent named '{name}' (see `cashcode agents list`)",
   "agent.not_found": "agent '{id}' does not exist",
+  "agent.package_changed": "The package file changed since its preview; preview it again.",
+  "agent.package_refused": "The agent package was refused: {reason}",
+  "agent.package_source": "Give the package as a path or as uploaded data (one of them).",
   "agent.too_many": "at most {limit} agents",
   "approval.not_pending": "That approval is no longer pending (answered or cancelled).",
   "approval.resume_busy": "This chat is running another turn; answer when it has finished.",

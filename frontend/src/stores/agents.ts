@@ -1,6 +1,13 @@
 import { defineStore } from "pinia";
 import { computed, ref } from "vue";
-import type { AgentSpecInput, AgentSpecOutput, AgentView } from "@/api/generated";
+import type {
+  AgentSpecInput,
+  AgentSpecOutput,
+  AgentView,
+  PackageExported,
+  PackageInstalled,
+  PackagePreview,
+} from "@/api/generated";
 import { useApiStore } from "./api";
 
 export const DEFAULT_AGENT = "default";
@@ -70,5 +77,42 @@ export const useAgentsStore = defineStore("agents", () => {
     lastUsed.value = agentId;
   }
 
-  return { agents, custom, lastUsed, draft, load, ready, byId, specOf, add, edit, duplicate, remove, setChatAgent };
+  /** `.cashagent` packages (issue 38 item 3): the file as bytes, both ways. */
+  async function exportPackage(agentId: string): Promise<PackageExported> {
+    return api.invoke("agents.export", { agent_id: agentId });
+  }
+
+  async function previewPackage(dataBase64: string): Promise<PackagePreview> {
+    return api.invoke("agents.import_preview", { data_base64: dataBase64 });
+  }
+
+  /** Install exactly what was previewed (its digest); secrets by "server/NAME". */
+  async function importPackage(
+    dataBase64: string,
+    digest: string,
+    secrets: Record<string, string>,
+  ): Promise<PackageInstalled> {
+    const done = await api.invoke("agents.import", { data_base64: dataBase64, digest, secrets });
+    await load();
+    return done;
+  }
+
+  return {
+    agents,
+    custom,
+    lastUsed,
+    draft,
+    load,
+    ready,
+    byId,
+    specOf,
+    add,
+    edit,
+    duplicate,
+    remove,
+    setChatAgent,
+    exportPackage,
+    previewPackage,
+    importPackage,
+  };
 });

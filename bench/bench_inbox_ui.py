@@ -10,10 +10,11 @@ over loopback HTTP, Debian's Chromium through Playwright; everything in the same
   floor: nothing waits), then `--cycles` times "waiting" (every chat sends a turn whose model
   calls `write_file`; each turn waits on its approval, an Inbox item; measured once all
   `--chats` items are pending) followed by "idle again" (every item denied, the turns ended).
-- Each phase: `chats.list` as the sidebar asks for it (`{"limit": 100}`) over REST, `--calls`
-  calls on a new connection each: the median wall time, and the serve process's CPU time per
-  call over the block (/proc/PID/stat; less sensitive to the other work on a shared machine).
-  Then `--pages` fresh page loads of the UI in one Chromium context (a new page each, after one
+- Each phase (the page loads first, then the calls): `chats.list` as the sidebar asks for it
+  (`{"limit": 100}`) over REST, `--calls` calls on a new connection each: the median wall
+  time, and the serve process's CPU time per call over the block (/proc/PID/stat; less
+  sensitive to the other work on a shared machine).
+  And `--pages` fresh page loads of the UI in one Chromium context (a new page each, after one
   uncounted load), from navigation start: first-contentful-paint (the browser's paint timing),
   the app's own `composer` mark (frontend/src/model/startupMarks.ts: the composer painted) and
   the first chat-list row painted (a MutationObserver sees a `chat-list-item`, then rAF → task).

@@ -5,12 +5,16 @@ Method
 - The real app (`build_app`, temp data dirs, an in-memory test keyring) with its background
   work started (`start_background`, as `serve` and the desktop do), a provider on the scripted
   LLM (`app/testing/fake_llm`, real HTTP on loopback).
-- Floor: with nothing waiting, CPU time of this process (process time: every thread, the store
-  lane included) over `--seconds` of idle, and PSS (/proc/self/smaps_rollup) after a settled idle.
-- Then `--runs` chats each send a turn whose model calls `write_file` (Ask mode): each turn waits
+- Floor: `--runs` chats each with one finished turn, nothing waiting: CPU time of this process
+  (process time: every thread, the store lane included) over `--seconds` of idle, and PSS
+  (/proc/self/smaps_rollup) after a settled idle.
+- Then the same chats each send a turn whose model calls `write_file` (Ask mode): each turn waits
   on its approval, recorded as an Inbox item (the owner looks for answers from other processes
   once a second while any wait). The same CPU and PSS measurements again. Cost per waiting run
   = (with − floor) / runs, CPU as a share of one core.
+- `chats.list` as the sidebar asks for it (`{"limit": 100}`), in process, 300 calls: median
+  wall and CPU time a call, floor against waiting (bench/bench_inbox_ui.py measures it over
+  REST on a real `serve`, with the UI's first paint).
 - In-process answer latency: `inbox.answer` → the scripted LLM receives the resumed request, per
   answer (median), against the floor of the same request shape: `chat.send` → first request.
 
@@ -88,6 +92,17 @@ def _pending(events: list[AppEvent]) -> int:
     return sum(isinstance(e, InboxChanged) and e.status == "pending" for e in events)
 
 
+async def list_cost(app: Any, calls: int = 300) -> tuple[float, float]:
+    """`chats.list` as the sidebar asks for it, in process: median wall and CPU time a call (ms)."""
+    wall, cpu = [], []
+    for _ in range(calls):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        await ok(app, "chats.list", {"limit": 100})
+        wall.append((time.perf_counter() - started) * 1e3)
+        cpu.append((time.process_time() - started_cpu) * 1e3)
+    return statistics.median(wall), statistics.median(cpu)
+
+
 async def main(runs: int, seconds: float) -> None:
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as llm:
         base = Path(tmp)
@@ -126,18 +141,28 @@ async def main(runs: int, seconds: float) -> None:
         await ok(app, "inbox.answer", {"id": first.approval_id, "decision": "once"})
         await until(lambda: any(e.type == "turn_done" for e in warm), "the warm-up turn")
         off()
+        # The floor's chats: as many idle chats as will wait, each with one finished turn.
+        llm.script(*({"text": f"answer {i}"} for i in range(runs)))
+        chats = [(await ok(app, "chats.create", {}))["id"] for _ in range(runs)]
+        idle_events: list[AppEvent] = []
+        off = app.subscribe(idle_events.append)
+        for chat in chats:
+            await ok(app, "chat.send", {"chat_id": chat, "text": "hi", "model": model})
+        await until(lambda: sum(e.type == "turn_done" for e in idle_events) >= runs, "the idle chats' turns")
+        off()
         floor_pss = await settled_pss()
         floor_cpu = await idle_cpu(seconds)
+        floor_list = await list_cost(app)
 
         events: list[AppEvent] = []
         app.subscribe(events.append)
         llm.script(*(write(i) for i in range(runs)))
-        chats = [(await ok(app, "chats.create", {}))["id"] for _ in range(runs)]
         for chat in chats:
             await ok(app, "chat.send", {"chat_id": chat, "text": "write", "model": model})
         await until(lambda: _pending(events) >= runs, "every run to wait", events)
         waiting_pss = await settled_pss()
         waiting_cpu = await idle_cpu(seconds)
+        waiting_list = await list_cost(app)
 
         # Answer latency, in process: answer → the resumed request reaches the server.
         approvals = [e for e in events if isinstance(e, ApprovalRequired)]
@@ -168,6 +193,11 @@ async def main(runs: int, seconds: float) -> None:
           f" per waiting run {100 * cpu_share:.4f}% of one core (budget ≤ 0.1%)")  # fmt: skip
     print(f"PSS: floor {floor_pss / 1024:.1f} MB, with {runs} waiting {waiting_pss / 1024:.1f} MB;"
           f" per waiting run {added_kb / 1024:.3f} MB (budget ≤ 1 MB)")  # fmt: skip
+    print(f"chats.list {{limit: 100}} in process, median of 300: floor ({runs} idle chats)"
+          f" wall {floor_list[0]:.2f} ms, CPU {floor_list[1]:.2f} ms;"
+          f" with {runs} waiting wall {waiting_list[0]:.2f} ms,"
+          f" CPU {waiting_list[1]:.2f} ms; ratio wall {waiting_list[0] / floor_list[0]:.2f}x,"
+          f" CPU {waiting_list[1] / floor_list[1]:.2f}x (budget ≤ 1.1x)")  # fmt: skip
     if answered:
         over = statistics.median(answered) - statistics.median(floor_send)
         print(f"answer → resumed request: median {statistics.median(answered) * 1e3:.1f} ms;"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from app.agents import api_models as am
 from app.agents import package_export, package_install, package_preview
-from app.agents.package_read import PackageRefused
+from app.agents.package_read import PackageRefused, StagedPackage
 from app.contracts.errors import ApiFailure, say
 
 if TYPE_CHECKING:
@@ -101,14 +101,19 @@ class AgentPackages:
 
     # ---- import --------------------------------------------------------------------------------
 
-    def preview(self, req: am.PackagePath) -> am.PackagePreview:
-        db = self._host.db
-        package_install.recover(db, self.dirs)
+    def _stage(self, path_or_data: am.PackagePath | am.PackageImport) -> tuple[StagedPackage, Path]:
+        """The package read, checked and unpacked into a staging folder (after finishing or
+        undoing an install a crash interrupted); a refusal carries its reason."""
+        package_install.recover(self._host.db, self.dirs)
         try:
-            with _source(req.path, req.data_base64) as path:
-                staged, folder = package_install.new_stage(self.dirs, path)
+            with _source(path_or_data.path, path_or_data.data_base64) as path:
+                return package_install.new_stage(self.dirs, path)
         except PackageRefused as exc:
             raise refused(exc) from None
+
+    def preview(self, req: am.PackagePath) -> am.PackagePreview:
+        db = self._host.db
+        staged, folder = self._stage(req)
         try:
             old = package_install.installed(db, staged.manifest.id)
             return package_preview.preview(
@@ -121,12 +126,7 @@ class AgentPackages:
         from app.tasks.zone import local_zone_name
 
         db = self._host.db
-        package_install.recover(db, self.dirs)
-        try:
-            with _source(req.path, req.data_base64) as path:
-                staged, folder = package_install.new_stage(self.dirs, path)
-        except PackageRefused as exc:
-            raise refused(exc) from None
+        staged, folder = self._stage(req)
         try:
             if staged.digest != req.digest:
                 raise ApiFailure("invalid", say("agent.package_changed"))

@@ -301,6 +301,20 @@ ERROR_TEXTS: Final[dict[str, str]] = {
         "in the system keychain, so a sensitive value must go into server.mcp_config.env"
     ),
     "bundle.manifest.outside": "{field} '{path}' points outside the bundle; it must be a path inside it",
+    # The ZIP rules a bundle breaks whose reason names at most a member: the same English as
+    # app/support/ziparchive.py says (checked by a test), worded by the UI from the rule (issue 41).
+    "bundle.zip.control": "A member name contains control characters.",
+    "bundle.zip.drive": "'{name}' has a drive letter or ':' in its path.",
+    "bundle.zip.absolute": "'{name}' is an absolute path.",
+    "bundle.zip.backslash": "'{name}' uses a backslash in its path; ZIP paths must use '/'.",
+    "bundle.zip.long_name": "A member name is longer than 1024 characters.",
+    "bundle.zip.traversal": "'{name}' tries to leave the bundle folder ('..').",
+    "bundle.zip.odd_path": "'{name}' has an empty or '.' path segment.",
+    "bundle.zip.encrypted": "'{name}' is encrypted; password-protected ZIPs are refused.",
+    "bundle.zip.symlink": "'{name}' is a symbolic link; links are refused.",
+    "bundle.zip.special": "'{name}' is a device, pipe or socket, not a file.",
+    "bundle.zip.not_file": "'{name}' is not a regular file, so it cannot be a ZIP archive.",
+    "bundle.zip.size_mismatch": "'{name}' does not have the size its header claims.",
     "bundle.archive.no_name": "the bundle's name '{name}' has no letters or digits to name it by",
     "bundle.archive.no_manifest": "the bundle has no manifest.json at its root; it is not an MCP Bundle",
     "bundle.archive.no_entry": "server.entry_point '{path}' is not a file in the bundle",

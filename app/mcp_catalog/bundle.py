@@ -99,7 +99,7 @@ def read_bundle(path: Path) -> BundleInfo:
             manifest = parse_manifest(read_member(archive, top[0], MAX_MANIFEST_BYTES))
         files = frozenset(member_key(m.parts) for m in members if not m.is_dir)
     except ArchiveRefused as exc:
-        raise BundleError(exc.rule, exc.message) from None
+        raise BundleError(exc.rule, _archive_reason(exc)) from None
     except ManifestError as exc:
         raise BundleError("manifest", said(exc)) from None
     entry = check_relative(manifest.server.entry_point, "server.entry_point")
@@ -276,7 +276,7 @@ def _unpack(source: Path, folder: Path, sha256: str, program: Path | None) -> No
             members = plan_members(archive, LIMITS, WHAT)
             extract_members(archive, members, folder, LIMITS, WHAT)
     except ArchiveRefused as exc:
-        raise BundleError(exc.rule, exc.message) from None
+        raise BundleError(exc.rule, _archive_reason(exc)) from None
     if program is not None:  # the user saw and accepted the command; ZIPs often lose the x bit
         program.chmod(program.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
@@ -288,3 +288,22 @@ def is_bundle_install(folder: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and isinstance(data.get("bundle"), str)
+
+
+# The ZIP rules whose reason names at most the member: keyed so the UI words them in its language
+# (`bundle.zip.traversal`, the same English); the others (sizes, limits, read errors) carry
+# numbers and system text and stay as the archive module said them.
+_KEYED_ZIP_RULES = frozenset(
+    {"control", "drive", "absolute", "backslash", "long_name", "traversal", "odd_path", "encrypted"}
+    | {"symlink", "special", "not_file", "size_mismatch"}
+)
+
+
+def _archive_reason(exc: ArchiveRefused) -> str:
+    rule = exc.rule.removeprefix("zip.")
+    if rule not in _KEYED_ZIP_RULES:
+        return exc.message
+    keyed = say(f"bundle.zip.{rule}", name=exc.name)
+    # Where the archive module worded this case differently (a traversal found while
+    # extracting), its own sentence wins: the English never changes.
+    return keyed if str(keyed) == exc.message else exc.message

@@ -31,12 +31,14 @@ _JUNK_FILES = (".DS_Store",)
 
 class ArchiveRefused(ValueError):
     """The archive breaks a rule. `rule` is a stable id (`zip.traversal`), the message is for
-    people and says which member and why."""
+    people and says which member and why; `name` is that member as shown ("" when none), so a
+    caller can word the rule in another language (the bundle routes do: issue 41)."""
 
-    def __init__(self, rule: str, message: str) -> None:
+    def __init__(self, rule: str, message: str, name: str = "") -> None:
         super().__init__(message)
         self.rule = rule
         self.message = message
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,8 @@ class Member:
     is_dir: bool
 
 
-def refuse(rule: str, message: str) -> NoReturn:
-    raise ArchiveRefused(rule, message)
+def refuse(rule: str, message: str, name: str = "") -> NoReturn:
+    raise ArchiveRefused(rule, message, name)
 
 
 def _check_name(name: str, what: str) -> tuple[str, ...]:
@@ -63,30 +65,44 @@ def _check_name(name: str, what: str) -> tuple[str, ...]:
         refuse("zip.control", "A member name contains control characters.")
     shown = name[:120]  # checked for control characters first, so it is safe to show
     if _DRIVE.match(name) or ":" in name:
-        refuse("zip.drive", f"'{shown}' has a drive letter or ':' in its path.")
+        refuse("zip.drive", f"'{shown}' has a drive letter or ':' in its path.", name=shown)
     if name.startswith("/"):
-        refuse("zip.absolute", f"'{shown}' is an absolute path.")
+        refuse("zip.absolute", f"'{shown}' is an absolute path.", name=shown)
     if "\\" in name:
-        refuse("zip.backslash", f"'{shown}' uses a backslash in its path; ZIP paths must use '/'.")
+        refuse(
+            "zip.backslash", f"'{shown}' uses a backslash in its path; ZIP paths must use '/'.", name=shown
+        )
     if len(name) > 1024:
         refuse("zip.long_name", "A member name is longer than 1024 characters.")
     parts = tuple(name.rstrip("/").split("/"))
     if ".." in parts:
-        refuse("zip.traversal", f"'{shown}' tries to leave the {what} folder ('..').")
+        refuse("zip.traversal", f"'{shown}' tries to leave the {what} folder ('..').", name=shown)
     if any(p in ("", ".") for p in parts):
-        refuse("zip.odd_path", f"'{shown}' has an empty or '.' path segment.")
+        refuse("zip.odd_path", f"'{shown}' has an empty or '.' path segment.", name=shown)
     return parts
 
 
 def _check_type(info: zipfile.ZipInfo) -> None:
     if info.flag_bits & 0x1:
-        refuse("zip.encrypted", f"'{info.filename[:120]}' is encrypted; password-protected ZIPs are refused.")
+        refuse(
+            "zip.encrypted",
+            f"'{info.filename[:120]}' is encrypted; password-protected ZIPs are refused.",
+            name=info.filename[:120],
+        )
     kind = stat.S_IFMT(info.external_attr >> 16)
     if kind in (0, stat.S_IFREG, stat.S_IFDIR):
         return
     if kind == stat.S_IFLNK:
-        refuse("zip.symlink", f"'{info.filename[:120]}' is a symbolic link; links are refused.")
-    refuse("zip.special", f"'{info.filename[:120]}' is a device, pipe or socket, not a file.")
+        refuse(
+            "zip.symlink",
+            f"'{info.filename[:120]}' is a symbolic link; links are refused.",
+            name=info.filename[:120],
+        )
+    refuse(
+        "zip.special",
+        f"'{info.filename[:120]}' is a device, pipe or socket, not a file.",
+        name=info.filename[:120],
+    )
 
 
 def _is_junk(parts: tuple[str, ...]) -> bool:
@@ -106,14 +122,22 @@ def _check_duplicates(members: list[Member]) -> None:
         if member.is_dir:
             dirs.add(key)
         elif key in files:
-            refuse("zip.duplicate", f"'{member.info.filename[:120]}' appears twice in the ZIP.")
+            refuse(
+                "zip.duplicate",
+                f"'{member.info.filename[:120]}' appears twice in the ZIP.",
+                name=member.info.filename[:120],
+            )
         else:
             files.add(key)
         for depth in range(1, len(member.parts)):
             dirs.add(member_key(member.parts[:depth]))
     clash = files & dirs
     if clash:
-        refuse("zip.duplicate", f"'{sorted(clash)[0][:120]}' is both a file and a folder in the ZIP.")
+        refuse(
+            "zip.duplicate",
+            f"'{sorted(clash)[0][:120]}' is both a file and a folder in the ZIP.",
+            name=sorted(clash)[0][:120],
+        )
 
 
 def open_archive(zip_path: Path, limits: ArchiveLimits) -> zipfile.ZipFile:
@@ -124,7 +148,11 @@ def open_archive(zip_path: Path, limits: ArchiveLimits) -> zipfile.ZipFile:
         refuse("zip.unreadable", f"Cannot read the ZIP file ({exc.strerror or exc}).")
     if not stat.S_ISREG(st.st_mode):
         # A FIFO would block the open forever and /dev/zero never ends: refuse before opening.
-        refuse("zip.not_file", f"'{zip_path}' is not a regular file, so it cannot be a ZIP archive.")
+        refuse(
+            "zip.not_file",
+            f"'{zip_path}' is not a regular file, so it cannot be a ZIP archive.",
+            name=str(zip_path),
+        )
     size = st.st_size
     if size > limits.max_archive_bytes:
         refuse(
@@ -151,7 +179,9 @@ def plan_members(archive: zipfile.ZipFile, limits: ArchiveLimits, what: str) -> 
             continue
         if info.file_size > limits.max_file_bytes:
             refuse(
-                "zip.file_size", f"'{info.filename[:120]}' is larger than {limits.max_file_bytes // MiB} MiB."
+                "zip.file_size",
+                f"'{info.filename[:120]}' is larger than {limits.max_file_bytes // MiB} MiB.",
+                name=info.filename[:120],
             )
         declared += info.file_size
         members.append(Member(info, parts, info.is_dir()))
@@ -168,10 +198,16 @@ def _chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
                 yield chunk
     except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, ValueError) as exc:
         refuse(
-            "zip.corrupt", f"'{info.filename[:120]}' cannot be read ({type(exc).__name__}: {str(exc)[:80]})."
+            "zip.corrupt",
+            f"'{info.filename[:120]}' cannot be read ({type(exc).__name__}: {str(exc)[:80]}).",
+            name=info.filename[:120],
         )
     except OSError as exc:  # bz2 reports bad data as OSError; the ZIP is the only file read here
-        refuse("zip.corrupt", f"'{info.filename[:120]}' cannot be read ({exc.strerror or exc}).")
+        refuse(
+            "zip.corrupt",
+            f"'{info.filename[:120]}' cannot be read ({exc.strerror or exc}).",
+            name=info.filename[:120],
+        )
 
 
 def read_member(archive: zipfile.ZipFile, member: Member, max_bytes: int) -> bytes:
@@ -180,10 +216,16 @@ def read_member(archive: zipfile.ZipFile, member: Member, max_bytes: int) -> byt
     for chunk in _chunks(archive, member.info):
         out += chunk
         if len(out) > max_bytes:
-            refuse("zip.file_size", f"'{member.info.filename[:120]}' is larger than {max_bytes} bytes.")
+            refuse(
+                "zip.file_size",
+                f"'{member.info.filename[:120]}' is larger than {max_bytes} bytes.",
+                name=member.info.filename[:120],
+            )
     if len(out) != member.info.file_size:
         refuse(
-            "zip.size_mismatch", f"'{member.info.filename[:120]}' does not have the size its header claims."
+            "zip.size_mismatch",
+            f"'{member.info.filename[:120]}' does not have the size its header claims.",
+            name=member.info.filename[:120],
         )
     return bytes(out)
 
@@ -199,6 +241,7 @@ class _Budget:
             refuse(
                 "zip.file_size",
                 f"'{info.filename[:120]}' expands past {self.limits.max_file_bytes // MiB} MiB.",
+                name=info.filename[:120],
             )
         if self.total > self.limits.max_total_bytes:
             refuse(
@@ -217,7 +260,9 @@ def _extract_file(archive: zipfile.ZipFile, member: Member, target: Path, budget
             sink.write(chunk)
     if written != member.info.file_size:
         refuse(
-            "zip.size_mismatch", f"'{member.info.filename[:120]}' does not have the size its header claims."
+            "zip.size_mismatch",
+            f"'{member.info.filename[:120]}' does not have the size its header claims.",
+            name=member.info.filename[:120],
         )
     if (member.info.external_attr >> 16) & 0o111:
         os.chmod(target, 0o755)  # keep scripts runnable; nothing else is carried over
@@ -234,7 +279,11 @@ def extract_members(
     for member in members:
         target = dest.joinpath(*member.parts)
         if not os.path.realpath(target).startswith(root + os.sep):
-            refuse("zip.traversal", f"'{member.info.filename[:120]}' would land outside the {what}.")
+            refuse(
+                "zip.traversal",
+                f"'{member.info.filename[:120]}' would land outside the {what}.",
+                name=member.info.filename[:120],
+            )
         if member.is_dir:
             target.mkdir(parents=True, exist_ok=True)
         else:

@@ -64,6 +64,17 @@ describe("a route failure", () => {
     expect(errorText("zh-CN", { ...worded, params: { reason } })).toBe(`该包被拒绝：${reason}`);
   });
 
+  it("words a bundle's broken ZIP rule in Chinese and keeps the English sentence (issue 41)", () => {
+    const reason = "'server/../../escaped.js' tries to leave the bundle folder ('..').";
+    const message = `the bundle is refused: ${reason}`;
+    const worded = {
+      code: "invalid", message, key: "bundle.refused",
+      params: { reason, reason_key: "bundle.zip.traversal", reason_name: "server/../../escaped.js" },
+    };
+    expect(errorText("zh-CN", worded)).toBe("该包被拒绝：“server/../../escaped.js”试图离开包所在的文件夹（“..”）");
+    expect(errorText("en", worded)).toBe(message);
+  });
+
   it("names a Skill's source in the UI language", () => {
     const worded = { code: "invalid", message: "user Skills are read-only.", key: "skill.source_read_only", params: { source: "user" } };
     expect(errorText("zh-CN", worded)).toBe("用户技能是只读的。");

@@ -45,6 +45,10 @@ class SchemaPart:
     steps: tuple[Migration, ...]
 
 
+# How long close() waits for reads running in other threads (bounded: a stuck read must not
+# hold the app's exit).
+_CLOSE_WAIT_S = 10.0
+
 class Database:
     def __init__(
         self,
@@ -65,6 +69,11 @@ class Database:
         self._local = threading.local()  # per thread: its reader, a wait chosen by the caller
         self._readers: list[tuple[weakref.ref[threading.Thread], sqlite3.Connection]] = []
         self._readers_lock = threading.Lock()
+        # Reads running now in any thread: close() waits for them (closing a connection another
+        # thread is reading with crashes sqlite; seen as a segfault when the app closed during a
+        # task scheduler's tick in a worker thread).
+        self._active_reads = 0
+        self._reads_done = threading.Condition(self._readers_lock)
         self._use_readers = str(path) not in _NO_READERS
         self._closed = False
         self._trace: Callable[[str], None] | None = None
@@ -265,21 +274,30 @@ class Database:
         if conn.in_transaction:  # nested in a read block of this thread: the same snapshot
             yield conn
             return
-        wanted = self._wanted_ms()
-        if wanted != getattr(self._local, "reader_busy_ms", None):
-            conn.execute(f"PRAGMA busy_timeout = {int(wanted)}")
-            self._local.reader_busy_ms = wanted
+        with self._readers_lock:
+            if self._closed:
+                raise StoreError(f"the database at {self.path} is closed")
+            self._active_reads += 1
         try:
-            conn.execute("BEGIN")  # deferred: the snapshot starts at the first read
-            yield conn
-        except sqlite3.OperationalError as exc:
-            cause = classify_sqlite_error(exc, self.path, "read")
-            if isinstance(cause, StoreBusy):
-                raise cause from exc
-            raise
+            wanted = self._wanted_ms()
+            if wanted != getattr(self._local, "reader_busy_ms", None):
+                conn.execute(f"PRAGMA busy_timeout = {int(wanted)}")
+                self._local.reader_busy_ms = wanted
+            try:
+                conn.execute("BEGIN")  # deferred: the snapshot starts at the first read
+                yield conn
+            except sqlite3.OperationalError as exc:
+                cause = classify_sqlite_error(exc, self.path, "read")
+                if isinstance(cause, StoreBusy):
+                    raise cause from exc
+                raise
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
         finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
+            with self._readers_lock:
+                self._active_reads -= 1
+                self._reads_done.notify_all()
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "reader", None)
@@ -333,7 +351,8 @@ class Database:
 
     def close(self) -> None:
         with self._readers_lock:
-            self._closed = True
+            self._closed = True  # no new read starts
+            self._reads_done.wait_for(lambda: self._active_reads == 0, timeout=_CLOSE_WAIT_S)
             for _, conn in self._readers:
                 conn.close()
             self._readers = []

@@ -356,3 +356,36 @@ def test_an_app_is_released_off_screen_and_rendered_again_when_it_comes_back(
     expect(page.get_by_test_id("composer-input")).to_be_visible()
     expect(frame).to_have_count(0, timeout=APP_MS)
     assert frames_loaded(page) == 0
+
+
+def test_an_app_renders_in_quick_ask_and_its_call_asks_there(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Quick Ask (`#/quick` over `serve`) shows an App in its tool's card like the chat does: the
+    probe App gets its result, and its App-only tool call is asked in Quick Ask's approval."""
+    page, _, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    add_stdio(served_ui, "probe", sys.executable, [str(APP_SERVER)])
+    fresh_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "probe"}}]},
+        {"tool_calls": [{"name": "mcp_probe_show_probe", "arguments": {"topic": "quick"}}]},
+        {"text": "The probe is shown."},
+    )
+    page.goto(page.url.split("#")[0] + "#/quick")
+    expect(page.get_by_test_id("quick-view")).to_be_visible()
+    page.get_by_test_id("composer-input").fill("Show the probe")
+    page.get_by_test_id("send-button").click()
+    approval = page.get_by_test_id("quick-approval")
+    expect(approval).to_contain_text("show_probe", timeout=APP_MS)  # the model's call asks first
+    approval.get_by_test_id("approval-once").click()
+    expect(last(page, "message-assistant")).to_contain_text("The probe is shown.", timeout=APP_MS)
+    expect(page.get_by_test_id("mcp-app-frame")).to_have_count(1, timeout=APP_MS)
+    frame = app_frame(page, 0)
+    expect(frame.locator("#result")).to_contain_text('"topic":"quick"', timeout=APP_MS)
+    # The App's own call (App-only, not read-only) is asked where the person is: in Quick Ask.
+    expect(approval).to_contain_text("app_save", timeout=APP_MS)
+    approval.get_by_test_id("approval-once").click()
+    expect(frame.locator("#state")).to_have_text("saved", timeout=APP_MS)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import FrameLocator, Page, expect
+from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
@@ -91,7 +91,28 @@ def approve_once(page: Page) -> None:
 
 
 def app_frame(page: Page, index: int) -> FrameLocator:
-    return page.frame_locator('[data-testid="mcp-app-frame"]').nth(index)
+    """The App of the index-th App card, scrolled into view first: an App is loaded only while
+    its card is on screen (decision 518)."""
+    card = page.get_by_test_id("mcp-app").nth(index)
+    reveal(page, card)
+    return card.frame_locator('[data-testid="mcp-app-frame"]')
+
+
+def reveal(page: Page, card: Locator) -> None:
+    """Scroll the chat with the wheel, as a reader does, until `card`'s top is in view (a
+    scripted scroll would leave the list following its tail, decision 520)."""
+    scroller = page.locator(".message-scroller")
+    height = page.viewport_size["height"] if page.viewport_size else 800
+    scroller.hover()
+    for _ in range(60):
+        top = float(card.evaluate("el => el.getBoundingClientRect().top"))
+        if top < 100:
+            page.mouse.wheel(0, -300)
+        elif top > height - 250:
+            page.mouse.wheel(0, 300)
+        else:
+            return
+        page.wait_for_timeout(50)
 
 
 def new_chat_and_send(page: Page, text: str) -> None:
@@ -126,10 +147,9 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
 
     # The basic App got the tool result: its time is the one the server answered.
     expect(page.get_by_test_id("mcp-app")).to_have_count(2, timeout=APP_MS)
-    basic = app_frame(page, 0)
     iso = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
-    expect(basic.locator("#server-time")).to_have_text(iso, timeout=APP_MS)
-    first = basic.locator("#server-time").inner_text()
+    expect(app_frame(page, 0).locator("#server-time")).to_have_text(iso, timeout=APP_MS)
+    first = app_frame(page, 0).locator("#server-time").inner_text()
 
     # The budget App drew its sliders from the result's structured content.
     budget = app_frame(page, 1)
@@ -137,6 +157,7 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
     expect(budget.locator("#budget-selector option").first).to_be_attached()
 
     # An interaction in the App calls a tool of its server: asked first, then answered by the server.
+    basic = app_frame(page, 0)
     basic.locator("#get-time-btn").click(timeout=APP_MS)
     dialog = page.get_by_test_id("approval-dialog")
     expect(dialog).to_be_visible(timeout=APP_MS)

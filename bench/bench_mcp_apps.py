@@ -237,22 +237,17 @@ def memory(args: argparse.Namespace) -> None:
         median = statistics.median(values)
         what = f"start-up, '{name}' chat (navigation → last answer line painted)"
         print(f"{what}: median {median:.0f} ms of {len(values)}")
-    # The App's own renderer: a process that appeared when it was shown (Chromium puts a
-    # sandboxed frame in a process of its own); "released" says whether it is still there.
+    # The App's own renderer: a process present while it is shown that is gone once it is
+    # released (Chromium gives a sandboxed frame a process of its own, usually its spare
+    # renderer, and starts a new spare: so "gone after", not "new while shown").
     order = list(pss)
-    opened = pss[order[0]]
-    print(f"renderer PSS, {order[0]}: {sum(opened.values()) / 1024:.1f} MB in {len(opened)} processes")
-    app_pids: set[int] = set()
-    for before, step in zip(order, order[1:], strict=False):
+    for step, after in zip(order, [*order[1:], ""], strict=True):
         by_pid = pss[step]
         total = f"renderer PSS, {step}: {sum(by_pid.values()) / 1024:.1f} MB in {len(by_pid)} processes"
-        if step.startswith("App shown"):
-            app_pids = set(by_pid) - set(pss[before])
-            app_kb = sum(by_pid[pid] for pid in app_pids)
-            print(f"{total}; the App's own process(es), {len(app_pids)}: {app_kb / 1024:.1f} MB")
-        elif step.startswith("App released"):
-            left = app_pids & set(by_pid)
-            print(f"{total}; the App's process {'still there' if left else 'gone'}")
+        if step.startswith("App shown") and after:
+            gone = set(by_pid) - set(pss[after])
+            app_kb = sum(by_pid[pid] for pid in gone)
+            print(f"{total}; gone at the next step: {len(gone)} process(es), {app_kb / 1024:.1f} MB")
         else:
             print(total)
 

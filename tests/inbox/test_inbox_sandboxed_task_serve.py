@@ -7,8 +7,6 @@ Inbox of issue 35)."""
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,11 @@ import pytest
 
 from app.sandbox.probe import landlock_abi
 from app.testing.fake_llm import FakeLLMServer
+from tests.inbox.serve_helpers import cli as _cli
+from tests.inbox.serve_helpers import inbox as _inbox
+from tests.inbox.serve_helpers import invoke as _invoke
+from tests.inbox.serve_helpers import seed as _seed
+from tests.inbox.serve_helpers import until as _until
 from tests.sandbox.listener import tcp_listener
 from tests.server.process import isolated_env, serve_process
 
@@ -25,47 +28,10 @@ pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or landlock_abi({})[0] < 4, reason="needs Landlock with TCP rules"
 )
 
-WAIT_S = 60.0  # a hang check, not a timing assertion
 
 
 def _exec(*argv: str) -> dict[str, Any]:
     return {"tool_calls": [{"name": "exec", "arguments": {"argv": list(argv)}}]}
-
-
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=60
-    )
-
-
-def _inbox(env: dict[str, str], *flags: str) -> list[dict[str, Any]]:
-    shown = _cli(env, "inbox", "--json", *flags)
-    assert shown.returncode == 0, shown.stderr
-    items: list[dict[str, Any]] = json.loads(shown.stdout)
-    return items
-
-
-def _seed(env: dict[str, str], base_url: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.desktop.seed", "--base-url", base_url],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-
-
-async def _invoke(
-    client: httpx2.AsyncClient, headers: dict[str, str], route: str, body: dict[str, Any]
-) -> Any:
-    return (await client.post(f"/api/invoke/{route}", json=body, headers=headers)).json()
-
-
-async def _until(check: Any) -> Any:
-    async with asyncio.timeout(WAIT_S):
-        while True:
-            found = await check()
-            if found:
-                return found
-            await asyncio.sleep(0.2)
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -6,53 +6,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
 from app.testing.fake_llm import FakeLLMServer
+from tests.inbox.serve_helpers import cli as _cli
+from tests.inbox.serve_helpers import invoke as _invoke
+from tests.inbox.serve_helpers import seed
+from tests.inbox.serve_helpers import until as _until
 from tests.server.process import isolated_env, serve_process
 
-WAIT_S = 60.0  # a hang check, not a timing assertion
 WRITE = {"tool_calls": [{"name": "write_file", "arguments": {"path": "note.txt", "content": "hi"}}]}
 STILL_WAITING = "the previous run was still waiting for an answer"
 
 
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=60
-    )
-
-
 def _seed(env: dict[str, str], base_url: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.desktop.seed", "--base-url", base_url],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
+    seed(env, base_url)
     # The old limit, as the task tests drove it: an approval unanswered for 1 s failed the run.
     settings = Path(env["CASHCODE_CONFIG_DIR"]) / "settings.json"
     data = json.loads(settings.read_text())
     data.setdefault("sections", {})["tasks"] = {"approval_timeout_s": 1}
     settings.write_text(json.dumps(data))
-
-
-async def _invoke(
-    client: httpx2.AsyncClient, headers: dict[str, str], route: str, body: dict[str, Any]
-) -> Any:
-    return (await client.post(f"/api/invoke/{route}", json=body, headers=headers)).json()
-
-
-async def _until(check: Any) -> Any:
-    async with asyncio.timeout(WAIT_S):
-        while True:
-            found = await check()
-            if found:
-                return found
-            await asyncio.sleep(0.2)
 
 
 async def test_a_scheduled_ask_task_waits_in_the_inbox_and_is_approved_from_the_cli(tmp_path: Path) -> None:

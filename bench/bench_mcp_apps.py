@@ -10,13 +10,26 @@ opened directly in a second tab, from the navigation until its first contentful 
 tool's policy is set to "always" so no dialog waits for a click; the model's answer after the
 tool waits 3 s so the App is measured in the running turn. Median of `--runs`.
 
-Run: `.venv/bin/python bench/bench_mcp_apps.py [--runs 20]`
+With `--memory` (issue 37 round 2): an App in a finished answer at start-up and its memory.
+Three chats made once by the scripted LLM: "plain" (a long answer), "app" (the App's tool call,
+then the same long answer: its card is above the fold when the chat opens at its end) and
+"app-visible" (the tool call and a short answer: its card is in view at once). Start-up: a
+fresh tab navigates to each chat in turn, alternating, until the answer's last line is painted
+(checked every animation frame); median per chat. Memory: PSS summed over Chromium's renderer
+processes (`--type=renderer` among this process's descendants, /proc/<pid>/smaps_rollup), 2 s
+after each step: the "app" chat opened (App not loaded), scrolled up with the wheel until the
+App shows its result (shown), scrolled back to the end (released), and the App shown again
+then another chat opened (closed).
+
+Run: `.venv/bin/python bench/bench_mcp_apps.py [--runs 20]`,
+`.venv/bin/python bench/bench_mcp_apps.py --memory [--runs 10]`
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -52,12 +65,203 @@ def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None) 
     return answer
 
 
+def descendants(root: int) -> list[int]:
+    """Every process under `root` (from /proc/<pid>/stat's parent field)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def renderer_pss_kb() -> dict[int, int]:
+    """PSS (kB) of each of Chromium's renderer processes started by this bench, by pid."""
+    found: dict[int, int] = {}
+    for pid in descendants(os.getpid()):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"--type=renderer" not in cmdline:
+                continue
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    found[pid] = int(line.split()[1])
+        except OSError:
+            continue
+    return found
+
+
+LONG = "\n\n".join(f"Paragraph {i} of a long answer." for i in range(60))
+PAINTED = (
+    "(text) => { const m = [...document.querySelectorAll('[data-testid=message-assistant]')].pop();"
+    " return m && m.textContent.includes(text) ? performance.now() : 0; }"
+)
+
+
+def memory(args: argparse.Namespace) -> None:
+    """Start-up with and without an App in a finished answer, and the renderers' PSS."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.server.process import free_port, isolated_env, serve_process
+
+    llm = subprocess.Popen(
+        [sys.executable, "-m", "app.testing.fake_llm", "--port", "0", "--print-port"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert llm.stdout is not None
+    llm_url = "http://127.0.0.1:" + llm.stdout.readline().strip().removeprefix("PORT=")
+    load_start = os.getloadavg()[0]
+    startup: dict[str, list[float]] = {"plain": [], "app": [], "app-visible": []}
+    pss: dict[str, dict[int, int]] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp_name:
+            env = isolated_env(Path(tmp_name))
+            with (
+                serve_process(["--no-open", "--port", str(free_port())], env, cwd=ROOT) as served,
+                sync_playwright() as pw,
+            ):
+
+                def invoke(route: str, payload: dict[str, Any]) -> dict[str, Any]:
+                    answer = post(f"{served.base_url}/api/invoke/{route}", payload, served.bearer)
+                    assert answer["ok"], answer
+                    return dict(answer["data"])
+
+                provider = invoke(
+                    "providers.save",
+                    {"name": "Fake", "kind": "chat_completions", "base_url": llm_url + "/v1", "api_key": "k"},
+                )["id"]
+                model = {"provider_id": provider, "model": "fake-model"}
+                entry: dict[str, Any] = {"name": "basic", "transport": "stdio", "command": str(NODE)}
+                entry["args"] = [str(BASIC), "--stdio"]
+                invoke("mcp.servers.create", entry)
+                invoke("mcp.servers.confirm", {"name": "basic"})
+                invoke("mcp.servers.connect", {"name": "basic"})
+                invoke("mcp.tools.set_policy", {"server": "basic", "tool": "get-time", "policy": "always"})
+                chromium = ["--headless", "--no-sandbox"]
+                browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=chromium)
+                # One context: its tabs share the UI's sign-in cookie.
+                context = browser.new_context(viewport={"width": 1280, "height": 860})
+                page = context.new_page()
+                page.goto(served.start_url)
+                page.get_by_test_id("app-root").wait_for()
+                base = page.url.split("#")[0]
+                get_time = {"tool_calls": [{"name": "mcp_basic_get-time", "arguments": {}}]}
+                prepare = {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "basic"}}]}
+                chats: dict[str, str] = {}
+                ends = {"plain": "Paragraph 59", "app": "Paragraph 59", "app-visible": "The time is above."}
+                for name, steps in (
+                    ("plain", [{"text": LONG}]),
+                    ("app", [prepare, get_time, {"text": LONG}]),
+                    ("app-visible", [prepare, get_time, {"text": "The time is above."}]),
+                ):
+                    chat = invoke("chats.create", {})["id"]
+                    chats[name] = chat
+                    post(llm_url + "/_control/script", {"steps": steps})
+                    page.goto(f"{base}#/chat/{chat}")
+                    page.get_by_test_id("composer-input").wait_for()
+                    invoke("chat.send", {"chat_id": chat, "text": name, "model": model})
+                    page.get_by_test_id("regenerate-message").wait_for(timeout=60_000)
+                    page.get_by_test_id("message-assistant").last.get_by_text(ends[name]).wait_for()
+                page.close()
+                for run in range(args.runs + 1):  # the first round warms the caches, not counted
+                    for name in ("plain", "app", "app-visible"):
+                        tab = context.new_page()
+                        started = time.time() * 1000
+                        tab.goto(f"{base}#/chat/{chats[name]}")
+                        painted = tab.wait_for_function(
+                            PAINTED, arg=ends[name], polling="raf", timeout=60_000
+                        )
+                        origin = float(tab.evaluate("performance.timeOrigin"))
+                        if run > 0:
+                            startup[name].append(origin + float(painted.json_value()) - started)
+                        tab.close()
+
+                tab = context.new_page()
+
+                def settle(step: str) -> None:
+                    tab.wait_for_timeout(2000)
+                    pss[step] = renderer_pss_kb()
+
+                tab.goto(f"{base}#/chat/{chats['plain']}")
+                tab.get_by_text("Paragraph 59").wait_for()
+                settle("plain chat open")
+                tab.goto(f"{base}#/chat/{chats['app']}")
+                tab.get_by_text("Paragraph 59").wait_for()
+                settle("App chat open, card off screen")
+                frames = tab.get_by_test_id("mcp-app-frame")
+                scroller = tab.locator(".message-scroller")
+                card = tab.get_by_test_id("mcp-app")
+
+                def show() -> None:
+                    scroller.hover()
+                    while float(card.evaluate("el => el.getBoundingClientRect().top")) < 100:
+                        tab.mouse.wheel(0, -400)
+                        tab.wait_for_timeout(50)
+                    frames.first.wait_for()
+                    shown = [f for f in tab.frames if "/mcp-app/" in f.url]
+                    while not shown:
+                        tab.wait_for_timeout(50)
+                        shown = [f for f in tab.frames if "/mcp-app/" in f.url]
+                    shown[0].wait_for_function(RESULT_SHOWN, polling="raf", timeout=60_000)
+
+                show()
+                settle("App shown")
+                scroller.hover()
+                while frames.count():
+                    tab.mouse.wheel(0, 800)
+                    tab.wait_for_timeout(50)
+                settle("App released (scrolled away)")
+                show()
+                settle("App shown again")
+                tab.goto(f"{base}#/chat/{chats['plain']}")
+                tab.get_by_text("Paragraph 59").wait_for()
+                settle("App released (other chat opened)")
+                browser.close()
+    finally:
+        llm.terminate()
+        llm.wait(10)
+    print(f"load average at the start {load_start:.1f}, at the end {os.getloadavg()[0]:.1f}")
+    for name, values in startup.items():
+        median = statistics.median(values)
+        what = f"start-up, '{name}' chat (navigation → last answer line painted)"
+        print(f"{what}: median {median:.0f} ms of {len(values)}")
+    # The App's own renderer: a process present while it is shown that is gone once it is
+    # released (Chromium gives a sandboxed frame a process of its own, usually its spare
+    # renderer, and starts a new spare: so "gone after", not "new while shown").
+    order = list(pss)
+    for step, after in zip(order, [*order[1:], ""], strict=True):
+        by_pid = pss[step]
+        total = f"renderer PSS, {step}: {sum(by_pid.values()) / 1024:.1f} MB in {len(by_pid)} processes"
+        if step.startswith("App shown") and after:
+            gone = set(by_pid) - set(pss[after])
+            app_kb = sum(by_pid[pid] for pid in gone)
+            print(f"{total}; gone at the next step: {len(gone)} process(es), {app_kb / 1024:.1f} MB")
+        else:
+            print(total)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--memory", action="store_true", help="start-up and PSS (issue 37 round 2)")
     args = parser.parse_args()
     if not (NODE.exists() and BASIC.exists()):
         sys.exit("run tests/e2e/test_browser_mcp_apps.py once first (it installs the App server)")
+    if args.memory:
+        memory(args)
+        return
     from playwright.sync_api import sync_playwright
 
     from tests.server.process import free_port, isolated_env, serve_process

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import FrameLocator, Page, expect
+from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems
 from tests.e2e.conftest import FakeLLMProcess
@@ -91,7 +91,28 @@ def approve_once(page: Page) -> None:
 
 
 def app_frame(page: Page, index: int) -> FrameLocator:
-    return page.frame_locator('[data-testid="mcp-app-frame"]').nth(index)
+    """The App of the index-th App card, scrolled into view first: an App is loaded only while
+    its card is on screen (decision 518)."""
+    card = page.get_by_test_id("mcp-app").nth(index)
+    reveal(page, card)
+    return card.frame_locator('[data-testid="mcp-app-frame"]')
+
+
+def reveal(page: Page, card: Locator) -> None:
+    """Scroll the chat with the wheel, as a reader does, until `card`'s top is in view (a
+    scripted scroll would leave the list following its tail, decision 520)."""
+    scroller = page.locator(".message-scroller")
+    height = page.viewport_size["height"] if page.viewport_size else 800
+    scroller.hover()
+    for _ in range(60):
+        top = float(card.evaluate("el => el.getBoundingClientRect().top"))
+        if top < 100:
+            page.mouse.wheel(0, -300)
+        elif top > height - 250:
+            page.mouse.wheel(0, 300)
+        else:
+            return
+        page.wait_for_timeout(50)
 
 
 def new_chat_and_send(page: Page, text: str) -> None:
@@ -126,10 +147,9 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
 
     # The basic App got the tool result: its time is the one the server answered.
     expect(page.get_by_test_id("mcp-app")).to_have_count(2, timeout=APP_MS)
-    basic = app_frame(page, 0)
     iso = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
-    expect(basic.locator("#server-time")).to_have_text(iso, timeout=APP_MS)
-    first = basic.locator("#server-time").inner_text()
+    expect(app_frame(page, 0).locator("#server-time")).to_have_text(iso, timeout=APP_MS)
+    first = app_frame(page, 0).locator("#server-time").inner_text()
 
     # The budget App drew its sliders from the result's structured content.
     budget = app_frame(page, 1)
@@ -137,6 +157,7 @@ def test_basic_and_budget_apps_render_get_their_results_and_call_their_server(
     expect(budget.locator("#budget-selector option").first).to_be_attached()
 
     # An interaction in the App calls a tool of its server: asked first, then answered by the server.
+    basic = app_frame(page, 0)
     basic.locator("#get-time-btn").click(timeout=APP_MS)
     dialog = page.get_by_test_id("approval-dialog")
     expect(dialog).to_be_visible(timeout=APP_MS)
@@ -267,3 +288,125 @@ def test_an_app_page_is_blocked_from_everything_it_did_not_declare(
     placeholder = page.get_by_test_id("mcp-app-placeholder")
     expect(placeholder).to_contain_text("probe is no longer set up", timeout=APP_MS)
     expect(page.get_by_test_id("mcp-app-frame")).to_have_count(0)
+
+
+def frames_loaded(page: Page) -> int:
+    """App frames in the page, and App pages Chromium has loaded (the frames themselves)."""
+    return len([f for f in page.frames if "/mcp-app/" in f.url])
+
+
+def test_an_app_is_released_off_screen_and_rendered_again_when_it_comes_back(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+    app_servers: dict[str, str],
+) -> None:
+    """Issue 37's budget: an App holds a frame only while its card is on screen. A reload does
+    not load an App of a finished answer until its card is seen; scrolled away it is torn down
+    and removed; scrolled back it is rendered again from the stored result; another chat
+    releases it."""
+    page, _, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    add_stdio(served_ui, "basic", app_servers["node"], [app_servers["basic"], "--stdio"])
+    invoke(served_ui, "mcp.servers.connect", {"name": "basic"})
+    invoke(served_ui, "mcp.tools.set_policy", {"server": "basic", "tool": "get-time", "policy": "always"})
+    long_answer = "\n\n".join(f"Paragraph {i} of a long answer after the App." for i in range(120))
+    fresh_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "basic"}}]},
+        {"tool_calls": [{"name": "mcp_basic_get-time", "arguments": {}}]},
+        {"text": long_answer},
+    )
+    new_chat_and_send(page, "What time is it, then tell me a lot")
+    expect(last(page, "message-assistant")).to_contain_text("Paragraph 119", timeout=APP_MS)
+    expect(page.get_by_test_id("regenerate-message")).to_be_visible(timeout=APP_MS)
+    card = page.get_by_test_id("mcp-app")
+    frame = page.get_by_test_id("mcp-app-frame")
+    iso = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+    scroller = page.locator(".message-scroller")
+
+    def card_top() -> float:
+        return float(card.evaluate("el => el.getBoundingClientRect().top"))
+
+    # Scrolled as a reader does (the wheel): a programmatic scroll would leave the list
+    # following its tail, which pulls it back to the end as soon as the App's card grows.
+    def scroll_to_card() -> None:
+        scroller.hover()
+        for _ in range(60):
+            if card_top() > 100:
+                break
+            page.mouse.wheel(0, -400)
+            page.wait_for_timeout(50)
+        expect(frame).to_have_count(1, timeout=APP_MS)
+        expect(app_frame(page, 0).locator("#server-time")).to_have_text(iso, timeout=APP_MS)
+
+    def scroll_to_end() -> None:
+        scroller.hover()
+        for _ in range(60):
+            if scroller.evaluate("el => el.scrollHeight - el.scrollTop - el.clientHeight < 2"):
+                break
+            page.mouse.wheel(0, 800)
+            page.wait_for_timeout(50)
+
+    # Start-up with the App in a finished answer, off screen (the chat opens at its end): no App
+    # page is asked for until its card is seen.
+    pages: list[str] = []
+    page.on("request", lambda r: pages.append(r.url) if "/mcp-app/" in r.url else None)
+    page.reload()
+    expect(last(page, "message-assistant")).to_contain_text("Paragraph 119", timeout=APP_MS)
+    expect(card).to_have_count(1, timeout=APP_MS)
+    page.wait_for_timeout(1500)  # time for an eager card to load (the old code did, at once)
+    assert pages == [] and frames_loaded(page) == 0
+    scroll_to_card()
+    first = app_frame(page, 0).locator("#server-time").inner_text()
+    assert len(pages) == 1
+
+    # Scrolled away: its frame goes, the card stays.
+    scroll_to_end()
+    expect(frame).to_have_count(0, timeout=APP_MS)
+    expect(card).to_have_count(1)
+    assert frames_loaded(page) == 0
+    # Back in view: rendered again from the stored tool result (the same time, not a new call).
+    scroll_to_card()
+    assert app_frame(page, 0).locator("#server-time").inner_text() == first
+    assert len(pages) == 2
+
+    # Another chat: the App is released.
+    page.get_by_test_id("new-chat").click()
+    expect(page.get_by_test_id("composer-input")).to_be_visible()
+    expect(frame).to_have_count(0, timeout=APP_MS)
+    assert frames_loaded(page) == 0
+
+
+def test_an_app_renders_in_quick_ask_and_its_call_asks_there(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Quick Ask (`#/quick` over `serve`) shows an App in its tool's card like the chat does: the
+    probe App gets its result, and its App-only tool call is asked in Quick Ask's approval."""
+    page, _, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    add_stdio(served_ui, "probe", sys.executable, [str(APP_SERVER)])
+    fresh_llm.script(
+        {"tool_calls": [{"name": "mcp_prepare", "arguments": {"server": "probe"}}]},
+        {"tool_calls": [{"name": "mcp_probe_show_probe", "arguments": {"topic": "quick"}}]},
+        {"text": "The probe is shown."},
+    )
+    page.goto(page.url.split("#")[0] + "#/quick")
+    expect(page.get_by_test_id("quick-view")).to_be_visible()
+    page.get_by_test_id("composer-input").fill("Show the probe")
+    page.get_by_test_id("send-button").click()
+    approval = page.get_by_test_id("quick-approval")
+    expect(approval).to_contain_text("show_probe", timeout=APP_MS)  # the model's call asks first
+    approval.get_by_test_id("approval-once").click()
+    expect(last(page, "message-assistant")).to_contain_text("The probe is shown.", timeout=APP_MS)
+    expect(page.get_by_test_id("mcp-app-frame")).to_have_count(1, timeout=APP_MS)
+    frame = app_frame(page, 0)
+    expect(frame.locator("#result")).to_contain_text('"topic":"quick"', timeout=APP_MS)
+    # The App's own call (App-only, not read-only) is asked where the person is: in Quick Ask.
+    expect(approval).to_contain_text("app_save", timeout=APP_MS)
+    approval.get_by_test_id("approval-once").click()
+    expect(frame.locator("#state")).to_have_text("saved", timeout=APP_MS)

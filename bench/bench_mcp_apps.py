@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,29 @@ def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None) 
     with urllib.request.urlopen(req, timeout=60) as resp:
         answer: dict[str, Any] = json.load(resp)
     return answer
+
+
+def start_fake_llm() -> tuple[subprocess.Popen[str], str]:
+    """The scripted LLM in a child process, and its base address."""
+    llm = subprocess.Popen(
+        [sys.executable, "-m", "app.testing.fake_llm", "--port", "0", "--print-port"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert llm.stdout is not None
+    return llm, "http://127.0.0.1:" + llm.stdout.readline().strip().removeprefix("PORT=")
+
+
+def invoker(base_url: str, bearer: dict[str, str]) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """`invoke(route, payload)` over the served app's REST API; the data of an ok answer."""
+
+    def invoke(route: str, payload: dict[str, Any]) -> dict[str, Any]:
+        answer = post(f"{base_url}/api/invoke/{route}", payload, bearer)
+        assert answer["ok"], answer
+        return dict(answer["data"])
+
+    return invoke
 
 
 def descendants(root: int) -> list[int]:
@@ -114,14 +138,7 @@ def memory(args: argparse.Namespace) -> None:
 
     from tests.server.process import free_port, isolated_env, serve_process
 
-    llm = subprocess.Popen(
-        [sys.executable, "-m", "app.testing.fake_llm", "--port", "0", "--print-port"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert llm.stdout is not None
-    llm_url = "http://127.0.0.1:" + llm.stdout.readline().strip().removeprefix("PORT=")
+    llm, llm_url = start_fake_llm()
     load_start = os.getloadavg()[0]
     startup: dict[str, list[float]] = {"plain": [], "app": [], "app-visible": []}
     pss: dict[str, dict[int, int]] = {}
@@ -132,11 +149,7 @@ def memory(args: argparse.Namespace) -> None:
                 serve_process(["--no-open", "--port", str(free_port())], env, cwd=ROOT) as served,
                 sync_playwright() as pw,
             ):
-
-                def invoke(route: str, payload: dict[str, Any]) -> dict[str, Any]:
-                    answer = post(f"{served.base_url}/api/invoke/{route}", payload, served.bearer)
-                    assert answer["ok"], answer
-                    return dict(answer["data"])
+                invoke = invoker(served.base_url, served.bearer)
 
                 provider = invoke(
                     "providers.save",
@@ -266,14 +279,7 @@ def main() -> None:
 
     from tests.server.process import free_port, isolated_env, serve_process
 
-    llm = subprocess.Popen(
-        [sys.executable, "-m", "app.testing.fake_llm", "--port", "0", "--print-port"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert llm.stdout is not None
-    llm_url = "http://127.0.0.1:" + llm.stdout.readline().strip().removeprefix("PORT=")
+    llm, llm_url = start_fake_llm()
     shown: list[float] = []
     direct: list[float] = []
     try:
@@ -283,11 +289,7 @@ def main() -> None:
                 serve_process(["--no-open", "--port", str(free_port())], env, cwd=ROOT) as served,
                 sync_playwright() as pw,
             ):
-
-                def invoke(route: str, payload: dict[str, Any]) -> dict[str, Any]:
-                    answer = post(f"{served.base_url}/api/invoke/{route}", payload, served.bearer)
-                    assert answer["ok"], answer
-                    return dict(answer["data"])
+                invoke = invoker(served.base_url, served.bearer)
 
                 def script(*steps: dict[str, Any]) -> None:
                     post(llm_url + "/_control/script", {"steps": list(steps)})

@@ -9,6 +9,9 @@ What adapters use (desktop bridge, HTTP server, CLI):
 - `unsubscribe = app.subscribe(callback)`: every AppEvent, called on the core loop (be quick);
 - `app.register_route("desktop.pick_folder", handler)`: adapter-only routes;
 - `await app.wait_idle(chat_id)`; `await app.aclose()` (cancels turns, closes providers and DB).
+
+Its length (a little over 600 lines) is the route table's: one thin method per route, each
+delegating to a service (chats.py, providers.py, inbox.py, …), where the logic lives.
 """
 
 from __future__ import annotations

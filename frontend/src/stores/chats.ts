@@ -1,3 +1,6 @@
+// The chats store: every chat's list entry, history and live turn, and the actions on them. The
+// event reducer (chatEvents.ts) and frame batching (frame.ts) are split out; what remains shares
+// this state (runtimes, summaries, the queue), hence its length.
 import { defineStore } from "pinia";
 import { computed, ref } from "vue";
 import type { AttachmentRef } from "@/model/attachments";

@@ -78,6 +78,9 @@ class InboxService:
         self._labels: dict[str, Label] = {}
         self._owned: dict[str, InboxItem] = {}  # items whose run waits in this process
         self._writes: dict[str, asyncio.Task[None]] = {}
+        # Closes under way (Stop cancelled the question): an answer given meanwhile waits for the
+        # close, so it is refused as "no longer pending" instead of winning a question nobody asks.
+        self._closings: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
         self._slots = asyncio.Semaphore(LANE_SLOTS)
@@ -124,7 +127,7 @@ class InboxService:
         if isinstance(event, ApprovalRequired):
             self._record(self._approval(event), None)
         elif isinstance(event, ApprovalResolved) and event.decision == "cancelled":
-            self._spawn(self._closed(event.approval_id, "cancelled", "cancelled", None))
+            self._closing(event.approval_id, self._closed(event.approval_id, "cancelled", "cancelled", None))
         elif event.type == ELICITATION_EVENT:
             self._elicitation(event)
         elif event.type == PROPOSED_EVENT:
@@ -154,7 +157,7 @@ class InboxService:
             elif outcome in ("accept", "decline", "cancel"):
                 self._spawn(self._closed(item_id, "answered", str(outcome), "chat"))
             else:
-                self._spawn(self._closed(item_id, "cancelled", "cancel", None))
+                self._closing(item_id, self._closed(item_id, "cancelled", "cancel", None))
             return
         chat_id = str(getattr(event, "chat_id", "")) or None
         label = (self._labels.get(chat_id) if chat_id else None) or Label(self.default_origin)
@@ -248,7 +251,7 @@ class InboxService:
     # ---- answering ---------------------------------------------------------------------------
 
     async def answer(self, req: InboxAnswer) -> None:
-        await self._written(req.id)
+        await self._settled(req.id)
         row = await self._d.lane.read(lambda: self._d.store.get(req.id))
         if row is None:
             await self._answer_unrecorded(req)
@@ -279,7 +282,7 @@ class InboxService:
     async def answer_approval(self, approval_id: str, decision: Answer, via: InboxSurface) -> None:
         """The one way an approval is answered (chat.approve and inbox.answer): the first answer
         wins; a later one gets `conflict` naming who answered."""
-        await self._written(approval_id)
+        await self._settled(approval_id)
         row = await self._d.lane.read(lambda: self._d.store.get(approval_id))
         if row is None:  # never recorded (its write failed): the gate still decides
             if not self._d.gate.answer(approval_id, decision, via):
@@ -387,10 +390,22 @@ class InboxService:
 
     # ---- helpers -------------------------------------------------------------------------------
 
+    def _closing(self, item_id: str, job: Awaitable[None]) -> None:
+        task = self._spawn(job)
+        self._closings[item_id] = task
+        task.add_done_callback(lambda _t: self._closings.pop(item_id, None))
+
     async def _written(self, item_id: str) -> None:
         pending = self._writes.get(item_id)
         if pending is not None:
             await asyncio.shield(pending)
+
+    async def _settled(self, item_id: str) -> None:
+        """Before an answer: the item's row is written and any close under way has landed."""
+        await self._written(item_id)
+        closing = self._closings.get(item_id)
+        if closing is not None:
+            await asyncio.shield(closing)
 
     async def _changed(self, item_id: str, status: InboxStatus) -> None:
         try:

@@ -153,6 +153,29 @@ describe("inbox view", () => {
   });
 });
 
+describe("inbox view opened on an item", () => {
+  it("focuses its main answer and ignores answers for a moment: the key that opened it is not an answer", async () => {
+    const fake = new FakeTransport();
+    fake.on("inbox.list", () => ({ items: [item("a1")] })).on("inbox.answer", () => ({ ok: true }));
+    const { wrapper } = await mountWith(InboxView, { fake, path: "/inbox?item=a1" });
+    await tick();
+    await tick();
+    const once = wrapper.get('[data-item-id="a1"] [data-testid="approval-once"]');
+    expect(document.activeElement).toBe(once.element);
+    expect(wrapper.get('[data-item-id="a1"]').attributes("data-held")).toBe("true");
+    await once.trigger("click"); // the opening Enter, delivered again to the page
+    await tick();
+    expect(fake.callsTo("inbox.answer")).toEqual([]);
+    expect(document.activeElement).toBe(once.element); // still on the answer, not disabled
+    await new Promise((resolve) => setTimeout(resolve, 650));
+    await tick();
+    expect(wrapper.get('[data-item-id="a1"]').attributes("data-held")).toBeUndefined();
+    await once.trigger("click");
+    await tick();
+    expect(fake.callsTo("inbox.answer")).toEqual([{ id: "a1", decision: "once", fields: {}, via: "inbox" }]);
+  });
+});
+
 describe("sidebar badge", () => {
   it("counts waiting items from inbox_changed and hides at zero", async () => {
     let items: InboxItem[] = [];

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AppEvent, McpServerCreate, McpServerView } from "@/api/generated";
+import { FakeTransport } from "@/api/fake";
 import { ApiError } from "@/api/transport";
+import McpRegistryList from "@/components/mcp/McpRegistryList.vue";
 import { MASK, draftFrom, sendsPlainHttpAuth, toPayload } from "@/model/mcpForm";
 import { useSettingsStore } from "@/stores/settings";
 import McpView from "@/views/McpView.vue";
@@ -316,5 +318,29 @@ describe("MCP elicitation dialog", () => {
     await tick();
     expect(fake.callsTo("mcp.elicitation.answer")).toEqual([{ id: "e1", action: "accept", content: { name: "Ann", age: 30 } }]);
     expect(wrapper.find('[data-testid="mcp-elicitation"]').exists()).toBe(false);
+  });
+});
+
+describe("MCP Registry address", () => {
+  it("keeps an address typed while the saved settings were still loading", async () => {
+    let release: () => void = () => {};
+    const loaded = new Promise<void>((resolve) => (release = resolve));
+    const unset = { registry_url: "", saved_url: "", from_env: false, env_var: "CASHCODE_MCP_REGISTRY_URL" };
+    const fake = new FakeTransport()
+      .on("mcp_catalog.registry.settings", async () => {
+        await loaded; // slow: the user types first
+        return unset;
+      })
+      .on("mcp_catalog.registry.save_settings", ({ registry_url }) => ({ ...unset, registry_url: registry_url ?? "", saved_url: registry_url ?? "" }))
+      .on("mcp_catalog.registry.search", () => ({ state: "unset", base_url: "", notice: "", fetched_at: 0, servers: [], next_cursor: "", skipped: [] }));
+    const { wrapper } = await mountWith(McpRegistryList, { fake });
+    await wrapper.get('[data-testid="mcp-registry-url"]').setValue("http://127.0.0.1:9/registry");
+    release();
+    await tick();
+    await tick();
+    expect((wrapper.get('[data-testid="mcp-registry-url"]').element as HTMLInputElement).value).toBe("http://127.0.0.1:9/registry");
+    await wrapper.get("form.mcp-registry-url").trigger("submit");
+    await tick();
+    expect(fake.callsTo("mcp_catalog.registry.save_settings")).toEqual([{ registry_url: "http://127.0.0.1:9/registry" }]);
   });
 });

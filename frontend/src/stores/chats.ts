@@ -157,6 +157,9 @@ export const useChatsStore = defineStore("chats", () => {
   }
 
   function liveFor(chatId: string, turnId: string): LiveTurn | null {
+    // No turn: a question asked outside one (an MCP App's own tool call) is the chat's dialog
+    // and the App's card, never a new assistant entry that would wait forever.
+    if (!turnId) return null;
     const rt = runtime(chatId);
     if (rt.live?.turnId === turnId) return rt.live;
     if (rt.live && rt.live.entry.state === "streaming") return null; // stale event of an older turn

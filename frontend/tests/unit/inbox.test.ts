@@ -194,3 +194,16 @@ describe("sidebar badge", () => {
     expect(wrapper.find('[data-testid="inbox-badge"]').exists()).toBe(false);
   });
 });
+
+describe("a question asked outside a turn (an MCP App's own tool call)", () => {
+  it("is the chat's dialog only: no assistant entry that would wait forever", () => {
+    const { chats } = setup();
+    const outside = turn("c1", "");
+    chats.applyBatch([outside.approval("a1", "app-1")]);
+    expect(chats.runtime("c1").approvals.map((a) => a.approval_id)).toEqual(["a1"]);
+    expect(chats.runtime("c1").live).toBeNull();
+    chats.applyBatch([outside.resolved("a1", "once")]);
+    expect(chats.runtime("c1").approvals).toEqual([]);
+    expect(chats.runtime("c1").live).toBeNull();
+  });
+});

@@ -55,6 +55,7 @@ NOTES = "alpha beta gamma\n"
 # A 135M model rambles and loops; every request (CashCode's and the bare one) is capped alike, as
 # a user of such a model would set it in the provider form (issue 34: per-model max tokens).
 MAX_TOKENS = 200
+STEPS = 4
 TURNS = ("hello", "Read the file notes.txt with read_file and tell me its first word.", "thanks")
 FIRST_TURN_BUDGET, LATER_TURN_BUDGET = 1.3, 1.1
 
@@ -168,7 +169,11 @@ def _temp_app(base: Path) -> tuple[Any, Path]:
     (workspace / "notes.txt").write_text(NOTES, encoding="utf-8")
     paths = AppPaths(base / "data", base / "config", base / "logs", base / "cache")
     env = {"CASHCODE_DREAM": "off", "HOME": str(base)}
-    app = build_app(paths, env, workspace=workspace, secrets=SecretStore(backend=MemoryKeyring()))
+    # Four model steps a turn: the time to first token is the measure, and a 135M model loops
+    # on wrong file names until the step limit (20 steps of a CPU model is many minutes a turn).
+    app = build_app(
+        paths, env, workspace=workspace, secrets=SecretStore(backend=MemoryKeyring()), max_iterations=STEPS
+    )
     return app, workspace
 
 
@@ -226,6 +231,7 @@ async def cashcode_chat(base_url: str, model: str, before_turn: Callable[[int], 
         first_delta: dict[str, float] = {}
         ends: dict[str, str] = {}
         changed = asyncio.Event()
+        denials: list[asyncio.Task[Any]] = []
 
         def on_event(event: Any) -> None:
             turn = getattr(event, "turn_id", None)
@@ -235,6 +241,11 @@ async def cashcode_chat(base_url: str, model: str, before_turn: Callable[[int], 
                 run.tool_ran = True
             elif event.type in ("turn_done", "turn_failed", "turn_cancelled"):
                 ends[turn] = event.type
+            elif event.type == "approval_required":
+                # A small model calls write tools at random; a run now waits for an answer
+                # (issue 35), so the bench says no, as a person reading along would.
+                answer = {"approval_id": event.approval_id, "decision": "deny"}
+                denials.append(asyncio.get_running_loop().create_task(app.invoke("chat.approve", answer)))
             changed.set()
 
         app.subscribe(on_event)

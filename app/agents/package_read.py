@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from app.agents.package_model import MANIFEST, PACKAGE_MODES, PackageManifest
+from app.contracts.errors import say
 from app.support import ziparchive
 from app.support.ziparchive import ArchiveLimits, ArchiveRefused
 
@@ -44,11 +45,10 @@ def read_manifest(raw: bytes) -> PackageManifest:
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise PackageRefused(
-            "package.manifest", f"manifest.json is not valid JSON ({str(exc)[:80]})"
-        ) from None
+        not_json = say("agent.package.not_json", reason=str(exc)[:80])
+        raise PackageRefused("package.manifest", not_json) from None
     if not isinstance(data, dict):
-        raise PackageRefused("package.manifest", "manifest.json is not a JSON object")
+        raise PackageRefused("package.manifest", say("agent.package.not_object"))
     _no_claims(data, "manifest")
     try:
         return PackageManifest.model_validate(data)
@@ -56,9 +56,9 @@ def read_manifest(raw: bytes) -> PackageManifest:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "manifest"
         if first["type"] == "extra_forbidden":
-            reason = f"manifest.json has a field this version does not know: {where[:120]}"
+            reason = say("agent.package.unknown_field", where=where[:120])
         else:
-            reason = f"manifest.json is not valid at {where[:120]}: {first['msg'][:200]}"
+            reason = say("agent.package.invalid_field", where=where[:120], reason=first["msg"][:200])
         raise PackageRefused("package.manifest", reason) from None
 
 
@@ -67,20 +67,14 @@ def _no_claims(value: object, where: str) -> None:
         for key, item in value.items():
             if key == "approval_mode":
                 if item not in (None, *PACKAGE_MODES):
-                    raise PackageRefused(
-                        "package.claims",
-                        f"the package asks for the approval mode {str(item)[:40]!r} ({where}); a package"
-                        " may ask for at most 'ask_writes' (Ask before writing), the user chooses above",
-                    )
+                    mode = repr(str(item)[:40])
+                    raise PackageRefused("package.claims", say("agent.package.mode", mode=mode, where=where))
                 continue
             if key == "env":  # variable names of a launch spec, not claims
                 continue
             if isinstance(key, str) and any(c in key.casefold() for c in _CLAIMS):
-                raise PackageRefused(
-                    "package.claims",
-                    f"the package claims {key[:60]!r} ({where}); approvals, grants, workspace trust"
-                    " and autonomous mode are only ever given by the user",
-                )
+                claim = repr(key[:60])
+                raise PackageRefused("package.claims", say("agent.package.claims", claim=claim, where=where))
             _no_claims(item, where)
     elif isinstance(value, list):
         for item in value:
@@ -94,7 +88,7 @@ def stage(path: Path, into: Path) -> StagedPackage:
         return _stage(path, into)
     except ArchiveRefused as exc:
         shutil.rmtree(into, ignore_errors=True)
-        raise PackageRefused(exc.rule, exc.message) from None
+        raise PackageRefused(exc.rule, say(exc.key, **exc.params)) from None
     except BaseException:
         shutil.rmtree(into, ignore_errors=True)
         raise
@@ -105,32 +99,24 @@ def _stage(path: Path, into: Path) -> StagedPackage:
         members = ziparchive.plan_members(archive, LIMITS, "package")
         manifests = [m for m in members if m.parts == (MANIFEST,)]
         if not manifests:
-            raise PackageRefused(
-                "package.no_manifest", "the file has no manifest.json: not a .cashagent package"
-            )
+            raise PackageRefused("package.no_manifest", say("agent.package.no_manifest"))
         raw = ziparchive.read_member(archive, manifests[0], MAX_MANIFEST)
         manifest = read_manifest(raw)
         expected = manifest.file_paths()
         files = [m for m in members if not m.is_dir and m.parts != (MANIFEST,)]
         for member in files:
             if "/".join(member.parts) not in expected:
-                raise PackageRefused(
-                    "package.unlisted",
-                    f"'{member.info.filename[:120]}' is in the ZIP but not in the manifest",
-                )
+                unlisted = member.info.filename[:120]
+                raise PackageRefused("package.unlisted", say("agent.package.unlisted", name=unlisted))
         present = {"/".join(m.parts) for m in files}
         for name in expected:
             if name not in present:
-                raise PackageRefused(
-                    "package.missing", f"the manifest lists '{name[:120]}', which the ZIP lacks"
-                )
+                raise PackageRefused("package.missing", say("agent.package.missing", name=name[:120]))
         ziparchive.extract_members(archive, files, into, LIMITS, "package")
     for name, pinned in expected.items():
         target = into / name
         data = target.read_bytes()
         if len(data) != pinned.size or hashlib.sha256(data).hexdigest() != pinned.sha256:
-            raise PackageRefused(
-                "package.hash", f"'{name[:120]}' does not match the sha256 the manifest pins for it"
-            )
+            raise PackageRefused("package.hash", say("agent.package.hash", name=name[:120]))
         target.chmod(0o755 if pinned.executable else 0o644)
     return StagedPackage(manifest=manifest, digest=hashlib.sha256(raw).hexdigest(), root=into)

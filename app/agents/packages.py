@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from app.agents import api_models as am
 from app.agents import package_export, package_install, package_preview
 from app.agents.package_read import PackageRefused, StagedPackage
-from app.contracts.errors import ApiFailure, say
+from app.contracts.errors import ApiFailure, nest, say
 
 if TYPE_CHECKING:
     from app.agents.model import AgentRecord
@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 
 def refused(exc: PackageRefused) -> ApiFailure:
-    return ApiFailure("invalid", say("agent.package_refused", reason=exc.reason), {"rule": exc.rule})
+    # A keyed reason (the ZIP rules) rides along as `reason_key`/`reason_<param>` (issue 41).
+    message = nest(say("agent.package_refused", reason=exc.reason), "reason", exc.reason)
+    return ApiFailure("invalid", message, {"rule": exc.rule})
 
 
 class AgentPackages:

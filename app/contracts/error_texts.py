@@ -121,6 +121,23 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "agent.too_many": "at most {limit} agents",
     "agent.chat_started": "The chat's agent can only be changed before its first message is sent.",
     "agent.package_refused": "The agent package was refused: {reason}",
+    # The reasons a `.cashagent` file is refused while it is read (app/agents/package_read.py).
+    "agent.package.not_json": "manifest.json is not valid JSON ({reason})",
+    "agent.package.not_object": "manifest.json is not a JSON object",
+    "agent.package.unknown_field": "manifest.json has a field this version does not know: {where}",
+    "agent.package.invalid_field": "manifest.json is not valid at {where}: {reason}",
+    "agent.package.mode": (
+        "the package asks for the approval mode {mode} ({where}); a package may ask for at most "
+        "'ask_writes' (Ask before writing), the user chooses above"
+    ),
+    "agent.package.claims": (
+        "the package claims {claim} ({where}); approvals, grants, workspace trust and autonomous "
+        "mode are only ever given by the user"
+    ),
+    "agent.package.no_manifest": "the file has no manifest.json: not a .cashagent package",
+    "agent.package.unlisted": "'{name}' is in the ZIP but not in the manifest",
+    "agent.package.missing": "the manifest lists '{name}', which the ZIP lacks",
+    "agent.package.hash": "'{name}' does not match the sha256 the manifest pins for it",
     "agent.package_source": "Give the package as a path or as uploaded data (one of them).",
     "agent.package_changed": "The package file changed since its preview; preview it again.",
     # ---- scheduled tasks
@@ -235,14 +252,24 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     "skill.no_versions_source": "'{name}' is a {source} Skill; it has no versions.",
     "skill.version_not_found": "'{name}' has no version '{version}'.",
     "skill.no_skill_md": "The folder has no SKILL.md; pick the Skill's own folder.",
-    "skill.zip_symlink": "'{name}' is a symbolic link; links are refused.",
-    "skill.zip_traversal": "'{name}' tries to leave the Skill folder ('..').",
     "skill.zip_layout": "The ZIP must hold one Skill, but it has several top-level entries: {entries}.",
+    "skill.zip_beside_folder": (
+        "The ZIP has files beside its Skill folder '{folder}/': {entries}. "
+        "Put them inside the folder or remove them."
+    ),
+    "skill.zip_beside_folder_more": (
+        "The ZIP has files beside its Skill folder '{folder}/': {entries} and {more} more. "
+        "Put them inside the folder or remove them."
+    ),
+    "skill.zip_beside_skill_md": (
+        "The ZIP has files beside its SKILL.md that the Skill never names: {entries}. "
+        "Name them in SKILL.md, move them into a folder of the Skill, or remove them."
+    ),
+    "skill.zip_beside_skill_md_more": (
+        "The ZIP has files beside its SKILL.md that the Skill never names: {entries} and {more} more. "
+        "Name them in SKILL.md, move them into a folder of the Skill, or remove them."
+    ),
     "skill.zip_no_skill_md": "The ZIP has no SKILL.md at its root or inside its one top-level folder.",
-    "skill.zip_members": "The ZIP has {count} entries; the limit is {max}.",
-    "skill.zip_too_large": "The ZIP expands past {max} MiB.",
-    "skill.zip_unreadable": "Cannot read the ZIP file ({reason}).",
-    "skill.zip_not_zip": "The file is not a readable ZIP archive ({reason}).",
     # ---- import, evals, usage, traces
     "import.not_folder": "{path} is not a folder: choose a CashCode data folder or a cdy-agent workspace.",
     "import.unknown_folder": (
@@ -301,20 +328,33 @@ ERROR_TEXTS: Final[dict[str, str]] = {
         "in the system keychain, so a sensitive value must go into server.mcp_config.env"
     ),
     "bundle.manifest.outside": "{field} '{path}' points outside the bundle; it must be a path inside it",
-    # The ZIP rules a bundle breaks whose reason names at most a member: the same English as
-    # app/support/ziparchive.py says (checked by a test), worded by the UI from the rule (issue 41).
-    "bundle.zip.control": "A member name contains control characters.",
-    "bundle.zip.drive": "'{name}' has a drive letter or ':' in its path.",
-    "bundle.zip.absolute": "'{name}' is an absolute path.",
-    "bundle.zip.backslash": "'{name}' uses a backslash in its path; ZIP paths must use '/'.",
-    "bundle.zip.long_name": "A member name is longer than 1024 characters.",
-    "bundle.zip.traversal": "'{name}' tries to leave the bundle folder ('..').",
-    "bundle.zip.odd_path": "'{name}' has an empty or '.' path segment.",
-    "bundle.zip.encrypted": "'{name}' is encrypted; password-protected ZIPs are refused.",
-    "bundle.zip.symlink": "'{name}' is a symbolic link; links are refused.",
-    "bundle.zip.special": "'{name}' is a device, pipe or socket, not a file.",
-    "bundle.zip.not_file": "'{name}' is not a regular file, so it cannot be a ZIP archive.",
-    "bundle.zip.size_mismatch": "'{name}' does not have the size its header claims.",
+    # The ZIP rules of app/support/ziparchive.py (its TEXTS, kept equal by a test), shared by Skill
+    # import, MCP bundles and agent packages; `what` is "Skill", "bundle" or "package" (issue 41).
+    "zip.control": "A member name contains control characters.",
+    "zip.drive": "'{name}' has a drive letter or ':' in its path.",
+    "zip.absolute": "'{name}' is an absolute path.",
+    "zip.backslash": "'{name}' uses a backslash in its path; ZIP paths must use '/'.",
+    "zip.long_name": "A member name is longer than 1024 characters.",
+    "zip.traversal": "'{name}' tries to leave the {what} folder ('..').",
+    "zip.traversal_outside": "'{name}' would land outside the {what}.",
+    "zip.odd_path": "'{name}' has an empty or '.' path segment.",
+    "zip.encrypted": "'{name}' is encrypted; password-protected ZIPs are refused.",
+    "zip.symlink": "'{name}' is a symbolic link; links are refused.",
+    "zip.special": "'{name}' is a device, pipe or socket, not a file.",
+    "zip.duplicate": "'{name}' appears twice in the ZIP.",
+    "zip.duplicate_kind": "'{name}' is both a file and a folder in the ZIP.",
+    "zip.unreadable": "Cannot read the ZIP file ({reason}).",
+    "zip.not_file": "'{name}' is not a regular file, so it cannot be a ZIP archive.",
+    "zip.archive_size": "The ZIP is {size} bytes; the limit is {max} MiB.",
+    "zip.not_zip": "The file is not a readable ZIP archive ({reason}).",
+    "zip.members": "The ZIP has {count} entries; the limit is {max}.",
+    "zip.file_size": "'{name}' is larger than {max} MiB.",
+    "zip.file_size_bytes": "'{name}' is larger than {max} bytes.",
+    "zip.file_size_expands": "'{name}' expands past {max} MiB.",
+    "zip.expanded_size": "The ZIP expands past {max} MiB.",
+    "zip.bomb": "The ZIP expands past {max} MiB (compression bomb).",
+    "zip.corrupt": "'{name}' cannot be read ({reason}).",
+    "zip.size_mismatch": "'{name}' does not have the size its header claims.",
     "bundle.archive.no_name": "the bundle's name '{name}' has no letters or digits to name it by",
     "bundle.archive.no_manifest": "the bundle has no manifest.json at its root; it is not an MCP Bundle",
     "bundle.archive.no_entry": "server.entry_point '{path}' is not a file in the bundle",

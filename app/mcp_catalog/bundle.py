@@ -290,20 +290,7 @@ def is_bundle_install(folder: Path) -> bool:
     return isinstance(data, dict) and isinstance(data.get("bundle"), str)
 
 
-# The ZIP rules whose reason names at most the member: keyed so the UI words them in its language
-# (`bundle.zip.traversal`, the same English); the others (sizes, limits, read errors) carry
-# numbers and system text and stay as the archive module said them.
-_KEYED_ZIP_RULES = frozenset(
-    {"control", "drive", "absolute", "backslash", "long_name", "traversal", "odd_path", "encrypted"}
-    | {"symlink", "special", "not_file", "size_mismatch"}
-)
-
-
 def _archive_reason(exc: ArchiveRefused) -> str:
-    rule = exc.rule.removeprefix("zip.")
-    if rule not in _KEYED_ZIP_RULES:
-        return exc.message
-    keyed = say(f"bundle.zip.{rule}", name=exc.name)
-    # Where the archive module worded this case differently (a traversal found while
-    # extracting), its own sentence wins: the English never changes.
-    return keyed if str(keyed) == exc.message else exc.message
+    # Keyed (`zip.traversal`, its numbers and names as parameters) so the UI words every ZIP
+    # rule in its language inside "the bundle is refused: …"; the English is the module's own.
+    return say(exc.key, **exc.params)

@@ -29,6 +29,14 @@ def _reject(rule: str, message: str) -> NoReturn:
     raise ArchiveRejected(SkillProblem(rule, message))
 
 
+def _listed(key: str, names: list[str], **params: str) -> str:
+    """`key` naming the first ten `names`; past ten, its `_more` form says how many more."""
+    entries = ", ".join(names[:10])
+    if len(names) > 10:
+        return say(f"{key}_more", entries=entries, more=len(names) - 10, **params)
+    return say(key, entries=entries, **params)
+
+
 @contextlib.contextmanager
 def _as_skill_problem() -> Iterator[None]:
     """The shared rules (app/support/ziparchive.py) say why; a Skill import reports it as a
@@ -36,7 +44,7 @@ def _as_skill_problem() -> Iterator[None]:
     try:
         yield
     except ArchiveRefused as exc:
-        raise ArchiveRejected(SkillProblem(exc.rule, exc.message)) from None
+        raise ArchiveRejected(SkillProblem(exc.rule, say(exc.key, **exc.params))) from None
 
 
 def _strip_prefix(members: list[Member]) -> list[Member]:
@@ -49,12 +57,7 @@ def _strip_prefix(members: list[Member]) -> list[Member]:
         packages = [t for t in tops if any(m.parts[1:] == (SKILL_FILE,) for m in members if m.parts[0] == t)]
         if len(packages) == 1:
             beside = [t for t in tops if t != packages[0]]
-            listed = ", ".join(beside[:10]) + (f" and {len(beside) - 10} more" if len(beside) > 10 else "")
-            _reject(
-                "zip.layout",
-                f"The ZIP has files beside its Skill folder '{packages[0]}/': {listed}. "
-                "Put them inside the folder or remove them.",
-            )
+            _reject("zip.layout", _listed("skill.zip_beside_folder", beside, folder=packages[0]))
         listed = ", ".join(tops[:5])
         _reject("zip.layout", say("skill.zip_layout", entries=listed))
     has_skill = any(m.parts[1:] == (SKILL_FILE,) and not m.is_dir for m in members)
@@ -92,12 +95,7 @@ def _refuse_stray_root_files(archive: zipfile.ZipFile, members: list[Member]) ->
         and not m.parts[0].upper().startswith(("LICENSE", "NOTICE"))
     )
     if stray:
-        listed = ", ".join(stray[:10]) + (f" and {len(stray) - 10} more" if len(stray) > 10 else "")
-        _reject(
-            "zip.layout",
-            f"The ZIP has files beside its SKILL.md that the Skill never names: {listed}. "
-            "Name them in SKILL.md, move them into a folder of the Skill, or remove them.",
-        )
+        _reject("zip.layout", _listed("skill.zip_beside_skill_md", stray))
 
 
 def extract_archive(zip_path: Path, dest: Path, limits: ArchiveLimits) -> None:

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -60,4 +60,39 @@ def test_a_zip_dropped_on_the_page_uploads_previews_imports_and_shows_in_the_mar
     page.get_by_test_id("skill-preview-cancel").click()
     expect(page.locator('[data-skill="browser-dropped"]')).to_be_visible()
     expect(page.locator('[data-skill="browser-dropped"] [data-testid="skill-source"]')).to_have_text("User")
+    assert problems.messages == []
+
+
+def _oversized_zip() -> str:
+    """A 6 MiB member (zeros, so the upload is small): past the Skill limit of 5 MiB."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("big/SKILL.md", SKILL.replace("browser-dropped", "big"))
+        z.writestr("big/blob.bin", b"\0" * (6 * 1024 * 1024))
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _language(page: Page, language: str) -> None:
+    open_view(page, "settings")
+    page.get_by_test_id("language-select").select_option(language)
+    expect(page.locator("html")).to_have_attribute("lang", language)
+
+
+def test_an_oversized_zip_is_refused_in_chinese_with_its_numbers(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+) -> None:
+    """Issue 41: a ZIP rule's refusal is worded in the UI language, its member and limit filled in
+    (it was the backend's English inside the Chinese UI)."""
+    page, problems, _ = browser_page
+    page.goto(served_ui.start_url)
+    expect(page.get_by_test_id("app-root")).to_be_visible()
+    _language(page, "zh-CN")
+    try:
+        open_view(page, "skills")
+        page.evaluate(DROP_JS, ["big.zip", _oversized_zip(), "application/zip"])
+        expect(page.get_by_test_id("skill-preview-error")).to_have_text("“big/blob.bin”大于 5 MiB。")
+        page.get_by_test_id("skill-preview-cancel").click()
+    finally:
+        _language(page, "en")  # the server is shared by the session's browser tests
     assert problems.messages == []

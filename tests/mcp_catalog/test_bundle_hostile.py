@@ -198,8 +198,8 @@ KEYED: list[tuple[str, Maker, str, dict[str, str]]] = [
     ("secret-in-args", _secret_in_args, "bundle.manifest.secret_on_command", {"option": "key"}),
     ("entry-outside", kit.outside_entry_bundle, "bundle.manifest.outside", {"field": "server.entry_point"}),
     # The ZIP rules shared with Skill import carry theirs too (their English unchanged).
-    ("zip-traversal", kit.traversal_bundle, "bundle.zip.traversal", {"name": "server/../../escaped.js"}),
-    ("zip-symlink", kit.symlink_bundle, "bundle.zip.symlink", {"name": "server/secrets"}),
+    ("zip-traversal", kit.traversal_bundle, "zip.traversal", {"name": "server/../../escaped.js"}),
+    ("zip-symlink", kit.symlink_bundle, "zip.symlink", {"name": "server/secrets"}),
 ]
 
 

@@ -46,16 +46,22 @@ export function apiErrorKey(key: string): MessageKey {
   return `apiError.${key}` as MessageKey;
 }
 
-// Parameters whose value is itself a word of the UI (a Skill's source: "user", "builtin"…).
-const WORDED_PARAMS: Record<string, string> = { source: "skills.source.", part: "tasks.cronPart." };
+// Parameters whose value is itself a word of the UI (a Skill's source: "user", "builtin"…; what
+// a ZIP rule names the package by: "Skill", "bundle", "package").
+const WORDED_PARAMS: Record<string, string> = { source: "skills.source.", part: "tasks.cronPart.", what: "zip.what." };
 
-function wordedParams(lang: Language, params: Record<string, string>): Record<string, string> {
+function words(lang: Language, params: Record<string, string>): Record<string, string> {
   const out = { ...params };
-  if (lang === "en") return out; // the English wording is the backend's, values included
   for (const [name, prefix] of Object.entries(WORDED_PARAMS)) {
     const word = name in out ? (dictionaries[lang][`${prefix}${out[name]}` as MessageKey] as string | undefined) : undefined;
     if (word) out[name] = word;
   }
+  return out;
+}
+
+function wordedParams(lang: Language, params: Record<string, string>): Record<string, string> {
+  if (lang === "en") return { ...params }; // the English wording is the backend's, values included
+  const out = words(lang, params);
   // A parameter that is itself a keyed text (app/contracts/errors.py `nest`): `<name>_key` and
   // `<name>_<param>` word it in this language ("the bundle is refused: <why>").
   for (const [field, key] of Object.entries(params)) {
@@ -67,7 +73,7 @@ function wordedParams(lang: Language, params: Record<string, string>): Record<st
     for (const [p, v] of Object.entries(params)) {
       if (p.startsWith(`${name}_`) && p !== field) inner[p.slice(name.length + 1)] = v;
     }
-    const worded = fill(template, inner);
+    const worded = fill(template, words(lang, inner));
     if (worded) out[name] = worded;
   }
   return out;

@@ -69,9 +69,9 @@ describe("a route failure", () => {
     const message = `the bundle is refused: ${reason}`;
     const worded = {
       code: "invalid", message, key: "bundle.refused",
-      params: { reason, reason_key: "bundle.zip.traversal", reason_name: "server/../../escaped.js" },
+      params: { reason, reason_key: "zip.traversal", reason_name: "server/../../escaped.js", reason_what: "bundle" },
     };
-    expect(errorText("zh-CN", worded)).toBe("该包被拒绝：“server/../../escaped.js”试图离开包所在的文件夹（“..”）");
+    expect(errorText("zh-CN", worded)).toBe("该包被拒绝：“server/../../escaped.js”试图离开包所在的文件夹（“..”）。");
     expect(errorText("en", worded)).toBe(message);
   });
 

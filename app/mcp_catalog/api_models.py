@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from app.contracts.mcp_apps import McpAppsProbe
 from app.contracts.replies import ApiModel as _Model
 
 
@@ -148,3 +149,5 @@ class BundlePreview(_Model):
     input_problem_key: str = ""
     input_problem_params: dict[str, str] = Field(default_factory=dict)
     missing_input: str = ""  # the key of a required option left empty (the CLI says `--input`)
+    # Its tools with MCP Apps, asked of the server started once in the sandbox (decision 550)
+    apps: McpAppsProbe = Field(default_factory=lambda: McpAppsProbe(state="unknown"))

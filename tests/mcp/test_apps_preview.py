@@ -66,7 +66,11 @@ for line in sys.stdin:
 
 async def add_stdio(app: Any, name: str, args: list[str]) -> None:
     """A user-added stdio server, not confirmed (the confirm step is where the preview is)."""
-    await ok(app, "mcp.servers.create", {"name": name, "transport": "stdio", "command": sys.executable, "args": args})
+    await ok(
+        app,
+        "mcp.servers.create",
+        {"name": name, "transport": "stdio", "command": sys.executable, "args": args},
+    )
 
 
 class Listener:
@@ -121,7 +125,9 @@ async def test_a_server_that_hangs_at_start_is_not_known_within_the_bound_and_is
     app, _ = await make_app(env={"CASHCODE_MCP_PROBE_TIMEOUT_S": "3"})
     marker = f"hang-{secrets.token_hex(6)}"
     script = tmp_path / "hang.py"
-    script.write_text("import sys, time\nsys.stderr.write('starting\\n')\ntime.sleep(600)\n", encoding="utf-8")
+    script.write_text(
+        "import sys, time\nsys.stderr.write('starting\\n')\ntime.sleep(600)\n", encoding="utf-8"
+    )
     await add_stdio(app, "hangs", [str(script), marker])
     probe = await asyncio.wait_for(ok(app, "mcp.servers.apps_preview", {"name": "hangs"}), 60)
     assert probe["state"] == "unknown"
@@ -160,7 +166,9 @@ async def test_the_probed_server_can_neither_write_outside_its_temp_folder_nor_u
     assert listener.accepted == 0
 
 
-async def test_without_a_sandbox_the_server_is_not_run_for_a_preview(make_app: AppMaker, tmp_path: Path) -> None:
+async def test_without_a_sandbox_the_server_is_not_run_for_a_preview(
+    make_app: AppMaker, tmp_path: Path
+) -> None:
     app, _ = await make_app(env={"CASHCODE_SANDBOX": "off"})
     script = tmp_path / "escape.py"
     script.write_text(ESCAPE_SERVER, encoding="utf-8")

@@ -58,12 +58,17 @@ class CatalogPlan(_Model):
     id: str
     commands: list[str]  # exactly what the install runs, in order
     folder: str  # where it installs (inside the app's cache)
+    # a package is downloaded only by the install: its Apps are listed when it is installed
+    apps: McpAppsProbe = Field(default_factory=lambda: McpAppsProbe(state="not_installed"))
 
 
 class CatalogInstalled(_Model):
     server: str
     commands: list[str]
     argv: list[str]  # what the new MCP server entry runs
+    # its Apps, asked of the installed server started once in the sandbox (None: a bundle,
+    # whose preview listed them)
+    apps: McpAppsProbe | None = None
 
 
 class CatalogRef(_Model):

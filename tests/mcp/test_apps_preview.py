@@ -6,6 +6,7 @@ the real API (`mcp.servers.apps_preview`) and the real stdio transport."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import sys
@@ -16,6 +17,7 @@ import pytest
 
 from app.sandbox.probe import landlock_abi
 from tests.api.conftest import AppMaker, ok
+from tests.cli.conftest import base_env, cashcode
 from tests.mcp.test_apps import DECLARED, probe_args
 
 REPO = Path(__file__).resolve().parents[2]
@@ -203,3 +205,21 @@ def _running(marker: str) -> bool:
         except OSError:
             continue
     return False
+
+
+@needs_landlock
+def test_the_cli_confirm_step_prints_the_apps_of_an_imported_server(tmp_path: Path) -> None:
+    """`cashcode mcp import` stops at the confirm step of a stdio server: it prints the Apps,
+    asked of the server in the sandbox, and the server stays unconfirmed."""
+    env = base_env(tmp_path)
+    args, _ = probe_args(tmp_path, "--permissions", "microphone")
+    snippet = tmp_path / "servers.json"
+    snippet.write_text(json.dumps({"mcpServers": {"probe": {"command": sys.executable, "args": args}}}))
+    imported = cashcode("mcp", "import", str(snippet), env=env, cwd=tmp_path, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    out = imported.stdout
+    assert "Apps (1):" in out and "show_probe: ui://probe/page.html" in out, out
+    assert f"domains: {DECLARED}" in out and "permissions: microphone" in out
+    assert out.index("Apps (1):") < out.index("cashcode mcp confirm probe")
+    listed = json.loads(cashcode("mcp", "list", "--json", env=env, cwd=tmp_path).stdout)
+    assert next(s for s in listed if s["name"] == "probe")["needs_confirmation"] is True

@@ -39,7 +39,7 @@ async def test_the_bundle_preview_lists_the_app_tools_with_domains_and_permissio
     assert "app-kit" not in names
 
 
-async def test_the_cli_bundle_preview_prints_the_apps(tmp_path: Path) -> None:
+def test_the_cli_bundle_preview_prints_the_apps(tmp_path: Path) -> None:
     env = base_env(tmp_path)
     bundle = app_bundle(tmp_path / "app-kit.mcpb")
     # standard input is not a terminal: the preview is printed, then it asks for --yes

@@ -251,16 +251,18 @@ class BundleService:
         self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]], view: x.BundlePreview
     ) -> McpAppsProbe:
         """The bundle's Apps: unpacked into a private folder of its own, prepared as the install
-        would (python: its venv), its server started once in the sandbox, then all removed. The
-        answer is kept per bundle and values (the preview is asked again as typing pauses)."""
+        would (python: its venv), its server started once in the sandbox, then all removed."""
         if self._prober is None or self._probes is None:
             return McpAppsProbe(state="unknown", reason="no probe is offered here")
         if view.problem:
             return McpAppsProbe(state="unknown", reason=view.problem)
         if view.input_problem:
             return McpAppsProbe(state="unknown", reason="the required settings are not filled in yet")
+        # A listing holds for the bundle whatever the values (they rarely change which tools a
+        # server has, and the page asks again at every pause in typing); a failure only for
+        # the values it was made with (another value may start it).
         key = (info.sha256, json.dumps(sorted(given.items())))
-        known = self._probed.get(key)
+        known = self._probed.get((info.sha256, "")) or self._probed.get(key)
         if known is not None:
             return known
         try:
@@ -283,7 +285,7 @@ class BundleService:
             await asyncio.shield(asyncio.to_thread(shutil.rmtree, root, True))
         if len(self._probed) >= MAX_PROBES_KEPT:
             self._probed.pop(next(iter(self._probed)))
-        self._probed[key] = probe
+        self._probed[(info.sha256, "") if probe.state == "listed" else key] = probe
         return probe
 
     def _shown_values(self, m: Manifest, given: Mapping[str, list[str]]) -> dict[str, list[str]]:

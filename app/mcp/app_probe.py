@@ -138,7 +138,10 @@ class Prober:
         if resolved.entry.transport != "stdio":
             return McpAppsProbe(state="remote")
         # finding out whether private namespaces work starts a child: not on the event loop
-        box = await asyncio.to_thread(self._sandbox) if self._sandbox is not None else None
+        try:
+            box = await asyncio.to_thread(self._sandbox) if self._sandbox is not None else None
+        except Exception as exc:  # the settings could not be read: no confinement to offer
+            return McpAppsProbe(state="no_sandbox", reason=describe(exc))
         return await probe_apps(resolved, box, self.timeout_s)
 
     async def launch(

@@ -144,6 +144,19 @@ async def test_a_server_that_hangs_at_start_is_not_known_within_the_bound_and_is
 
 
 @needs_landlock
+async def test_a_server_that_fails_at_start_is_not_known_with_its_reason(
+    make_app: AppMaker, tmp_path: Path
+) -> None:
+    app, _ = await make_app()
+    script = tmp_path / "fails.py"
+    script.write_text("import sys\nsys.stderr.write('fatal: WEATHER_KEY is not set\\n')\nsys.exit(3)\n")
+    await add_stdio(app, "fails", [str(script)])
+    probe = await ok(app, "mcp.servers.apps_preview", {"name": "fails"})
+    assert probe["state"] == "unknown"
+    assert "fatal: WEATHER_KEY is not set" in probe["reason"]
+
+
+@needs_landlock
 @pytest.mark.parametrize("namespaces", ["off", "on"])
 async def test_the_probed_server_can_neither_write_outside_its_temp_folder_nor_use_the_network(
     make_app: AppMaker, tmp_path: Path, namespaces: str

@@ -66,7 +66,7 @@ def apps_lines(probe: McpAppsProbe) -> list[str]:
     if probe.state == "no_sandbox":
         return [f"Apps: not inspected: no sandbox here ({probe.reason})"]
     if probe.state == "not_installed":
-        return ["Apps: not known until the first connect (the package is downloaded by the install)"]
+        return ["Apps: listed once installed (the install downloads the package, then asks its server)"]
     if probe.state == "unknown":
         return [f"Apps: not known until the first connect ({probe.reason})"]
     if not probe.apps:

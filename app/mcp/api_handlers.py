@@ -193,7 +193,8 @@ class McpRoutes:
 
     async def apps_preview(self, req: x.McpServerRef) -> McpAppsProbe:
         """The confirm step's Apps: the server started once in the sandbox (app/mcp/app_probe.py),
-        before it was ever connected; a connected server is not started a second time."""
+        before it was ever connected (a separate, confined start even when a connection exists:
+        the connected tool list, `mcp.servers.tools`, is the place for a connected server)."""
         entry = self._s.entry(req.name)
         if entry.source == "builtin":
             resolved = Resolved(entry=entry, headers={}, env={})

@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 import tempfile
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from app.mcp_catalog.mcp_routes import call_route, server_names
 
 SUFFIX = ".mcpb"
 MAX_PROBES_KEPT = 16
+STALE_PROBE_S = 3600
 MASK = "********"
 
 
@@ -270,6 +272,7 @@ class BundleService:
         except BundleInputError as exc:
             return McpAppsProbe(state="unknown", reason=str(exc))
         self._probes.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(_sweep_stale, self._probes)
         root = Path(await asyncio.to_thread(tempfile.mkdtemp, "", "probe-", str(self._probes)))
         try:
             # `mcp_servers/<id>` as an install has it: the sandbox grants a server's install
@@ -339,6 +342,15 @@ class BundleService:
 
     def handlers(self) -> dict[str, Any]:
         return {"mcp_catalog.bundle_preview": self.preview, "mcp_catalog.bundle_install": self.install}
+
+
+def _sweep_stale(probes: Path) -> None:
+    """Probe folders left by an app that stopped mid-probe (a probe lasts seconds, not hours)."""
+    cutoff = time.time() - STALE_PROBE_S
+    for folder in probes.iterdir():
+        with contextlib.suppress(OSError):
+            if folder.name.startswith("probe-") and folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _description(m: Manifest) -> str:

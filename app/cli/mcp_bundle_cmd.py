@@ -89,6 +89,10 @@ def _show(p: dict[str, Any]) -> None:
     if tools or p["tools_generated"]:
         more = " and more made at run time" if p["tools_generated"] else ""
         print(f"  tools: {tools or '(none listed)'}{more}")
+    from app.contracts.mcp_apps import McpAppsProbe, apps_lines
+
+    for line in apps_lines(McpAppsProbe.model_validate(p["apps"])):  # asked of the server (sandboxed)
+        print(f"  {line}")
     for o in p["options"]:
         need = "required" if o["required"] else "optional"
         default = f" (default {', '.join(o['default'])})" if o["default"] else ""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.cli.mcp_install_flow import confirm_and_install
+from app.cli.mcp_registry_cmd import print_apps
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
@@ -321,6 +322,8 @@ async def _import(app: CashCodeApp, args: argparse.Namespace) -> int:
         print(f"Imported {name} ({view['transport']}): {where}")
         _print_launch_env(view)
         if view["needs_confirmation"]:
+            # the confirm step's preview: the server asked once, inside the sandbox
+            print_apps(await _call_route(app, "mcp.servers.apps_preview", {"name": name}))
             print(f"  check the command above, then allow it: cashcode mcp confirm {name}")
     for item in result["skipped"]:
         print(f"Skipped {item['name']}: {item['error']}", file=sys.stderr)
@@ -460,6 +463,7 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     print(f"Installing {plan['id']} into {plan['folder']}")
     for command in plan["commands"]:
         print(f"  $ {command}")
+    print_apps(plan["apps"])
     done = await confirm_and_install(
         app,
         plan["id"],
@@ -472,6 +476,8 @@ async def _install(app: CashCodeApp, args: argparse.Namespace) -> int:
     if done is None:
         return 1
     print(f"Installed {done['server']}: {' '.join(done['argv'])}")
+    if done.get("apps"):
+        print_apps(done["apps"])
     print(f"  try it: cashcode mcp tools {done['server']}")
     return 0
 

@@ -76,6 +76,14 @@ ADDRESS_NOTES = {
 }
 
 
+def print_apps(probe: dict[str, Any]) -> None:
+    """A preview's MCP Apps lines (app/contracts/mcp_apps.py), indented under the plan."""
+    from app.contracts.mcp_apps import McpAppsProbe, apps_lines
+
+    for line in apps_lines(McpAppsProbe.model_validate(probe)):
+        print(f"  {line}")
+
+
 def print_launch(plan: dict[str, Any]) -> None:
     """Exactly what the install writes (issue 33 item 2): the pinned package, the program with
     every argument, every variable (secret values ********), loader variables called out."""
@@ -112,6 +120,7 @@ async def install_from_registry(
     for command in plan["commands"]:
         print(f"  $ {command}")
     print_launch(plan)
+    print_apps(plan["apps"])
     allow_loader = await separately(
         plan["loader_env"], args.allow_loader_env, "--allow-loader-env",
         "Allow these loader variables?", failure,
@@ -137,5 +146,7 @@ async def install_from_registry(
         return 1
     what = " ".join(done["argv"]) if done["argv"] else "a URL server"
     print(f"Installed {done['server']}: {what}")
+    if done.get("apps") and plan["kind"] != "remote":
+        print_apps(done["apps"])
     print(f"  try it: cashcode mcp tools {done['server']}")
     return 0

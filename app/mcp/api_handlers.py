@@ -10,12 +10,14 @@ from pydantic import BaseModel
 from app.attachments.store import AttachmentStore
 from app.contracts import replies as m
 from app.contracts.errors import ApiFailure, said, say
+from app.contracts.mcp_apps import McpAppsProbe
 from app.mcp import api_models as x
 from app.mcp import sandboxed
 from app.mcp.activations import ActivationStore
-from app.mcp.apps import AppPolicy, app_policy
+from app.mcp.app_probe import Prober
+from app.mcp.apps import AppPolicy, declared_policy
 from app.mcp.catalog import EntryInput, mask_url
-from app.mcp.config import ConfigError, NameTaken, ServerEntry
+from app.mcp.config import ConfigError, NameTaken, Resolved, ServerEntry
 from app.mcp.connection import ResultTooLarge, ServerGone
 from app.mcp.elicitation import ElicitationError
 from app.mcp.importer import parse_snippet
@@ -56,6 +58,7 @@ class McpRoutes:
             "mcp.servers.disconnect": self.disconnect,
             "mcp.servers.sign_out": self.sign_out,
             "mcp.servers.tools": self.tools,
+            "mcp.servers.apps_preview": self.apps_preview,
             "mcp.servers.import_preview": self.import_preview,
             "mcp.servers.import": self.import_save,
             "mcp.tools.set_policy": self.set_policy,
@@ -188,6 +191,17 @@ class McpRoutes:
             )
         return x.McpToolList(tools=views, live=live)
 
+    async def apps_preview(self, req: x.McpServerRef) -> McpAppsProbe:
+        """The confirm step's Apps: the server started once in the sandbox (app/mcp/app_probe.py),
+        before it was ever connected (a separate, confined start even when a connection exists:
+        the connected tool list, `mcp.servers.tools`, is the place for a connected server)."""
+        entry = self._s.entry(req.name)
+        if entry.source == "builtin":
+            resolved = Resolved(entry=entry, headers={}, env={})
+        else:
+            resolved = self._s.catalog.resolve(entry)
+        return await Prober(self._s.sandbox, self._s.probe_timeout_s).resolved(resolved)
+
     async def _app_policy(self, server: str, uri: str) -> AppPolicy:
         """What an App's page declares (domains, permissions), for the tool list: read from the
         server; a page that cannot be read declares nothing."""
@@ -195,8 +209,7 @@ class McpRoutes:
             read = await self._s.request(server, "read_resource", uri)
         except (ConfigError, ServerGone):
             return AppPolicy()
-        content = next(iter(read.contents or []), None)
-        return app_policy(getattr(content, "meta", None))
+        return declared_policy(read)
 
     async def import_preview(self, req: x.McpImportText) -> x.McpImportPreview:
         names = {e.name for e in self._s.entries()}

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from app.contracts import replies as m
+from app.contracts.mcp_apps import McpAppsProbe
 from app.mcp import api_models as x
 from app.mcp import apps_api as a
 
@@ -22,6 +23,7 @@ ROUTE_TYPES: Mapping[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "mcp.servers.disconnect": (x.McpServerRef, x.McpServerView),
     "mcp.servers.sign_out": (x.McpServerRef, x.McpServerView),
     "mcp.servers.tools": (x.McpServerRef, x.McpToolList),
+    "mcp.servers.apps_preview": (x.McpServerRef, McpAppsProbe),
     "mcp.servers.import_preview": (x.McpImportText, x.McpImportPreview),
     "mcp.servers.import": (x.McpImportText, x.McpImportResult),
     "mcp.tools.set_policy": (x.McpToolPolicySet, m.Ok),

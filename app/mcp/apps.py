@@ -130,6 +130,13 @@ def app_policy(meta: Any) -> AppPolicy:
     )
 
 
+def declared_policy(read: Any) -> AppPolicy:
+    """What a `resources/read` answer of an App page declares (its first content's `_meta`):
+    the tool lists of connected servers (decision 456) and the previews' probe use this."""
+    content = next(iter(getattr(read, "contents", None) or []), None)
+    return app_policy(getattr(content, "meta", None))
+
+
 _INLINE = "'unsafe-inline'"
 
 

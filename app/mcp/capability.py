@@ -54,6 +54,7 @@ class _ServiceArgs:
     builtin: Path | None
     test_servers: bool  # ENV_TEST_SERVERS is "1": the built-in test servers are listed
     sandbox: SandboxSource | None = None  # for servers set to run sandboxed
+    probe_timeout_s: float = 20.0  # a preview's probe of a server's Apps
 
 
 class McpCapability(Capability):
@@ -130,11 +131,19 @@ class McpCapability(Capability):
         ledger: ApprovalLedger | None = None,
     ) -> McpCapability:
         test_servers = env.get(ENV_TEST_SERVERS, "") == "1"
+        from app.contracts.mcp_apps import probe_timeout
         from app.mcp.sandboxed import sandbox_source
 
         source = sandbox_source(paths, settings, env, workspace) if workspace is not None else None
         args = _ServiceArgs(
-            paths, secrets, publish, env.get(ENV_CALL_TIMEOUT, ""), builtin, test_servers, source
+            paths,
+            secrets,
+            publish,
+            env.get(ENV_CALL_TIMEOUT, ""),
+            builtin,
+            test_servers,
+            source,
+            probe_timeout(env),
         )
         # the same folder as app/api/bootstrap.py's attachments: a resource becomes a file attachment
         from app.mcp.frozen import builtin_root
@@ -356,4 +365,5 @@ def _service(args: _ServiceArgs) -> McpService:
         args.publish,
         call_timeout_s=timeout,
         sandbox=args.sandbox,
+        probe_timeout_s=args.probe_timeout_s,
     )

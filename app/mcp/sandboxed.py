@@ -40,6 +40,9 @@ class McpSandbox:
     spec: SandboxSpec
     workspace: Path
     data_root: Path | None = None  # `<data>/mcp_catalog`: each server's own folder there is writable
+    # A preview's probe (app/mcp/app_probe.py): read the server's install folder and the system,
+    # write only the private temp folder (no workspace, no data folder, no extra readable paths).
+    probe: bool = False
 
 
 SandboxSource = Callable[[], McpSandbox]
@@ -117,6 +120,8 @@ def server_readable(argv: Sequence[str], path_env: str) -> tuple[Path, ...]:
     interpreter = _shebang(prog, path_env)
     if interpreter is not None:
         found.append(_prefix(interpreter))
+        if (interpreter.parent.parent / "pyvenv.cfg").is_file():  # a script run by a venv's Python
+            found.append(interpreter.parent.parent)
     home = _venv_home(_install_folder(prog) / "venv" / "pyvenv.cfg") or _venv_home(
         prog.parent.parent / "pyvenv.cfg"
     )
@@ -142,11 +147,12 @@ def confine_server(entry: ServerEntry, program: str, env: Mapping[str, str], box
     if abi < 1:
         raise SandboxUnavailable("the sandbox is not available: the kernel has no Landlock")
     temp = private_temp()
-    workspace = box.workspace
+    workspace = temp if box.probe else box.workspace
     if any(_within(Path(os.path.realpath(workspace)), Path(os.path.realpath(h))) for h in box.spec.hidden):
         workspace = temp  # the workspace lies in a folder kept private (the app's data): temp only
     own: tuple[Path, ...] = ()
-    if box.data_root is not None:  # where the catalog points a server's data file (its memory)
+    # where the catalog points a server's data file (its memory); never for a probe
+    if box.data_root is not None and not box.probe:
         own = (box.data_root / entry.name,)
         own[0].mkdir(parents=True, exist_ok=True)
     policy = Policy(
@@ -154,7 +160,10 @@ def confine_server(entry: ServerEntry, program: str, env: Mapping[str, str], box
         writable=own,
         temp=temp,
         readable=path_folders(env.get("PATH", "")),
-        exceptions=union(box.spec.readable, server_readable([program, *entry.args], env.get("PATH", ""))),
+        exceptions=union(
+            () if box.probe else box.spec.readable,
+            server_readable([program, *entry.args], env.get("PATH", "")),
+        ),
         hidden=box.spec.hidden,
         network=entry.network,
     )

@@ -95,7 +95,9 @@ class McpService:
         sign_in: Callable[[bool], SignIn] | None = None,
         client_metadata_url: str | None = None,
         sandbox: SandboxSource | None = None,
+        probe_timeout_s: float = 20.0,
     ) -> None:
+        self.probe_timeout_s = probe_timeout_s  # a preview's probe of a server's Apps (app/mcp/app_probe.py)
         self.sandbox = sandbox  # what a sandboxed stdio server is confined by (app/mcp/sandboxed.py)
         self._client_metadata_url = client_metadata_url
         self._sign_in = sign_in or (lambda interactive: BrowserSignIn(interactive))

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from app.contracts.mcp_apps import McpAppsProbe
 from app.contracts.replies import ApiModel as _Model
 
 
@@ -57,12 +58,17 @@ class CatalogPlan(_Model):
     id: str
     commands: list[str]  # exactly what the install runs, in order
     folder: str  # where it installs (inside the app's cache)
+    # a package is downloaded only by the install: its Apps are listed when it is installed
+    apps: McpAppsProbe = Field(default_factory=lambda: McpAppsProbe(state="not_installed"))
 
 
 class CatalogInstalled(_Model):
     server: str
     commands: list[str]
     argv: list[str]  # what the new MCP server entry runs
+    # its Apps, asked of the installed server started once in the sandbox (None: a bundle,
+    # whose preview listed them)
+    apps: McpAppsProbe | None = None
 
 
 class CatalogRef(_Model):
@@ -148,3 +154,5 @@ class BundlePreview(_Model):
     input_problem_key: str = ""
     input_problem_params: dict[str, str] = Field(default_factory=dict)
     missing_input: str = ""  # the key of a required option left empty (the CLI says `--input`)
+    # Its tools with MCP Apps, asked of the server started once in the sandbox (decision 550)
+    apps: McpAppsProbe = Field(default_factory=lambda: McpAppsProbe(state="unknown"))

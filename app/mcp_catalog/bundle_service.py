@@ -8,15 +8,21 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import json
 import os
 import secrets
+import shutil
+import tempfile
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from app.contracts.errors import ApiFailure, Said, nest, said, say
 from app.contracts.events import AppEvent
+from app.contracts.mcp_apps import McpAppsProbe
 from app.host.host import AppPort
+from app.mcp.app_probe import Prober
 from app.mcp_catalog import api_models as x
 from app.mcp_catalog.bundle import (
     LIMITS,
@@ -37,6 +43,8 @@ from app.mcp_catalog.installer import Installer, InstallError, Step
 from app.mcp_catalog.mcp_routes import call_route, server_names
 
 SUFFIX = ".mcpb"
+MAX_PROBES_KEPT = 16
+STALE_PROBE_S = 3600
 MASK = "********"
 
 
@@ -48,7 +56,12 @@ class BundleService:
         publish: Callable[[AppEvent], None],
         dirs: SystemDirs,
         uploads: Path,
+        prober: Prober | None = None,
+        probes: Path | None = None,
     ) -> None:
+        self._prober = prober  # asks a bundle's server for its Apps (app/mcp/app_probe.py)
+        self._probes = probes  # <cache>/mcp_probe: where a bundle is unpacked for that, briefly
+        self._probed: dict[tuple[str, str], McpAppsProbe] = {}
         self._installer = installer
         self._app = app
         self._publish = publish
@@ -61,8 +74,9 @@ class BundleService:
     async def preview(self, req: x.BundleSource) -> x.BundlePreview:
         async with self._source(req) as (path, shown):
             info = await self._read(path)
-        names = await server_names(self._app)
-        return self._preview(info, shown, req.inputs, names)
+            names = await server_names(self._app)
+            view = self._preview(info, shown, req.inputs, names)
+            return view.model_copy(update={"apps": await self._apps(info, path, shown, req.inputs, view)})
 
     async def install(self, req: x.BundleSource) -> x.CatalogInstalled:
         async with self._source(req) as (path, shown):
@@ -80,7 +94,8 @@ class BundleService:
         self, path: Path, shown: str, given: Mapping[str, list[str]]
     ) -> tuple[x.BundlePreview, BundleInfo]:
         info = await self._read(path)
-        return self._preview(info, shown, given, await server_names(self._app)), info
+        view = self._preview(info, shown, given, await server_names(self._app))
+        return view.model_copy(update={"apps": await self._apps(info, path, shown, given, view)}), info
 
     async def install_file(
         self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]], allow_loader: bool
@@ -234,6 +249,48 @@ class BundleService:
             missing_input=missing_input,
         )
 
+    async def _apps(
+        self, info: BundleInfo, path: Path, shown: str, given: Mapping[str, list[str]], view: x.BundlePreview
+    ) -> McpAppsProbe:
+        """The bundle's Apps: unpacked into a private folder of its own, prepared as the install
+        would (python: its venv), its server started once in the sandbox, then all removed."""
+        if self._prober is None or self._probes is None:
+            return McpAppsProbe(state="unknown", reason="no probe is offered here")
+        if view.problem:
+            return McpAppsProbe(state="unknown", reason=view.problem)
+        if view.input_problem:
+            return McpAppsProbe(state="unknown", reason="the required settings are not filled in yet")
+        # A listing holds for the bundle whatever the values (they rarely change which tools a
+        # server has, and the page asks again at every pause in typing); a failure only for
+        # the values it was made with (another value may start it).
+        key = (info.sha256, json.dumps(sorted(given.items())))
+        known = self._probed.get((info.sha256, "")) or self._probed.get(key)
+        if known is not None:
+            return known
+        try:
+            values = check_values(info.manifest, given, self._dirs)
+        except BundleInputError as exc:
+            return McpAppsProbe(state="unknown", reason=str(exc))
+        self._probes.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(_sweep_stale, self._probes)
+        root = Path(await asyncio.to_thread(tempfile.mkdtemp, "", "probe-", str(self._probes)))
+        try:
+            # `mcp_servers/<id>` as an install has it: the sandbox grants a server's install
+            # folder by that shape (app/mcp/sandboxed.py)
+            shadow = self._installer.beside(root / "mcp_servers")
+            plan = plan_bundle(info, shadow, values, self._dirs)
+            await unpack_and_prepare(plan, path, shown, shadow, lambda kind, text: None)
+            env = {**plan.config.env, **plan.config.secret_env}
+            probe = await self._prober.launch(info.server_id, plan.config.command, plan.config.args, env)
+        except (BundleError, InstallError, OSError) as exc:
+            probe = McpAppsProbe(state="unknown", reason=f"the bundle could not be prepared: {exc}")
+        finally:
+            await asyncio.shield(asyncio.to_thread(shutil.rmtree, root, True))
+        if len(self._probed) >= MAX_PROBES_KEPT:
+            self._probed.pop(next(iter(self._probed)))
+        self._probed[(info.sha256, "") if probe.state == "listed" else key] = probe
+        return probe
+
     def _shown_values(self, m: Manifest, given: Mapping[str, list[str]]) -> dict[str, list[str]]:
         """For the preview's command line only: the given or default values, a placeholder for
         a required one still missing (nothing is checked or run with these)."""
@@ -285,6 +342,15 @@ class BundleService:
 
     def handlers(self) -> dict[str, Any]:
         return {"mcp_catalog.bundle_preview": self.preview, "mcp_catalog.bundle_install": self.install}
+
+
+def _sweep_stale(probes: Path) -> None:
+    """Probe folders left by an app that stopped mid-probe (a probe lasts seconds, not hours)."""
+    cutoff = time.time() - STALE_PROBE_S
+    for folder in probes.iterdir():
+        with contextlib.suppress(OSError):
+            if folder.name.startswith("probe-") and folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _description(m: Manifest) -> str:

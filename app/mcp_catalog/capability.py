@@ -61,7 +61,23 @@ class McpCatalogCapability(Capability):
         from app.mcp_catalog.bundle_service import BundleService
 
         uploads = host.paths.cache_dir / "mcp_bundle_uploads"
-        bundles = BundleService(installer, host.app, host.publish, SystemDirs(Path.home()), uploads)
+        from app.contracts.mcp_apps import probe_timeout
+        from app.mcp.app_probe import Prober
+        from app.mcp.sandboxed import sandbox_source
+
+        # A bundle's preview asks its server for its Apps, started once in the sandbox.
+        prober = Prober(
+            sandbox_source(host.paths, host.settings, host.env, host.workspace), probe_timeout(host.env)
+        )
+        bundles = BundleService(
+            installer,
+            host.app,
+            host.publish,
+            SystemDirs(Path.home()),
+            uploads,
+            prober=prober,
+            probes=host.paths.cache_dir / "mcp_probe",
+        )
         self._bundles, self._uploads = bundles, uploads  # the registry installs mcpb packages with it
         catalog = load_catalog(catalog_path())
         self._curated_ids = frozenset(e.id for e in catalog.servers)  # registry ids never take one

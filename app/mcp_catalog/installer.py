@@ -66,6 +66,10 @@ class Installer:
     def folder(self, server: str) -> Path:
         return self.root / server
 
+    def beside(self, root: Path) -> Installer:
+        """The same tools and caches installing into another root (a preview's probe folder)."""
+        return Installer(root, self._downloads, self.tools, self._base_env)
+
     def is_installed(self, server: str) -> bool:
         return (self.folder(server) / MARKER).is_file()
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.contracts.errors import ApiFailure
+from app.contracts.mcp_apps import McpAppsProbe
 from app.host.host import AppPort
 
 
@@ -24,3 +25,13 @@ async def server_names(app: AppPort) -> set[str]:
     """Names of the configured MCP servers."""
     data = await call_route(app, "mcp.servers.list", {})
     return {str(s["name"]) for s in data["servers"]}
+
+
+async def installed_apps(app: AppPort, server: str) -> McpAppsProbe:
+    """The Apps of a server just installed, before its first connect: asked of the server
+    started once in the sandbox (`mcp.servers.apps_preview`, app/mcp/app_probe.py)."""
+    try:
+        data = await call_route(app, "mcp.servers.apps_preview", {"name": server})
+    except ApiFailure as exc:
+        return McpAppsProbe(state="unknown", reason=exc.message)
+    return McpAppsProbe.model_validate(data)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from app.contracts.mcp_apps import McpAppsProbe
 from app.contracts.replies import ApiModel as _Model
 
 
@@ -101,6 +102,9 @@ class RegistryPlan(_Model):
     address: Literal["", "loopback", "link_local", "private"]
     plain_http_secrets: list[str]  # secret headers that would cross the network unencrypted
     confirm: str  # what the install must send back
+    # its tools with MCP Apps: an mcpb package's server asked in the sandbox; a remote or a
+    # package not downloaded yet says when they are known (decision 551)
+    apps: McpAppsProbe = Field(default_factory=lambda: McpAppsProbe(state="not_installed"))
 
 
 class RegistrySettingsView(_Model):

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from app.contracts.errors import ApiFailure, say
 from app.contracts.events import AppEvent
+from app.contracts.mcp_apps import McpAppsProbe
 from app.host.host import AppPort, SectionStore
 from app.mcp_catalog import api_models as x
 from app.mcp_catalog import registry_api_models as r
@@ -25,7 +26,7 @@ from app.mcp_catalog.bundle_service import BundleService
 from app.mcp_catalog.events import McpCatalogProgress
 from app.mcp_catalog.inputs import missing_details
 from app.mcp_catalog.installer import Installer, InstallError, Plan
-from app.mcp_catalog.mcp_routes import call_route, server_names
+from app.mcp_catalog.mcp_routes import call_route, installed_apps, server_names
 from app.mcp_catalog.prefs import ENV_REGISTRY_URL, McpCatalogPrefs
 from app.mcp_catalog.registry import Page, RegistryClient, RegistryUnavailable, check_base_url
 from app.mcp_catalog.registry_address import remote_address
@@ -314,6 +315,8 @@ class RegistryService:
             address=address,
             plain_http_secrets=self._plain_http_secrets(launch),
             confirm=launch.digest,
+            # a remote is not contacted before the user confirms; a package is not downloaded yet
+            apps=McpAppsProbe(state="remote" if launch.kind == "remote" else "not_installed"),
         )
 
     @staticmethod
@@ -377,7 +380,7 @@ class RegistryService:
             },
         )
         self._progress(sid, "done", remote.url)
-        return x.CatalogInstalled(server=sid, commands=[], argv=[])
+        return x.CatalogInstalled(server=sid, commands=[], argv=[], apps=McpAppsProbe(state="remote"))
 
     async def _install_package(
         self,
@@ -426,7 +429,12 @@ class RegistryService:
             progress("failed", exc.message)
             raise
         progress("done", " ".join(argv))
-        return x.CatalogInstalled(server=sid, commands=[s.shown for s in plan.steps], argv=argv)
+        return x.CatalogInstalled(
+            server=sid,
+            commands=[s.shown for s in plan.steps],
+            argv=argv,
+            apps=await installed_apps(self._app, sid),
+        )
 
     # ---- mcpb packages: through the bundle installer -----------------------------------------------
 
@@ -482,6 +490,7 @@ class RegistryService:
             address="",
             plain_http_secrets=[],
             confirm=launch.digest,
+            apps=preview.apps,  # the downloaded bundle's server, asked in the sandbox
         )
 
     async def _install_bundle(

@@ -16,7 +16,7 @@ from app.mcp_catalog import api_models as x
 from app.mcp_catalog.events import McpCatalogProgress
 from app.mcp_catalog.inputs import InputError, Places, check_inputs, default_of, missing_details, render
 from app.mcp_catalog.installer import MARKER, Installer, InstallError
-from app.mcp_catalog.mcp_routes import call_route, server_names
+from app.mcp_catalog.mcp_routes import call_route, installed_apps, server_names
 from app.mcp_catalog.models import Catalog, CatalogEntry
 
 if TYPE_CHECKING:
@@ -158,7 +158,12 @@ class CatalogService:
                 progress("failed", exc.message)
                 raise
             progress("done", " ".join(argv))
-            return x.CatalogInstalled(server=entry.id, commands=[s.shown for s in plan.steps], argv=argv)
+            return x.CatalogInstalled(
+                server=entry.id,
+                commands=[s.shown for s in plan.steps],
+                argv=argv,
+                apps=await installed_apps(self._app, entry.id),
+            )
 
     async def uninstall(self, req: x.CatalogRef) -> x.CatalogRemoved:
         entry = self._catalog.find(req.name)

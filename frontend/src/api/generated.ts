@@ -257,6 +257,7 @@ export interface BundlePreview {
   input_problem_key: string;
   input_problem_params: Record<string, string>;
   missing_input: string;
+  apps: McpAppsProbe;
 }
 
 /**
@@ -295,6 +296,7 @@ export interface CatalogInstalled {
   server: string;
   commands: string[];
   argv: string[];
+  apps: McpAppsProbe | null;
 }
 
 export interface CatalogList {
@@ -307,6 +309,7 @@ export interface CatalogPlan {
   id: string;
   commands: string[];
   folder: string;
+  apps: McpAppsProbe;
 }
 
 export interface CatalogRef {
@@ -1071,6 +1074,20 @@ export interface McpAppPermissionResult {
   url: string;
 }
 
+/** One tool that has an App, with what its `ui://` page declared. */
+export interface McpAppPreview {
+  tool: string;
+  uri: string;
+  visibility: ("model" | "app")[];
+  connect_domains: string[];
+  resource_domains: string[];
+  frame_domains: string[];
+  base_uri_domains: string[];
+  permissions: string[];
+  dropped: string[];
+  page_read: boolean;
+}
+
 export interface McpAppRef {
   chat_id: string;
   call_id: string;
@@ -1111,6 +1128,13 @@ export interface McpAppView {
   permissions: ("camera" | "microphone" | "geolocation" | "clipboardWrite")[];
   granted: ("camera" | "microphone" | "geolocation" | "clipboardWrite")[];
   prefers_border: boolean | null;
+}
+
+export interface McpAppsProbe {
+  state: "listed" | "unknown" | "remote" | "no_sandbox" | "not_installed";
+  reason: string;
+  tool_count: number;
+  apps: McpAppPreview[];
 }
 
 export interface McpCall {
@@ -1836,6 +1860,7 @@ export interface RegistryPlan {
   address: "" | "loopback" | "link_local" | "private";
   plain_http_secrets: string[];
   confirm: string;
+  apps: McpAppsProbe;
 }
 
 export interface RegistrySearch {
@@ -2626,6 +2651,7 @@ export interface Routes {
   "mcp.resources.attach": { request: McpResourceAttach; response: McpResourceAttachments };
   "mcp.resources.list": { request: McpServerRef; response: McpResourceList };
   "mcp.resources.read": { request: McpResourceRead; response: McpResourceContents };
+  "mcp.servers.apps_preview": { request: McpServerRef; response: McpAppsProbe };
   "mcp.servers.confirm": { request: McpServerRef; response: McpServerView };
   "mcp.servers.connect": { request: McpServerRef; response: McpServerView };
   "mcp.servers.create": { request: McpServerCreate; response: McpServerView };
@@ -2805,6 +2831,7 @@ export const ROUTE_NAMES: readonly RouteName[] = [
   "mcp.resources.attach",
   "mcp.resources.list",
   "mcp.resources.read",
+  "mcp.servers.apps_preview",
   "mcp.servers.confirm",
   "mcp.servers.connect",
   "mcp.servers.create",

@@ -2,7 +2,7 @@ import { defineStore } from "pinia";
 import { ref } from "vue";
 import type {
   AppEvent, McpElicitation, McpImportPreview, McpImportResult, McpPromptList, McpPromptResult, McpResourceContents,
-  McpResourceList, McpServerCreate, McpServerView, McpToolList,
+  McpAppsProbe, McpResourceList, McpServerCreate, McpServerView, McpToolList,
 } from "@/api/generated";
 import { errorMessage, useApiStore } from "./api";
 
@@ -87,6 +87,8 @@ export const useMcpStore = defineStore("mcp", () => {
   const prompts = (name: string): Promise<McpPromptList> => api.invoke("mcp.prompts.list", { name });
   const getPrompt = (name: string, prompt: string, args: Record<string, string>): Promise<McpPromptResult> =>
     api.invoke("mcp.prompts.get", { name, prompt, arguments: args });
+  // The confirm step's Apps: the server started once in the sandbox (app/mcp/app_probe.py).
+  const appsPreview = (name: string): Promise<McpAppsProbe> => api.invoke("mcp.servers.apps_preview", { name });
   const importPreview = (text: string): Promise<McpImportPreview> => api.invoke("mcp.servers.import_preview", { text });
 
   async function answer(id: string, action: "accept" | "decline" | "cancel", content: Record<string, unknown> | null): Promise<void> {
@@ -102,6 +104,6 @@ export const useMcpStore = defineStore("mcp", () => {
 
   return {
     servers, busy, errors, loaded, elicitations, answer, load, listen, apply, connect, disconnect, confirm, signOut, save, remove,
-    tools, setPolicy, resources, readResource, prompts, getPrompt, importPreview, importSave,
+    tools, setPolicy, resources, readResource, prompts, getPrompt, importPreview, importSave, appsPreview,
   };
 });

@@ -147,6 +147,24 @@ describe("MCP Market view", () => {
     expect(wrapper.get('[data-testid="mcp-loader-env"]').text()).toContain("LD_PRELOAD");
   });
 
+  it("the confirm step checks the server's Apps on request and lists what they declare", async () => {
+    const { wrapper, fake } = await market([view({ name: "apps", source: "user", editable: true, needs_confirmation: true })]);
+    fake.on("mcp.servers.apps_preview", () => ({
+      state: "listed", reason: "", tool_count: 3,
+      apps: [{
+        tool: "show_probe", uri: "ui://probe/page.html", visibility: ["app"], connect_domains: ["http://127.0.0.1:9"], resource_domains: [],
+        frame_domains: [], base_uri_domains: [], permissions: [], dropped: [], page_read: true,
+      }],
+    }));
+    expect(fake.callsTo("mcp.servers.apps_preview")).toHaveLength(0); // not on render: it starts the server
+    await wrapper.get('[data-testid="mcp-apps-check"]').trigger("click");
+    await tick();
+    expect(fake.callsTo("mcp.servers.apps_preview")).toEqual([{ name: "apps" }]);
+    const item = wrapper.get('[data-testid="mcp-apps-preview-item"]');
+    expect(item.text()).toContain("may reach: http://127.0.0.1:9 · asks for: nothing");
+    expect(item.text()).toContain("App only");
+  });
+
   it("shows a failed connect with a retry button", async () => {
     const { wrapper, fake } = await market([view({ name: "broken", source: "user", editable: true })]);
     await wrapper.get('[data-testid="mcp-connect"]').trigger("click");

@@ -22,6 +22,15 @@ function previewFor(source: BundleSource): BundlePreview {
     input_problem_key: missing ? "bundle.input.no_folder" : "",
     input_problem_params: missing ? { folder: root, option: "root" } : {},
     missing_input: "",
+    apps: missing
+      ? { state: "unknown", reason: "the required settings are not filled in yet", tool_count: 0, apps: [] }
+      : {
+          state: "listed", reason: "", tool_count: 2,
+          apps: [{
+            tool: "show_map", uri: "ui://files/map.html", visibility: ["model", "app"], connect_domains: ["https://tiles.example.com"],
+            resource_domains: [], frame_domains: [], base_uri_domains: [], permissions: ["camera"], dropped: [], page_read: true,
+          }],
+        },
   };
 }
 
@@ -77,6 +86,30 @@ describe("the bundle preview follows the edited settings (issue 41)", () => {
     await wait(REFRESH_DELAY_MS + 100);
     await tick();
     expect(wrapper.find('[data-testid="bundle-preview-input-problem"]').text()).toBe("“root”的文件夹“/nope/y”不存在。");
+    wrapper.unmount();
+  });
+});
+
+describe("the bundle preview lists the bundle's Apps (issue 37 item 3)", () => {
+  it("shows each App tool with its declared domains and permissions, in both languages", async () => {
+    for (const [language, words] of [["en", "may reach: https://tiles.example.com · asks for: camera"], ["zh-CN", "可访问：https://tiles.example.com · 请求：camera"]] as const) {
+      const { wrapper } = await openUpload(language);
+      const apps = wrapper.find('[data-testid="mcp-apps-preview"]');
+      expect(apps.attributes("data-state")).toBe("listed");
+      const item = apps.find('[data-testid="mcp-apps-preview-item"]');
+      expect(item.attributes("data-tool")).toBe("show_map");
+      expect(item.text()).toContain(words);
+      wrapper.unmount();
+    }
+  });
+
+  it("says why the Apps are not known yet when the settings are not filled in", async () => {
+    const { wrapper } = await openUpload("en");
+    await type(wrapper.find('[data-testid="bundle-input-root"]'), "/nope/z");
+    await wait(REFRESH_DELAY_MS + 100);
+    await tick();
+    const note = wrapper.find('[data-testid="mcp-apps-preview-note"]').text();
+    expect(note).toBe("not known until the first connect (the required settings are not filled in yet).");
     wrapper.unmount();
   });
 });

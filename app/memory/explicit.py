@@ -171,7 +171,8 @@ class MemoryRepository:
             stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
             if self._count is not None and self._count[0] == stamp:
                 return self._count[1]
-            total = int(conn.execute("SELECT count(*) FROM memories WHERE owner = ?", (self._owner,)).fetchone()[0])
+            sql = "SELECT count(*) FROM memories WHERE owner = ?"
+            total = int(conn.execute(sql, (self._owner,)).fetchone()[0])
         self._count = (stamp, total)
         return total
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 
 from app.contracts import replies as m
-from app.contracts.capability import Handler
 from app.contracts.agents import DEFAULT_AGENT_ID
-from app.contracts.errors import ApiFailure, say, said
+from app.contracts.capability import Handler
+from app.contracts.errors import ApiFailure, said, say
 from app.core.prompt import MAX_SOUL_CHARS
 from app.memory import api_models as a
 from app.memory.dream import DreamOutcome

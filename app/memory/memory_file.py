@@ -207,7 +207,15 @@ class MemoryFile:
             cur = conn.execute(
                 "INSERT INTO memory_versions (author, note, text, sha256, diff, created_at, owner)"
                 " VALUES (?,?,?,?,?,?,?)",
-                (author, note, text, sha256_text(text), unified_diff(previous, text), utc_now_iso(), self.owner),
+                (
+                    author,
+                    note,
+                    text,
+                    sha256_text(text),
+                    unified_diff(previous, text),
+                    utc_now_iso(),
+                    self.owner,
+                ),
             )
             return int(cur.lastrowid or 0)
 

@@ -224,11 +224,13 @@ class Tombstones:
     def remove_keys(self, keys: Iterable[str]) -> None:
         with self._db.transaction() as conn:
             conn.executemany(
-                "DELETE FROM memory_tombstones WHERE owner = ? AND line_key = ?", [(self._owner, k) for k in keys]
+                "DELETE FROM memory_tombstones WHERE owner = ? AND line_key = ?",
+                [(self._owner, k) for k in keys],
             )
 
     def entries(self) -> list[Tombstone]:
-        rows = self._db.query("SELECT * FROM memory_tombstones WHERE owner = ? ORDER BY id DESC", (self._owner,))
+        sql = "SELECT * FROM memory_tombstones WHERE owner = ? ORDER BY id DESC"
+        rows = self._db.query(sql, (self._owner,))
         return [_tombstone(r) for r in rows]
 
     def drop_forgotten(self, current: str, new_text: str) -> tuple[str, list[str]]:

@@ -51,9 +51,8 @@ class MemoryBook:
 def open_book(db: Database, data_dir: Path, owner: str) -> MemoryBook:
     memory = MemoryFile(db, data_dir, owner)
     provenance, tombstones = Provenance(db, owner), Tombstones(db, owner)
-    return MemoryBook(
-        owner, memory, MemoryRepository(db, owner), provenance, tombstones, MemoryLines(memory, provenance, tombstones)
-    )
+    lines = MemoryLines(memory, provenance, tombstones)
+    return MemoryBook(owner, memory, MemoryRepository(db, owner), provenance, tombstones, lines)
 
 
 class MemoryServices:

@@ -45,7 +45,9 @@ async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_c
     shared_file = paths.data_dir / "MEMORY.md"
 
     chat = await ok(app, "chats.create", {"agent_id": loner})
-    fake_llm.script({"tool_calls": [{"name": "save_memory", "arguments": {"fact": FACT}}]}, {"text": "Saved."})
+    fake_llm.script(
+        {"tool_calls": [{"name": "save_memory", "arguments": {"fact": FACT}}]}, {"text": "Saved."}
+    )
     await _approved_turn(app, events, chat["id"], "remember my boat's name", pid)
     assert own_file.read_text(encoding="utf-8") == f"- {FACT}\n"
     assert shared_file.read_text(encoding="utf-8") == "- SHARED-FACT\n"
@@ -61,7 +63,9 @@ async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_c
     assert (await ok(app, "memories.list"))["total"] == 0
 
     # The agent's next chat has it in its prompt; the default agent and another agent do not.
-    seen = await _plain_turn(app, events, fake_llm, (await ok(app, "chats.create", {"agent_id": loner}))["id"], pid)
+    seen = await _plain_turn(
+        app, events, fake_llm, (await ok(app, "chats.create", {"agent_id": loner}))["id"], pid
+    )
     assert FACT in seen and "SHARED-FACT" not in seen
     for agent in (None, other):
         fresh = await ok(app, "chats.create", {"agent_id": agent} if agent else {})
@@ -71,13 +75,19 @@ async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_c
     # Versions of its file: listed (not among the shared ones) and restorable.
     doc = await ok(app, "memory.get", {"agent_id": loner})
     assert doc["text"] == f"- {FACT}\n" and doc["path"] == str(own_file)
-    await ok(app, "memory.save", {"agent_id": loner, "text": f"- {FACT}\n- edited by hand", "base_hash": doc["hash"]})
+    await ok(
+        app,
+        "memory.save",
+        {"agent_id": loner, "text": f"- {FACT}\n- edited by hand", "base_hash": doc["hash"]},
+    )
     versions = (await ok(app, "memory.versions", {"agent_id": loner}))["versions"]
     assert [v["author"] for v in versions] == ["user", "save_memory"]
     shared_versions = (await ok(app, "memory.versions"))["versions"]
     assert [v["author"] for v in shared_versions] == ["user"]
     first = versions[-1]["id"]
-    assert (await ok(app, "memory.version", {"agent_id": loner, "version_id": first}))["text"] == f"- {FACT}\n"
+    assert (await ok(app, "memory.version", {"agent_id": loner, "version_id": first}))[
+        "text"
+    ] == f"- {FACT}\n"
     # Another memory's version reads as one that does not exist.
     refused = await err(app, "memory.version", {"version_id": first})
     assert refused["key"] == "memory.file_version_not_found"

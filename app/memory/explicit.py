@@ -188,7 +188,9 @@ class MemoryRepository:
         match = fts_query(terms) if terms and self._has_fts() else None
         if match is not None and self._dense(match):
             match = None  # frequent keywords: newest-first reading finds `limit` hits soonest
-        where: builtins.list[str] = ["m.owner = ?"]
+        # With the trigram index leading, the owner only filters its hits (`+` keeps SQLite from
+        # scanning every memory of the owner in time order instead); else its index orders them.
+        where: builtins.list[str] = ["+m.owner = ?" if match is not None else "m.owner = ?"]
         params: builtins.list[object] = [self._owner]
         if match is not None:
             source, order = "memories m", "m.updated_at DESC, m.num DESC"

@@ -82,6 +82,19 @@ class AgentsCapability(Capability):
         found.update({c: self._pending[c] for c in ids if c in self._pending})
         return found
 
+    def own_memory_chats(self, chat_ids: Iterable[str]) -> set[str]:
+        from app.store.errors import NotFound
+
+        owners = self.agents_of_chats(chat_ids)
+        own: set[str] = set()
+        for agent_id in set(owners.values()) - {DEFAULT_AGENT_ID}:
+            try:
+                if self.store.get(agent_id).spec.memory == "own":
+                    own.add(agent_id)
+            except NotFound:  # removed: its chats belong to the default agent again
+                continue
+        return {chat for chat, agent in owners.items() if agent in own}
+
     def assign(self, chat_id: str, agent_id: str, *, stored: bool) -> None:
         """The chat belongs to `agent_id` (checked by the caller: `has_agent`)."""
         if stored:

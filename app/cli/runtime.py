@@ -142,6 +142,7 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
 
     paths = paths_from_env(env)
     migrate_legacy(env, SettingsStore(paths.settings_path), SecretStore())  # before reading config
+    args = _with_agent_model(args, paths)
     cfg = resolve_config(args, env, paths)
     if cfg.untrusted is not None:
         if not _confirm_workspace_trust(cfg.untrusted, paths):
@@ -178,6 +179,24 @@ def open_session(args: argparse.Namespace, env: Mapping[str, str]) -> Session:
         approval_mode=getattr(args, "approval_mode", None),
     )
     return Session(app=app, config=cfg, model={"provider_id": provider_id, "model": cfg.model})
+
+
+def _with_agent_model(args: argparse.Namespace, paths: AppPaths) -> argparse.Namespace:
+    """`--agent NAME` on a new chat: the agent's default provider and model, as if given with
+    --provider and --model. A flag given wins for its part: --provider or --base-url keeps the
+    CLI's own provider choice (and model), --model only the model."""
+    ref = getattr(args, "agent", None)
+    if ref is None or getattr(args, "resume", None) is not None:
+        return args
+    if getattr(args, "provider", None) is not None or getattr(args, "base_url", None) is not None:
+        return args
+    from app.api.agent_model import agent_model
+
+    found = agent_model(paths, ref)
+    if found is None:
+        return args
+    model = getattr(args, "model", None) or found.model
+    return argparse.Namespace(**{**vars(args), "provider": found.provider_id, "model": model})
 
 
 def _confirm_workspace_trust(untrusted: UntrustedWorkspace, paths: AppPaths) -> bool:

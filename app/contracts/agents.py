@@ -75,6 +75,10 @@ class AgentDirectory(Protocol):
 
     def agents_of_chats(self, chat_ids: Iterable[str]) -> dict[str, str]: ...
 
+    def own_memory_chats(self, chat_ids: Iterable[str]) -> set[str]:
+        """Of these chats, those whose agent keeps its own memory (Dream leaves them out)."""
+        ...
+
     def assign(self, chat_id: str, agent_id: str, *, stored: bool) -> None:
         """`stored` False: a chat reserved in memory, whose agent is stored with its first turn
         (no database work now)."""

@@ -9,6 +9,18 @@ from pydantic import Field
 from app.contracts.replies import ApiModel as _Model
 from app.contracts.replies import ModelRef
 
+
+class _Owned(_Model):
+    """Whose memory a request is about (issue 38): none (or "default") the shared one, else an
+    agent's own (`agents/<id>/MEMORY.md`, its versions and explicit memories)."""
+
+    agent_id: str | None = Field(default=None, max_length=64)
+
+
+class MemoryOwner(_Owned):
+    pass
+
+
 # ---- explicit memories ---------------------------------------------------------------------
 
 
@@ -27,33 +39,37 @@ class MemoryItems(_Model):
     total: int  # all stored memories (not just the ones listed)
 
 
-class MemoriesList(_Model):
+class MemoriesList(_Owned):
     limit: int = Field(default=100, ge=1, le=100_000)
 
 
-class MemoriesAdd(_Model):
+class MemoriesAdd(_Owned):
     content: str = Field(max_length=20_000)
     tags: list[str] = Field(default_factory=list, max_length=50)
     id: str | None = None  # a pre-allocated id that a confirmation showed
     asked_by: str = Field(default="", max_length=200)  # the command or chat that asks (provenance)
 
 
-class MemoriesSearch(_Model):
+class MemoriesSearch(_Owned):
     words: list[str] = Field(default_factory=list, max_length=50)
     tags: list[str] = Field(default_factory=list, max_length=50)
     limit: int = Field(default=100, ge=1, le=100_000)
 
 
-class MemoriesUpdate(_Model):
+class MemoriesUpdate(_Owned):
     id: str
     content: str = Field(max_length=20_000)
     tags: list[str] = Field(default_factory=list, max_length=50)
     expected_updated_at: str | None = None  # fail (conflict) when it changed since shown
 
 
-class MemoriesDelete(_Model):
+class MemoriesDelete(_Owned):
     id: str
     expected_updated_at: str | None = None
+
+
+class MemoryRef(_Owned):
+    id: str
 
 
 # ---- MEMORY.md -----------------------------------------------------------------------------
@@ -66,7 +82,7 @@ class MemoryDoc(_Model):
     path: str
 
 
-class MemorySave(_Model):
+class MemorySave(_Owned):
     text: str = Field(max_length=200_000)
     base_hash: str | None = None
 
@@ -84,11 +100,11 @@ class MemoryVersionList(_Model):
     versions: list[MemoryVersionItem]
 
 
-class MemoryVersionRef(_Model):
+class MemoryVersionRef(_Owned):
     version_id: int = Field(ge=1)
 
 
-class LineText(_Model):
+class LineText(_Owned):
     text: str = Field(max_length=500)  # the line, or a part of it
 
 
@@ -125,7 +141,7 @@ class ForgottenList(_Model):
     forgotten: list[ForgottenItem]  # newest first
 
 
-class ForgottenRef(_Model):
+class ForgottenRef(_Owned):
     id: int = Field(ge=1)
 
 

@@ -7,6 +7,11 @@
   keep_from_cursor on.
 - `after_turn`: schedules consolidation as a background task (never delays `turn_done`).
 - `start`/`aclose`: the Dream timer (only in long-lived surfaces; `CASHCODE_DREAM=off` stops it).
+
+Whose memory a turn reads and writes is decided here, once, from the turn's agent scope
+(`memory_owner`): an agent whose memory scope is "own" (issue 38) gets the same tools and prompt
+section over its own book (`agents/<id>/MEMORY.md`, its versions and explicit memories); notes
+and todos stay shared (they are the user's lists, not what the assistant remembers).
 """
 
 from __future__ import annotations
@@ -16,13 +21,14 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from app.contracts.agents import AgentDirectory, AgentScope
 from app.contracts.capability import Capability, Handler, ListedTool
 from app.contracts.events import Event
 from app.contracts.messages import Message
 from app.contracts.provider import Provider
 from app.contracts.turn import ToolBox, TurnSpec, TurnStore
 from app.memory.events import ContextLeftOut, MemoryProposed
-from app.memory.memory_file import MemoryFileError, read_memory_text
+from app.memory.memory_file import MemoryFileError
 from app.memory.memory_tools import (
     ForgetMemoryTool,
     MemorySourceTool,
@@ -31,8 +37,9 @@ from app.memory.memory_tools import (
     SearchMemoriesTool,
     UpdateMemoryTool,
 )
+from app.memory.notes import NotesRepository
 from app.memory.notes_tools import NOTES_TOOLS
-from app.memory.service import MemoryServices, build_services
+from app.memory.service import MemoryBook, MemoryServices, build_services
 from app.memory.summaries import ConsolidatedStore
 from app.memory.tool_base import ToolSet
 from app.settings.user_settings import SettingsStore
@@ -43,6 +50,25 @@ _log = logging.getLogger(__name__)
 
 MEMORY_HEADING = "## Information you already remember"
 CLOSE_GRACE_S = 10.0
+
+
+def memory_owner(scope: AgentScope) -> str:
+    """Whose memory a turn uses: "" the shared one, else its agent's own."""
+    return scope.agent_id if scope.memory == "own" else ""
+
+
+def memory_tools(book: MemoryBook, notes: NotesRepository) -> ToolSet:
+    return ToolSet(
+        [
+            RememberMemoryTool(book.memories),
+            SearchMemoriesTool(book.memories),
+            UpdateMemoryTool(book.memories),
+            ForgetMemoryTool(book.memories, book.lines),
+            MemorySourceTool(book.lines),
+            SaveMemoryTool(book.memory, book.provenance, book.tombstones),
+            *(cls(notes) for cls in NOTES_TOOLS),
+        ]
+    )
 
 
 class MemoryCapability(Capability):
@@ -57,24 +83,16 @@ class MemoryCapability(Capability):
         provider_for: Callable[[str], Provider],
         env: Mapping[str, str],
         publish: Callable[[Event], None] | None = None,
+        directory: Callable[[], AgentDirectory | None] = lambda: None,
     ) -> None:
         self._publish = publish
-        self._data_dir = data_dir
-        self.services: MemoryServices = build_services(db, chats, data_dir, settings, provider_for, env)
+        self.services: MemoryServices = build_services(
+            db, chats, data_dir, settings, provider_for, env, directory
+        )
         if publish is not None:
             self.services.on_proposed = lambda proposal_id: publish(MemoryProposed(proposal_id=proposal_id))
-        s = self.services
-        self._tools = ToolSet(
-            [
-                RememberMemoryTool(s.memories),
-                SearchMemoriesTool(s.memories),
-                UpdateMemoryTool(s.memories),
-                ForgetMemoryTool(s.memories, s.lines),
-                MemorySourceTool(s.lines),
-                SaveMemoryTool(s.memory, s.provenance, s.tombstones),
-                *(cls(s.notes) for cls in NOTES_TOOLS),
-            ]
-        )
+        self._tools = memory_tools(self.services.shared, self.services.notes)
+        self._own_tools: dict[str, ToolSet] = {}  # per agent with its own memory, built on first use
         self._tasks: set[asyncio.Task[object]] = set()
 
     def routes(self) -> Mapping[str, Handler]:
@@ -83,23 +101,20 @@ class MemoryCapability(Capability):
         return MemoryHandlers(self.services).table()
 
     def toolset(self, spec: TurnSpec) -> ToolBox | None:
-        # An agent with its own memory never writes the shared memory (issue 38): its own file
-        # is read into its prompt; the memory tools (which write the shared one) are not offered.
-        return None if spec.scope.memory == "own" else self._tools
-
-    def own_memory_path(self, agent_id: str) -> Path:
-        """An agent's own memory file (memory scope "own")."""
-        return self._data_dir / "agents" / agent_id / "MEMORY.md"
+        owner = memory_owner(spec.scope)
+        if not owner:
+            return self._tools
+        tools = self._own_tools.get(owner)
+        if tools is None:
+            tools = self._own_tools[owner] = memory_tools(self.services.book(owner), self.services.notes)
+        return tools
 
     def listed_tools(self) -> list[ListedTool]:
         return [ListedTool.of(t) for t in self._tools.tools()]
 
     def prompt_section(self, spec: TurnSpec) -> str | None:
         try:
-            if spec.scope.memory == "own":
-                text = read_memory_text(self.own_memory_path(spec.scope.agent_id)).strip()
-            else:
-                text = self.services.memory.read().text.strip()
+            text = self.services.book(memory_owner(spec.scope)).memory.read().text.strip()
         except MemoryFileError as exc:
             # The turn goes on without long-term memory; the Memory view shows the problem.
             _log.warning("MEMORY.md not used in this turn: %s", exc)

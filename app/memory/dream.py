@@ -6,6 +6,10 @@ MEMORY.md → write it (a version, author "dream") or, in review mode, store it 
 the inbox. Cursors advance only after that write succeeded, in one transaction; a failed model
 call, an empty answer or a crash leaves the cursors where they were, so the history is read
 again next time. A run with no new history makes no model call.
+
+Chats of an agent with its own memory (issue 38) are never read: their cursors move past their
+history instead (`DreamDeps.kept_out`), so the shared MEMORY.md never learns what was said to
+that agent, even if the agent later goes back to the shared memory.
 """
 
 from __future__ import annotations
@@ -79,12 +83,20 @@ class DreamDeps:
     tombstones: Tombstones
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     on_proposed: Callable[[str], None] = lambda _proposal_id: None  # the Inbox lists it
+    # Of these chat ids, those whose agent keeps its own memory (never distilled here).
+    kept_out: Callable[[list[str]], set[str]] = lambda _chat_ids: set()
 
 
 class DreamCursors:
-    def __init__(self, db: Database, chats: ChatRepository) -> None:
+    def __init__(
+        self,
+        db: Database,
+        chats: ChatRepository,
+        kept_out: Callable[[list[str]], set[str]] = lambda _chat_ids: set(),
+    ) -> None:
         self._db = db
         self._chats = chats
+        self._kept_out = kept_out
 
     def pending(self, max_chars: int = MAX_BATCH_CHARS) -> list[ChatBatch]:
         """New history per chat (oldest chats first), capped at about `max_chars` in total."""
@@ -94,6 +106,10 @@ class DreamCursors:
             " LEFT JOIN dream_cursors d ON d.chat_id = c.id"
             " GROUP BY c.id HAVING last > done ORDER BY MIN(m.id)"
         )
+        private = self._kept_out([r["id"] for r in rows]) if rows else set()
+        if private:
+            self._skip([(r["id"], int(r["last"])) for r in rows if r["id"] in private])
+            rows = [r for r in rows if r["id"] not in private]
         batches: list[ChatBatch] = []
         budget = max_chars
         for row in rows:
@@ -122,13 +138,15 @@ class DreamCursors:
         return batches
 
     def advance(self, batches: list[ChatBatch]) -> None:
+        self._skip([(b.chat_id, b.to_cursor) for b in batches])
+
+    def _skip(self, cursors: list[tuple[str, int]]) -> None:
         with self._db.transaction() as conn:
-            for b in batches:
-                conn.execute(
-                    "INSERT INTO dream_cursors (chat_id, cursor) VALUES (?, ?)"
-                    " ON CONFLICT(chat_id) DO UPDATE SET cursor = MAX(cursor, excluded.cursor)",
-                    (b.chat_id, b.to_cursor),
-                )
+            conn.executemany(
+                "INSERT INTO dream_cursors (chat_id, cursor) VALUES (?, ?)"
+                " ON CONFLICT(chat_id) DO UPDATE SET cursor = MAX(cursor, excluded.cursor)",
+                cursors,
+            )
 
     def get(self, chat_id: str) -> int:
         rows = self._db.query("SELECT cursor FROM dream_cursors WHERE chat_id = ?", (chat_id,))
@@ -154,7 +172,7 @@ def _forgotten_block(lines: list[str]) -> str:
 class Dream:
     def __init__(self, deps: DreamDeps) -> None:
         self._d = deps
-        self.cursors = DreamCursors(deps.db, deps.chats)
+        self.cursors = DreamCursors(deps.db, deps.chats, deps.kept_out)
 
     async def run_once(self, model: tuple[str, str] | None = None) -> DreamOutcome:
         """One run; `model` = (provider_id, model), default the app's last chosen model."""

@@ -4,6 +4,9 @@ Search is AND over keywords and tags: every keyword must occur (case-insensitive
 substring) in the normalised text or in one of the tags, and the record must carry every
 requested tag. Ids are full lowercase UUIDs only — no abbreviations.
 
+One repository per owner (issue 38): "" is the shared memory, an agent id that agent's own;
+each sees only its own rows, and another owner's id reads as not found.
+
 Writes that were confirmed by a user may pass `expected_updated_at`: when the record changed
 (or vanished) since the user saw it, the write fails with Conflict/NotFound and changes nothing.
 """
@@ -103,8 +106,9 @@ _COLUMNS = "m.id, m.content, m.tags, m.created_at, m.updated_at, m.asked_by"
 
 
 class MemoryRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, owner: str = "") -> None:
         self._db = db
+        self._owner = owner
         self._fts: bool | None = None
         # count() is asked with every search page; counting 100,000 rows each time cost more
         # than the search. Cached until the database changes: `total_changes` moves with every
@@ -122,11 +126,20 @@ class MemoryRepository:
         now = utc_now_iso()
         try:
             with self._db.transaction() as conn:
-                _refuse_duplicate(conn, text, mid)
+                _refuse_duplicate(conn, text, mid, self._owner)
                 cur = conn.execute(
                     "INSERT INTO memories (id, content, tags, search_text, created_at, updated_at,"
-                    " asked_by) VALUES (?,?,?,?,?,?,?)",
-                    (mid, text, json.dumps(clean_tags), _search_text(text, clean_tags), now, now, asked_by),
+                    " asked_by, owner) VALUES (?,?,?,?,?,?,?,?)",
+                    (
+                        mid,
+                        text,
+                        json.dumps(clean_tags),
+                        _search_text(text, clean_tags),
+                        now,
+                        now,
+                        asked_by,
+                        self._owner,
+                    ),
                 )
                 _write_tags(conn, int(cur.lastrowid or 0), clean_tags, now)
         except sqlite3.IntegrityError as exc:
@@ -138,19 +151,19 @@ class MemoryRepository:
         confirmation is asked (the write checks again, in its transaction)."""
         text = normalize_content(content)
         with self._db.reading() as conn:
-            _refuse_duplicate(conn, text, memory_id)
+            _refuse_duplicate(conn, text, memory_id, self._owner)
 
     def get(self, memory_id: str) -> MemoryRecord:
         mid = validate_id(memory_id, "memory id")
-        rows = self._db.query("SELECT * FROM memories WHERE id = ?", (mid,))
+        rows = self._db.query("SELECT * FROM memories WHERE id = ? AND owner = ?", (mid, self._owner))
         if not rows:
             raise NotFound(say("memory.not_found", id=mid))
         return _record(rows[0])
 
     def list(self, *, limit: int = 10_000) -> builtins.list[MemoryRecord]:
         """Most recently changed first."""
-        sql = f"SELECT {_COLUMNS} FROM memories m ORDER BY updated_at DESC, num DESC LIMIT ?"
-        rows = self._db.query(sql, (limit,))
+        sql = f"SELECT {_COLUMNS} FROM memories m WHERE owner = ? ORDER BY updated_at DESC, num DESC LIMIT ?"
+        rows = self._db.query(sql, (self._owner, limit))
         return [_record(r) for r in rows]
 
     def count(self) -> int:
@@ -158,7 +171,8 @@ class MemoryRepository:
             stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
             if self._count is not None and self._count[0] == stamp:
                 return self._count[1]
-            total = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+            sql = "SELECT count(*) FROM memories WHERE owner = ?"
+            total = int(conn.execute(sql, (self._owner,)).fetchone()[0])
         self._count = (stamp, total)
         return total
 
@@ -174,8 +188,10 @@ class MemoryRepository:
         match = fts_query(terms) if terms and self._has_fts() else None
         if match is not None and self._dense(match):
             match = None  # frequent keywords: newest-first reading finds `limit` hits soonest
-        where: builtins.list[str] = []
-        params: builtins.list[object] = []
+        # With the trigram index leading, the owner only filters its hits (`+` keeps SQLite from
+        # scanning every memory of the owner in time order instead); else its index orders them.
+        where: builtins.list[str] = ["+m.owner = ?" if match is not None else "m.owner = ?"]
+        params: builtins.list[object] = [self._owner]
         if match is not None:
             source, order = "memories m", "m.updated_at DESC, m.num DESC"
             where.append(f"m.num IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
@@ -197,8 +213,7 @@ class MemoryRepository:
             where.extend("m.search_text LIKE ? ESCAPE '\\'" for _ in patterns)
             params.extend(patterns)
         sql = f"SELECT {_COLUMNS} FROM {source}"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
+        sql += " WHERE " + " AND ".join(where)
         rows = self._db.query(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit))
         return [_record(r) for r in rows]
 
@@ -223,7 +238,7 @@ class MemoryRepository:
         now = utc_now_iso()
         with self._db.transaction() as conn:
             row = self._current(conn, mid, expected_updated_at)
-            _refuse_duplicate(conn, text, mid)
+            _refuse_duplicate(conn, text, mid, self._owner)
             conn.execute(
                 "UPDATE memories SET content = ?, tags = ?, search_text = ?, updated_at = ? WHERE id = ?",
                 (text, json.dumps(clean_tags), _search_text(text, clean_tags), now, mid),
@@ -239,9 +254,9 @@ class MemoryRepository:
             conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
         return _record(row)
 
-    @staticmethod
-    def _current(conn: sqlite3.Connection, mid: str, expected: str | None) -> sqlite3.Row:
-        row = conn.execute("SELECT * FROM memories WHERE id = ?", (mid,)).fetchone()
+    def _current(self, conn: sqlite3.Connection, mid: str, expected: str | None) -> sqlite3.Row:
+        sql = "SELECT * FROM memories WHERE id = ? AND owner = ?"
+        row = conn.execute(sql, (mid, self._owner)).fetchone()
         if row is None:
             raise NotFound(say("memory.deleted_meanwhile", id=mid))
         if expected is not None and row["updated_at"] != expected:
@@ -255,11 +270,11 @@ class MemoryRepository:
         return self._fts
 
 
-def _refuse_duplicate(conn: sqlite3.Connection, text: str, own_id: str) -> None:
+def _refuse_duplicate(conn: sqlite3.Connection, text: str, own_id: str, owner: str) -> None:
     """Two memories with the same (normalised) text would be shown and searched twice: the
     second is refused, naming the first, so the caller can update that one instead."""
-    sql = "SELECT id FROM memories WHERE content = ? AND id != ? LIMIT 1"
-    row = conn.execute(sql, (text, own_id)).fetchone()
+    sql = "SELECT id FROM memories WHERE content = ? AND id != ? AND owner = ? LIMIT 1"
+    row = conn.execute(sql, (text, own_id, owner)).fetchone()
     if row is not None:
         raise Conflict(say("memory.duplicate", id=row["id"]))
 

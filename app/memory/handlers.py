@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 
 from app.contracts import replies as m
+from app.contracts.agents import DEFAULT_AGENT_ID
 from app.contracts.capability import Handler
-from app.contracts.errors import ApiFailure, said
+from app.contracts.errors import ApiFailure, said, say
 from app.core.prompt import MAX_SOUL_CHARS
 from app.memory import api_models as a
 from app.memory.dream import DreamOutcome
@@ -16,7 +17,7 @@ from app.memory.lines import SourcedLine
 from app.memory.memory_file import MemoryFileError, MemoryText
 from app.memory.proposals import ProposedLine, proposed_lines
 from app.memory.provenance import Tombstone
-from app.memory.service import MemoryServices
+from app.memory.service import MemoryBook, MemoryServices
 from app.memory.soul import SoulText
 from app.memory.summaries import ChatSummaryRecord
 from app.settings.user_settings import UserSettings
@@ -144,81 +145,101 @@ class MemoryHandlers:
             "todos.delete": self.todos_delete,
         }
 
+    def _book(self, agent_id: str | None) -> MemoryBook:
+        """The memory a request names: the shared one, or an existing agent's own (issue 38)."""
+        if agent_id is None or agent_id == DEFAULT_AGENT_ID:
+            return self._s.shared
+        directory = self._s.directory()
+        if directory is None or not directory.has_agent(agent_id):
+            raise ApiFailure("not_found", say("agent.not_found", id=agent_id[:64]))
+        return self._s.book(agent_id)
+
     # ---- explicit memories -----------------------------------------------------------------
 
     async def memories_add(self, req: a.MemoriesAdd) -> a.MemoryItem:
         return memory_item(
-            self._s.memories.add(req.content, req.tags, memory_id=req.id, asked_by=req.asked_by.strip())
+            self._book(req.agent_id).memories.add(
+                req.content, req.tags, memory_id=req.id, asked_by=req.asked_by.strip()
+            )
         )
 
     async def memories_list(self, req: a.MemoriesList) -> a.MemoryItems:
-        return self._items(self._s.memories.list(limit=req.limit + 1), req.limit)
+        book = self._book(req.agent_id)
+        return self._items(book, book.memories.list(limit=req.limit + 1), req.limit)
 
-    async def memories_get(self, req: a.ItemRef) -> a.MemoryItem:
-        return memory_item(self._s.memories.get(req.id))
+    async def memories_get(self, req: a.MemoryRef) -> a.MemoryItem:
+        return memory_item(self._book(req.agent_id).memories.get(req.id))
 
     async def memories_search(self, req: a.MemoriesSearch) -> a.MemoryItems:
-        return self._items(self._s.memories.search(req.words, req.tags, limit=req.limit + 1), req.limit)
+        book = self._book(req.agent_id)
+        return self._items(book, book.memories.search(req.words, req.tags, limit=req.limit + 1), req.limit)
 
-    def _items(self, found: list[MemoryRecord], limit: int) -> a.MemoryItems:
+    def _items(self, book: MemoryBook, found: list[MemoryRecord], limit: int) -> a.MemoryItems:
         # One row more than asked says whether there are more, without counting every match.
         shown = [memory_item(r) for r in found[:limit]]
-        return a.MemoryItems(memories=shown, more=len(found) > limit, total=self._s.memories.count())
+        return a.MemoryItems(memories=shown, more=len(found) > limit, total=book.memories.count())
 
     async def memories_update(self, req: a.MemoriesUpdate) -> a.MemoryItem:
-        record = self._s.memories.update(
+        record = self._book(req.agent_id).memories.update(
             req.id, req.content, req.tags, expected_updated_at=req.expected_updated_at
         )
         return memory_item(record)
 
     async def memories_delete(self, req: a.MemoriesDelete) -> a.MemoryItem:
-        return memory_item(self._s.memories.delete(req.id, expected_updated_at=req.expected_updated_at))
+        book = self._book(req.agent_id)
+        return memory_item(book.memories.delete(req.id, expected_updated_at=req.expected_updated_at))
 
     # ---- MEMORY.md --------------------------------------------------------------------------
 
-    def _doc(self, t: MemoryText) -> a.MemoryDoc:
-        return a.MemoryDoc(text=t.text, hash=t.sha256, version_id=t.version_id, path=str(self._s.memory.path))
+    @staticmethod
+    def _doc(book: MemoryBook, t: MemoryText) -> a.MemoryDoc:
+        return a.MemoryDoc(text=t.text, hash=t.sha256, version_id=t.version_id, path=str(book.memory.path))
 
-    async def memory_get(self, req: m.Empty) -> a.MemoryDoc:
+    async def memory_get(self, req: a.MemoryOwner) -> a.MemoryDoc:
+        book = self._book(req.agent_id)
         try:
-            return self._doc(self._s.memory.read())
+            return self._doc(book, book.memory.read())
         except MemoryFileError as exc:
             raise ApiFailure("invalid", said(exc)) from exc
 
     async def memory_save(self, req: a.MemorySave) -> a.MemoryDoc:
+        book = self._book(req.agent_id)
         return self._doc(
-            self._s.memory.write(req.text, "user", "edited in CashCode", base_sha256=req.base_hash)
+            book, book.memory.write(req.text, "user", "edited in CashCode", base_sha256=req.base_hash)
         )
 
-    async def memory_versions(self, req: m.Empty) -> a.MemoryVersionList:
+    async def memory_versions(self, req: a.MemoryOwner) -> a.MemoryVersionList:
         items = [
             a.MemoryVersionItem(
                 id=v.id, author=v.author, note=v.note, created_at=v.created_at, diff=v.diff, chars=v.chars
             )
-            for v in self._s.memory.versions()
+            for v in self._book(req.agent_id).memory.versions()
         ]
         return a.MemoryVersionList(versions=items)
 
     async def memory_version(self, req: a.MemoryVersionRef) -> a.MemoryVersionText:
-        return a.MemoryVersionText(id=req.version_id, text=self._s.memory.version_text(req.version_id))
+        text = self._book(req.agent_id).memory.version_text(req.version_id)
+        return a.MemoryVersionText(id=req.version_id, text=text)
 
     async def memory_revert(self, req: a.MemoryVersionRef) -> a.MemoryDoc:
-        doc = self._s.memory.revert(req.version_id)
-        self._s.lines.after_revert(doc)
-        return self._doc(doc)
+        book = self._book(req.agent_id)
+        doc = book.memory.revert(req.version_id)
+        book.lines.after_revert(doc)
+        return self._doc(book, doc)
 
     async def memory_why(self, req: a.LineText) -> a.MemoryWhy:
-        return a.MemoryWhy(lines=[sourced_item(s) for s in self._s.lines.why(req.text)])
+        return a.MemoryWhy(lines=[sourced_item(s) for s in self._book(req.agent_id).lines.why(req.text)])
 
     async def memory_forget(self, req: a.LineText) -> a.ForgetResult:
-        done = self._s.lines.forget(req.text)
+        done = self._book(req.agent_id).lines.forget(req.text)
         return a.ForgetResult(forgotten=done.lines, version_id=done.version_id)
 
-    async def memory_forgotten(self, req: m.Empty) -> a.ForgottenList:
-        return a.ForgottenList(forgotten=[forgotten_item(t) for t in self._s.tombstones.entries()])
+    async def memory_forgotten(self, req: a.MemoryOwner) -> a.ForgottenList:
+        entries = self._book(req.agent_id).tombstones.entries()
+        return a.ForgottenList(forgotten=[forgotten_item(t) for t in entries])
 
     async def memory_unforget(self, req: a.ForgottenRef) -> a.ForgottenItem:
-        return forgotten_item(self._s.lines.unforget(req.id))
+        return forgotten_item(self._book(req.agent_id).lines.unforget(req.id))
 
     # ---- consolidation ----------------------------------------------------------------------
 
@@ -263,7 +284,7 @@ class MemoryHandlers:
         return a.DreamProposalList(proposals=items)
 
     async def dream_accept(self, req: a.DreamProposalRef) -> a.MemoryDoc:
-        return self._doc(self._s.proposals.accept(req.id, self._s.memory))
+        return self._doc(self._s.shared, self._s.proposals.accept(req.id, self._s.memory))
 
     async def dream_reject(self, req: a.DreamProposalRef) -> m.Ok:
         self._s.proposals.reject(req.id)

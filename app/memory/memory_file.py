@@ -7,6 +7,9 @@ without its row, and the next read notices the file differs from the newest vers
 it (author "disk"), so no text is ever lost and no version points at text that was never
 written. Edits made on disk by hand are picked up the same way.
 
+An agent with its own memory (issue 38) has `<data>/agents/<id>/MEMORY.md`, its versions the
+rows whose `owner` is its id (the shared file's are ""): the same class, one per owner.
+
 A file that is not valid UTF-8 is never overwritten by automatic writers (Dream, save_memory);
 a user's own save or revert first moves it aside (`MEMORY.md.invalid-<time>`), so nothing is lost.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -77,10 +81,23 @@ def _clean(text: str) -> str:
     return body + "\n" if body else ""
 
 
+_OWNER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def memory_path(data_dir: Path, owner: str = "") -> Path:
+    """The shared MEMORY.md (owner "") or an agent's own (its id is one path part, never more)."""
+    if not owner:
+        return data_dir / MEMORY_FILE
+    if not _OWNER.fullmatch(owner):
+        raise ValueError(f"not an agent id: {owner[:70]!r}")
+    return data_dir / "agents" / owner / MEMORY_FILE
+
+
 class MemoryFile:
-    def __init__(self, db: Database, data_dir: Path) -> None:
+    def __init__(self, db: Database, data_dir: Path, owner: str = "") -> None:
         self._db = db
-        self.path = data_dir / MEMORY_FILE
+        self.owner = owner
+        self.path = memory_path(data_dir, owner)
         self._lock = threading.RLock()
 
     # ---- reading --------------------------------------------------------------------------
@@ -116,6 +133,7 @@ class MemoryFile:
             if new == current:
                 latest = self._latest()
                 return MemoryText(new, sha256_text(new), latest.id if latest else None)
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # an agent's folder may not exist yet
             atomic_write_text(self.path, new)
             version = self._record(author, note, new, previous=current)
             return MemoryText(new, sha256_text(new), version)
@@ -134,10 +152,8 @@ class MemoryFile:
 
     def revert(self, version_id: int) -> MemoryText:
         """Make an earlier version's text current again (a new version, author "revert")."""
-        rows = self._db.query("SELECT text FROM memory_versions WHERE id = ?", (version_id,))
-        if not rows:
-            raise NotFound(say("memory.file_version_not_found", id=version_id))
-        return self.write(rows[0]["text"], "revert", f"back to version {version_id}")
+        text = self.version_text(version_id)
+        return self.write(text, "revert", f"back to version {version_id}")
 
     def _current_for_write(self, author: Author) -> str:
         try:
@@ -159,13 +175,16 @@ class MemoryFile:
     def versions(self, limit: int = 500) -> list[MemoryVersion]:
         rows = self._db.query(
             "SELECT id, author, note, created_at, diff, sha256, length(text) AS chars"
-            " FROM memory_versions ORDER BY id DESC LIMIT ?",
-            (limit,),
+            " FROM memory_versions WHERE owner = ? ORDER BY id DESC LIMIT ?",
+            (self.owner, limit),
         )
         return [_version(r) for r in rows]
 
     def version_text(self, version_id: int) -> str:
-        rows = self._db.query("SELECT text FROM memory_versions WHERE id = ?", (version_id,))
+        # Another owner's version reads as one that does not exist.
+        rows = self._db.query(
+            "SELECT text FROM memory_versions WHERE id = ? AND owner = ?", (version_id, self.owner)
+        )
         if not rows:
             raise NotFound(say("memory.file_version_not_found", id=version_id))
         return str(rows[0]["text"])
@@ -173,19 +192,30 @@ class MemoryFile:
     def _latest(self) -> MemoryVersion | None:
         rows = self._db.query(
             "SELECT id, author, note, created_at, diff, sha256, length(text) AS chars"
-            " FROM memory_versions ORDER BY id DESC LIMIT 1"
+            " FROM memory_versions WHERE owner = ? ORDER BY id DESC LIMIT 1",
+            (self.owner,),
         )
         return _version(rows[0]) if rows else None
 
     def _record(self, author: str, note: str, text: str, previous: str | None = None) -> int:
         with self._db.transaction() as conn:
             if previous is None:
-                row = conn.execute("SELECT text FROM memory_versions ORDER BY id DESC LIMIT 1").fetchone()
+                row = conn.execute(
+                    "SELECT text FROM memory_versions WHERE owner = ? ORDER BY id DESC LIMIT 1", (self.owner,)
+                ).fetchone()
                 previous = row["text"] if row else ""
             cur = conn.execute(
-                "INSERT INTO memory_versions (author, note, text, sha256, diff, created_at)"
-                " VALUES (?,?,?,?,?,?)",
-                (author, note, text, sha256_text(text), unified_diff(previous, text), utc_now_iso()),
+                "INSERT INTO memory_versions (author, note, text, sha256, diff, created_at, owner)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (
+                    author,
+                    note,
+                    text,
+                    sha256_text(text),
+                    unified_diff(previous, text),
+                    utc_now_iso(),
+                    self.owner,
+                ),
             )
             return int(cur.lastrowid or 0)
 

@@ -125,8 +125,11 @@ class Tombstone:
 
 
 class Provenance:
-    def __init__(self, db: Database) -> None:
+    """Line sources of one owner's MEMORY.md ("" shared, else an agent's own; issue 38)."""
+
+    def __init__(self, db: Database, owner: str = "") -> None:
         self._db = db
+        self._owner = owner
 
     def record(self, author: str, version_id: int | None, lines: Iterable[NewLine]) -> None:
         now = utc_now_iso()
@@ -140,6 +143,7 @@ class Provenance:
                 json.dumps(list(n.cursors)),
                 version_id,
                 now,
+                self._owner,
             )
             for n in lines
             if line_key(n.line)
@@ -149,7 +153,7 @@ class Provenance:
         with self._db.transaction() as conn:
             conn.executemany(
                 "INSERT INTO memory_line_sources (line_key, line, author, chat_id, turn_id, cursors,"
-                " version_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                " version_id, created_at, owner) VALUES (?,?,?,?,?,?,?,?,?)",
                 rows,
             )
 
@@ -158,7 +162,8 @@ class Provenance:
         recorded during a turn (save_memory) names that turn's user message."""
         with self._db.reading() as conn:
             rows = conn.execute(
-                "SELECT * FROM memory_line_sources WHERE line_key = ? ORDER BY id DESC", (line_key(line),)
+                "SELECT * FROM memory_line_sources WHERE owner = ? AND line_key = ? ORDER BY id DESC",
+                (self._owner, line_key(line)),
             ).fetchall()
             found = []
             for r in rows:
@@ -190,22 +195,27 @@ class Provenance:
 
 
 class Tombstones:
-    def __init__(self, db: Database) -> None:
+    """Forgotten lines of one owner's MEMORY.md ("" shared, else an agent's own)."""
+
+    def __init__(self, db: Database, owner: str = "") -> None:
         self._db = db
+        self._owner = owner
 
     def add(self, lines: Sequence[str], version_id: int | None) -> None:
         now = utc_now_iso()
         with self._db.transaction() as conn:
             for line in lines:
                 conn.execute(
-                    "INSERT INTO memory_tombstones (line_key, line, version_id, created_at) VALUES (?,?,?,?)"
-                    " ON CONFLICT(line_key) DO UPDATE SET version_id = excluded.version_id",
-                    (line_key(line), _MARKER.sub("", line).strip()[:MAX_LINE], version_id, now),
+                    "INSERT INTO memory_tombstones (line_key, line, version_id, created_at, owner)"
+                    " VALUES (?,?,?,?,?)"
+                    " ON CONFLICT(owner, line_key) DO UPDATE SET version_id = excluded.version_id",
+                    (line_key(line), _MARKER.sub("", line).strip()[:MAX_LINE], version_id, now, self._owner),
                 )
 
     def remove(self, tombstone_id: int) -> Tombstone | None:
         with self._db.transaction() as conn:
-            row = conn.execute("SELECT * FROM memory_tombstones WHERE id = ?", (tombstone_id,)).fetchone()
+            sql = "SELECT * FROM memory_tombstones WHERE id = ? AND owner = ?"
+            row = conn.execute(sql, (tombstone_id, self._owner)).fetchone()
             if row is None:
                 return None
             conn.execute("DELETE FROM memory_tombstones WHERE id = ?", (tombstone_id,))
@@ -213,10 +223,14 @@ class Tombstones:
 
     def remove_keys(self, keys: Iterable[str]) -> None:
         with self._db.transaction() as conn:
-            conn.executemany("DELETE FROM memory_tombstones WHERE line_key = ?", [(k,) for k in keys])
+            conn.executemany(
+                "DELETE FROM memory_tombstones WHERE owner = ? AND line_key = ?",
+                [(self._owner, k) for k in keys],
+            )
 
     def entries(self) -> list[Tombstone]:
-        rows = self._db.query("SELECT * FROM memory_tombstones ORDER BY id DESC")
+        sql = "SELECT * FROM memory_tombstones WHERE owner = ? ORDER BY id DESC"
+        rows = self._db.query(sql, (self._owner,))
         return [_tombstone(r) for r in rows]
 
     def drop_forgotten(self, current: str, new_text: str) -> tuple[str, list[str]]:

@@ -9,6 +9,7 @@
 - step 2 (issue 39): `memory_line_sources` (where a MEMORY.md line came from, keyed by its
   normalised text), `memory_tombstones` (forgotten lines Dream and save_memory never write
   back) and `memories.asked_by` (which chat or command asked for an explicit memory).
+- step 3 (issue 38): an `owner` column on those tables (an agent's own memory, see OWNERS).
 """
 
 from __future__ import annotations
@@ -145,3 +146,32 @@ def migrate_memory(conn: sqlite3.Connection) -> None:
     except sqlite3.OperationalError:  # no fts5 or no trigram tokenizer: LIKE fallback
         conn.execute("ROLLBACK TO memfts")
         conn.execute("RELEASE memfts")
+
+# Step 3 (issue 38): an agent with its own memory has its own MEMORY.md versions, explicit
+# memories, line sources and forgotten lines. `owner` is "" for the shared memory (every row
+# written before this step) and the agent's id otherwise. A tombstone is unique per owner, so
+# its table is rebuilt (SQLite cannot change a UNIQUE constraint in place).
+OWNERS = """
+ALTER TABLE memories ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX memories_owner ON memories(owner, updated_at DESC, num DESC);
+
+ALTER TABLE memory_versions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX memory_versions_owner ON memory_versions(owner, id DESC);
+
+ALTER TABLE memory_line_sources ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX memory_line_sources_owner ON memory_line_sources(owner, line_key, id);
+
+CREATE TABLE memory_tombstones_v2 (
+    id          INTEGER PRIMARY KEY,
+    owner       TEXT NOT NULL DEFAULT '',
+    line_key    TEXT NOT NULL,
+    line        TEXT NOT NULL,
+    version_id  INTEGER,
+    created_at  TEXT NOT NULL,
+    UNIQUE (owner, line_key)
+);
+INSERT INTO memory_tombstones_v2 (id, line_key, line, version_id, created_at)
+    SELECT id, line_key, line, version_id, created_at FROM memory_tombstones;
+DROP TABLE memory_tombstones;
+ALTER TABLE memory_tombstones_v2 RENAME TO memory_tombstones;
+"""

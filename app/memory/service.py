@@ -2,6 +2,10 @@
 
 Dream, its timer, the proposals and SOUL.md are built on first use (the Memory view, `start()`
 of the desktop and `serve`): a turn never needs them, so `cashcode ask` does not import them.
+
+A `MemoryBook` is one owner's long-term memory: MEMORY.md with its versions, explicit memories,
+line sources and forgotten lines. The shared one (owner "") is what the app always had; an agent
+with its own memory (issue 38) gets a book of its own, built on first use.
 """
 
 from __future__ import annotations
@@ -9,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.contracts.agents import AgentDirectory
 from app.contracts.provider import Provider
 from app.memory.consolidator import Consolidator
 from app.memory.explicit import MemoryRepository
@@ -32,6 +38,23 @@ if TYPE_CHECKING:
 ENV_DREAM = "CASHCODE_DREAM"  # "off": no Dream timer in this process (the test suite sets it)
 
 
+@dataclass(frozen=True)
+class MemoryBook:
+    owner: str  # "" the shared memory, else the agent's id
+    memory: MemoryFile
+    memories: MemoryRepository
+    provenance: Provenance
+    tombstones: Tombstones
+    lines: MemoryLines
+
+
+def open_book(db: Database, data_dir: Path, owner: str) -> MemoryBook:
+    memory = MemoryFile(db, data_dir, owner)
+    provenance, tombstones = Provenance(db, owner), Tombstones(db, owner)
+    lines = MemoryLines(memory, provenance, tombstones)
+    return MemoryBook(owner, memory, MemoryRepository(db, owner), provenance, tombstones, lines)
+
+
 class MemoryServices:
     def __init__(
         self,
@@ -41,24 +64,35 @@ class MemoryServices:
         settings: SettingsStore,
         provider_for: Callable[[str], Provider],
         env: Mapping[str, str],
+        directory: Callable[[], AgentDirectory | None] = lambda: None,
     ) -> None:
         self._db = db
+        self.directory = directory  # the agents (issue 38): which exist, which chats keep out
         self._data_dir = data_dir
         self._provider_for = provider_for
         self._timer_allowed = env.get(ENV_DREAM, "").strip().lower() not in ("off", "0", "false", "no")
         self.settings = settings
         self.chats = chats
         self.on_proposed: Callable[[str], None] = lambda _proposal_id: None  # set by the capability
-        self.memories = MemoryRepository(db)
-        self.memory = MemoryFile(db, data_dir)
-        self.provenance = Provenance(db)
-        self.tombstones = Tombstones(db)
-        self.lines = MemoryLines(self.memory, self.provenance, self.tombstones)
+        self.shared = open_book(db, data_dir, "")
+        self._books: dict[str, MemoryBook] = {"": self.shared}
+        self.memories = self.shared.memories
+        self.memory = self.shared.memory
+        self.provenance = self.shared.provenance
+        self.tombstones = self.shared.tombstones
+        self.lines = self.shared.lines
         self.summaries = SummaryRepository(db)
         self.notes = NotesRepository(db)
         self.consolidator = Consolidator(
             self.chats, self.summaries, provider_for, lambda: self._current().memory_consolidation_chars
         )
+
+    def book(self, owner: str) -> MemoryBook:
+        """One owner's memory ("" shared). The caller checked that the agent exists."""
+        found = self._books.get(owner)
+        if found is None:
+            found = self._books[owner] = open_book(self._db, self._data_dir, owner)
+        return found
 
     def _current(self) -> UserSettings:
         return self.settings.load()
@@ -96,8 +130,13 @@ class MemoryServices:
                 tombstones=self.tombstones,
                 lock=asyncio.Lock(),
                 on_proposed=lambda proposal_id: self.on_proposed(proposal_id),
+                kept_out=self._own_memory_chats,
             )
         )
+
+    def _own_memory_chats(self, chat_ids: list[str]) -> set[str]:
+        directory = self.directory()
+        return directory.own_memory_chats(chat_ids) if directory is not None else set()
 
     @functools.cached_property
     def scheduler(self) -> DreamScheduler:
@@ -121,5 +160,6 @@ def build_services(
     settings: SettingsStore,
     provider_for: Callable[[str], Provider],
     env: Mapping[str, str],
+    directory: Callable[[], AgentDirectory | None] = lambda: None,
 ) -> MemoryServices:
-    return MemoryServices(db, chats, data_dir, settings, provider_for, env)
+    return MemoryServices(db, chats, data_dir, settings, provider_for, env, directory)

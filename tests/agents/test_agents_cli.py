@@ -89,3 +89,54 @@ def test_agents_add_list_show_edit_remove(env: dict[str, str], home: Path, fake_
         "default"
     ]
     assert _owners(home) == []  # its chats went back to the default agent (no row: default)
+
+
+def test_ask_and_chat_with_an_agent_use_its_model_unless_a_flag_says_otherwise(
+    home: Path, fake_llm: Any
+) -> None:
+    """`--agent NAME` sends the agent's default provider and model (read in the request log);
+    an explicit --model or --provider still wins."""
+    from tests.cli.conftest import VALID_KEY, base_env
+
+    env = base_env(home)  # no OPENAI_* variables: the saved providers decide
+    ws = home / "ws"
+    for name, temperature in (("Plain", "0.9"), ("Agentish", "0.2")):
+        added = cashcode(
+            "config", "provider", "add", "--name", name, "--kind", "chat_completions",
+            "--base-url", fake_llm.openai_base_url, "--model", "fake-model", "--temperature", temperature,
+            env=env, cwd=ws, stdin=VALID_KEY + "\n",
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+    made = cashcode(
+        "agents", "add", "coder", "--persona", "You code.", "--model", "fake-tools", "--provider", "Agentish",
+        env=env, cwd=ws,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+
+    def sent() -> tuple[str, float]:
+        body = fake_llm.model_requests()[-1].body
+        return body["model"], body["temperature"]
+
+    fake_llm.script({"text": "plain"})
+    assert cashcode("ask", "--provider", "Plain", "hi", env=env, cwd=ws).returncode == 0
+    assert sent() == ("fake-model", 0.9)  # the CLI's own choice, for comparison
+
+    fake_llm.script({"text": "as the agent"})
+    asked = cashcode("ask", "--agent", "coder", "hi", env=env, cwd=ws)
+    assert (asked.returncode, asked.stdout) == (0, "as the agent\n"), asked.stderr
+    assert sent() == ("fake-tools", 0.2)
+
+    fake_llm.script({"text": "in chat"})
+    chatted = cashcode("chat", "--agent", "coder", env=env, cwd=ws, stdin="hi\n")
+    assert chatted.returncode == 0, chatted.stderr
+    assert sent() == ("fake-tools", 0.2)
+    assert "fake-tools" in chatted.stderr  # the banner names the model in use
+
+    fake_llm.script({"text": "flag model"})
+    flagged = cashcode("ask", "--agent", "coder", "--model", "fake-vision", "hi", env=env, cwd=ws)
+    assert flagged.returncode == 0, flagged.stderr
+    assert sent() == ("fake-vision", 0.2)  # the agent's provider, the flag's model
+
+    fake_llm.script({"text": "flag provider"})
+    assert cashcode("ask", "--agent", "coder", "--provider", "Plain", "hi", env=env, cwd=ws).returncode == 0
+    assert sent() == ("fake-model", 0.9)  # the flag's provider and its own model

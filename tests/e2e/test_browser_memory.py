@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
 from tests.e2e.test_browser_chat import add_provider, last, open_ui, send
 from tests.server.process import ServeProcess
@@ -137,3 +137,62 @@ def test_a_proposed_line_in_the_review_list_shows_its_source_and_opens_its_messa
     target = page.get_by_test_id("message-user").filter(has_text="My dentist is Dr Okafor")
     expect(target).to_have_class(re.compile(r"(^|\s)search-flash(\s|$)"))
     assert problems.messages == []
+
+
+def test_the_memory_view_switches_to_an_agents_own_memory_with_its_versions(
+    served_ui: ServeProcess,
+    browser_page: tuple[Page, PageProblems, EventFrames],
+    fresh_llm: FakeLLMProcess,
+) -> None:
+    """Issue 38: the Memory view picks whose memory it shows; an own-memory agent's MEMORY.md is
+    edited, versioned and reverted there, its chat reads it, and the shared memory never shows it."""
+    page, problems, _ = browser_page
+    open_ui(page, served_ui)
+    add_provider(page, fresh_llm.openai_base_url)
+    open_view(page, "agents")
+    page.get_by_test_id("agents-new").click()
+    page.get_by_test_id("agents-name").fill("Hermit")
+    page.get_by_test_id("agents-memory").select_option("own")
+    page.get_by_test_id("agents-save").click()
+    expect(page.get_by_test_id("agents-item").filter(has_text="Hermit")).to_have_count(1)
+
+    open_view(page, "memory")
+    editor = page.get_by_test_id("memory-editor")
+    editor.fill("- SHARED-ONLY line\n")
+    page.get_by_test_id("memory-save").click()
+    expect(page.get_by_test_id("memory-version")).to_have_count(1)
+
+    owner = page.get_by_test_id("memory-owner")
+    owner.select_option(label="Hermit (own memory)")
+    expect(page.get_by_test_id("memory-doc")).to_contain_text("Hermit's own memory")
+    expect(page.get_by_test_id("memory-tab-soul")).to_have_count(0)  # SOUL.md is the app's
+    expect(page.get_by_test_id("memory-version")).to_have_count(0)
+    expect(editor).to_have_value("")
+    editor.fill("- HERMIT-FACT one\n")
+    page.get_by_test_id("memory-save").click()
+    expect(page.get_by_test_id("memory-version")).to_have_count(1)
+    editor.fill("- HERMIT-FACT one\n- HERMIT-FACT two\n")
+    page.get_by_test_id("memory-save").click()
+    expect(page.get_by_test_id("memory-version")).to_have_count(2)
+    page.get_by_test_id("memory-revert").first.click()
+    expect(page.get_by_test_id("memory-version")).to_have_count(3)
+    expect(editor).to_have_value("- HERMIT-FACT one\n")
+    expect(page.get_by_test_id("memory-doc")).to_contain_text("agents")  # its own file's path
+
+    owner.select_option(label="Shared")
+    expect(editor).to_have_value("- SHARED-ONLY line\n")
+    expect(page.get_by_test_id("memory-version")).to_have_count(1)
+
+    # The agent's chat reads its own memory, not the shared one.
+    page.get_by_test_id("nav-chat").click()
+    page.keyboard.press("Control+n")
+    # The new chat exists: its agent is stored by a request, answered before the message is sent.
+    with page.expect_response(lambda r: r.url.endswith("/api/invoke/agents.set_chat_agent") and r.ok):
+        page.get_by_test_id("agent-picker").select_option(label="Hermit")
+    fresh_llm.script({"text": "I remember."})
+    send(page, "what do you remember?")
+    expect(last(page, "message-assistant")).to_have_attribute("data-state", "done")
+    system = fresh_llm.requests()[-1]["body"]["messages"][0]["content"]
+    assert "SHARED-ONLY" not in system, system[-1500:]
+    assert "HERMIT-FACT one" in system and "HERMIT-FACT two" not in system, system[-1500:]
+    assert [m for m in problems.messages if "Failed to load resource" not in m] == []

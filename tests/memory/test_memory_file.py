@@ -74,3 +74,38 @@ def test_a_crash_between_file_and_version_row_is_recovered_as_a_disk_version(mem
     reopened = MemoryFile(open_database(mem.path.parent / "db.sqlite3"), mem.path.parent)
     assert reopened.read().text == "- a\n- b\n"
     assert [v.author for v in reopened.versions()] == ["disk", "user"]
+
+
+def test_the_owner_step_keeps_the_shared_memorys_rows_and_forgotten_lines(tmp_path: Path) -> None:
+    """Issue 38's step (an `owner` per row, tombstones unique per owner) on a database written
+    before it: every old row stays the shared memory's."""
+    import dataclasses
+
+    from app.api.plugins import PLUGINS
+    from app.memory.explicit import MemoryRepository
+    from app.memory.provenance import Tombstones
+
+    before = [
+        dataclasses.replace(p, migrations=p.migrations[:2]) if p.name == "memory" else p for p in PLUGINS
+    ]
+    # Rows as the code before the step wrote them.
+    with open_database(tmp_path / "db.sqlite3", before) as db, db.transaction() as conn:
+        conn.execute(
+            "INSERT INTO memory_versions (author, note, text, sha256, created_at) VALUES (?,?,?,?,?)",
+            ("user", "", "- old fact\n", sha256_text("- old fact\n"), "x"),
+        )
+        conn.execute(
+            "INSERT INTO memory_tombstones (line_key, line, version_id, created_at) VALUES (?,?,?,?)",
+            ("gone", "gone", 1, "x"),
+        )
+    with open_database(tmp_path / "db.sqlite3") as db:
+        assert db.part_version("memory") == 3
+        (tmp_path / "MEMORY.md").write_text("- old fact\n", encoding="utf-8")
+        assert MemoryFile(db, tmp_path).read().version_id == 1  # the file is its newest version
+        assert [v.author for v in MemoryFile(db, tmp_path).versions()] == ["user"]
+        assert MemoryFile(db, tmp_path, "a1").versions() == []
+        assert [t.line for t in Tombstones(db).entries()] == ["gone"]
+        Tombstones(db, "a1").add(["gone"], None)  # the same line forgotten by an agent: its own row
+        assert len(Tombstones(db, "a1").entries()) == 1 and len(Tombstones(db).entries()) == 1
+        MemoryRepository(db, "a1").add("agent row")
+        assert MemoryRepository(db).count() == 0 and MemoryRepository(db, "a1").count() == 1

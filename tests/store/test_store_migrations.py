@@ -161,7 +161,7 @@ def test_an_old_layout_database_gets_only_the_steps_it_missed(db_path: Path) -> 
         conn.execute("PRAGMA user_version = 2")
     with open_database(db_path) as db:
         assert db.part_version("store") == LATEST_VERSION
-        assert db.part_version("memory") == 2  # its provenance step (issue 39) runs too
+        assert db.part_version("memory") == 3  # its provenance (issue 39) and owner (38) steps run too
         assert db.has_table("traces") and db.has_table("import_records")
 
 

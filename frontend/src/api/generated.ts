@@ -675,6 +675,7 @@ export interface ForgottenList {
 }
 
 export interface ForgottenRef {
+  agent_id?: string | null;
   id: number;
 }
 
@@ -986,6 +987,7 @@ export interface LineSourceItem {
 }
 
 export interface LineText {
+  agent_id?: string | null;
   text: string;
 }
 
@@ -1394,6 +1396,7 @@ export interface McpToolView {
 }
 
 export interface MemoriesAdd {
+  agent_id?: string | null;
   content: string;
   tags?: string[];
   id?: string | null;
@@ -1401,21 +1404,25 @@ export interface MemoriesAdd {
 }
 
 export interface MemoriesDelete {
+  agent_id?: string | null;
   id: string;
   expected_updated_at?: string | null;
 }
 
 export interface MemoriesList {
+  agent_id?: string | null;
   limit?: number;
 }
 
 export interface MemoriesSearch {
+  agent_id?: string | null;
   words?: string[];
   tags?: string[];
   limit?: number;
 }
 
 export interface MemoriesUpdate {
+  agent_id?: string | null;
   id: string;
   content: string;
   tags?: string[];
@@ -1444,13 +1451,23 @@ export interface MemoryItems {
   total: number;
 }
 
+export interface MemoryOwner {
+  agent_id?: string | null;
+}
+
 /** Dream stored a MEMORY.md change for review (review mode): a new Inbox item (issue 35). */
 export interface MemoryProposed {
   type: "memory_proposed";
   proposal_id: string;
 }
 
+export interface MemoryRef {
+  agent_id?: string | null;
+  id: string;
+}
+
 export interface MemorySave {
+  agent_id?: string | null;
   text: string;
   base_hash?: string | null;
 }
@@ -1483,6 +1500,7 @@ export interface MemoryVersionList {
 }
 
 export interface MemoryVersionRef {
+  agent_id?: string | null;
   version_id: number;
 }
 
@@ -2679,13 +2697,13 @@ export interface Routes {
   "mcp_catalog.uninstall": { request: CatalogRef; response: CatalogRemoved };
   "memories.add": { request: MemoriesAdd; response: MemoryItem };
   "memories.delete": { request: MemoriesDelete; response: MemoryItem };
-  "memories.get": { request: ItemRef; response: MemoryItem };
+  "memories.get": { request: MemoryRef; response: MemoryItem };
   "memories.list": { request: MemoriesList; response: MemoryItems };
   "memories.search": { request: MemoriesSearch; response: MemoryItems };
   "memories.update": { request: MemoriesUpdate; response: MemoryItem };
   "memory.forget": { request: LineText; response: ForgetResult };
-  "memory.forgotten": { request: Empty; response: ForgottenList };
-  "memory.get": { request: Empty; response: MemoryDoc };
+  "memory.forgotten": { request: MemoryOwner; response: ForgottenList };
+  "memory.get": { request: MemoryOwner; response: MemoryDoc };
   "memory.import_summary": { request: ImportSummary; response: SummaryItem };
   "memory.revert": { request: MemoryVersionRef; response: MemoryDoc };
   "memory.save": { request: MemorySave; response: MemoryDoc };
@@ -2694,7 +2712,7 @@ export interface Routes {
   "memory.summaries": { request: SummariesQuery; response: SummaryList };
   "memory.unforget": { request: ForgottenRef; response: ForgottenItem };
   "memory.version": { request: MemoryVersionRef; response: MemoryVersionText };
-  "memory.versions": { request: Empty; response: MemoryVersionList };
+  "memory.versions": { request: MemoryOwner; response: MemoryVersionList };
   "memory.why": { request: LineText; response: MemoryWhy };
   "models.list": { request: ModelsQuery; response: ModelList };
   "notes.create": { request: NoteCreate; response: NoteItem };

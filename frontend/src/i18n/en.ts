@@ -552,6 +552,11 @@ export const en = {
 
   "nav.memory": "Memory",
   "memory.title": "Memory",
+  "memory.owner.label": "Whose memory",
+  "memory.owner.shared": "Shared",
+  "memory.owner.agent": "{name} (own memory)",
+  "memory.doc.agentTitle": "{name}'s own memory (MEMORY.md)",
+  "memory.doc.agentHint": "Only this agent reads and writes this memory. Its chats never go into the shared memory, and Dream does not read them; every change is kept as a version you can revert.",
   "memory.tab.doc": "MEMORY.md",
   "memory.tab.memories": "Memories",
   "memory.tab.soul": "Persona (SOUL.md)",

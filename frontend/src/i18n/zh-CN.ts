@@ -551,6 +551,11 @@ export const zhCN: Record<MessageKey, string> = {
 
   "nav.memory": "记忆",
   "memory.title": "记忆",
+  "memory.owner.label": "谁的记忆",
+  "memory.owner.shared": "共享",
+  "memory.owner.agent": "{name}（自有记忆）",
+  "memory.doc.agentTitle": "{name} 的自有记忆（MEMORY.md）",
+  "memory.doc.agentHint": "只有这个智能体会读取和写入这份记忆。它的对话不会进入共享记忆，Dream 也不会读取；每次修改都会保存为可回退的版本。",
   "memory.tab.doc": "MEMORY.md",
   "memory.tab.memories": "记忆条目",
   "memory.tab.soul": "人设（SOUL.md）",

@@ -16,7 +16,9 @@ import type {
 import { useApiStore } from "./api";
 
 /** The Memory view's data: MEMORY.md and its versions, Dream's inbox, explicit memories,
- * SOUL.md, notes and todos, and the memory settings. Each panel loads what it shows. */
+ * SOUL.md, notes and todos, and the memory settings. Each panel loads what it shows.
+ * `owner` picks whose MEMORY.md, versions, forgotten lines and explicit memories they are: null
+ * the shared memory, else an agent with its own memory (issue 38). */
 export const useMemoryStore = defineStore("memory", () => {
   const api = useApiStore();
   const doc = ref<MemoryDoc | null>(null);
@@ -30,28 +32,51 @@ export const useMemoryStore = defineStore("memory", () => {
   const todos = ref<TodoItem[]>([]);
   const settings = ref<MemorySettings | null>(null);
   const forgotten = ref<ForgottenItem[]>([]);
+  const owner = ref<string | null>(null);
+
+  /** Whose memory a request is about (added to every owner-scoped route; none: the shared one). */
+  function whose(): { agent_id?: string } {
+    return owner.value === null ? {} : { agent_id: owner.value };
+  }
+
+  function setOwner(agentId: string | null): void {
+    if (owner.value === agentId) return;
+    owner.value = agentId;
+    doc.value = null; // never show one memory's text under another's name
+    docError.value = "";
+    versions.value = [];
+    memories.value = [];
+    total.value = 0;
+    forgotten.value = [];
+  }
 
   async function loadDoc(): Promise<void> {
+    const asked = owner.value;
     docError.value = "";
+    let loaded: MemoryDoc | null = null;
+    let failed = "";
     try {
-      doc.value = await api.invoke("memory.get", {});
+      loaded = await api.invoke("memory.get", whose());
     } catch (err) {
-      doc.value = null;
-      docError.value = err instanceof Error ? err.message : String(err);
+      failed = err instanceof Error ? err.message : String(err);
     }
-    versions.value = (await api.invoke("memory.versions", {})).versions;
+    const listed = (await api.invoke("memory.versions", whose())).versions;
+    if (owner.value !== asked) return; // another memory was picked meanwhile: its load shows
+    doc.value = loaded;
+    docError.value = failed;
+    versions.value = listed;
   }
 
   async function saveDoc(text: string): Promise<void> {
-    doc.value = await api.invoke("memory.save", { text, base_hash: doc.value?.hash ?? null });
+    doc.value = await api.invoke("memory.save", { ...whose(), text, base_hash: doc.value?.hash ?? null });
     docError.value = "";
-    versions.value = (await api.invoke("memory.versions", {})).versions;
+    versions.value = (await api.invoke("memory.versions", whose())).versions;
   }
 
   async function revert(versionId: number): Promise<void> {
-    doc.value = await api.invoke("memory.revert", { version_id: versionId });
+    doc.value = await api.invoke("memory.revert", { ...whose(), version_id: versionId });
     docError.value = "";
-    versions.value = (await api.invoke("memory.versions", {})).versions;
+    versions.value = (await api.invoke("memory.versions", whose())).versions;
   }
 
   async function loadProposals(): Promise<void> {
@@ -65,23 +90,27 @@ export const useMemoryStore = defineStore("memory", () => {
   }
 
   async function search(words: string[], tags: string[]): Promise<void> {
+    const asked = owner.value;
     const found = words.length || tags.length
-      ? await api.invoke("memories.search", { words, tags })
-      : await api.invoke("memories.list", {});
+      ? await api.invoke("memories.search", { ...whose(), words, tags })
+      : await api.invoke("memories.list", whose());
+    if (owner.value !== asked) return;
     memories.value = found.memories;
     total.value = found.total;
   }
 
   async function addMemory(content: string, tags: string[]): Promise<void> {
-    await api.invoke("memories.add", { content, tags });
+    await api.invoke("memories.add", { ...whose(), content, tags });
   }
 
   async function updateMemory(item: MemoryItem, content: string, tags: string[]): Promise<void> {
-    await api.invoke("memories.update", { id: item.id, content, tags, expected_updated_at: item.updated_at });
+    await api.invoke("memories.update", {
+      ...whose(), id: item.id, content, tags, expected_updated_at: item.updated_at,
+    });
   }
 
   async function deleteMemory(item: MemoryItem): Promise<void> {
-    await api.invoke("memories.delete", { id: item.id, expected_updated_at: item.updated_at });
+    await api.invoke("memories.delete", { ...whose(), id: item.id, expected_updated_at: item.updated_at });
     memories.value = memories.value.filter((m) => m.id !== item.id);
     total.value = Math.max(0, total.value - 1);
   }
@@ -135,27 +164,30 @@ export const useMemoryStore = defineStore("memory", () => {
 
   /** Where a MEMORY.md line came from (newest first; empty: written by hand). */
   async function sourcesOf(line: string): Promise<LineSourceItem[]> {
-    const found = await api.invoke("memory.why", { text: line });
+    const found = await api.invoke("memory.why", { ...whose(), text: line });
     return found.lines.find((l) => l.line === line)?.sources ?? found.lines[0]?.sources ?? [];
   }
 
   async function loadForgotten(): Promise<void> {
-    forgotten.value = (await api.invoke("memory.forgotten", {})).forgotten;
+    const asked = owner.value;
+    const listed = (await api.invoke("memory.forgotten", whose())).forgotten;
+    if (owner.value === asked) forgotten.value = listed;
   }
 
   /** Remove the line; Dream and save_memory never write it back (until un-forgotten). */
   async function forget(line: string): Promise<void> {
-    await api.invoke("memory.forget", { text: line });
+    await api.invoke("memory.forget", { ...whose(), text: line });
     await Promise.all([loadDoc(), loadForgotten()]);
   }
 
   async function unforget(id: number): Promise<void> {
-    await api.invoke("memory.unforget", { id });
+    await api.invoke("memory.unforget", { ...whose(), id });
     await loadForgotten();
   }
 
   return {
     doc, docError, versions, proposals, memories, total, soul, notes, todos, settings, forgotten,
+    owner, setOwner,
     loadDoc, saveDoc, revert, loadProposals, decide, search, addMemory, updateMemory, deleteMemory,
     loadSoul, saveSoul, loadNotes, addNote, deleteNote, addTodo, completeTodo, deleteTodo,
     loadSettings, updateSettings, sourcesOf, loadForgotten, forget, unforget,

@@ -74,6 +74,39 @@ describe("MemoryView", () => {
     expect((wrapper.get("[data-testid=memory-editor]").element as HTMLTextAreaElement).value).toBe("- first\n");
   });
 
+  it("switches to an own-memory agent's MEMORY.md and versions, and reverts there (issue 38)", async () => {
+    const own = (id: string, memory: "own" | "shared") => ({
+      id, builtin: false, created_at: "", updated_at: "",
+      spec: {
+        name: `Agent ${id}`, emoji: "", persona: "", provider_id: null, model: null, skills: null, mcp_servers: null,
+        knowledge_bases: null, tools: null, approval_mode: null, workspace: null, memory,
+      },
+    });
+    const AGENT_DOC: MemoryDoc = { text: "- agent fact\n", hash: "h9", version_id: 7, path: "/data/agents/a1/MEMORY.md" };
+    const fake = memoryBackend()
+      .on("agents.list", () => ({ agents: [own("a1", "own"), own("a2", "shared")], last_used: "default" }))
+      .on("memory.get", (req) => (req.agent_id === "a1" ? AGENT_DOC : DOC))
+      .on("memory.versions", (req) => ({ versions: req.agent_id === "a1" ? [VERSIONS[1]] : VERSIONS }))
+      .on("memory.revert", (req) => ({ ...AGENT_DOC, text: "- first\n", version_id: 8, path: req.agent_id ?? "" }));
+    const { wrapper, router } = await mountWith(MemoryView, { fake, path: "/memory" });
+    await tick();
+    await tick();
+    const picker = wrapper.get("[data-testid=memory-owner]");
+    expect(picker.findAll("option").map((o) => o.text())).toEqual(["Shared", "Agent a1 (own memory)"]);
+    await picker.setValue("a1");
+    await tick();
+    await tick();
+    await tick();
+    expect(router.currentRoute.value.query.of).toBe("a1");
+    expect((wrapper.get("[data-testid=memory-editor]").element as HTMLTextAreaElement).value).toBe("- agent fact\n");
+    expect(wrapper.find("[data-testid=memory-inbox]").exists()).toBe(false); // Dream's inbox is the shared memory's
+    expect(wrapper.find("[data-testid=memory-tab-soul]").exists()).toBe(false);
+    expect(wrapper.findAll("[data-testid=memory-version]")).toHaveLength(1);
+    await wrapper.get("[data-testid=memory-revert]").trigger("click");
+    await tick();
+    expect(fake.callsTo("memory.revert")).toEqual([{ agent_id: "a1", version_id: 1 }]);
+  });
+
   it("saves an edit with the hash it was based on", async () => {
     const fake = memoryBackend();
     const { wrapper } = await mountWith(MemoryView, { fake, path: "/memory" });

@@ -116,16 +116,9 @@ class SkillRuntime:
         allowed = self.allowed(chat_id) if chat_id else ALL
         if allowed.everything:
             return index.search(snap.entries, query, limit)
-        # Ask for a few times more than the agent's share would need; widen only while the
-        # index had more to give (ranking the whole catalog every time cost ~10× per query).
-        share = max(1, len(snap.entries) // max(1, len(allowed.names or ())))
-        wanted = limit * share * 2
-        while True:
-            hits = index.search(snap.entries, query, wanted)
-            kept = [h for h in hits if allowed.allows(h.entry.name)]
-            if len(kept) >= limit or len(hits) < wanted:
-                return kept[:limit]
-            wanted *= 4
+        # The ranking itself steps past the other Skills (asking for more and filtering after,
+        # widening when too few were the agent's, put the p95 at ~5 ms for 500 of 2,000).
+        return index.search(snap.entries, query, limit, keep=allowed.allows)
 
     def protected_roots(self) -> tuple[Path, ...]:
         """Every Skill root (builtin, external, user, agent) and the store's own folders."""

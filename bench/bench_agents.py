@@ -66,6 +66,7 @@ def write_skills(root: Path, count: int, seed: int = 7) -> list[str]:
 
 async def make_profile(tmp: Path, root: str, agents: int, skills: int) -> tuple[Any, dict[str, str], str]:
     from app.api.bootstrap import build_app
+    from app.core.prompt import load_persona
     from app.settings.paths import AppPaths
     from app.settings.secrets import SecretStore
     from app.testing.fake_keyring import MemoryKeyring
@@ -86,7 +87,9 @@ async def make_profile(tmp: Path, root: str, agents: int, skills: int) -> tuple[
         wide = i == agents - 2
         spec = {
             "name": f"agent {i}",
-            "persona": f"You are agent {i}.",
+            # The wide agent's persona is the default one's text: the two prompts differ only
+            # by what the agents themselves change, not by a shorter persona.
+            "persona": load_persona(paths.data_dir) if wide else f"You are agent {i}.",
             "skills": names if wide else names[i * 10 : i * 10 + 10],
         }
         made = await app.invoke("agents.add", {"spec": spec})

@@ -70,10 +70,8 @@ class AgentsCapability(Capability):
         agent_id = self._pending.get(chat_id)
         if agent_id is None:
             agent_id, version = store.chat_agent(chat_id)
-        elif agent_id == DEFAULT_AGENT_ID:
-            return DEFAULT_SCOPE
         else:
-            version = store.version_of(agent_id)
+            version = None if agent_id == DEFAULT_AGENT_ID else store.version_of(agent_id)
         if agent_id == DEFAULT_AGENT_ID:
             return DEFAULT_SCOPE
         from app.store.errors import NotFound

@@ -205,8 +205,8 @@ class BM25Index:
     ) -> list[tuple[float, int]]:
         """Threshold algorithm: walk all lists one depth at a time; a document met for the first
         time gets its full score by lookups. Stop when the k-th best beats the sum of the
-        weights at the current depth (no unseen document can score more; one `keep` refuses
-        is never a result, so the bound holds for the kept ones alike)."""
+        weights at the current depth (no unseen document can score more; a document `keep`
+        refuses is never a result, so the bound holds for the kept ones alike)."""
         postings = [self._postings(t) for t in terms]
         heap: list[tuple[float, int]] = []  # the best `limit` as (score, -doc), worst on top
         seen: set[int] = set()

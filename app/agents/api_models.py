@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from app.agents.model import AgentSpec
-from app.contracts.replies import ApiModel
+from app.contracts.replies import ApiModel, SharedReply
 
 
 class AgentRef(ApiModel):
@@ -43,7 +43,10 @@ class AgentView(ApiModel):
     updated_at: str
 
 
-class AgentList(ApiModel):
+class AgentList(SharedReply):
+    """Kept by the capability until an agent changes (or the last used one does): its JSON form is
+    made once, so listing 50 agents costs what listing one does (issue 38 benchmark)."""
+
     agents: list[AgentView]
     last_used: str  # the agent a new chat starts with (the one of the chat assigned last)
 

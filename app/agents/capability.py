@@ -34,6 +34,8 @@ class AgentsCapability(Capability):
     def __init__(self, host: Host) -> None:
         self._host = host
         self._pending: dict[str, str] = {}  # reserved chat -> agent, until its first turn is stored
+        # The picker's list by (agents generation, last used): served again until either moves.
+        self._listed: tuple[tuple[int, str], am.AgentList] | None = None
 
     @functools.cached_property
     def store(self) -> AgentStore:
@@ -62,15 +64,20 @@ class AgentsCapability(Capability):
         return True
 
     def scope_of_chat(self, chat_id: str) -> AgentScope:
+        # One short read per turn (the agent and its version); the scope itself is built once
+        # per version of the agent (AgentStore.scope), so an edit applies from the next turn on.
+        store = self.store
         agent_id = self._pending.get(chat_id)
         if agent_id is None:
-            agent_id = self.store.agent_of(chat_id)
+            agent_id, version = store.chat_agent(chat_id)
+        else:
+            version = None if agent_id == DEFAULT_AGENT_ID else store.version_of(agent_id)
         if agent_id == DEFAULT_AGENT_ID:
             return DEFAULT_SCOPE
         from app.store.errors import NotFound
 
         try:
-            return self.store.get(agent_id).scope()
+            return store.scope(agent_id, version)
         except NotFound:
             # Removed while a chat kept in memory waited for its first turn: refused, never
             # run with the default agent's wider rights (a stored chat's row goes with the agent).
@@ -134,8 +141,19 @@ class AgentsCapability(Capability):
         from app.agents import api_models as am
 
         store = self.store
-        records, last = await asyncio.to_thread(lambda: (store.list(), store.last_used()))
-        return am.AgentList(agents=[_view(r) for r in records], last_used=last)
+
+        def read() -> am.AgentList:
+            # The generation is read before the list: a change in between makes the next call
+            # read again, never keeps an older list under a newer generation.
+            key = (store.generation(), store.last_used())
+            listed = self._listed
+            if listed is not None and listed[0] == key:
+                return listed[1]
+            reply = am.AgentList(agents=[_view(r) for r in store.list()], last_used=key[1])
+            self._listed = (key, reply)
+            return reply
+
+        return await asyncio.to_thread(read)
 
     async def _get(self, req: am.AgentRef) -> am.AgentView:
         return _view(await asyncio.to_thread(self.store.find, req.agent_id))

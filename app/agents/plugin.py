@@ -31,9 +31,16 @@ def _agents_v2(conn: sqlite3.Connection) -> None:
     run_script(conn, AGENTS_V2)
 
 
+def _agents_v3(conn: sqlite3.Connection) -> None:
+    from app.agents.schema import AGENTS_V3
+    from app.store.migrations import run_script
+
+    run_script(conn, AGENTS_V3)
+
+
 PLUGIN: CapabilityPlugin[Host] = CapabilityPlugin(
     name="agents",
     build=_build,
     routes="app.agents.api_routes",
-    migrations=(_agents_v1, _agents_v2),
+    migrations=(_agents_v1, _agents_v2, _agents_v3),
 )

@@ -35,3 +35,20 @@ CREATE TABLE agent_packages (
     installed_at  TEXT NOT NULL
 );
 """
+
+# Step 3 (the picker's list, issue 38 benchmark): a counter every change of `agents` moves, by any
+# process (the CLI next to a running window, a package install), so a cached list is checked by
+# reading one row instead of every agent's row.
+AGENTS_V3 = """
+CREATE TABLE agents_generation (n INTEGER NOT NULL);
+INSERT INTO agents_generation (n) VALUES (0);
+CREATE TRIGGER agents_generation_insert AFTER INSERT ON agents BEGIN
+    UPDATE agents_generation SET n = n + 1;
+END;
+CREATE TRIGGER agents_generation_update AFTER UPDATE ON agents BEGIN
+    UPDATE agents_generation SET n = n + 1;
+END;
+CREATE TRIGGER agents_generation_delete AFTER DELETE ON agents BEGIN
+    UPDATE agents_generation SET n = n + 1;
+END;
+"""

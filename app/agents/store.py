@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterable
 
 from app.agents.model import DEFAULT_AGENT, AgentRecord, AgentSpec
-from app.contracts.agents import DEFAULT_AGENT_ID
+from app.contracts.agents import DEFAULT_AGENT_ID, AgentScope
 from app.contracts.errors import ApiFailure, say
 from app.store.db import Database
 from app.store.errors import Conflict, NotFound
@@ -35,6 +35,9 @@ class AgentStore:
         # new updated_at, so it is read again.
         self._parsed: dict[tuple[str, str], AgentRecord] = {}
         self._seen: set[str] = set()  # ids of the parsed agents (a set: New chat asks each time)
+        # Each agent's turn scope by (id, updated_at): a turn reads one short row instead of the
+        # spec (up to 500 Skill names) and builds no new name sets (AgentsCapability.scope_of_chat).
+        self._scopes: dict[tuple[str, str], AgentScope] = {}
 
     # ---- agents --------------------------------------------------------------------------------
 
@@ -52,6 +55,12 @@ class AgentStore:
             self._seen = {k[0] for k in self._parsed}
         return [DEFAULT_AGENT, *(self._parsed[k] for k in keys if k in self._parsed)]
 
+    def generation(self) -> int:
+        """Moves with every change of an agent by any process (schema step 3's triggers): the
+        picker's cached list is still good while this has not moved."""
+        rows = self._db.query("SELECT n FROM agents_generation")
+        return int(rows[0]["n"]) if rows else 0
+
     def get(self, agent_id: str) -> AgentRecord:
         if agent_id == DEFAULT_AGENT_ID:
             return DEFAULT_AGENT
@@ -63,6 +72,23 @@ class AgentStore:
             self._parsed[key] = _record(rows[0])
             self._seen.add(key[0])
         return self._parsed[key]
+
+    def version_of(self, agent_id: str) -> str | None:
+        """The agent's `updated_at` (None: no such agent), without reading its spec."""
+        rows = self._db.query("SELECT updated_at FROM agents WHERE id = ?", (agent_id[:64],))
+        return str(rows[0]["updated_at"]) if rows else None
+
+    def scope(self, agent_id: str, version: str | None) -> AgentScope:
+        """The agent's scope as of `version` (`version_of`, `chat_agent`); NotFound when None."""
+        if version is None:
+            raise NotFound(say("agent.not_found", id=agent_id[:64]))
+        found = self._scopes.get((agent_id, version))
+        if found is None:
+            record = self.get(agent_id)  # changed again since `version` was read: the newer one
+            found = record.scope()
+            self._scopes = {k: v for k, v in self._scopes.items() if k[0] != record.id}
+            self._scopes[(record.id, record.updated_at)] = found
+        return found
 
     def seen(self, agent_id: str) -> bool:
         """Whether this process has read the agent (no database work). It may have been removed
@@ -120,6 +146,7 @@ class AgentStore:
                 raise NotFound(say("agent.not_found", id=agent_id[:64]))
             conn.execute("DELETE FROM agent_chats WHERE agent_id = ?", (agent_id,))
         self._parsed = {k: v for k, v in self._parsed.items() if k[0] != agent_id}
+        self._scopes = {k: v for k, v in self._scopes.items() if k[0] != agent_id}
         self._seen.discard(agent_id)
 
     def free_name(self, base: str) -> str:
@@ -138,6 +165,18 @@ class AgentStore:
     def agent_of(self, chat_id: str) -> str:
         rows = self._db.query("SELECT agent_id FROM agent_chats WHERE chat_id = ?", (chat_id,))
         return str(rows[0]["agent_id"]) if rows else DEFAULT_AGENT_ID
+
+    def chat_agent(self, chat_id: str) -> tuple[str, str | None]:
+        """The chat's agent and that agent's `updated_at` (None: its row is gone) in one read."""
+        rows = self._db.query(
+            "SELECT c.agent_id, a.updated_at FROM agent_chats c LEFT JOIN agents a ON a.id = c.agent_id"
+            " WHERE c.chat_id = ?",
+            (chat_id,),
+        )
+        if not rows:
+            return DEFAULT_AGENT_ID, None
+        version = rows[0]["updated_at"]
+        return str(rows[0]["agent_id"]), None if version is None else str(version)
 
     def agents_of(self, chat_ids: Iterable[str]) -> dict[str, str]:
         ids = list(chat_ids)

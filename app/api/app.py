@@ -48,6 +48,7 @@ from app.contracts.errors import ApiFailure, said, say
 from app.contracts.events import AppEvent, DatabaseStatus
 from app.contracts.messages import AttachmentRef
 from app.contracts.provider import ProviderConfig
+from app.contracts.replies import SharedReply
 from app.core.approvals import AlwaysNotOffered, ApprovalGate
 from app.core.bus import EventBus, Subscriber
 from app.core.turns import TurnManager
@@ -231,7 +232,8 @@ class CashCodeApp:
             return error_envelope(to_failure(exc, route))
         except Exception as exc:  # the API boundary: every failure becomes an envelope
             return error_envelope(to_failure(exc, route))
-        return {"ok": True, "data": response.model_dump(mode="json")}
+        data = response.json_form() if isinstance(response, SharedReply) else response.model_dump(mode="json")
+        return {"ok": True, "data": data}
 
     async def wait_idle(self, chat_id: str) -> None:
         """Wait until the chat has no running turn (the CLI uses this)."""

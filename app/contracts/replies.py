@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 MASK = "********"  # what the UI shows (and sends back unchanged) for a stored secret
 ToolPolicy = Literal["always", "ask", "never"]
@@ -17,6 +17,19 @@ class ApiModel(BaseModel):
 
 class Empty(ApiModel):
     pass
+
+
+class SharedReply(ApiModel):
+    """A reply a route keeps and serves again until its data changes (the agents list): its JSON
+    form is made once per instance (the model is frozen) and the same dict is given to every
+    caller of `invoke`, who must read it and never change it."""
+
+    _json: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def json_form(self) -> dict[str, Any]:
+        if self._json is None:
+            self._json = self.model_dump(mode="json")
+        return self._json
 
 
 class Ok(ApiModel):

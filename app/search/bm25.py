@@ -18,9 +18,9 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from operator import neg
 from typing import Any
 
@@ -180,21 +180,33 @@ class BM25Index:
             self._ranked[term] = ranked
         return ranked
 
-    def search(self, query: str, limit: int = 10) -> list[tuple[str, float]]:
+    def search(
+        self, query: str, limit: int = 10, keep: Callable[[str], bool] | None = None
+    ) -> list[tuple[str, float]]:
+        """Best first. `keep`: only documents whose id it accepts are results (an agent's share
+        of a catalog); the walk steps past the others, so a small share costs one deeper walk,
+        not a second search asking for more."""
         terms = [t for t in set(tokenize(query)) if t in self._tf]
         if not terms or limit <= 0:
             return []
         lists = [self._best_first(t) for t in terms]
         if len(lists) == 1:
-            return [(self._ids[-minus], weight) for weight, minus in lists[0][:limit]]
-        return [(self._ids[-minus], score) for score, minus in self._top(terms, lists, limit)]
+            ids = self._ids
+            ranked = lists[0] if keep is None else (i for i in lists[0] if keep(ids[-i[1]]))
+            return [(ids[-minus], weight) for weight, minus in islice(ranked, limit)]
+        return [(self._ids[-minus], score) for score, minus in self._top(terms, lists, limit, keep)]
 
     def _top(
-        self, terms: list[str], lists: list[list[tuple[float, int]]], limit: int
+        self,
+        terms: list[str],
+        lists: list[list[tuple[float, int]]],
+        limit: int,
+        keep: Callable[[str], bool] | None = None,
     ) -> list[tuple[float, int]]:
         """Threshold algorithm: walk all lists one depth at a time; a document met for the first
         time gets its full score by lookups. Stop when the k-th best beats the sum of the
-        weights at the current depth (no unseen document can score more)."""
+        weights at the current depth (no unseen document can score more; a document `keep`
+        refuses is never a result, so the bound holds for the kept ones alike)."""
         postings = [self._postings(t) for t in terms]
         heap: list[tuple[float, int]] = []  # the best `limit` as (score, -doc), worst on top
         seen: set[int] = set()
@@ -208,6 +220,8 @@ class BM25Index:
                 if minus in seen:
                     continue
                 seen.add(minus)
+                if keep is not None and not keep(self._ids[-minus]):
+                    continue
                 item = (sum(map(dict.get, postings, repeat(-minus), repeat(0.0))), minus)
                 if len(heap) < limit:
                     heapq.heappush(heap, item)

@@ -17,7 +17,7 @@ from app.skills.model import (
     ValidationResult,
 )
 from app.skills.redact import Redactor
-from app.skills.sources import SkillRoots, package_dirs, root_problem
+from app.skills.sources import SkillRoot, SkillRoots, package_names, root_problem
 from app.skills.state import SkillStateFile
 from app.skills.validate import validate_package
 
@@ -86,6 +86,16 @@ class CatalogSnapshot:
 
 
 @dataclass(frozen=True)
+class _Walked:
+    """One step of a refresh's walk: a root's problem (`name` None, `result` its text) or one
+    package folder of the root and its validation result."""
+
+    root: SkillRoot
+    name: str | None
+    result: ValidationResult | str
+
+
+@dataclass(frozen=True)
 class _Found:
     source: SourceKind
     path: Path
@@ -125,46 +135,66 @@ class SkillCatalog:
         # Validation results per package folder, keyed by the stat of the folder and its
         # SKILL.md: an unchanged package is not parsed again, so a refresh of 2,000 Skills is
         # a stat walk. Tools that act on a package (skill_load) still validate it in full.
-        self._memo: dict[Path, tuple[tuple[int, ...], ValidationResult]] = {}
+        self._memo: dict[str, tuple[tuple[int, ...], ValidationResult]] = {}
+        # What the last scan found (each folder's memoised result, the root problems) and the
+        # disabled names: when a refresh finds exactly that again, the snapshot keeps the same
+        # entries (a refresh runs on every turn; rebuilding 500 entries was most of its cost).
+        self._last: tuple[list[_Walked], frozenset[str]] | None = None
 
     @property
     def current(self) -> CatalogSnapshot:
         return self._current or self.refresh()
 
     def refresh(self) -> CatalogSnapshot:
-        """Rescan every root. Cheap enough to do on every change: one stat walk per package."""
-        found, diagnostics = self._scan()
-        entries = _resolve_shadowing(found, self._state.disabled())
+        """Rescan every root. Cheap enough to do on every change: one stat walk per package.
+        Every refresh has a new revision; one that found nothing changed keeps the entries."""
+        walked = self._walk()
+        disabled = self._state.disabled()
+        with self._lock:
+            last, current = self._last, self._current
+        if current is not None and last is not None and _same(last[0], walked) and last[1] == disabled:
+            entries, diagnostics = current.entries, current.diagnostics
+        else:
+            found, problems = self._build(walked)
+            entries, diagnostics = _resolve_shadowing(found, disabled), tuple(problems)
         with self._lock:
             self._revision += 1
-            snapshot = CatalogSnapshot(self._revision, entries, tuple(diagnostics))
+            snapshot = CatalogSnapshot(self._revision, entries, diagnostics)
             self._current = snapshot
+            self._last = (walked, disabled)
         return snapshot
 
-    def _scan(self) -> tuple[list[_Found], list[SkillDiagnostic]]:
-        found: list[_Found] = []
-        diagnostics: list[SkillDiagnostic] = []
+    def _walk(self) -> list[_Walked]:
+        """Every root's problem or its package folders with their (memoised) results, in order."""
+        walked: list[_Walked] = []
         for root in self.roots.ordered():
             why = root_problem(root.path)
             if why is not None:
-                diagnostics.append(
-                    self._diagnostic(root.source, root.path, root.path, (SkillProblem("root.invalid", why),))
-                )
+                walked.append(_Walked(root, None, why))
                 continue
-            for folder in package_dirs(root.path):
-                result = self._validate(folder)
-                if result.kind == "valid":
-                    doc = result.document
-                    found.append(
-                        _Found(root.source, folder, doc.manifest, doc.sha256, body_headings(doc.body))
-                    )
-                else:
-                    diagnostics.append(self._diagnostic(root.source, root.path, folder, result.problems))
+            base = os.fspath(root.path) + os.sep
+            walked += [_Walked(root, name, self._validate(base + name)) for name in package_names(root.path)]
+        return walked
+
+    def _build(self, walked: list[_Walked]) -> tuple[list[_Found], list[SkillDiagnostic]]:
+        found: list[_Found] = []
+        diagnostics: list[SkillDiagnostic] = []
+        for root, name, result in ((w.root, w.name, w.result) for w in walked):
+            if isinstance(result, str) or name is None:
+                problem = SkillProblem("root.invalid", str(result))
+                diagnostics.append(self._diagnostic(root.source, root.path, root.path, (problem,)))
+                continue
+            folder = root.path / name
+            if result.kind == "valid":
+                doc = result.document
+                found.append(_Found(root.source, folder, doc.manifest, doc.sha256, body_headings(doc.body)))
+            else:
+                diagnostics.append(self._diagnostic(root.source, root.path, folder, result.problems))
         return found, diagnostics
 
-    def _validate(self, folder: Path) -> ValidationResult:
+    def _validate(self, folder: str) -> ValidationResult:
         try:
-            d, f = os.stat(folder), os.stat(folder / SKILL_FILE)
+            d, f = os.stat(folder), os.stat(folder + os.sep + SKILL_FILE)
             key: tuple[int, ...] | None = (
                 d.st_ino,
                 d.st_mtime_ns,
@@ -180,7 +210,7 @@ class SkillCatalog:
                 known = self._memo.get(folder)
             if known is not None and known[0] == key:
                 return known[1]
-        result = validate_package(folder)
+        result = validate_package(Path(folder))
         if key is not None:
             with self._lock:
                 self._memo[folder] = (key, result)
@@ -200,6 +230,15 @@ class SkillCatalog:
         name = _cut(folder.name, MAX_DIR_NAME_CHARS)
         shown = self._redact(_cut(shown_path(root, folder, self._redact.home), MAX_DIR_NAME_CHARS * 2))
         return SkillDiagnostic(source, name, folder, shown, clean, _cut(reason, MAX_REASON_CHARS))
+
+
+def _same(before: list[_Walked], now: list[_Walked]) -> bool:
+    """The same roots, folders and root problems, each folder with the very result object the
+    memo gave last time (a changed package is validated again: a new object)."""
+    return len(before) == len(now) and all(
+        a.name == b.name and a.root == b.root and (a.result is b.result or a.result == b.result)
+        for a, b in zip(before, now, strict=True)
+    )
 
 
 def shown_path(root: Path, folder: Path, home: Path | None) -> str:

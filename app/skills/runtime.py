@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # the catalog parses YAML: loaded on first use, not at start-
     from app.skills.wiring import SkillServices
 
 
+_MAX_CUTS = 64  # agents' cuts of the catalog kept at once (cleared when more are asked for)
+
+
 @runtime_checkable
 class McpPreparer(Protocol):
     """What the Skills runtime asks of an MCP capability (when one is wired): connect the
@@ -58,6 +61,9 @@ class SkillRuntime:
         self._services: dict[Path, SkillServices] = {}
         self._pending: dict[str, dict[str, list[Activation]]] = {}  # chat -> turn -> loaded
         self._allowed: dict[str, Allowed] = {}  # chat -> the Skills its agent allows (this turn)
+        # Each agent's cut of the catalog, by its Allowed, made again only when the catalog's
+        # entries change (an unchanged refresh keeps them): not 500 checks on every snapshot.
+        self._cuts: dict[Allowed, tuple[CatalogSnapshot, CatalogSnapshot]] = {}
 
     # -- services --------------------------------------------------------------------------------
 
@@ -84,11 +90,18 @@ class SkillRuntime:
             return snap
         from dataclasses import replace
 
-        return replace(
-            snap,
-            entries=tuple(e for e in snap.entries if allowed.allows(e.name)),
-            diagnostics=tuple(d for d in snap.diagnostics if allowed.allows(d.dir_name)),
-        )
+        cut = self._cuts.get(allowed)
+        if cut is None or cut[0].entries is not snap.entries or cut[0].diagnostics is not snap.diagnostics:
+            mine = replace(
+                snap,
+                entries=tuple(e for e in snap.entries if allowed.allows(e.name)),
+                diagnostics=tuple(d for d in snap.diagnostics if allowed.allows(d.dir_name)),
+            )
+            with self._lock:
+                if len(self._cuts) >= _MAX_CUTS:
+                    self._cuts.clear()
+                self._cuts[allowed] = cut = (snap, mine)
+        return replace(cut[1], revision=snap.revision)
 
     def allowed(self, chat_id: str) -> Allowed:
         return self._allowed.get(chat_id, ALL)
@@ -116,16 +129,9 @@ class SkillRuntime:
         allowed = self.allowed(chat_id) if chat_id else ALL
         if allowed.everything:
             return index.search(snap.entries, query, limit)
-        # Ask for a few times more than the agent's share would need; widen only while the
-        # index had more to give (ranking the whole catalog every time cost ~10× per query).
-        share = max(1, len(snap.entries) // max(1, len(allowed.names or ())))
-        wanted = limit * share * 2
-        while True:
-            hits = index.search(snap.entries, query, wanted)
-            kept = [h for h in hits if allowed.allows(h.entry.name)]
-            if len(kept) >= limit or len(hits) < wanted:
-                return kept[:limit]
-            wanted *= 4
+        # The ranking itself steps past the other Skills (asking for more and filtering after,
+        # widening when too few were the agent's, put the p95 at ~5 ms for 500 of 2,000).
+        return index.search(snap.entries, query, limit, keep=allowed.allows)
 
     def protected_roots(self) -> tuple[Path, ...]:
         """Every Skill root (builtin, external, user, agent) and the store's own folders."""

@@ -7,7 +7,7 @@ unchanged refresh costs one dictionary lookup plus the BM25 scoring.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,8 +50,15 @@ class SkillSearchIndex:
         self._by_name: dict[str, CatalogEntry] = {}
         self._entries: Sequence[CatalogEntry] | None = None
 
-    def search(self, entries: Sequence[CatalogEntry], query: str, limit: int = 10) -> list[SearchHit]:
-        """Active entries only (shadowed copies are never results), best first."""
+    def search(
+        self,
+        entries: Sequence[CatalogEntry],
+        query: str,
+        limit: int = 10,
+        keep: Callable[[str], bool] | None = None,
+    ) -> list[SearchHit]:
+        """Active entries only (shadowed copies are never results), best first; with `keep`,
+        only the names it accepts (the chat's agent's Skills)."""
         with self._lock:
             if entries is not self._entries:  # a new snapshot: compare its content
                 active = [e for e in entries if e.active]
@@ -65,7 +72,7 @@ class SkillSearchIndex:
                 self._entries = entries
             index, by_name = self._index, self._by_name
         assert index is not None  # built above with the first snapshot
-        return [SearchHit(by_name[name], score) for name, score in index.search(query, limit)]
+        return [SearchHit(by_name[name], score) for name, score in index.search(query, limit, keep)]
 
 
 def listing_description(text: str, limit: int = LISTING_DESCRIPTION_CHARS) -> str:

@@ -93,20 +93,28 @@ def package_dirs(root: Path) -> Iterator[Path]:
     """Candidate package folders: direct children that are folders, or links (which the
     validation refuses with a diagnostic). Dot-named entries are skipped: they are our temp
     siblings, or hidden on purpose."""
+    for name in package_names(root):
+        yield root / name
+
+
+def package_names(root: Path) -> list[str]:
+    """The names of `package_dirs(root)`, by name. One directory read: each entry's type comes
+    with it (no stat per child); the catalog refresh that runs on every turn walks these."""
     try:
         if root.is_symlink():  # the catalog reports it; a linked root lends no Skills
-            return
-        children = sorted(root.iterdir())
+            return []
+        with os.scandir(root) as it:
+            children = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
     except OSError:  # a missing or unreadable root simply has no Skills
-        return
+        return []
+    names = []
     for child in children:
-        if child.name.startswith("."):
-            continue
         try:
             if child.is_symlink() or child.is_dir():
-                yield child
+                names.append(child.name)
         except OSError:
             continue
+    return names
 
 
 def root_problem(root: Path) -> str | None:

@@ -36,3 +36,27 @@ def test_the_pruned_top_k_is_the_exact_top_k() -> None:
             assert [d for d, _ in got] == [d for d, _ in want], query
             assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want, strict=True))
     assert index.search("nothing-like-this", 8) == [] and index.search("read", 0) == []
+
+
+def test_a_kept_share_gets_the_exact_top_k_of_that_share() -> None:
+    """`keep` (an agent's Skills): the walk steps past the other documents and still returns
+    exactly the best of the kept ones, for a large share, a small one and one not in the top."""
+    rng = random.Random(9)
+    weights = [1 / (r + 1) for r in range(len(WORDS))]
+    docs = [(f"doc{i}", [" ".join(rng.choices(WORDS, weights, k=rng.randint(1, 12)))]) for i in range(600)]
+    docs += [(f"twin{i}", ["read write file"]) for i in range(30)]
+    index = BM25Index(docs)
+    queries = [" ".join(rng.sample(WORDS, rng.randint(1, 4))) for _ in range(200)] + ["read write file"]
+    shares = (
+        {d for d, _ in docs[::4]},
+        {d for d, _ in docs[::97]},
+        {d for d, _ in docs if d.startswith("doc") and int(d[3:]) % 2 == 1},
+    )
+    for share in shares:
+        for query in queries:
+            for limit in (1, 8, 50):
+                got = index.search(query, limit, keep=share.__contains__)
+                want = [hit for hit in brute_force(index, query, len(docs)) if hit[0] in share][:limit]
+                assert [d for d, _ in got] == [d for d, _ in want], (query, limit)
+                assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want, strict=True))
+    assert index.search("read", 8, keep=lambda _: False) == []

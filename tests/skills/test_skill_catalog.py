@@ -183,3 +183,33 @@ def test_diagnostics_are_bounded_and_carry_no_host_path(env: Env) -> None:
     assert len(diagnostic.dir_name) <= 80 and len(diagnostic.reason) <= 240
     assert len(diagnostic.problems) <= 3 and all(len(p.message) <= 240 for p in diagnostic.problems)
     assert str(env.data_dir) not in diagnostic.reason
+
+
+def test_a_refresh_that_finds_nothing_new_keeps_the_entries_and_every_change_is_seen(env: Env) -> None:
+    """The refresh on every turn reuses the last entries when the walk found the same folders
+    with the same memoised results and the same disabled names; each kind of change still
+    gives new entries at the very next refresh."""
+    write_skill(env.roots.user, "alpha")
+    write_skill(env.roots.user, "beta")
+    first = env.catalog.refresh()
+    again = env.catalog.refresh()
+    assert again.revision == first.revision + 1 and again.entries is first.entries
+
+    (env.roots.user / "alpha" / "SKILL.md").write_text(skill_md("alpha", "Edited, and longer than before."))
+    edited = env.catalog.refresh()
+    entry = edited.get("alpha")
+    assert entry is not None and entry.manifest.description == "Edited, and longer than before."
+
+    write_skill(env.roots.user, "gamma")
+    assert env.catalog.refresh().get("gamma") is not None
+
+    SkillStateFile(env.paths.state_file).set_enabled("beta", False)  # as another process would
+    beta = env.catalog.refresh().get("beta")
+    assert beta is not None and not beta.enabled
+
+    (env.roots.user / "gamma" / "SKILL.md").unlink()
+    (env.roots.user / "gamma").rmdir()
+    assert env.catalog.refresh().get("gamma") is None
+
+    (env.roots.user / "broken").mkdir()  # a folder without SKILL.md: listed as a diagnostic
+    assert [d.dir_name for d in env.catalog.refresh().diagnostics] == ["broken"]

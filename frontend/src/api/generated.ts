@@ -27,6 +27,10 @@ export interface AgentInput {
   spec: AgentSpecInput;
 }
 
+/**
+ * Kept by the capability until an agent changes (or the last used one does): its JSON form is
+ * made once, so listing 50 agents costs what listing one does (issue 38 benchmark).
+ */
 export interface AgentList {
   agents: AgentView[];
   last_used: string;

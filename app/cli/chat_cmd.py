@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Coroutine
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -35,11 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace) -> int:
-    from app.cli.render import EXIT_ERROR, EXIT_OK, TerminalTurn, error_line
-    from app.cli.repl import local_command, steer_idle_text
+    from app.cli.render import EXIT_ERROR
     from app.cli.runtime import open_session
-    from app.cli.terminal import StdinLines
-    from app.cli.typed_lines import TypedLines
 
     try:
         session = open_session(args, os.environ)
@@ -52,75 +50,119 @@ async def _chat(args: argparse.Namespace) -> int:
         )
         if opened is None:
             return EXIT_ERROR
-        chat_id: str = opened
-        interactive = StdinLines.is_interactive()
-        lines = StdinLines()
-        terminal = interactive and sys.stdout.isatty() and sys.stderr.isatty()
-        editor = _line_editor(app) if interactive and sys.stdout.isatty() else None
+        return await _Repl(args, session, opened).run()
+    finally:
+        await app.aclose()
+
+
+class _Leave(Enum):
+    """What reading a line gave instead of a line."""
+
+    LEAVE = "leave"  # end of input, or Ctrl-C twice at an empty prompt
+    AGAIN = "again"  # one Ctrl-C at an empty prompt: ask again
+
+
+class _Repl:
+    """The conversation loop: read a line (queued ones first), answer a command locally or run a
+    turn that lines typed meanwhile can steer or queue behind."""
+
+    def __init__(self, args: argparse.Namespace, session: Session, chat_id: str) -> None:
+        from app.cli.render import TerminalTurn
+        from app.cli.terminal import StdinLines
+        from app.cli.typed_lines import TypedLines
+
+        self._args = args
+        self._session = session
+        self._app = session.app
+        self._chat_id = chat_id
+        self._interactive = StdinLines.is_interactive()
+        self._lines = StdinLines()
+        self._editor = _line_editor(self._app) if self._interactive and sys.stdout.isatty() else None
         # Lines typed while an answer streams: queued (sent after it), or `/steer TEXT`.
-        queued: list[str] = []
-        typed = TypedLines(lines, lambda line: _typed_during_turn(line, app, chat_id, queued, steering))
-        steering: set[asyncio.Task[None]] = set()
+        self._queued: list[str] = []
+        self._steering: set[asyncio.Task[None]] = set()
+        self._typed = TypedLines(
+            self._lines,
+            lambda line: _typed_during_turn(line, self._app, self._chat_id, self._queued, self._steering),
+        )
+        startup_gc = getattr(args, "startup_gc", None)
         # Approvals need a person: piped input is conversation text, never a "yes".
-        turn = TerminalTurn(
-            app,
+        self._turn = TerminalTurn(
+            self._app,
             out=sys.stdout,
             err=sys.stderr,
             stream=session.config.stream,
-            stdin=typed if interactive else None,
-            on_reply=startup_gc.resume if (startup_gc := getattr(args, "startup_gc", None)) else None,
-            terminal=terminal,
+            stdin=self._typed if self._interactive else None,
+            on_reply=startup_gc.resume if startup_gc else None,
+            terminal=self._interactive and sys.stdout.isatty() and sys.stderr.isatty(),
         )
-        interrupts = 0  # Ctrl-C presses in a row at an empty prompt
-        returned = ""  # queued lines a Stop gave back: the next prompt starts with them
-        line: str | None
+        self._interrupts = 0  # Ctrl-C presses in a row at an empty prompt
+        self._returned = ""  # queued lines a Stop gave back: the next prompt starts with them
+
+    async def run(self) -> int:
+        from app.cli.repl import local_command, steer_idle_text
+
         while True:
-            try:
-                if queued:  # typed during the last answer: sent now, in order
-                    line = queued.pop(0)
-                    print(f"(queued) > {line}", file=sys.stderr)
-                elif editor is not None:
-                    line, returned = await editor.readline(returned), ""
-                else:
-                    if interactive:
-                        sys.stdout.write("> ")
-                        sys.stdout.flush()
-                    line = await lines.readline()
-            except KeyboardInterrupt:  # Ctrl-C at an empty prompt (the editor clears a typed one)
-                interrupts += 1
-                if interrupts >= 2:
-                    return await _leave(app, chat_id, args.resume)
-                print("(Ctrl-C again, or /exit, to leave)", file=sys.stderr)
+            line = await self._read()
+            if line is _Leave.AGAIN:
                 continue
-            interrupts = 0
-            if line is None:
-                return await _leave(app, chat_id, args.resume)
+            if line is _Leave.LEAVE:
+                return await self._leave()
+            assert isinstance(line, str)
             command = local_command(line)
             if command is not None and command.action == "steer" and command.argument:
                 print(steer_idle_text(), file=sys.stderr)
                 line = command.argument
             elif command is not None:
                 if command.action == "exit":
-                    return await _leave(app, chat_id, args.resume)
-                chat_id, args.resume = await _answer_locally(command, session, chat_id, args.resume)
+                    return await self._leave()
+                self._chat_id, self._args.resume = await _answer_locally(
+                    command, self._session, self._chat_id, self._args.resume
+                )
                 continue
-            if not line.strip():
-                continue
-            watching = interactive and typed.start()
-            try:
-                result = await _stoppable(turn.run(chat_id, line, session.model), app, chat_id, interactive)
-            finally:
-                if watching:
-                    typed.stop()
-                if steering:
-                    await asyncio.wait(steering)
-            if result.error is not None:
-                print(error_line(result.error, session.config), file=sys.stderr)
-            elif result.code == 130 and interactive:
-                returned = _give_back(queued, editable=editor is not None)
-    finally:
-        await app.aclose()
-    return EXIT_OK
+            if line.strip():
+                await self._send(line)
+
+    async def _read(self) -> str | _Leave:
+        try:
+            if self._queued:  # typed during the last answer: sent now, in order
+                line: str | None = self._queued.pop(0)
+                print(f"(queued) > {line}", file=sys.stderr)
+            elif self._editor is not None:
+                line, self._returned = await self._editor.readline(self._returned), ""
+            else:
+                if self._interactive:
+                    sys.stdout.write("> ")
+                    sys.stdout.flush()
+                line = await self._lines.readline()
+        except KeyboardInterrupt:  # Ctrl-C at an empty prompt (the editor clears a typed one)
+            self._interrupts += 1
+            if self._interrupts >= 2:
+                return _Leave.LEAVE
+            print("(Ctrl-C again, or /exit, to leave)", file=sys.stderr)
+            return _Leave.AGAIN
+        self._interrupts = 0
+        return _Leave.LEAVE if line is None else line
+
+    async def _send(self, line: str) -> None:
+        from app.cli.render import error_line
+
+        watching = self._interactive and self._typed.start()
+        try:
+            run = self._turn.run(self._chat_id, line, self._session.model)
+            result = await _stoppable(run, self._app, self._chat_id, self._interactive)
+        finally:
+            if watching:
+                self._typed.stop()
+            if self._steering:
+                await asyncio.wait(self._steering)
+        if result.error is not None:
+            print(error_line(result.error, self._session.config), file=sys.stderr)
+        elif result.code == 130 and self._interactive:
+            self._returned = _give_back(self._queued, editable=self._editor is not None)
+
+    async def _leave(self) -> int:
+        return await _leave(self._app, self._chat_id, self._args.resume)
 
 
 def _give_back(queued: list[str], *, editable: bool) -> str:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -59,19 +57,9 @@ def test_chat_at_a_terminal_edits_recalls_and_takes_multi_line_messages(
     env: dict[str, str], home: Path, fake_llm: Any
 ) -> None:
     fake_llm.script({"text": "ANSWER-ONE"}, {"text": "ANSWER-TWO"}, {"text": "ANSWER-THREE"})
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "chat"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env={**env, "TERM": "xterm"},
-        cwd=home / "ws",
-        start_new_session=True,
-    )
-    os.close(slave)
-    term = Terminal(master)
-    try:
+    from tests.cli.pty_app import on_pty  # it imports Terminal from here
+
+    with on_pty(["chat"], {**env, "TERM": "xterm"}, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"helo\x1b[Dl\r")  # Left arrow, insert: "helo" becomes "hello"
         at = term.wait_for(b"ANSWER-ONE", at)
@@ -84,11 +72,6 @@ def test_chat_at_a_terminal_edits_recalls_and_takes_multi_line_messages(
         term.wait_for(READY, at)
         term.type(b"\x04")  # Ctrl-D leaves
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     sent = [r.body["messages"][-1]["content"] for r in fake_llm.model_requests()]
     assert sent == ["hello", "hello", "first\nsecond"]
     assert (home / "data" / "cli-history").exists()

@@ -9,13 +9,14 @@ import os
 import re
 import signal
 import subprocess
-import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cli.conftest import cashcode
+from tests.cli.pty_app import on_pty
 from tests.cli.test_chat_line_editing import READY, Terminal
 
 pty = pytest.importorskip("pty", reason="pseudo-terminals are POSIX-only")
@@ -24,19 +25,10 @@ SLOW = {"text": "SLOW " + "tick " * 400, "chunk_size": 5, "delay_s": 0.1}
 MARKDOWN = "# Heading One\n\nSome **bold words** and a list:\n\n- first item\n- second item\n"
 
 
-def _start_chat(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes], Terminal, int]:
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "chat"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env={**env, "TERM": "xterm", "COLUMNS": "100"},
-        cwd=cwd,
-        start_new_session=True,
-    )
-    os.close(slave)
-    return proc, Terminal(master), master
+def _start_chat(
+    env: dict[str, str], cwd: Path
+) -> AbstractContextManager[tuple[subprocess.Popen[bytes], Terminal]]:
+    return on_pty(["chat"], {**env, "TERM": "xterm", "COLUMNS": "100"}, cwd)
 
 
 def _plain(data: bytes) -> str:
@@ -45,8 +37,7 @@ def _plain(data: bytes) -> str:
 
 def test_help_banner_ctrl_c_and_leaving(env: dict[str, str], home: Path, fake_llm: Any) -> None:
     fake_llm.script(SLOW, {"text": "ANSWER-AFTER-STOP"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         banner = _plain(term.output)
         assert "127.0.0.1" in banner and "model fake-model" in banner and "/help" in banner
@@ -76,11 +67,6 @@ def test_help_banner_ctrl_c_and_leaving(env: dict[str, str], home: Path, fake_ll
         assert proc.wait(timeout=30) == 0
         tail = _plain(term.output[at:])
         assert "cashcode chat --resume " in tail
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     sent = [r.body["messages"][-1]["content"] for r in fake_llm.model_requests()]
     assert sent == ["talk slowly", "and now?"]
     history = [r.body["messages"] for r in fake_llm.model_requests()][-1]
@@ -91,8 +77,7 @@ def test_a_terminal_gets_a_spinner_and_rendered_markdown(
     env: dict[str, str], home: Path, fake_llm: Any
 ) -> None:
     fake_llm.script({"text": MARKDOWN, "hang_s": 1.0}, {"text": "bye"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"show markdown\r")
         at = term.wait_for(b"Thinking", at)  # the spinner, while the model is silent
@@ -104,11 +89,6 @@ def test_a_terminal_gets_a_spinner_and_rendered_markdown(
         assert "•" in shown or "●" in shown  # list bullets
         term.type(b"/exit\r")
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
 
 
 def test_piped_output_stays_the_plain_answer(env: dict[str, str], home: Path, fake_llm: Any) -> None:
@@ -142,27 +122,11 @@ def test_each_commands_help_lists_only_its_own_flags(
 
 def test_ask_at_a_terminal_spins_and_renders(env: dict[str, str], home: Path, fake_llm: Any) -> None:
     fake_llm.script({"text": MARKDOWN, "hang_s": 1.0})
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "ask", "show markdown"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env={**env, "TERM": "xterm", "COLUMNS": "100"},
-        cwd=home / "ws",
-        start_new_session=True,
-    )
-    os.close(slave)
-    term = Terminal(master)
-    try:
+    terminal_env = {**env, "TERM": "xterm", "COLUMNS": "100"}
+    with on_pty(["ask", "show markdown"], terminal_env, home / "ws") as (proc, term):
         at = term.wait_for(b"Thinking", 0)
         term.wait_for(b"second item", at)
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     shown = _plain(term.output)
     assert "bold words" in shown and "**bold words**" not in shown
 
@@ -172,33 +136,21 @@ def test_closing_the_terminal_of_an_idle_chat_leaves_no_empty_chat(
     env: dict[str, str], home: Path, fake_llm: Any, signal_number: int
 ) -> None:
     # Issue 40 item 5: the chat was created at start, so a closed terminal left "(untitled)".
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         term.wait_for(READY, 0)
         os.killpg(proc.pid, signal_number)
         proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.strip() in ("", "No chats yet.") and "(untitled)" not in listed.stdout
     # A chat that got its first answer is kept (and resumable) as before.
     fake_llm.script({"text": "KEPT ANSWER"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"keep me\r")
         at = term.wait_for(b"KEPT ANSWER", at)
         term.wait_for(READY, at)
         os.killpg(proc.pid, signal_number)
         proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
     assert len(listed.stdout.splitlines()) == 1 and "keep me" in listed.stdout

@@ -25,8 +25,7 @@ def test_lines_typed_while_an_answer_streams_are_queued_and_steer_reaches_the_sa
     env: dict[str, str], home: Path, fake_llm: Any
 ) -> None:
     fake_llm.script(SLOW, {"text": "STEERED-ANSWER"}, {"text": "QUEUED-ONE"}, {"text": "QUEUED-TWO"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"talk slowly\r")
         at = term.wait_for(b"tick", at)
@@ -41,11 +40,6 @@ def test_lines_typed_while_an_answer_streams_are_queued_and_steer_reaches_the_sa
         term.wait_for(READY, at)
         term.type(b"\x04")
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     requests = [r.body["messages"] for r in fake_llm.model_requests()]
     assert [(m[-1]["role"], m[-1]["content"]) for m in requests] == [
         ("user", "talk slowly"),
@@ -60,8 +54,7 @@ def test_ctrl_c_gives_the_queued_lines_back_to_the_prompt(
     env: dict[str, str], home: Path, fake_llm: Any
 ) -> None:
     fake_llm.script(SLOW, {"text": "BACK-ANSWER"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"talk slowly\r")
         at = term.wait_for(b"tick", at)
@@ -76,11 +69,6 @@ def test_ctrl_c_gives_the_queued_lines_back_to_the_prompt(
         term.wait_for(READY, at)
         term.type(b"\x04")
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     sent = [r.body["messages"][-1]["content"] for r in fake_llm.model_requests()]
     assert sent == ["talk slowly", "later one please"]
     assert "(queued) >" not in _plain(term.output)  # nothing was sent behind the user's back

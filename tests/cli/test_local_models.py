@@ -189,9 +189,10 @@ def test_parallel_requests_and_lean_tools_are_set_from_the_terminal(home: Path, 
         env=env, cwd=ws,
     )  # fmt: skip
     assert changed.returncode == 0, changed.stderr
-    assert "parallel requests: no limit  lean tools: on" in cashcode(
-        "config", "provider", "list", env=env, cwd=ws
-    ).stdout
+    assert (
+        "parallel requests: no limit  lean tools: on"
+        in cashcode("config", "provider", "list", env=env, cwd=ws).stdout
+    )
     fake_llm.script({"text": "lean"})
     assert cashcode("ask", "hi", env=env, cwd=ws).returncode == 0
     lean = _tool_names(fake_llm.model_requests()[-1])
@@ -216,6 +217,7 @@ def test_parallel_requests_and_lean_tools_are_set_from_the_terminal(home: Path, 
     assert reset.returncode == 0, reset.stderr
     [saved] = json.loads((home / "config" / "settings.json").read_text())["providers"]
     assert (saved.get("parallel_requests"), saved.get("lean_tools")) == (None, None)
-    assert "parallel requests: default  lean tools: default" in cashcode(
-        "config", "provider", "list", env=env, cwd=ws
-    ).stdout
+    assert (
+        "parallel requests: default  lean tools: default"
+        in cashcode("config", "provider", "list", env=env, cwd=ws).stdout
+    )

@@ -81,7 +81,11 @@ def _on_a_pty(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "app", *args],
-        stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env, cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=cwd,
     )
     os.close(slave)
     data = _read_all(master)

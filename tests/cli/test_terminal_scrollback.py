@@ -5,17 +5,14 @@ screen printed the whole answer again on every refresh: 8-9 copies of its beginn
 
 from __future__ import annotations
 
-import fcntl
-import os
-import struct
 import subprocess
-import sys
-import termios
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli.pty_app import on_pty
 from tests.cli.test_chat_line_editing import READY, Terminal
 
 pty = pytest.importorskip("pty", reason="pseudo-terminals are POSIX-only")
@@ -38,21 +35,11 @@ def _answer() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _spawn(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes], Terminal, int]:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+def _spawn(
+    args: list[str], env: dict[str, str], cwd: Path
+) -> AbstractContextManager[tuple[subprocess.Popen[bytes], Terminal]]:
     clean = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", *args],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env={**clean, "TERM": "xterm-256color"},
-        cwd=cwd,
-        start_new_session=True,
-    )
-    os.close(slave)
-    return proc, Terminal(master), master
+    return on_pty(args, {**clean, "TERM": "xterm-256color"}, cwd, size=(ROWS, COLUMNS))
 
 
 def _whole_buffer(data: bytes) -> list[str]:
@@ -81,15 +68,9 @@ def test_ask_leaves_a_long_streamed_answer_once_in_the_scrollback(
     env: dict[str, str], home: Path, fake_llm: Any
 ) -> None:
     fake_llm.script({"text": _answer(), "chunk_size": 24, "delay_s": 0.01})
-    proc, term, master = _spawn(["ask", "write a long answer"], env, home / "ws")
-    try:
+    with _spawn(["ask", "write a long answer"], env, home / "ws") as (proc, term):
         assert proc.wait(timeout=120) == 0, term.output[-2000:]
         term.wait_for(b"LAST-LINE-MARK", 0)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     _check(_whole_buffer(term.output))
 
 
@@ -98,17 +79,11 @@ def test_chat_leaves_a_long_streamed_answer_once_in_the_scrollback(
     env: dict[str, str], home: Path, fake_llm: Any
 ) -> None:
     fake_llm.script({"text": _answer(), "chunk_size": 24, "delay_s": 0.01})
-    proc, term, master = _spawn(["chat"], env, home / "ws")
-    try:
+    with _spawn(["chat"], env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"write a long answer\r")
         at = term.wait_for(b"LAST-LINE-MARK", at, limit=120)
         term.wait_for(READY, at)
         term.type(b"/exit\r")
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     _check(_whole_buffer(term.output))

@@ -80,8 +80,7 @@ def test_help_lists_new_model_and_clear_and_they_work(env: dict[str, str], home:
     from tests.cli.test_chat_repl import _plain, _start_chat
 
     fake_llm.script({"text": "FIRST-ANSWER"}, {"text": "SECOND-ANSWER"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"/help\r")
         at = term.wait_for(READY, term.wait_for(b"/exit, /quit", at))
@@ -101,11 +100,6 @@ def test_help_lists_new_model_and_clear_and_they_work(env: dict[str, str], home:
         at = term.wait_for(READY, term.wait_for(b"SECOND-ANSWER", at))
         term.type(b"/exit\r")
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     first, second = (r.body for r in fake_llm.model_requests())
     assert first["model"] == "fake-tools" and second["model"] == "fake-tools"
     assert "first question" not in str(second["messages"])  # /new started another chat
@@ -120,8 +114,7 @@ def test_sessions_show_marks_a_stopped_answer(env: dict[str, str], home: Path, f
     from tests.cli.test_chat_repl import SLOW, _plain, _start_chat
 
     fake_llm.script(SLOW, {"text": "A WHOLE ANSWER"})
-    proc, term, master = _start_chat(env, home / "ws")
-    try:
+    with _start_chat(env, home / "ws") as (proc, term):
         at = term.wait_for(READY, 0)
         term.type(b"talk slowly\r")
         at = term.wait_for(b"tick", at)
@@ -131,11 +124,6 @@ def test_sessions_show_marks_a_stopped_answer(env: dict[str, str], home: Path, f
         at = term.wait_for(READY, term.wait_for(b"A WHOLE ANSWER", at))
         term.type(b"/exit\r")
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     found = re.search(r"--resume (\S+)", _plain(term.output))
     assert found is not None
     shown = cashcode("sessions", "show", found.group(1), env=env, cwd=home / "ws")

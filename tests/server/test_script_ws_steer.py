@@ -7,8 +7,6 @@ import asyncio
 import json
 from typing import Any
 
-import websockets
-
 from tests.api.conftest import (  # noqa: F401  (fixtures used by name)
     AppMaker,
     add_provider,
@@ -25,30 +23,9 @@ from tests.server.test_script_ws import (
     script_socket,
     served_app,  # noqa: F401  (the fixture, used by name)
 )
+from tests.server.test_serve_process import seed_example_client
 
 SLOW = {"text": "Hello Cash. " * 40, "chunk_size": 4, "delay_s": 0.05}
-
-
-async def seed_example_client(url: str, headers: dict[str, str], seen: list[dict[str, Any]]) -> None:
-    """The WebSocket example of the earlier app's README, as written there (its `print` kept as a
-    list), plus the bearer header `serve` asks for."""
-    async with websockets.connect(url, additional_headers=headers, proxy=None) as ws:
-        ready = json.loads(await ws.recv())
-        chat_id = ready["chat_id"]
-        await ws.send(
-            json.dumps(
-                {
-                    "type": "message",
-                    "chat_id": chat_id,
-                    "content": "Hello, please remember that my name is Cash",
-                }
-            )
-        )
-        async for msg in ws:
-            data = json.loads(msg)
-            seen.append(data)
-            if data.get("event") == "done":
-                break
 
 
 async def test_the_seed_example_client_finishes_while_another_connection_steers_its_chat(

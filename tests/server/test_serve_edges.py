@@ -53,7 +53,10 @@ async def test_the_guard_itself_refuses_two_host_headers() -> None:
     cookie = (b"cookie", f"{policy.cookie_name}={policy.session}".encode())
     for hosts in ([b"127.0.0.1:8765", b"127.0.0.1:8765"], [b"127.0.0.1:8765", b"evil.example:8765"]):
         scope = {
-            "type": "http", "method": "GET", "path": policy.prefix + "/", "query_string": b"",
+            "type": "http",
+            "method": "GET",
+            "path": policy.prefix + "/",
+            "query_string": b"",
             "headers": [*((b"host", h) for h in hosts), cookie],
         }
         await Guard(inner, policy)(scope, receive, send)

@@ -185,10 +185,10 @@ def test_without_no_open_the_start_url_is_opened_in_the_browser(tmp_path: Path) 
         assert opened.read_text(encoding="utf-8") == served.start_url
 
 
-async def _seed_example_client(url: str, token: str) -> list[dict[str, Any]]:
-    """The WebSocket example from the earlier CashCode README, plus the Bearer header."""
-    seen: list[dict[str, Any]] = []
-    async with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, proxy=None) as ws:
+async def seed_example_client(url: str, headers: dict[str, str], seen: list[dict[str, Any]]) -> None:
+    """The WebSocket example from the earlier CashCode README, as written there (its `print`
+    kept as `seen`, filled as frames arrive), plus the bearer header `serve` asks for."""
+    async with connect(url, additional_headers=headers, proxy=None) as ws:
         ready = json.loads(await ws.recv())
         chat_id = ready["chat_id"]
         await ws.send(
@@ -205,6 +205,11 @@ async def _seed_example_client(url: str, token: str) -> list[dict[str, Any]]:
             seen.append(data)
             if data.get("event") == "done":
                 break
+
+
+async def _seed_example_client(url: str, token: str) -> list[dict[str, Any]]:
+    seen: list[dict[str, Any]] = []
+    await seed_example_client(url, {"Authorization": f"Bearer {token}"}, seen)
     return seen
 
 

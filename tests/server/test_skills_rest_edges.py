@@ -67,9 +67,10 @@ def test_diagnostics_codes_filters_and_zip_layout_over_rest(
     data = Path(served_env["CASHCODE_DATA_DIR"])
     _invalid_skill(data / "skills" / "user" / "broken")
     _invalid_skill(Path(served_env["HOME"]) / ".agents" / "skills" / "bad-one")
-    with serve_process(["--no-open", "--port", "0"], served_env) as served, httpx.Client(
-        base_url=served.base_url, headers=served.bearer, timeout=60
-    ) as c:
+    with (
+        serve_process(["--no-open", "--port", "0"], served_env) as served,
+        httpx.Client(base_url=served.base_url, headers=served.bearer, timeout=60) as c,
+    ):
         # Item 7: relative to the Skills root, `~` for the home folder at most.
         listed = c.get("/api/skills").json()["data"]
         shown = {d["directory"]: d["path"] for d in listed["invalid"]}

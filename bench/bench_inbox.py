@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import statistics
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from app.settings.paths import AppPaths  # noqa: E402
 from app.settings.secrets import SecretStore  # noqa: E402
 from app.testing.fake_keyring import MemoryKeyring  # noqa: E402
 from app.testing.fake_llm import FakeLLMServer  # noqa: E402
+from bench.bench_tasks import settled_pss  # noqa: E402
 
 KEY = "sk-bench-123456"
 
@@ -49,19 +49,6 @@ KEY = "sk-bench-123456"
 def write(n: int) -> dict[str, Any]:
     """A `write_file` call of a new file each time (a write that changes nothing is not asked)."""
     return {"tool_calls": [{"name": "write_file", "arguments": {"path": f"n{n}.txt", "content": "hi"}}]}
-
-
-def pss_kb() -> int:
-    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1])
-    raise SystemExit("no Pss line in /proc/self/smaps_rollup (Linux only)")
-
-
-async def settled_pss() -> int:
-    gc.collect()
-    await asyncio.sleep(1.0)
-    return pss_kb()
 
 
 async def idle_cpu(seconds: float) -> float:

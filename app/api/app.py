@@ -172,6 +172,7 @@ class CashCodeApp:
             subscribe=ctx.bus.subscribe,
             provider=ctx.providers.background,  # capabilities' calls are background work
             provider_kind=ctx.providers.kind_of,
+            provider_gate=ctx.providers.gate,
             provider_override=ctx.provider_override,
             workspace_override=ctx.workspace_override,
             workspace=lambda: ctx.settings.workspace(),

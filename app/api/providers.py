@@ -110,6 +110,11 @@ class ProviderService:
         a provider with a limit it waits for the turns and is cancelled and retried for them."""
         return self._gated(provider_id).as_background()
 
+    def gate(self, provider_id: str) -> ProviderGate:
+        """The provider's slots, for background work that is not a model call (knowledge
+        embeddings) but must yield to its turns the same way."""
+        return self._gated(provider_id).gate
+
     def _gated(self, provider_id: str) -> GatedProvider:
         cached = self._cache.get(provider_id)
         if cached is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,6 +26,9 @@ from app.settings.user_settings import SettingsError, SettingsStore
 from app.store.approvals import SqliteApprovalLedger
 from app.store.chats import ChatRepository
 from app.store.db import Database
+
+if TYPE_CHECKING:
+    from app.llm.gate import ProviderGate
 
 Publish = Callable[[AppEvent], None]
 Subscribe = Callable[[Callable[[AppEvent], None]], Callable[[], None]]
@@ -66,6 +69,8 @@ class Host:
     # provider its calls wait for the user's turns (app/llm/gate.py).
     provider: Callable[[str], Provider]
     provider_kind: Callable[[str], str | None]
+    # The same provider's slots, for background calls that are not model calls (embeddings).
+    provider_gate: Callable[[str], ProviderGate]
     provider_override: ProviderConfig | None  # the CLI's provider for this process, if any
     workspace_override: Path | None  # the CLI's --workspace (a real path), if any
     workspace: Callable[[], Path]  # the effective workspace now (settings may change it)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from app.knowledge.runner import Runner
     from app.knowledge.search import KnowledgeSearcher
     from app.knowledge.vectors import VectorStore
+    from app.llm.gate import ProviderGate
 
 
 DEFAULT_SIZE_CAP = 20 * 1024 * 1024
@@ -56,8 +57,10 @@ class KnowledgeCapability(Capability):
         *,
         size_cap: int = DEFAULT_SIZE_CAP,
         embeddings: EmbeddingsAccess | None = None,
+        gate_for: Callable[[str], ProviderGate] | None = None,
     ) -> None:
         self.store = KnowledgeStore(db)
+        self._gate_for = gate_for
         self._db = db
         self._embeddings = embeddings
         self.private_roots = tuple(private_roots)
@@ -84,7 +87,7 @@ class KnowledgeCapability(Capability):
         from app.knowledge.runner import Runner
 
         indexer = Indexer(self.store, lambda: self.private_roots, self._size_cap)
-        return Runner(indexer, self._publish, self.vectors, self._embeddings)
+        return Runner(indexer, self._publish, self.vectors, self._embeddings, self._gate_for)
 
     def routes(self) -> Mapping[str, Handler]:
         from app.knowledge.citations import CitationFiles

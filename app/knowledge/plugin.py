@@ -23,6 +23,7 @@ def _build(host: Host) -> Capability:
         (p.data_dir, p.config_dir, p.log_dir, p.cache_dir),
         host.publish,
         embeddings=EmbeddingsAccess(host.settings, host.secrets),
+        gate_for=host.provider_gate,
     )
 
 

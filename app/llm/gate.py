@@ -50,6 +50,11 @@ class ProviderGate:
     def limited(self) -> bool:
         return self.limit is not None
 
+    @property
+    def turn_running(self) -> bool:
+        """A turn of this provider runs or waits for a slot (background work would wait)."""
+        return self.limited and (self._turns > 0 or self._waiting > 0)
+
     def _condition(self) -> asyncio.Condition:
         if self._cond is None:
             self._cond = asyncio.Condition()

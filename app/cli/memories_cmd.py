@@ -13,46 +13,73 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from app.api.app import CashCodeApp
 
-Body = Callable[["CashCodeApp", argparse.Namespace], Awaitable[int]]
+
+class MemoryApi(Protocol):
+    """What the memory commands call: the app's routes (of one agent's memory with --agent)."""
+
+    async def invoke(self, route: str, payload: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
+
+
+AppBody = Callable[["CashCodeApp", argparse.Namespace], Awaitable[int]]
+Body = Callable[[MemoryApi, argparse.Namespace], Awaitable[int]]
+
+
+def agent_option() -> argparse.ArgumentParser:
+    """`--agent NAME` on every memory command: that agent's own memory (issue 38)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--agent", metavar="NAME", help="an agent's own memory (default: the shared memory)")
+    return parent
+
+
+class _OwnMemory:
+    """The app's routes with the agent's id in every request: its own memory, nobody else's."""
+
+    def __init__(self, app: CashCodeApp, agent_id: str) -> None:
+        self._app = app
+        self._agent_id = agent_id
+
+    async def invoke(self, route: str, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return await self._app.invoke(route, {**(payload or {}), "agent_id": self._agent_id})
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("memories", help="manage explicit memories (add, list, search, …)")
     commands = parser.add_subparsers(dest="memories_command", required=True)
-    add = commands.add_parser("add", help="add a memory; prints its id")
+    owner = [agent_option()]
+    add = commands.add_parser("add", parents=owner, help="add a memory; prints its id")
     add.add_argument("text")
     add.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
     add.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    add.set_defaults(func=runner(_add))
-    listing = commands.add_parser("list", help="list memories, newest first")
+    add.set_defaults(func=runner(owned(_add)))
+    listing = commands.add_parser("list", parents=owner, help="list memories, newest first")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
-    listing.set_defaults(func=reader(_list, _no_memories))
-    search = commands.add_parser("search", help="memories matching ALL words and ALL tags")
+    listing.set_defaults(func=reader(owned(_list), _no_memories))
+    search = commands.add_parser("search", parents=owner, help="memories matching ALL words and ALL tags")
     search.add_argument("words", nargs="*")
     search.add_argument("--tag", action="append", default=[], help="a required tag (repeatable)")
     search.add_argument("--json", action="store_true", help="print a JSON array")
-    search.set_defaults(func=reader(_search, _search_nothing))
-    update = commands.add_parser("update", help="replace a memory's text and tags")
+    search.set_defaults(func=reader(owned(_search), _search_nothing))
+    update = commands.add_parser("update", parents=owner, help="replace a memory's text and tags")
     update.add_argument("id", help="the memory id (or a unique start of it)")
     update.add_argument("--content", required=True)
     update.add_argument(
         "--tag", action="append", default=[], help="a tag (repeatable; replaces the old tags)"
     )
     update.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    update.set_defaults(func=runner(_update))
-    delete = commands.add_parser("delete", help="delete a memory")
+    update.set_defaults(func=runner(owned(_update)))
+    delete = commands.add_parser("delete", parents=owner, help="delete a memory")
     delete.add_argument("id", help="the memory id (or a unique start of it)")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    delete.set_defaults(func=runner(_delete))
+    delete.set_defaults(func=runner(owned(_delete)))
 
 
-def runner(body: Body) -> Callable[[argparse.Namespace], int]:
+def runner(body: AppBody) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         async def main() -> int:
             from app.cli.runtime import open_plain_app
@@ -68,7 +95,9 @@ def runner(body: Body) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def reader(body: Body, nothing: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def reader(
+    body: AppBody, nothing: Callable[[argparse.Namespace], int]
+) -> Callable[[argparse.Namespace], int]:
     """A read command: it never creates or converts the database (issue 39). No database yet:
     `nothing` answers without building the app; an older one is refused, left as it is."""
     run_body = runner(body)
@@ -79,6 +108,12 @@ def reader(body: Body, nothing: Callable[[argparse.Namespace], int]) -> Callable
 
         state = database_state(paths_from_env(os.environ).db_path)
         if state.kind == "missing":
+            agent = getattr(args, "agent", None)
+            if agent is not None:  # no database yet: no agent of that name either
+                from app.contracts.errors import say
+
+                print(f"cashcode: error: {say('agent.no_such_name', name=agent)}", file=sys.stderr)
+                return 1
             return nothing(args)
         if state.kind == "older":
             print(f"cashcode: error: {state.message}", file=sys.stderr)
@@ -86,6 +121,25 @@ def reader(body: Body, nothing: Callable[[argparse.Namespace], int]) -> Callable
         return run_body(args)
 
     return run
+
+
+def owned(body: Body) -> AppBody:
+    """A memory command for the memory `--agent` names (the shared one without it)."""
+
+    async def run(app: CashCodeApp, args: argparse.Namespace) -> int:
+        target = await _memory_of(app, getattr(args, "agent", None))
+        return target if isinstance(target, int) else await body(target, args)
+
+    return run
+
+
+async def _memory_of(app: CashCodeApp, agent: str | None) -> MemoryApi | int:
+    if agent is None:
+        return app
+    from app.cli.agents_cmd import agent_id
+
+    found = await agent_id(app, agent)
+    return found if isinstance(found, int) else _OwnMemory(app, found)
 
 
 def error(envelope: dict[str, Any]) -> int:
@@ -112,7 +166,7 @@ async def confirm(question: str, yes: bool, *, default: bool = False) -> bool:
     return answer in ("y", "yes")
 
 
-async def resolve_id(app: CashCodeApp, given: str) -> str | dict[str, Any]:
+async def resolve_id(app: MemoryApi, given: str) -> str | dict[str, Any]:
     """The full id for a full id or a unique prefix of one; an error envelope otherwise."""
     listed = await app.invoke("memories.list", {"limit": 100_000})
     if not listed["ok"]:
@@ -146,7 +200,7 @@ def _print_items(items: list[dict[str, Any]], as_json: bool) -> None:
         print(f"{m['id']}  {m['updated_at'][:19].replace('T', ' ')}{tags}\n  {m['content']}")
 
 
-async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _add(app: MemoryApi, args: argparse.Namespace) -> int:
     from app.store.ids import new_id
 
     memory_id = new_id()
@@ -164,7 +218,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _list(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _list(app: MemoryApi, args: argparse.Namespace) -> int:
     listed = await app.invoke("memories.list", {"limit": 100_000})
     if not listed["ok"]:
         return error(listed)
@@ -189,7 +243,7 @@ def _search_nothing(args: argparse.Namespace) -> int:
     return _no_memories(args)
 
 
-async def _search(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _search(app: MemoryApi, args: argparse.Namespace) -> int:
     found = await app.invoke("memories.search", {"words": args.words, "tags": args.tag, "limit": 100_000})
     if not found["ok"]:
         return error(found)
@@ -197,7 +251,7 @@ async def _search(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _update(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _update(app: MemoryApi, args: argparse.Namespace) -> int:
     memory_id = await resolve_id(app, args.id)
     if not isinstance(memory_id, str):
         return error(memory_id)
@@ -223,7 +277,7 @@ async def _update(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _delete(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _delete(app: MemoryApi, args: argparse.Namespace) -> int:
     memory_id = await resolve_id(app, args.id)
     if not isinstance(memory_id, str):
         return error(memory_id)

@@ -7,36 +7,45 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from app.cli.memories_cmd import confirm, error, reader, runner
+from app.cli.memories_cmd import MemoryApi, agent_option, confirm, error, owned, reader, runner
 
 if TYPE_CHECKING:
-    from app.api.app import CashCodeApp
+    pass
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("memory", help="show MEMORY.md, its versions, or revert it")
     commands = parser.add_subparsers(dest="memory_command", required=True)
-    commands.add_parser("show", help="print MEMORY.md").set_defaults(func=reader(_show, _show_file))
-    versions = commands.add_parser("versions", help="list MEMORY.md versions, newest first")
+    owner = [agent_option()]
+    commands.add_parser("show", parents=owner, help="print MEMORY.md").set_defaults(
+        func=reader(owned(_show), _show_file)
+    )
+    versions = commands.add_parser("versions", parents=owner, help="list MEMORY.md versions, newest first")
     versions.add_argument("--diff", action="store_true", help="print each version's diff")
-    versions.set_defaults(func=reader(_versions, _no_versions))
-    revert = commands.add_parser("revert", help="make an earlier version current again")
+    versions.set_defaults(func=reader(owned(_versions), _no_versions))
+    revert = commands.add_parser("revert", parents=owner, help="make an earlier version current again")
     revert.add_argument("version", type=int)
-    revert.set_defaults(func=runner(_revert))
-    why = commands.add_parser("why", help="where the MEMORY.md lines containing TEXT came from")
+    revert.set_defaults(func=runner(owned(_revert)))
+    why = commands.add_parser(
+        "why", parents=owner, help="where the MEMORY.md lines containing TEXT came from"
+    )
     why.add_argument("text")
-    why.set_defaults(func=reader(_why, _why_without_database))
+    why.set_defaults(func=reader(owned(_why), _why_without_database))
     forget = commands.add_parser(
-        "forget", help="remove the lines containing TEXT; Dream never writes them back"
+        "forget", parents=owner, help="remove the lines containing TEXT; Dream never writes them back"
     )
     forget.add_argument("text")
     forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    forget.set_defaults(func=runner(_forget))
-    forgotten = commands.add_parser("forgotten", help="list what was forgotten (un-forget by its number)")
-    forgotten.set_defaults(func=reader(_forgotten, _nothing_forgotten))
-    unforget = commands.add_parser("unforget", help="un-forget: Dream may write that fact again")
+    forget.set_defaults(func=runner(owned(_forget)))
+    forgotten = commands.add_parser(
+        "forgotten", parents=owner, help="list what was forgotten (un-forget by its number)"
+    )
+    forgotten.set_defaults(func=reader(owned(_forgotten), _nothing_forgotten))
+    unforget = commands.add_parser(
+        "unforget", parents=owner, help="un-forget: Dream may write that fact again"
+    )
     unforget.add_argument("id", type=int)
-    unforget.set_defaults(func=runner(_unforget))
+    unforget.set_defaults(func=runner(owned(_unforget)))
 
 
 def _show_file(args: argparse.Namespace) -> int:
@@ -64,7 +73,7 @@ def _no_versions(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _show(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _show(app: MemoryApi, args: argparse.Namespace) -> int:
     doc = await app.invoke("memory.get", {})
     if not doc["ok"]:
         return error(doc)
@@ -76,7 +85,7 @@ async def _show(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _versions(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _versions(app: MemoryApi, args: argparse.Namespace) -> int:
     listed = await app.invoke("memory.versions", {})
     if not listed["ok"]:
         return error(listed)
@@ -92,7 +101,7 @@ async def _versions(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _revert(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _revert(app: MemoryApi, args: argparse.Namespace) -> int:
     done = await app.invoke("memory.revert", {"version_id": args.version})
     if not done["ok"]:
         return error(done)
@@ -107,7 +116,7 @@ def _source_line(source: dict[str, Any]) -> str:
     return f"    {source['author']}, {when}: chat {source['chat_id']}, {plural} {messages}"
 
 
-async def _why(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _why(app: MemoryApi, args: argparse.Namespace) -> int:
     found = await app.invoke("memory.why", {"text": args.text})
     if not found["ok"]:
         return error(found)
@@ -147,7 +156,7 @@ def _why_without_database(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _forget(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _forget(app: MemoryApi, args: argparse.Namespace) -> int:
     found = await app.invoke("memory.why", {"text": args.text})
     if not found["ok"]:
         return error(found)
@@ -169,7 +178,7 @@ async def _forget(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _forgotten(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _forgotten(app: MemoryApi, args: argparse.Namespace) -> int:
     listed = await app.invoke("memory.forgotten", {})
     if not listed["ok"]:
         return error(listed)
@@ -186,7 +195,7 @@ def _nothing_forgotten(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _unforget(app: CashCodeApp, args: argparse.Namespace) -> int:
+async def _unforget(app: MemoryApi, args: argparse.Namespace) -> int:
     done = await app.invoke("memory.unforget", {"id": args.id})
     if not done["ok"]:
         return error(done)

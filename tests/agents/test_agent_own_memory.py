@@ -33,13 +33,20 @@ async def _plain_turn(app: CashCodeApp, events: Recorder, fake_llm: Any, chat_id
     return str(fake_llm.model_requests()[-1].body["messages"][0]["content"])
 
 
-async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_can_restore(
-    make_app: AppMaker, fake_llm: Any, paths: AppPaths
-) -> None:
+async def _with_loner(make_app: AppMaker, fake_llm: Any) -> tuple[CashCodeApp, Recorder, str, str]:
+    """An app with a provider, a fact in the shared MEMORY.md and "Loner", an agent with its own
+    memory: the app, its events, the provider's id and Loner's id."""
     app, events = await make_app()
     pid = await add_provider(app, fake_llm, "chat_completions")
     await ok(app, "memory.save", {"text": "- SHARED-FACT"})
-    loner = (await ok(app, "agents.add", {"spec": {"name": "Loner", "memory": "own"}}))["id"]
+    loner: str = (await ok(app, "agents.add", {"spec": {"name": "Loner", "memory": "own"}}))["id"]
+    return app, events, pid, loner
+
+
+async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_can_restore(
+    make_app: AppMaker, fake_llm: Any, paths: AppPaths
+) -> None:
+    app, events, pid, loner = await _with_loner(make_app, fake_llm)
     other = (await ok(app, "agents.add", {"spec": {"name": "Other"}}))["id"]
     own_file = paths.data_dir / "agents" / loner / "MEMORY.md"
     shared_file = paths.data_dir / "MEMORY.md"
@@ -108,10 +115,7 @@ async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_c
 async def test_dream_leaves_the_shared_memory_untouched_for_an_own_memory_agents_chats(
     make_app: AppMaker, fake_llm: Any, paths: AppPaths
 ) -> None:
-    app, events = await make_app()
-    pid = await add_provider(app, fake_llm, "chat_completions")
-    await ok(app, "memory.save", {"text": "- SHARED-FACT"})
-    loner = (await ok(app, "agents.add", {"spec": {"name": "Loner", "memory": "own"}}))["id"]
+    app, events, pid, loner = await _with_loner(make_app, fake_llm)
     chat = (await ok(app, "chats.create", {"agent_id": loner}))["id"]
     fake_llm.script({"text": "Noted."})
     turn = await send(app, chat, "My secret island is PRIVATE-ISLAND.", pid)

@@ -201,7 +201,7 @@ def _set_look(page: Page, language: str, theme: str) -> None:
     expect(page.locator("html")).to_have_attribute("lang", language)
 
 
-MAIN_VIEWS = ("inbox", "mcp", "skills", "usage", "evals")
+MAIN_VIEWS = ("inbox", "agents", "mcp", "skills", "usage", "evals")
 MEMORY_TABS = ("doc", "memories", "soul", "notes")
 SETTINGS_SECTIONS = (
     "general", "providers", "workspace", "tools", "websearch", "approvals", "import", "local-api",

@@ -108,6 +108,7 @@ ApprovalSummaryCode = Literal[
     "memory_change",
     "memory_delete",
     "memory_file_add",
+    "memory_file_add_own",  # an agent's own MEMORY.md (issue 38)
     "memory_file_forget",
 ]
 

@@ -57,7 +57,7 @@ def memory_owner(scope: AgentScope) -> str:
     return scope.agent_id if scope.memory == "own" else ""
 
 
-def memory_tools(book: MemoryBook, notes: NotesRepository) -> ToolSet:
+def memory_tools(book: MemoryBook, notes: NotesRepository, *, own: bool = False) -> ToolSet:
     return ToolSet(
         [
             RememberMemoryTool(book.memories),
@@ -65,7 +65,7 @@ def memory_tools(book: MemoryBook, notes: NotesRepository) -> ToolSet:
             UpdateMemoryTool(book.memories),
             ForgetMemoryTool(book.memories, book.lines),
             MemorySourceTool(book.lines),
-            SaveMemoryTool(book.memory, book.provenance, book.tombstones),
+            SaveMemoryTool(book.memory, book.provenance, book.tombstones, own=own),
             *(cls(notes) for cls in NOTES_TOOLS),
         ]
     )
@@ -106,7 +106,8 @@ class MemoryCapability(Capability):
             return self._tools
         tools = self._own_tools.get(owner)
         if tools is None:
-            tools = self._own_tools[owner] = memory_tools(self.services.book(owner), self.services.notes)
+            book = self.services.book(owner)
+            tools = self._own_tools[owner] = memory_tools(book, self.services.notes, own=True)
         return tools
 
     def listed_tools(self) -> list[ListedTool]:

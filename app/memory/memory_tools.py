@@ -249,10 +249,14 @@ class SaveMemoryTool(Tool):
         "additionalProperties": False,
     }
 
-    def __init__(self, memory: MemoryFile, provenance: Provenance, tombstones: Tombstones) -> None:
+    def __init__(
+        self, memory: MemoryFile, provenance: Provenance, tombstones: Tombstones, *, own: bool = False
+    ) -> None:
         self._memory = memory
         self._provenance = provenance
         self._tombstones = tombstones
+        # An agent's own MEMORY.md: the approval says so, not the shared file's name.
+        self._own = own
 
     async def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> PreparedCall:
         fact = " ".join(req_str(args, "fact").split())
@@ -261,7 +265,9 @@ class SaveMemoryTool(Tool):
         if self._tombstones.forbids(fact) is not None:
             raise ToolError(str(say("memory.line_forgotten")))
         info = ApprovalInfo(
-            title="Save to MEMORY.md", detail=f"- {fact}", summary=summary("memory_file_add", fact)
+            title="Save to this agent's own memory" if self._own else "Save to MEMORY.md",
+            detail=f"- {fact}",
+            summary=summary("memory_file_add_own" if self._own else "memory_file_add", fact),
         )
         return PreparedCall(self.name, args, info, state=fact)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.api.app import CashCodeApp
+from app.contracts.events import ApprovalRequired
 from app.settings.paths import AppPaths
 from tests.api.conftest import AppMaker, Recorder, add_provider, err, ok, send
 from tests.memory.helpers import approval
@@ -17,12 +18,15 @@ from tests.memory.helpers import approval
 FACT = "The user's boat is called LONER-BOAT"
 
 
-async def _approved_turn(app: CashCodeApp, events: Recorder, chat_id: str, text: str, pid: str) -> None:
-    """A turn whose one write the user allows."""
+async def _approved_turn(
+    app: CashCodeApp, events: Recorder, chat_id: str, text: str, pid: str
+) -> ApprovalRequired:
+    """A turn whose one write the user allows; what the approval said."""
     turn = await send(app, chat_id, text, pid)
     asked = await approval(events, turn)
     await ok(app, "chat.approve", {"approval_id": asked.approval_id, "decision": "once"})
     assert (await events.turn_end(turn, timeout_s=30)).type == "turn_done"
+    return asked
 
 
 async def _plain_turn(app: CashCodeApp, events: Recorder, fake_llm: Any, chat_id: str, pid: str) -> str:
@@ -55,7 +59,10 @@ async def test_an_own_memory_agent_saves_to_its_own_file_sees_it_next_time_and_c
     fake_llm.script(
         {"tool_calls": [{"name": "save_memory", "arguments": {"fact": FACT}}]}, {"text": "Saved."}
     )
-    await _approved_turn(app, events, chat["id"], "remember my boat's name", pid)
+    asked = await _approved_turn(app, events, chat["id"], "remember my boat's name", pid)
+    # The approval names the agent's own memory, not the shared MEMORY.md.
+    assert asked.summary is not None and asked.summary.code == "memory_file_add_own"
+    assert asked.title == "Save to this agent's own memory"
     assert own_file.read_text(encoding="utf-8") == f"- {FACT}\n"
     assert shared_file.read_text(encoding="utf-8") == "- SHARED-FACT\n"
 

@@ -144,7 +144,7 @@ export interface ApprovalResolved {
  * `exact`, the text shown verbatim (the command line, the diff, the arguments; no prose).
  */
 export interface ApprovalSummary {
-  code: "run_command" | "run_unsandboxed_network" | "run_unsandboxed_files" | "run_unsandboxed_program" | "write_file_new" | "write_file_overwrite" | "edit_file" | "protected_private" | "protected_hardlink" | "fetch_url" | "web_search" | "use_tool" | "mcp_tool" | "mcp_tool_read_only" | "skill_script" | "skill_create" | "skill_update" | "note_create" | "note_delete" | "todo_add" | "todo_complete" | "todo_delete" | "memory_add" | "memory_change" | "memory_delete" | "memory_file_add" | "memory_file_forget";
+  code: "run_command" | "run_unsandboxed_network" | "run_unsandboxed_files" | "run_unsandboxed_program" | "write_file_new" | "write_file_overwrite" | "edit_file" | "protected_private" | "protected_hardlink" | "fetch_url" | "web_search" | "use_tool" | "mcp_tool" | "mcp_tool_read_only" | "skill_script" | "skill_create" | "skill_update" | "note_create" | "note_delete" | "todo_add" | "todo_complete" | "todo_delete" | "memory_add" | "memory_change" | "memory_delete" | "memory_file_add" | "memory_file_add_own" | "memory_file_forget";
   params: Record<string, string>;
   exact: string;
 }

@@ -170,6 +170,7 @@ export const en = {
   "approval.summary.memory_change": "Change memory {id} (- before, + after):",
   "approval.summary.memory_delete": "Forget memory {id}:",
   "approval.summary.memory_file_add": "Add this fact to MEMORY.md:",
+  "approval.summary.memory_file_add_own": "Add this fact to this agent's own memory (its MEMORY.md):",
   "approval.summary.memory_file_forget": "Remove these lines from MEMORY.md and never write them back:",
   "approval.answeredElsewhere": "The approval for {tool} is closed: {outcome}.",
   "approval.dismissNote": "Dismiss",

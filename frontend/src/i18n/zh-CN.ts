@@ -171,6 +171,7 @@ export const zhCN: Record<MessageKey, string> = {
   "approval.summary.memory_change": "修改记忆 {id}（- 修改前，+ 修改后）：",
   "approval.summary.memory_delete": "忘记记忆 {id}：",
   "approval.summary.memory_file_add": "把这条事实加入 MEMORY.md：",
+  "approval.summary.memory_file_add_own": "把这条事实加入该智能体自己的记忆（它的 MEMORY.md）：",
   "approval.summary.memory_file_forget": "从 MEMORY.md 删除这些行，并且不再写回：",
   "approval.answeredElsewhere": "{tool} 的批准请求已关闭：{outcome}。",
   "approval.dismissNote": "关闭",

@@ -104,7 +104,7 @@ const SUMMARY_CODES: Record<ApprovalSummary["code"], true> = {
   use_tool: true, mcp_tool: true, mcp_tool_read_only: true, skill_script: true,
   skill_create: true, skill_update: true, note_create: true, note_delete: true, todo_add: true,
   todo_complete: true, todo_delete: true, memory_add: true, memory_change: true,
-  memory_delete: true, memory_file_add: true, memory_file_forget: true,
+  memory_delete: true, memory_file_add: true, memory_file_add_own: true, memory_file_forget: true,
 };
 
 const APPROVAL: ApprovalRequired = {

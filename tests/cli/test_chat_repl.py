@@ -19,6 +19,8 @@ from tests.cli.conftest import cashcode
 from tests.cli.pty_app import on_pty
 from tests.cli.test_chat_line_editing import READY, Terminal
 
+HANG_S = 60  # a signalled process may take this long to end: a hang check, not a speed check
+
 pty = pytest.importorskip("pty", reason="pseudo-terminals are POSIX-only")
 
 SLOW = {"text": "SLOW " + "tick " * 400, "chunk_size": 5, "delay_s": 0.1}
@@ -64,7 +66,7 @@ def test_help_banner_ctrl_c_and_leaving(env: dict[str, str], home: Path, fake_ll
         at = term.wait_for(b"Ctrl-C again", at)
         at = term.wait_for(READY, at)
         term.type(b"\x03")  # … and the second one in a row leaves
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=HANG_S) == 0
         tail = _plain(term.output[at:])
         assert "cashcode chat --resume " in tail
     sent = [r.body["messages"][-1]["content"] for r in fake_llm.model_requests()]
@@ -88,7 +90,7 @@ def test_a_terminal_gets_a_spinner_and_rendered_markdown(
         assert "**bold words**" not in shown and "# Heading One" not in shown  # rendered, not raw
         assert "•" in shown or "●" in shown  # list bullets
         term.type(b"/exit\r")
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=HANG_S) == 0
 
 
 def test_piped_output_stays_the_plain_answer(env: dict[str, str], home: Path, fake_llm: Any) -> None:
@@ -126,7 +128,7 @@ def test_ask_at_a_terminal_spins_and_renders(env: dict[str, str], home: Path, fa
     with on_pty(["ask", "show markdown"], terminal_env, home / "ws") as (proc, term):
         at = term.wait_for(b"Thinking", 0)
         term.wait_for(b"second item", at)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=HANG_S) == 0
     shown = _plain(term.output)
     assert "bold words" in shown and "**bold words**" not in shown
 
@@ -139,7 +141,7 @@ def test_closing_the_terminal_of_an_idle_chat_leaves_no_empty_chat(
     with _start_chat(env, home / "ws") as (proc, term):
         term.wait_for(READY, 0)
         os.killpg(proc.pid, signal_number)
-        proc.wait(timeout=30)
+        proc.wait(timeout=HANG_S)
     listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.strip() in ("", "No chats yet.") and "(untitled)" not in listed.stdout
@@ -151,6 +153,6 @@ def test_closing_the_terminal_of_an_idle_chat_leaves_no_empty_chat(
         at = term.wait_for(b"KEPT ANSWER", at)
         term.wait_for(READY, at)
         os.killpg(proc.pid, signal_number)
-        proc.wait(timeout=30)
+        proc.wait(timeout=HANG_S)
     listed = cashcode("sessions", "list", env=env, cwd=home / "ws")
     assert len(listed.stdout.splitlines()) == 1 and "keep me" in listed.stdout

@@ -18,6 +18,8 @@ from app.api.plugins import open_database
 from app.store.chats import ChatRepository
 from tests.cli.conftest import VALID_KEY, base_env
 
+HANG_S = 60  # a signalled process may take this long to end: a hang check, not a speed check
+
 SLOW = {"text": "SLOW " + "tick " * 400, "chunk_size": 5, "delay_s": 0.1}
 
 
@@ -66,7 +68,7 @@ def fake_llm_process(tmp_path: Path) -> Iterator[str]:
     assert line.startswith("PORT="), line
     yield f"http://127.0.0.1:{int(line.strip().split('=')[1])}/v1"
     proc.terminate()
-    proc.wait(timeout=10)
+    proc.wait(timeout=HANG_S)
 
 
 def _start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
@@ -91,7 +93,7 @@ def test_kill_9_mid_turn_keeps_exactly_the_completed_turns(tmp_path: Path, fake_
     proc.stdin.flush()
     out.wait_for("SLOW")  # the third turn is streaming now
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=10)
+    proc.wait(timeout=HANG_S)
     assert proc.returncode == -signal.SIGKILL
     chats = ChatRepository(open_database(tmp_path / "data" / "cashcode.sqlite3"))
     [chat] = chats.list()
@@ -125,7 +127,7 @@ def test_ctrl_c_during_a_turn_stops_it_keeps_the_partial_answer_and_exits_130(
     out = OutputWatcher(proc.stdout)
     out.wait_for("SLOW")
     os.kill(proc.pid, signal.SIGINT)
-    assert proc.wait(timeout=10) == 130
+    assert proc.wait(timeout=HANG_S) == 130
     assert "Traceback" not in proc.stderr.read()
     assert fake_llm.wait_for_client_disconnect(5.0)
     chats = ChatRepository(open_database(tmp_path / "data" / "cashcode.sqlite3"))

@@ -260,8 +260,15 @@ export const useChatsStore = defineStore("chats", () => {
     for (const chat of page.chats) upsert(chat);
   }
 
+  // The latest history read of each chat: an older read answering after a newer one (a queued
+  // turn that ended while the previous turn's read was still on its way) must not put back a
+  // history without the newer turn — whose live entry the newer read already let go.
+  const historyReads = new Map<string, number>();
+
   async function loadHistory(chatId: string): Promise<void> {
     const rt = runtime(chatId);
+    const read = (historyReads.get(chatId) ?? 0) + 1;
+    historyReads.set(chatId, read);
     // Opening: the newest FIRST_PAGE messages paint first and the rest of a full page follows
     // right after that paint (a 100,000-message chat opened in 117 ms with 200 at once,
     // bench/README.md). A re-read of a shown chat (after a turn) takes the full page at once, so
@@ -270,6 +277,7 @@ export const useChatsStore = defineStore("chats", () => {
     rt.loading = true;
     try {
       const detail = await api.invoke("chats.get", { chat_id: chatId, limit: opening ? FIRST_PAGE : HISTORY_PAGE });
+      if (historyReads.get(chatId) !== read) return; // a newer read of this chat is on its way
       upsert(detail.chat);
       rt.history = detail.messages;
       rt.hasMore = detail.has_more;
@@ -278,9 +286,9 @@ export const useChatsStore = defineStore("chats", () => {
       // A finished or stopped turn that history now holds (a stop stores the partial answer).
       if (live && live.entry.state !== "streaming" && detail.messages.some((m) => m.turn_id === live.turnId)) rt.live = null;
     } catch (err) {
-      rt.error = toErrorInfo(err);
+      if (historyReads.get(chatId) === read) rt.error = toErrorInfo(err);
     } finally {
-      rt.loading = false;
+      if (historyReads.get(chatId) === read) rt.loading = false;
     }
     if (opening && rt.hasMore) afterPaint(() => void fillFirstPage(chatId));
   }

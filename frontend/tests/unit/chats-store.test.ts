@@ -298,3 +298,30 @@ describe("chats store: context left out", () => {
     expect(chats.runtime("c2").contextLeftOut).toBeFalsy();
   });
 });
+
+describe("chats store: history reads that cross", () => {
+  it("an older read answering after a newer one does not put back the history without the newer turn", async () => {
+    const { chats, fake } = setup();
+    const replies: ((n: number) => void)[] = [];
+    fake.on("chats.get", ({ chat_id }) => {
+      return new Promise((resolve) => {
+        replies.push((n) =>
+          resolve({
+            chat: summary(chat_id),
+            messages: Array.from({ length: n }, (_, i) => message(i + 1, i % 2 ? "assistant" : "user", `m${i + 1}`)),
+            has_more: false,
+            viewing: null,
+          }),
+        );
+      });
+    });
+    const older = chats.loadHistory("c1"); // after the third turn
+    const newer = chats.loadHistory("c1"); // after the fourth, queued right behind it
+    replies[1](8); // the newer read answers first, with the fourth turn
+    await newer;
+    replies[0](6); // then the older one, without it
+    await older;
+    expect(chats.runtime("c1").history).toHaveLength(8);
+    expect(chats.runtime("c1").loading).toBe(false);
+  });
+});

@@ -49,6 +49,7 @@ def test_create_run_now_and_history_with_a_link_to_the_chat(
     expect(page.get_by_test_id("chat-list-item")).to_contain_text("2 messages")
     page.get_by_test_id("nav-tasks").click()
     row.get_by_test_id("task-history").click()
+    expect(history.get_by_test_id("run-chat").first).to_be_visible()  # the history is read first
     # A finished table (issue 41): cells padded, the app's accent on the checkbox, buttons and
     # the chat link styled as buttons (no underline).
     styles = page.evaluate(

@@ -211,15 +211,6 @@ async def _remove(app: CashCodeApp, args: argparse.Namespace) -> int:
     return 0
 
 
-async def agent_id(app: CashCodeApp, name: str) -> str | int:
-    """The id of the agent NAME (for `ask`, `chat` and `tasks add --agent`), or an exit code."""
-    found = await app.invoke("agents.get", {"agent_id": name})
-    if not found["ok"]:
-        return error(found)
-    found_id: str = found["data"]["id"]
-    return found_id
-
-
 async def _export(app: CashCodeApp, args: argparse.Namespace) -> int:
     found = await app.invoke("agents.get", {"agent_id": args.name})
     if not found["ok"]:

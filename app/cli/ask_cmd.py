@@ -66,7 +66,7 @@ async def _ask(args: argparse.Namespace, prompt: str) -> int:
         # Lazy: the chat is stored with its first completed turn, so a killed `ask` leaves none.
         new: dict[str, object] = {"lazy": True}
         if args.agent is not None:
-            from app.cli.agents_cmd import agent_id
+            from app.cli.agent_ref import agent_id
 
             agent = await agent_id(app, args.agent)
             if isinstance(agent, int):

@@ -305,7 +305,7 @@ async def _open_chat(
         # idle prompt (SIGHUP/SIGTERM end the process at once) leaves no empty chat behind.
         new: dict[str, object] = {"lazy": True}
         if agent is not None:
-            from app.cli.agents_cmd import agent_id
+            from app.cli.agent_ref import agent_id
 
             picked = await agent_id(app, agent)
             if isinstance(picked, int):

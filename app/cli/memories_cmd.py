@@ -136,7 +136,7 @@ def owned(body: Body) -> AppBody:
 async def _memory_of(app: CashCodeApp, agent: str | None) -> MemoryApi | int:
     if agent is None:
         return app
-    from app.cli.agents_cmd import agent_id
+    from app.cli.agent_ref import agent_id
 
     found = await agent_id(app, agent)
     return found if isinstance(found, int) else _OwnMemory(app, found)

@@ -173,7 +173,7 @@ async def _add(app: CashCodeApp, args: argparse.Namespace) -> int:
     if args.workspace is not None:
         draft["workspace"] = _absolute(args.workspace)
     if args.agent is not None:
-        from app.cli.agents_cmd import agent_id
+        from app.cli.agent_ref import agent_id
 
         agent = await agent_id(app, args.agent)
         if isinstance(agent, int):

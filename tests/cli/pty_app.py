@@ -4,6 +4,7 @@ Terminal that reads what it shows; the process is killed and the terminal closed
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,6 +12,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.cli.test_chat_line_editing import Terminal
+
+
+def terminal_signals() -> None:
+    """In the child before it runs: Ctrl-C and a closed terminal act as they do in a terminal,
+    even when the test run itself ignores them (`nohup`, or a background job of a script, whose
+    children inherit SIGHUP or SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @contextmanager
@@ -35,6 +44,7 @@ def on_pty(
         env=env,
         cwd=cwd,
         start_new_session=True,
+        preexec_fn=terminal_signals,
     )
     os.close(slave)
     try:

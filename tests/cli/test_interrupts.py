@@ -17,6 +17,7 @@ import pytest
 from app.api.plugins import open_database
 from app.store.chats import ChatRepository
 from tests.cli.conftest import VALID_KEY, base_env
+from tests.cli.pty_app import terminal_signals
 
 HANG_S = 60  # a signalled process may take this long to end: a hang check, not a speed check
 
@@ -80,6 +81,7 @@ def _start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=terminal_signals,
     )
 
 

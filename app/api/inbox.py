@@ -393,7 +393,11 @@ class InboxService:
     def _closing(self, item_id: str, job: Awaitable[None]) -> None:
         task = self._spawn(job)
         self._closings[item_id] = task
-        task.add_done_callback(lambda _t: self._closings.pop(item_id, None))
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._closings.get(item_id) is finished:  # not a later close of the same item
+                del self._closings[item_id]
+
+        task.add_done_callback(done)
 
     async def _written(self, item_id: str) -> None:
         pending = self._writes.get(item_id)

@@ -89,6 +89,22 @@ def invoker(base_url: str, bearer: dict[str, str]) -> Callable[[str, dict[str, A
     return invoke
 
 
+def basic_app_ready(invoke: Callable[[str, dict[str, Any]], dict[str, Any]], llm_url: str) -> dict[str, str]:
+    """The scripted LLM as a provider and the basic App's server connected, its `get-time`
+    allowed always (no dialog waits for a click); the model reference to send with."""
+    provider = invoke(
+        "providers.save",
+        {"name": "Fake", "kind": "chat_completions", "base_url": llm_url + "/v1", "api_key": "k"},
+    )["id"]
+    entry: dict[str, Any] = {"name": "basic", "transport": "stdio", "command": str(NODE)}
+    entry["args"] = [str(BASIC), "--stdio"]
+    invoke("mcp.servers.create", entry)
+    invoke("mcp.servers.confirm", {"name": "basic"})
+    invoke("mcp.servers.connect", {"name": "basic"})
+    invoke("mcp.tools.set_policy", {"server": "basic", "tool": "get-time", "policy": "always"})
+    return {"provider_id": str(provider), "model": "fake-model"}
+
+
 def descendants(root: int) -> list[int]:
     """Every process under `root` (from /proc/<pid>/stat's parent field)."""
     parents: dict[int, list[int]] = {}
@@ -151,17 +167,7 @@ def memory(args: argparse.Namespace) -> None:
             ):
                 invoke = invoker(served.base_url, served.bearer)
 
-                provider = invoke(
-                    "providers.save",
-                    {"name": "Fake", "kind": "chat_completions", "base_url": llm_url + "/v1", "api_key": "k"},
-                )["id"]
-                model = {"provider_id": provider, "model": "fake-model"}
-                entry: dict[str, Any] = {"name": "basic", "transport": "stdio", "command": str(NODE)}
-                entry["args"] = [str(BASIC), "--stdio"]
-                invoke("mcp.servers.create", entry)
-                invoke("mcp.servers.confirm", {"name": "basic"})
-                invoke("mcp.servers.connect", {"name": "basic"})
-                invoke("mcp.tools.set_policy", {"server": "basic", "tool": "get-time", "policy": "always"})
+                model = basic_app_ready(invoke, llm_url)
                 chromium = ["--headless", "--no-sandbox"]
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=chromium)
                 # One context: its tabs share the UI's sign-in cookie.
@@ -294,17 +300,7 @@ def main() -> None:
                 def script(*steps: dict[str, Any]) -> None:
                     post(llm_url + "/_control/script", {"steps": list(steps)})
 
-                provider = invoke(
-                    "providers.save",
-                    {"name": "Fake", "kind": "chat_completions", "base_url": llm_url + "/v1", "api_key": "k"},
-                )["id"]
-                model = {"provider_id": provider, "model": "fake-model"}
-                entry: dict[str, Any] = {"name": "basic", "transport": "stdio", "command": str(NODE)}
-                entry["args"] = [str(BASIC), "--stdio"]
-                invoke("mcp.servers.create", entry)
-                invoke("mcp.servers.confirm", {"name": "basic"})
-                invoke("mcp.servers.connect", {"name": "basic"})
-                invoke("mcp.tools.set_policy", {"server": "basic", "tool": "get-time", "policy": "always"})
+                model = basic_app_ready(invoke, llm_url)
                 chat = invoke("chats.create", {})["id"]
                 chromium = ["--headless", "--no-sandbox"]
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=chromium)

@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.agents.test_agent_packages_serve import _files, _manifest, _zip
 from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems, open_view
+from tests.e2e.test_browser_chat import open_ui
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -36,8 +37,7 @@ def test_import_preview_install_export_and_a_dropped_update(
     served_ui: ServeProcess, browser_page: tuple[Page, PageProblems, EventFrames], tmp_path: Path
 ) -> None:
     page, _, _ = browser_page
-    page.goto(served_ui.start_url)
-    expect(page.get_by_test_id("app-root")).to_be_visible()
+    open_ui(page, served_ui)
     open_view(page, "agents")
     items = page.get_by_test_id("agents-item")
     expect(items).to_have_count(1)

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.browser_helpers import UI_TIMEOUT_MS, EventFrames, PageProblems, open_view
 from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.test_browser_chat import open_ui
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -22,8 +23,7 @@ def test_agents_view_and_the_new_chat_picker(
     fresh_llm: FakeLLMProcess,
 ) -> None:
     page, problems, _ = browser_page
-    page.goto(served_ui.start_url)
-    expect(page.get_by_test_id("app-root")).to_be_visible()
+    open_ui(page, served_ui)
 
     open_view(page, "agents")
     items = page.get_by_test_id("agents-item")

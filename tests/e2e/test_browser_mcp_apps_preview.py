@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from app.sandbox.probe import landlock_abi
 from tests.e2e.browser_helpers import EventFrames, PageProblems
+from tests.e2e.test_browser_chat import open_ui
 from tests.mcp_catalog.app_bundle import DECLARED, app_bundle
 from tests.server.process import ServeProcess
 
@@ -37,8 +38,7 @@ def test_the_market_bundle_preview_shows_the_apps_and_what_they_declare(
 ) -> None:
     page, problems, _ = browser_page
     bundle = app_bundle(tmp_path / "app-kit.mcpb", permissions="camera,microphone")
-    page.goto(served_ui.start_url)
-    expect(page.get_by_test_id("app-root")).to_be_visible()
+    open_ui(page, served_ui)
     page.get_by_test_id("nav-mcp").click()
     page.get_by_test_id("mcp-bundle-file").set_input_files(str(bundle))
     expect(page.get_by_test_id("bundle-preview-name")).to_contain_text("App Kit")

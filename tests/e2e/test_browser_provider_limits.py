@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.browser_helpers import EventFrames, PageProblems, open_view, wait_for
 from tests.e2e.conftest import FakeLLMProcess
+from tests.e2e.test_browser_chat import open_ui
 from tests.server.process import ServeProcess
 
 pytestmark = pytest.mark.browser
@@ -25,8 +26,7 @@ def test_limits_typed_in_the_provider_form_reach_the_request(
     fresh_llm: FakeLLMProcess,
 ) -> None:
     page, problems, _ = browser_page
-    page.goto(served_ui.start_url)
-    expect(page.get_by_test_id("app-root")).to_be_visible()
+    open_ui(page, served_ui)
     open_view(page, "settings")
     page.get_by_test_id("provider-add").click()
     page.get_by_test_id("provider-name").fill("Local llama")
@@ -95,8 +95,7 @@ def test_parallel_requests_and_lean_tools_set_in_the_form_reach_the_provider_and
     fresh_llm: FakeLLMProcess,
 ) -> None:
     page, problems, _ = browser_page
-    page.goto(served_ui.start_url)
-    expect(page.get_by_test_id("app-root")).to_be_visible()
+    open_ui(page, served_ui)
     open_view(page, "settings")
     page.get_by_test_id("provider-add").click()
     page.get_by_test_id("provider-name").fill("Local llama")

@@ -75,6 +75,15 @@ class DesktopProcess:
         self.page = self._page_where(lambda url: not url.endswith(QUICK_SUFFIX), deadline)
         return self.page
 
+    def ready_page(self, pw: Playwright, wait_ms: float) -> Page:
+        """`attach`, then the main page once its composer is usable, `wait_ms` its default wait."""
+        from playwright.sync_api import expect
+
+        page = self.attach(pw)
+        page.set_default_timeout(wait_ms)
+        expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=wait_ms)
+        return page
+
     def quick_page(self, timeout_s: float = 30.0) -> Page:
         """The Quick Ask window's page (attach first)."""
         return self._page_where(lambda url: url.endswith(QUICK_SUFFIX), time.monotonic() + timeout_s)

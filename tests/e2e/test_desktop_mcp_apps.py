@@ -42,10 +42,7 @@ WAIT_MS = 60_000
 @pytest.fixture
 def window(desktop_app: DesktopProcess) -> Iterator[Page]:
     with sync_playwright() as pw:
-        page = desktop_app.attach(pw)
-        page.set_default_timeout(WAIT_MS)
-        expect(page.get_by_test_id("composer-input")).to_be_editable(timeout=WAIT_MS)
-        yield page
+        yield desktop_app.ready_page(pw, WAIT_MS)
 
 
 def test_an_app_in_the_window_renders_is_walled_in_and_asks_before_calling_its_server(

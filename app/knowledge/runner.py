@@ -61,7 +61,7 @@ class Runner:
         )
         # The worker's last progress callbacks are queued on the loop: let them run first.
         await asyncio.sleep(0)
-        if self._turn_running():
+        if await self._turn_running():
             # A turn of the embeddings provider runs: the vectors follow it, the run answers now
             # (the search is lexical until then) rather than after the user's turn.
             task = asyncio.get_running_loop().create_task(self.embed_pending())
@@ -71,8 +71,9 @@ class Runner:
             await self.embed_pending()
         return result
 
-    def _turn_running(self) -> bool:
-        choice = self._access.choice() if self._access is not None else None
+    async def _turn_running(self) -> bool:
+        """A turn of the embeddings provider runs now (settings are read off the loop)."""
+        choice = await asyncio.to_thread(self._access.choice) if self._access is not None else None
         gate = self._gate(choice.provider.id) if choice is not None else None
         return gate is not None and gate.turn_running
 
